@@ -1,0 +1,231 @@
+// Pure logic deciding how to start the Rulemap language server. No `vscode` import here, so it
+// is unit-testable without an editor.
+
+import * as path from 'path';
+
+/** The shape of `WorkspaceConfiguration.inspect('server.command')` that we read. */
+export interface CommandInspection {
+  defaultValue?: unknown;
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+export type LaunchSource =
+  | 'workspace-setting'
+  | 'user-setting'
+  | 'python-extension'
+  | 'managed-venv'
+  | 'default-python';
+
+export interface LaunchCandidate {
+  command: string;
+  args: string[];
+  source: LaunchSource;
+  /** For Python-based candidates: the interpreter that must have the `rulemap` module. */
+  python?: string;
+}
+
+export interface LaunchInputs {
+  /** `inspect()` of `rulemap.server.command`. */
+  setting: CommandInspection | undefined;
+  /** `workspace.isTrusted`. */
+  trusted: boolean;
+  /** The active interpreter of the Python extension, when it is installed and has one. */
+  pythonExtensionInterpreter?: string;
+  /** The interpreter of the virtual environment this extension created, when it exists. */
+  managedVenvPython?: string;
+  /** `process.platform`. */
+  platform?: string;
+}
+
+export interface LaunchPlan {
+  /** Ordered: the first candidate whose checks pass is started. */
+  candidates: LaunchCandidate[];
+  /** Messages worth logging (e.g. a workspace setting ignored in Restricted Mode). */
+  notes: string[];
+}
+
+export const SERVER_MODULE_ARGS = ['-m', 'rulemap', 'serve'];
+export const PIP_PACKAGE = 'rulemap';
+
+/** A valid `rulemap.server.command`: a non-empty array of non-empty strings. */
+export function asCommand(value: unknown): string[] | undefined {
+  if (!Array.isArray(value) || value.length === 0) {
+    return undefined;
+  }
+  if (!value.every((v) => typeof v === 'string' && v.length > 0)) {
+    return undefined;
+  }
+  return value as string[];
+}
+
+export function defaultPython(platform: string = process.platform): string {
+  return platform === 'win32' ? 'python' : 'python3';
+}
+
+/** The interpreter inside a virtual environment directory. */
+export function venvPython(venvDir: string, platform: string = process.platform): string {
+  return platform === 'win32'
+    ? path.win32.join(venvDir, 'Scripts', 'python.exe')
+    : path.posix.join(venvDir, 'bin', 'python');
+}
+
+function pythonCandidate(python: string, source: LaunchSource): LaunchCandidate {
+  return { command: python, args: [...SERVER_MODULE_ARGS], source, python };
+}
+
+/**
+ * Decide which server commands to try, in order.
+ *
+ * 1. `rulemap.server.command` — in Restricted Mode only from user settings (or the default),
+ *    never from workspace or folder settings;
+ * 2. the Python extension's active interpreter (trusted workspaces only: it may come from
+ *    workspace settings);
+ * 3. the virtual environment created by "Create Virtual Environment and Install";
+ * 4. `python3 -m rulemap serve`.
+ *
+ * An explicit command is the only candidate. Python candidates are tried in order; the first
+ * whose interpreter has `rulemap` installed wins.
+ */
+export function resolveLaunch(inputs: LaunchInputs): LaunchPlan {
+  const notes: string[] = [];
+  const s = inputs.setting ?? {};
+  const workspaceCommand = asCommand(s.workspaceFolderValue) ?? asCommand(s.workspaceValue);
+  const userCommand = asCommand(s.globalValue) ?? asCommand(s.defaultValue);
+
+  if (inputs.trusted && workspaceCommand) {
+    return { candidates: [fromCommand(workspaceCommand, 'workspace-setting')], notes };
+  }
+  if (!inputs.trusted && workspaceCommand) {
+    notes.push(
+      'Restricted Mode: ignoring rulemap.server.command from the workspace settings ' +
+        `(${JSON.stringify(workspaceCommand)}). Trust the workspace to use it.`,
+    );
+  }
+  if (userCommand) {
+    return { candidates: [fromCommand(userCommand, 'user-setting')], notes };
+  }
+
+  const candidates: LaunchCandidate[] = [];
+  if (inputs.pythonExtensionInterpreter) {
+    if (inputs.trusted) {
+      candidates.push(pythonCandidate(inputs.pythonExtensionInterpreter, 'python-extension'));
+    } else {
+      notes.push("Restricted Mode: not using the Python extension's interpreter.");
+    }
+  }
+  if (inputs.managedVenvPython) {
+    candidates.push(pythonCandidate(inputs.managedVenvPython, 'managed-venv'));
+  }
+  candidates.push(pythonCandidate(defaultPython(inputs.platform), 'default-python'));
+  return { candidates: dedupe(candidates), notes };
+}
+
+function fromCommand(cmd: string[], source: LaunchSource): LaunchCandidate {
+  const [command, ...args] = cmd;
+  return { command, args, source };
+}
+
+function dedupe(candidates: LaunchCandidate[]): LaunchCandidate[] {
+  const seen = new Set<string>();
+  return candidates.filter((c) => {
+    const key = [c.command, ...c.args].join('\u0000');
+    if (seen.has(key)) {
+      return false;
+    }
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Quote one argument for display in a POSIX or Windows shell. */
+export function shellQuote(arg: string, platform: string = process.platform): string {
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(arg)) {
+    return arg;
+  }
+  if (platform === 'win32') {
+    return `"${arg.replace(/"/g, '\\"')}"`;
+  }
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The exact command a user can paste to install Rulemap into `python`. */
+export function pipInstallCommand(python: string, platform: string = process.platform): string {
+  return [python, '-m', 'pip', 'install', PIP_PACKAGE].map((a) => shellQuote(a, platform)).join(' ');
+}
+
+/** A command line for logs and messages. */
+export function describeCommand(c: { command: string; args: string[] }): string {
+  return [c.command, ...c.args].map((a) => shellQuote(a)).join(' ');
+}
+
+export function describeSource(source: LaunchSource): string {
+  switch (source) {
+    case 'workspace-setting':
+      return 'rulemap.server.command (workspace settings)';
+    case 'user-setting':
+      return 'rulemap.server.command (user settings)';
+    case 'python-extension':
+      return "the Python extension's selected interpreter";
+    case 'managed-venv':
+      return "Rulemap's virtual environment";
+    case 'default-python':
+      return 'the default python3';
+  }
+}
+
+/** The Python snippet used to check that an interpreter can run the server. */
+export const MODULE_CHECK_SCRIPT =
+  "import importlib.util, sys; sys.exit(0 if importlib.util.find_spec('rulemap') else 3)";
+
+export type ModuleCheck = 'ok' | 'missing-module' | 'no-python' | 'error';
+
+/** Interpret the outcome of running `python -c MODULE_CHECK_SCRIPT`. */
+export function interpretModuleCheck(outcome: {
+  errorCode?: string;
+  exitCode: number | null;
+}): ModuleCheck {
+  if (outcome.errorCode === 'ENOENT' || outcome.errorCode === 'EACCES') {
+    return 'no-python';
+  }
+  if (outcome.errorCode) {
+    return 'error';
+  }
+  if (outcome.exitCode === 0) {
+    return 'ok';
+  }
+  if (outcome.exitCode === 3) {
+    return 'missing-module';
+  }
+  return 'error';
+}
+
+/** Does a server's stderr say that the module is missing? (for explicit commands) */
+export function looksLikeMissingModule(stderr: string): boolean {
+  return /No module named '?rulemap'?|No module named rulemap/.test(stderr);
+}
+
+/** Settings that only configure the client; never sent to the server. */
+const CLIENT_ONLY_KEYS = new Set(['server']);
+
+/**
+ * Clean the `rulemap` configuration section before it reaches the server: drop `null`
+ * (meaning "not set here, use rulemap.toml") and client-only keys.
+ */
+export function cleanServerConfig(value: unknown, topLevel = true): unknown {
+  if (Array.isArray(value)) {
+    return value.map((v) => cleanServerConfig(v, false));
+  }
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      if (v === null || v === undefined || (topLevel && CLIENT_ONLY_KEYS.has(k))) {
+        continue;
+      }
+      out[k] = cleanServerConfig(v, false);
+    }
+    return out;
+  }
+  return value;
+}

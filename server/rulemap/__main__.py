@@ -1,0 +1,5 @@
+import sys
+
+from rulemap.cli.main import main
+
+sys.exit(main())

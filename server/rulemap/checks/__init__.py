@@ -1,0 +1,48 @@
+"""Runs every check family over a workspace, then applies suppressions and configuration."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rulemap.checks import budget, files, frontmatter, imports
+from rulemap.globs import compile_patterns
+from rulemap.model import Finding
+
+if TYPE_CHECKING:
+    from rulemap.workspace import Workspace
+
+FAMILIES = (files.check, frontmatter.check, imports.check, budget.check)
+
+
+def run_checks(ws: Workspace) -> list[Finding]:
+    raw: list[Finding] = []
+    for family in FAMILIES:
+        raw.extend(family(ws))
+    return finalize(ws, raw)
+
+
+def finalize(ws: Workspace, raw: list[Finding]) -> list[Finding]:
+    """Drop suppressed and ignored findings, apply severity overrides, sort, de-duplicate."""
+    ignore = compile_patterns(ws.config.ignore) if ws.config.ignore else None
+    overrides = ws.config.severity
+    seen: set[tuple[object, ...]] = set()
+    out: list[Finding] = []
+    for finding in raw:
+        if ignore is not None and ignore.match(finding.path):
+            continue
+        level = overrides.get(finding.code)
+        if level == "off":
+            continue
+        if level is not None:
+            finding.severity = level  # type: ignore[assignment]
+        if not finding.path.startswith("/"):
+            doc = ws.document(finding.path)
+            if doc.suppressions.suppressed(finding.code, finding.span.start.line):
+                continue
+        key = (finding.path, finding.span, finding.code, finding.message)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(finding)
+    out.sort(key=Finding.sort_key)
+    return out

@@ -1,0 +1,141 @@
+"""budget-overflow: for some file of the workspace, the load exceeds maxChars.
+
+Every workspace file is a possible target. Targets that load the same thing (same deepest
+instruction directory, same matching scoped rules) form one group; a group whose upper bound
+fits the budget is skipped without loading; the rest are explained once each.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
+
+from rulemap.model import Explanation, Finding, ImportStatus, Span
+from rulemap.profiles.base import directory_chain, parent_dir
+from rulemap.profiles.cogitator import CogitatorProfile
+
+if TYPE_CHECKING:
+    from rulemap.workspace import Workspace
+
+
+def check(ws: Workspace) -> list[Finding]:
+    config = ws.config
+    chain = directory_chain(config.cwd)
+    cwd_dir = chain[-1]
+    profile = CogitatorProfile()
+    scoped_rules = [r for d in chain for r in ws.rules_of(d) if ws.is_scoped(r)] if config.rules else []
+    rules_of_file: dict[str, list[str]] = {}
+    for rule in scoped_rules:
+        for path in ws.rule_matches(rule):
+            rules_of_file.setdefault(path, []).append(rule)
+    closure = {rule: _closure_chars(ws, rule) for rule in scoped_rules}
+    nested_dirs = {parent_dir(p) if "/" in p else "" for p in ws.instruction_files}
+    anchor_cache: dict[str, str | None] = {}
+
+    def anchor(directory: str) -> str | None:
+        """The deepest directory below cwd (or cwd itself) with instruction files; None outside."""
+        if directory in anchor_cache:
+            return anchor_cache[directory]
+        inside = not cwd_dir or directory == cwd_dir or directory.startswith(cwd_dir + "/")
+        if not inside:
+            result = None
+        elif directory == cwd_dir or not config.nested:
+            result = cwd_dir
+        elif directory in nested_dirs:
+            result = directory
+        else:
+            result = anchor(parent_dir(directory))
+        anchor_cache[directory] = result
+        return result
+
+    groups: dict[tuple[str | None, tuple[str, ...]], str] = {}
+    for path in ws.files:
+        key = (anchor(parent_dir(path)), tuple(rules_of_file.get(path, ())))
+        if key not in groups:
+            groups[key] = path
+    base_total: dict[str | None, int] = {}
+    overflows: list[Explanation] = []
+    for (anchor_dir, rules), representative in sorted(groups.items(), key=lambda kv: kv[1]):
+        if anchor_dir not in base_total:
+            probe = f"{anchor_dir}/.rulemap-probe" if anchor_dir else ".rulemap-probe"
+            if anchor_dir is None:
+                probe = representative
+            base = profile.explain(ws, probe, config.cwd)
+            base_total[anchor_dir] = _unbudgeted_total(base)
+        upper = base_total[anchor_dir] + sum(closure[r] for r in rules)
+        if upper <= config.max_chars:
+            continue
+        explanation = profile.explain(ws, representative, config.cwd)
+        if explanation.left_out or any(f.cut for f in explanation.files):
+            overflows.append(explanation)
+    return _findings(ws, overflows)
+
+
+def _unbudgeted_total(explanation: Explanation) -> int:
+    """Chars of the whole load before the cut (an upper bound for targets of this group)."""
+    total = 0
+    for f in explanation.files:
+        total += len(f.text) if not f.cut else f.chars + 10**9
+    return total if not explanation.left_out else 10**9
+
+
+def _closure_chars(ws: Workspace, rule: str) -> int:
+    """Chars of a rule plus everything it can import (ignoring read-once: an upper bound)."""
+    total = 0
+    seen = {rule}
+    queue: deque[tuple[str, int]] = deque([(rule, 0)])
+    while queue:
+        path, depth = queue.popleft()
+        total += ws.document(path).chars
+        if depth >= ws.config.max_import_depth:
+            continue
+        for _, resolved in ws.imports(path):
+            if resolved.status is ImportStatus.OK and resolved.target not in seen:
+                seen.add(resolved.target)
+                queue.append((resolved.target, depth + 1))
+    return total
+
+
+def _findings(ws: Workspace, overflows: list[Explanation]) -> list[Finding]:
+    first: dict[str, tuple[Explanation, bool]] = {}
+    counts: dict[str, int] = {}
+    for explanation in overflows:
+        for f in explanation.files:
+            if f.cut:
+                first.setdefault(f.path, (explanation, True))
+                counts[f.path] = counts.get(f.path, 0) + 1
+        for path in explanation.left_out:
+            first.setdefault(path, (explanation, False))
+            counts[path] = counts.get(path, 0) + 1
+    out: list[Finding] = []
+    limit = ws.config.max_chars
+    for path, (explanation, is_cut) in first.items():
+        if path.startswith("/"):
+            continue
+        doc = ws.document(path)
+        total = sum(len(ws.document(f.path).brought) for f in explanation.files) + sum(
+            ws.document(p).chars for p in explanation.left_out
+        )
+        others = counts[path] - 1
+        more = f" (and {others} other kind{'s' if others != 1 else ''} of target)" if others else ""
+        if is_cut:
+            kept = next(f.chars for f in explanation.files if f.path == path)
+            line = _original_line(doc.kept_lines, doc.brought, kept)
+            span = Span.at(line, 0, len(doc.lines[line]) if line < len(doc.lines) else 0)
+            message = (f"when an agent works on `{explanation.target}`{more}, the instructions total "
+                       f"{total:,} chars, over maxChars {limit:,}: this file is cut at line {line + 1} "
+                       f"({kept:,} of {doc.chars:,} chars kept)")
+        else:
+            span = Span.at(0, 0, len(doc.lines[0]))
+            message = (f"when an agent works on `{explanation.target}`{more}, the instructions total "
+                       f"{total:,} chars, over maxChars {limit:,}: this file is left out")
+        out.append(Finding(path, span, "warning", "budget-overflow", message))
+    return out
+
+
+def _original_line(kept_lines: list[int], brought: str, offset: int) -> int:
+    """The original line holding brought offset `offset`."""
+    brought_line = brought.count("\n", 0, offset)
+    if not kept_lines:
+        return brought_line
+    return kept_lines[min(brought_line, len(kept_lines) - 1)]

@@ -1,0 +1,30 @@
+"""File-level checks: unreadable files and files with nothing to bring."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rulemap.model import Finding, Span
+
+if TYPE_CHECKING:
+    from rulemap.workspace import Workspace
+
+
+def check(ws: Workspace) -> list[Finding]:
+    out: list[Finding] = []
+    for path in ws.lint_documents():
+        doc = ws.document(path)
+        if doc.unreadable:
+            out.append(
+                Finding(path, Span.at(0, 0), "error", "unreadable-file",
+                        f"`{path}` cannot be used: {doc.unreadable}. The loader skips it.")
+            )
+            continue
+        if not doc.brought.strip() and doc.rule_skip is None:
+            what = "rule" if doc.is_rule else "instruction file"
+            detail = " (only frontmatter or comments)" if doc.text.strip() else ""
+            out.append(
+                Finding(path, Span.at(0, 0, len(doc.lines[0])), "warning", "empty-instructions",
+                        f"this {what} brings no instructions{detail}; add content or delete it")
+            )
+    return out

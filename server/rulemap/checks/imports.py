@@ -1,0 +1,270 @@
+"""Import checks: broken, suspicious, outside the workspace, cycles, too deep, duplicates."""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+from collections import deque
+from typing import TYPE_CHECKING
+
+from rulemap.model import Finding, Fix, ImportRef, ImportStatus, Related, Span
+from rulemap.profiles.base import directory_chain
+
+if TYPE_CHECKING:
+    from rulemap.workspace import Workspace
+
+TRAILING = ",:;.)!?'\"]>"
+# Extensions that make a missing target look like a file someone meant to import.
+FILE_EXTENSIONS = {
+    "md", "mdx", "mdc", "txt", "rst", "json", "jsonc", "yaml", "yml", "toml", "ini", "cfg",
+    "ts", "tsx", "js", "jsx", "mjs", "cjs", "py", "rb", "go", "rs", "java", "kt", "cs", "swift",
+    "sh", "sql", "html", "css", "scss", "xml", "lock", "env", "example", "sample",
+}
+
+
+def check(ws: Workspace) -> list[Finding]:
+    out: list[Finding] = []
+    for path in ws.lint_documents():
+        for ref, resolved in ws.imports(path):
+            out.extend(_check_token(ws, path, ref, resolved))
+    out.extend(_cycles(ws))
+    out.extend(_too_deep(ws))
+    out.extend(_duplicates(ws))
+    return out
+
+
+def looks_like_file(ws: Workspace, importer: str, path: str) -> bool:
+    """Whether a missing `@path` was meant as a file (not an npm scope, decorator or mention)."""
+    if path.startswith(("./", "../", "/", "~/")):
+        return True
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    if "." in last and last.rsplit(".", 1)[-1].lower() in FILE_EXTENSIONS:
+        return True
+    if "/" in path:
+        first = path.split("/", 1)[0]
+        base = posixpath.dirname(importer)
+        directory = posixpath.join(base, first) if base else first
+        return bool(ws.files.under(directory + "/"))
+    return False
+
+
+def _check_token(ws: Workspace, importer: str, ref: ImportRef, resolved: object) -> list[Finding]:
+    from rulemap.model import Resolved
+
+    assert isinstance(resolved, Resolved)
+    span = ref.span
+    status = resolved.status
+    if status is ImportStatus.OK:
+        target = ws.document(resolved.target)
+        if target.unreadable:
+            return [Finding(importer, span, "error", "unreadable-file",
+                            f"`{resolved.target}` cannot be imported: {target.unreadable}")]
+        return []
+    if status in (ImportStatus.OUTSIDE, ImportStatus.HOME):
+        where = "your home directory" if status is ImportStatus.HOME else "outside the workspace"
+        via = " (through a symlink)" if resolved.identity else ""
+        return [Finding(importer, span, "warning", "import-outside-workspace",
+                        f"`@{ref.raw}` points {where}{via}, so the loader skips it; add its "
+                        f"directory to `allowImportsFrom` if the agent should read it")]
+    if status is ImportStatus.DIRECTORY:
+        return [Finding(importer, span, "error", "broken-import",
+                        f"`@{ref.raw}` is a directory; imports name files")]
+    # missing
+    trimmed = _trimmed_candidate(ws, importer, ref)
+    if trimmed is not None:
+        new_token = "@" + trimmed
+        return [Finding(importer, span, "warning", "suspicious-import",
+                        f"`@{ref.raw}` names `{ref.path}`, which does not exist; the import runs to "
+                        f"the next space, so `{ref.raw[len(trimmed):]}` is part of the path. "
+                        f"Use `{new_token}` and move the punctuation away",
+                        fixes=[Fix(f"Change to `{new_token}`", "replace", importer, span, new_token)])]
+    if not looks_like_file(ws, importer, ref.path):
+        return [Finding(importer, span, "information", "broken-import",
+                        f"`@{ref.raw}` is read as an import of `{resolved.target}`, which does not "
+                        f"exist; an agent following the import syntax still tries it. If it is not "
+                        f"a file, wrap it in backticks",
+                        fixes=[Fix("Wrap in backticks", "replace", importer, span, f"`@{ref.raw}`")])]
+    suggestion = closest_path(ws, resolved.target)
+    finding = Finding(importer, span, "error", "broken-import",
+                      f"`@{ref.raw}`: `{resolved.target}` does not exist")
+    if suggestion:
+        relative = posixpath.relpath(suggestion, posixpath.dirname(importer) or ".")
+        finding.message += f"; did you mean `@{relative}`?"
+        finding.fixes.append(Fix(f"Change to `@{relative}`", "replace", importer, span,
+                                 "@" + relative.replace(" ", "\\ ")))
+    finding.fixes.append(Fix(f"Create `{resolved.target}`", "create", resolved.target))
+    return [finding]
+
+
+def _trimmed_candidate(ws: Workspace, importer: str, ref: ImportRef) -> str | None:
+    """The raw path without trailing punctuation or `#fragment`, if that one resolves."""
+    from rulemap.model import ImportRef as Ref
+
+    candidates = []
+    stripped = ref.raw.rstrip(TRAILING)
+    if stripped and stripped != ref.raw:
+        candidates.append(stripped)
+    if "#" in ref.raw:
+        candidates.append(ref.raw.split("#", 1)[0].rstrip(TRAILING))
+    for raw in candidates:
+        if not raw:
+            continue
+        probe = Ref(raw=raw, path=raw.replace("\\ ", " "), span=ref.span, offset=ref.offset)
+        if ws.resolve(importer, probe).status is ImportStatus.OK:
+            return raw
+    return None
+
+
+def closest_path(ws: Workspace, target: str) -> str | None:
+    """The existing workspace file most like the missing `target`."""
+    if target.startswith("/"):
+        return None
+    name = target.rsplit("/", 1)[-1]
+    by_name = _names(ws)
+    same = by_name.get(name)
+    if not same:
+        close = difflib.get_close_matches(name, list(by_name), n=3, cutoff=0.75)
+        same = [p for c in close for p in by_name[c]]
+    if not same:
+        return None
+    return max(same, key=lambda p: (_common_prefix(p, target), -len(p)))
+
+
+def _names(ws: Workspace) -> dict[str, list[str]]:
+    cache = getattr(ws, "_names_cache", None)
+    if cache is not None and cache[0] == len(ws.files):
+        return cache[1]  # type: ignore[no-any-return]
+    table: dict[str, list[str]] = {}
+    for path in ws.files:
+        table.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+    ws._names_cache = (len(ws.files), table)  # type: ignore[attr-defined]
+    return table
+
+
+def _common_prefix(a: str, b: str) -> int:
+    return len(posixpath.commonprefix([a, b]))
+
+
+def _ok_edges(ws: Workspace, path: str) -> list[tuple[ImportRef, str]]:
+    return [(ref, r.target) for ref, r in ws.imports(path) if r.status is ImportStatus.OK]
+
+
+def _cycles(ws: Workspace) -> list[Finding]:
+    """Back edges of an iterative DFS over the import graph, from every document in order."""
+    out: list[Finding] = []
+    state: dict[str, int] = {}  # 1 on the stack, 2 done
+    for root in ws.all_documents():
+        if root in state:
+            continue
+        stack: list[tuple[str, int]] = [(root, 0)]
+        path_stack: list[str] = [root]
+        state[root] = 1
+        while stack:
+            node, index = stack[-1]
+            edges = _ok_edges(ws, node)
+            if index >= len(edges):
+                stack.pop()
+                path_stack.pop()
+                state[node] = 2
+                continue
+            stack[-1] = (node, index + 1)
+            ref, target = edges[index]
+            seen = state.get(target)
+            if seen is None:
+                state[target] = 1
+                stack.append((target, 0))
+                path_stack.append(target)
+            elif seen == 1:
+                cycle = path_stack[path_stack.index(target):] + [target]
+                out.append(_cycle_finding(ws, node, ref, cycle))
+    return out
+
+
+def _cycle_finding(ws: Workspace, importer: str, ref: ImportRef, cycle: list[str]) -> Finding:
+    shown = cycle if len(cycle) <= 8 else [*cycle[:4], f"… {len(cycle) - 6} more …", *cycle[-2:]]
+    related = []
+    for index, path in enumerate(cycle[:-1][:50]):
+        nxt = cycle[index + 1]
+        for edge_ref, target in _ok_edges(ws, path):
+            if target == nxt:
+                related.append(Related(path, edge_ref.span, f"imports `{nxt}`"))
+                break
+    return Finding(importer, ref.span, "warning", "import-cycle",
+                   f"import cycle: {' → '.join(shown)}. Each file is read once, so the cycle "
+                   f"stops here and this import brings nothing", related=related)
+
+
+def _too_deep(ws: Workspace) -> list[Finding]:
+    """Imports that are only ever reached past maxImportDepth (BFS from every loaded-for-a-
+    reason file at hop 0)."""
+    limit = ws.config.max_import_depth
+    hops: dict[str, int] = {}
+    queue: deque[str] = deque()
+    for root in ws.all_documents():
+        hops[root] = 0
+        queue.append(root)
+    while queue:
+        node = queue.popleft()
+        if hops[node] >= limit:
+            continue
+        for _, target in _ok_edges(ws, node):
+            if target not in hops:
+                hops[target] = hops[node] + 1
+                queue.append(target)
+    out: list[Finding] = []
+    for node, hop in hops.items():
+        if hop != limit:
+            continue
+        for ref, target in _ok_edges(ws, node):
+            if target not in hops:
+                out.append(Finding(
+                    node if not node.startswith("/") else node, ref.span, "warning", "import-too-deep",
+                    f"`@{ref.raw}` would be import hop {hop + 1}, past maxImportDepth {limit}: "
+                    f"`{target}` is never loaded through this chain"))
+    return [f for f in out if not f.path.startswith("/")]
+
+
+def _duplicates(ws: Workspace) -> list[Finding]:
+    """Imports and symlinks that bring a file already loaded, from the loads agents really do."""
+    from rulemap.profiles.cogitator import CogitatorProfile
+
+    out: list[Finding] = []
+    cwd = ws.config.cwd
+    chain = directory_chain(cwd)
+    cwd_dir = chain[-1]
+    targets: list[str | None] = [None]
+    for path in ws.instruction_files:
+        directory = path.rsplit("/", 1)[0] if "/" in path else ""
+        if directory != cwd_dir and (not cwd_dir or directory.startswith(cwd_dir + "/")):
+            targets.append(f"{directory}/.rulemap-probe")
+    seen: set[tuple[str, int | None, str]] = set()
+    profile = CogitatorProfile()
+    for target in dict.fromkeys(targets):
+        explanation = profile.explain(ws, target, cwd)
+        for skip in explanation.skipped:
+            if skip.code != "duplicate-load":
+                continue
+            key = (skip.importer or skip.path, skip.line, skip.path)
+            if key in seen:
+                continue
+            seen.add(key)
+            if skip.importer is not None and skip.line is not None:
+                ref = next((r for r, res in ws.imports(skip.importer)
+                            if res.target == skip.path and r.span.start.line == skip.line), None)
+                if ref is None or skip.importer.startswith("/"):
+                    continue
+                out.append(Finding(skip.importer, ref.span, "information", "duplicate-load",
+                                   f"`{skip.path}` is {skip.why} before this import, so it brings "
+                                   f"nothing here", tags=["unnecessary"]))
+            elif not skip.path.startswith("/"):
+                doc = ws.document(skip.path)
+                out.append(Finding(skip.path, Span.at(0, 0, len(doc.lines[0])), "information",
+                                   "duplicate-load",
+                                   f"`{skip.path}` is the same file as `{_first(skip.why)}`, "
+                                   f"which loads before it; it is read once"))
+    return out
+
+
+
+def _first(why: str) -> str:
+    return why.rsplit(" as ", 1)[-1] if " as " in why else why

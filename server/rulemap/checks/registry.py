@@ -1,0 +1,29 @@
+"""Every check code, its default severity and a one-line summary (docs/checks.md expands it)."""
+
+from __future__ import annotations
+
+from rulemap.model import Severity
+
+DOCS_URL = "https://github.com/rulemap/rulemap/blob/main/docs/checks.md"
+
+CHECKS: dict[str, tuple[Severity, str]] = {
+    "broken-import": ("error", "an @import whose target does not exist"),
+    "suspicious-import": ("warning", "an @import with trailing punctuation whose trimmed form exists"),
+    "import-cycle": ("warning", "imports that lead back to a file already loading"),
+    "import-too-deep": ("warning", "an @import past maxImportDepth hops, which never loads"),
+    "import-outside-workspace": ("warning", "an @import outside the workspace, skipped"),
+    "budget-overflow": ("warning", "a load that exceeds maxChars, cutting or leaving out this file"),
+    "invalid-frontmatter": ("error", "frontmatter that is not valid YAML or has a wrong `paths`"),
+    "invalid-glob": ("error", "a `paths` glob that can never match as written"),
+    "unmatched-glob": ("warning", "a `paths` glob that matches no file in the workspace"),
+    "unreachable-rule": ("warning", "a rule the loader never reads from this location"),
+    "empty-instructions": ("warning", "an instruction file or rule with no content"),
+    "unreadable-file": ("error", "a binary, non-UTF-8, oversized or unreadable file"),
+    "duplicate-load": ("information", "a file brought twice, read only once"),
+}
+
+CHECK_CODES = frozenset(CHECKS)
+
+
+def doc_url(code: str) -> str:
+    return f"{DOCS_URL}#{code}"

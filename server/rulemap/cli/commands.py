@@ -1,0 +1,72 @@
+"""The CLI commands: open the workspace, ask the core, print through a formatter."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from rulemap.cli.formats import FORMATTERS
+from rulemap.cli.main import UsageError, dump_json, find_root
+from rulemap.workspace import Workspace
+
+
+def open_workspace(root: str | None) -> Workspace:
+    root_dir = os.path.abspath(root) if root else find_root(os.getcwd())
+    if not os.path.isdir(root_dir):
+        raise UsageError(f"{root_dir} is not a directory; pass the workspace root")
+    return Workspace.open(root_dir, home=os.path.expanduser("~"))
+
+
+def run_check(root: str | None, output: str) -> int:
+    ws = open_workspace(root)
+    findings = ws.check()
+    sys.stdout.write(FORMATTERS[output](ws, findings))
+    return 1 if any(f.severity == "error" for f in findings) else 0
+
+
+def _inside(ws: Workspace, path: str, what: str) -> str:
+    absolute = os.path.normpath(os.path.abspath(path))
+    key = ws.key(absolute.replace(os.sep, "/"))
+    if absolute == os.path.normpath(ws.root):
+        return "."
+    if key.startswith("/"):
+        raise UsageError(f"{what} {path} is outside the workspace root {ws.root}; pass --root")
+    return key
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    from rulemap.profiles import UnknownProfile
+
+    ws = open_workspace(args.root)
+    target = _inside(ws, args.target, "TARGET") if args.target else None
+    if target == ".":
+        raise UsageError("TARGET is the workspace root; name a file inside it")
+    cwd = _inside(ws, args.cwd, "--cwd") if args.cwd else None
+    try:
+        explanation = ws.explain(target, cwd=cwd, profile=args.profile)
+    except UnknownProfile as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        dump_json(explanation.to_json())
+    elif args.text:
+        sys.stdout.write(explanation.render() + "\n")
+    else:
+        from rulemap.cli.explain_table import print_explanation
+
+        print_explanation(explanation)
+    return 0
+
+
+def run_graph(root: str | None, output: str) -> int:
+    from rulemap.graph_export import build_graph, to_dot, to_mermaid
+
+    ws = open_workspace(root)
+    graph = build_graph(ws)
+    if output == "json":
+        dump_json(graph)
+    elif output == "dot":
+        print(to_dot(graph))
+    else:
+        print(to_mermaid(graph))
+    return 0

@@ -1,0 +1,125 @@
+"""Finding formatters for `rulemap check`: text, json (LSP conventions), SARIF 2.1.0, GitHub."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from rulemap.checks.registry import CHECKS, doc_url
+from rulemap.model import Finding
+from rulemap.ranges import encode_span
+from rulemap.workspace import Workspace
+
+
+def _text(ws: Workspace, findings: list[Finding]) -> str:
+    lines = [
+        f"{f.path}:{f.span.start.line + 1}:{f.span.start.col + 1}: {f.severity} {f.code} {f.message}"
+        for f in findings
+    ]
+    counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning")}
+    files = len(ws.all_documents())
+    summary = (f"{len(findings)} finding{'s' if len(findings) != 1 else ''} "
+               f"({counts['error']} error{'s' if counts['error'] != 1 else ''}, "
+               f"{counts['warning']} warning{'s' if counts['warning'] != 1 else ''}) "
+               f"in {files} instruction file{'s' if files != 1 else ''}")
+    return "\n".join([*lines, summary]) + "\n"
+
+
+def lsp_range(ws: Workspace, finding: Finding) -> dict[str, Any]:
+    lines = ws.document(finding.path).lines if not finding.path.startswith("/") else []
+    (sl, sc), (el, ec) = encode_span(lines, finding.span, "utf-16")
+    return {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
+
+
+def _json(ws: Workspace, findings: list[Finding]) -> str:
+    data = {
+        "diagnostics": [
+            {
+                "path": f.path,
+                "range": lsp_range(ws, f),
+                "severity": f.severity,
+                "code": f.code,
+                "message": f.message,
+            }
+            for f in findings
+        ]
+    }
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
+
+
+def _sarif(ws: Workspace, findings: list[Finding]) -> str:
+    rules = [
+        {
+            "id": code,
+            "shortDescription": {"text": summary},
+            "helpUri": doc_url(code),
+            "defaultConfiguration": {"level": _SARIF_LEVEL[severity]},
+        }
+        for code, (severity, summary) in CHECKS.items()
+    ]
+    index = {code: i for i, code in enumerate(CHECKS)}
+    results = []
+    for f in findings:
+        r = lsp_range(ws, f)
+        results.append({
+            "ruleId": f.code,
+            "ruleIndex": index[f.code],
+            "level": _SARIF_LEVEL[f.severity],
+            "message": {"text": f.message},
+            "locations": [{
+                "physicalLocation": {
+                    "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+                    "region": {
+                        "startLine": r["start"]["line"] + 1,
+                        "startColumn": r["start"]["character"] + 1,
+                        "endLine": r["end"]["line"] + 1,
+                        "endColumn": r["end"]["character"] + 1,
+                    },
+                }
+            }],
+        })
+    sarif = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "rulemap", "version": "0.1.0",
+                                "informationUri": "https://github.com/rulemap/rulemap", "rules": rules}},
+            "columnKind": "utf16CodeUnits",
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": "file://" + ws.root.rstrip("/") + "/"}},
+            "results": results,
+        }],
+    }
+    return json.dumps(sarif, ensure_ascii=False, indent=2) + "\n"
+
+
+_GITHUB_LEVEL = {"error": "error", "warning": "warning", "information": "notice", "hint": "notice"}
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _github(ws: Workspace, findings: list[Finding]) -> str:
+    out = []
+    for f in findings:
+        props = (f"file={_escape_property(f.path)},line={f.span.start.line + 1},"
+                 f"col={f.span.start.col + 1},endLine={f.span.end.line + 1},"
+                 f"title={_escape_property('rulemap ' + f.code)}")
+        out.append(f"::{_GITHUB_LEVEL[f.severity]} {props}::{_escape_data(f.message)}")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+FORMATTERS: dict[str, Callable[[Workspace, list[Finding]], str]] = {
+    "text": _text,
+    "json": _json,
+    "sarif": _sarif,
+    "github": _github,
+}

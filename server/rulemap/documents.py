@@ -1,0 +1,160 @@
+"""Bytes → Document: decoding, frontmatter, the Markdown scan, rule globs and brought text."""
+
+from __future__ import annotations
+
+import re
+
+from rulemap.globs import GlobError, expand_braces, validate
+from rulemap.model import Document, Frontmatter, Glob, Pos, Span, Suppressions
+from rulemap.text.frontmatter import parse_frontmatter
+from rulemap.text.markdown import brought_text, scan
+from rulemap.text.positions import line_starts, split_lines
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def decode(data: bytes) -> tuple[str, str | None]:
+    """The text, or "" and why it is unusable (binary, not UTF-8)."""
+    if b"\x00" in data[:8192] or b"\x00" in data:
+        return "", "it is a binary file (it contains NUL bytes)"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return "", f"it is not valid UTF-8 (byte 0x{data[exc.start]:02x} on line {line})"
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text, None
+
+
+def unreadable_document(path: str, why: str, is_rule: bool) -> Document:
+    return Document(
+        path=path,
+        text="",
+        lines=[""],
+        unreadable=why,
+        imports=[],
+        brought="",
+        kept_lines=[],
+        frontmatter=Frontmatter(present=False, data=None),
+        suppressions=Suppressions(),
+        is_rule=is_rule,
+        globs=None,
+        rule_skip=why if is_rule else None,
+    )
+
+
+def parse_document(path: str, text: str, is_rule: bool) -> Document:
+    lines = split_lines(text)
+    starts = line_starts(text)
+    frontmatter = parse_frontmatter(lines, starts)
+    first_line = frontmatter.span.end.line + 1 if frontmatter.span else 0
+    if not is_rule and frontmatter.error:
+        first_line = 0  # a leading `---` rule in prose, not frontmatter
+    scanned = scan(text, first_line)
+    drop_first = first_line if is_rule else 0
+    brought, kept = brought_text(text, scanned.comment_lines, drop_first)
+    if is_rule and frontmatter.present:
+        # the blank lines between the frontmatter and the body are not brought either
+        while kept and not lines[kept[0]].strip():
+            brought = _drop_first_line(brought)
+            kept.pop(0)
+    globs, rule_skip = (None, None)
+    if is_rule:
+        globs, rule_skip = _rule_globs(frontmatter, lines)
+    return Document(
+        path=path,
+        text=text,
+        lines=lines,
+        unreadable=None,
+        imports=scanned.imports,
+        brought=brought,
+        kept_lines=kept,
+        frontmatter=frontmatter,
+        suppressions=scanned.suppressions,
+        is_rule=is_rule,
+        globs=globs,
+        rule_skip=rule_skip,
+    )
+
+
+def _drop_first_line(text: str) -> str:
+    match = _LINE_BREAK.search(text)
+    return "" if match is None else text[match.end() :]
+
+
+def _rule_globs(frontmatter: Frontmatter, lines: list[str]) -> tuple[list[Glob] | None, str | None]:
+    """The rule's `paths` globs (None = unconditional) and why the rule is skipped, if it is."""
+    if frontmatter.error:
+        return None, "its frontmatter is invalid"
+    data = frontmatter.data or {}
+    if "paths" not in data:
+        return None, None
+    value = data["paths"]
+    spans = frontmatter.value_spans.get("paths", [])
+    key_span = frontmatter.key_spans.get("paths", Span.at(0, 0))
+    if value is None or value == [] or (isinstance(value, str) and not value.strip()):
+        return None, None
+    written: list[tuple[str, Span]] = []
+    if isinstance(value, str):
+        span = spans[0] if spans else key_span
+        written = _split_comma_string(value, span, lines)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            span = spans[index] if index < len(spans) else key_span
+            if not isinstance(item, str):
+                return None, "`paths` must list strings"
+            written.append((item, span))
+    else:
+        return None, "`paths` must be a list of globs or a comma-separated string"
+    globs: list[Glob] = []
+    for pattern, span in written:
+        error = validate(pattern)
+        expanded: list[str] = []
+        if error is None:
+            try:
+                expanded = expand_braces(pattern)
+            except GlobError as exc:
+                error = str(exc)
+        globs.append(Glob(pattern=pattern, span=span, expanded=expanded, error=error))
+    return globs, None
+
+
+def _split_comma_string(value: str, span: Span, lines: list[str]) -> list[tuple[str, Span]]:
+    """`'src/**/*.ts, tests/**'` → each glob with its own span when the scalar is on one line."""
+    pieces = [p.strip() for p in _split_top_level_commas(value)]
+    pieces = [p for p in pieces if p]
+    line = span.start.line
+    if span.start.line != span.end.line or line >= len(lines):
+        return [(p, span) for p in pieces]
+    text = lines[line]
+    out: list[tuple[str, Span]] = []
+    cursor = span.start.col
+    for piece in pieces:
+        found = text.find(piece, cursor)
+        if found < 0:
+            out.append((piece, span))
+            continue
+        out.append((piece, Span(Pos(line, found), Pos(line, found + len(piece)))))
+        cursor = found + len(piece)
+    return out
+
+
+def _split_top_level_commas(value: str) -> list[str]:
+    """Split on commas outside `{...}` so `src/*.{ts,tsx}, docs/**` stays two globs."""
+    parts: list[str] = []
+    depth = 0
+    current: list[str] = []
+    for ch in value:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth = max(0, depth - 1)
+        if ch == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    parts.append("".join(current))
+    return parts

@@ -1,0 +1,77 @@
+"""The import/rule graph as plain data (the CLI renders it as JSON, DOT or Mermaid)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rulemap.model import ImportStatus
+
+if TYPE_CHECKING:
+    from rulemap.workspace import Workspace
+
+
+def build_graph(ws: Workspace) -> dict[str, Any]:
+    nodes: dict[str, dict[str, Any]] = {}
+    edges: list[dict[str, Any]] = []
+
+    def node(path: str, kind: str) -> None:
+        if path not in nodes:
+            nodes[path] = {"id": path, "kind": kind}
+
+    for path in ws.instruction_files:
+        node(path, "instruction")
+    for rule in ws.rules:
+        doc = ws.document(rule.path)
+        node(rule.path, "scoped-rule" if ws.is_scoped(rule.path) else "rule")
+        nodes[rule.path]["globs"] = [g.pattern for g in doc.globs or []]
+        nodes[rule.path]["matches"] = len(ws.rule_matches(rule.path)) if ws.is_scoped(rule.path) else None
+    pending = list(nodes)
+    visited: set[str] = set()
+    while pending:
+        path = pending.pop()
+        if path in visited:
+            continue
+        visited.add(path)
+        nodes[path]["chars"] = ws.document(path).chars
+        for ref, resolved in ws.imports(path):
+            status = resolved.status.value
+            kind = "file" if resolved.status is ImportStatus.OK else status
+            node(resolved.target, "import" if kind == "file" else kind)
+            edges.append({"from": path, "to": resolved.target, "kind": "import", "status": status,
+                          "line": ref.span.start.line + 1})
+            if resolved.status is ImportStatus.OK:
+                pending.append(resolved.target)
+    return {"root": ws.root, "nodes": sorted(nodes.values(), key=lambda n: n["id"]), "edges": edges}
+
+
+def to_dot(graph: dict[str, Any]) -> str:
+    shapes = {"instruction": "box", "rule": "note", "scoped-rule": "note", "import": "ellipse"}
+    lines = ["digraph rulemap {", "  rankdir=LR;", '  node [fontname="Helvetica"];']
+    for n in graph["nodes"]:
+        style = "" if n["kind"] in shapes else ', style=dashed, color=red'
+        label = n["id"] + (f"\\n{n['kind']}" if n["kind"] not in ("instruction", "import") else "")
+        lines.append(f'  "{_esc(n["id"])}" [shape={shapes.get(n["kind"], "plaintext")}, label="{_esc(label)}"{style}];')
+    for e in graph["edges"]:
+        style = "" if e["status"] == "ok" else ", style=dashed, color=red"
+        lines.append(f'  "{_esc(e["from"])}" -> "{_esc(e["to"])}" [label="@ line {e["line"]}"{style}];')
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def to_mermaid(graph: dict[str, Any]) -> str:
+    ids = {n["id"]: f"n{i}" for i, n in enumerate(graph["nodes"])}
+    lines = ["graph LR"]
+    for n in graph["nodes"]:
+        text = n["id"].replace('"', "'")
+        lines.append(f'  {ids[n["id"]]}["{text}"]')
+        if n["kind"] not in ("instruction", "rule", "scoped-rule", "import"):
+            lines.append(f"  class {ids[n['id']]} broken")
+    for e in graph["edges"]:
+        arrow = "-->" if e["status"] == "ok" else "-.->"
+        lines.append(f'  {ids[e["from"]]} {arrow}|@{e["line"]}| {ids[e["to"]]}')
+    lines.append("  classDef broken stroke:#d33,stroke-dasharray:4")
+    return "\n".join(lines)
+
+
+def _esc(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')

@@ -1,0 +1,39 @@
+"""Applying a shared character budget to an ordered load."""
+
+from __future__ import annotations
+
+from rulemap.model import LoadedFile
+
+
+def apply_shared_budget(
+    files: list[LoadedFile], max_chars: int
+) -> tuple[list[LoadedFile], list[str], str | None]:
+    """Cut the file at the limit, leave out the ones after it; return the notice."""
+    kept: list[LoadedFile] = []
+    left_out: list[str] = []
+    used = 0
+    cut_path: str | None = None
+    for entry in files:
+        if left_out or used >= max_chars and entry.chars > 0:
+            left_out.append(entry.path)
+            continue
+        if used + entry.chars <= max_chars:
+            kept.append(entry)
+            used += entry.chars
+            continue
+        remaining = max_chars - used
+        entry.text = entry.text[:remaining]
+        entry.chars = remaining
+        entry.cut = True
+        cut_path = entry.path
+        kept.append(entry)
+        used = max_chars
+    notice = None
+    if cut_path or left_out:
+        parts = [f"[Rulemap: instructions truncated at {max_chars} characters."]
+        if cut_path:
+            parts.append(f"Cut: {cut_path}.")
+        if left_out:
+            parts.append(f"Left out: {', '.join(left_out)}.")
+        notice = " ".join(parts) + "]"
+    return kept, left_out, notice

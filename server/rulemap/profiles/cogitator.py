@@ -1,0 +1,122 @@
+"""The default model: Cogitator's Project Instructions loader (see docs/semantics.md)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rulemap.model import Explanation, ImportStatus, LoadedFile, Reason, Skipped
+from rulemap.profiles.base import directory_chain, parent_dir
+from rulemap.profiles.budget import apply_shared_budget
+
+if TYPE_CHECKING:
+    from rulemap.workspace import Workspace
+
+_STATUS_WHY = {
+    ImportStatus.MISSING: ("not found", "broken-import"),
+    ImportStatus.OUTSIDE: ("outside the workspace and not under allowImportsFrom", "import-outside-workspace"),
+    ImportStatus.HOME: ("in the home directory, which is outside the workspace", "import-outside-workspace"),
+    ImportStatus.DIRECTORY: ("a directory, not a file", "broken-import"),
+}
+
+
+class _Load:
+    """One load in progress: the order, what was read, what was skipped."""
+
+    def __init__(self, ws: Workspace):
+        self.ws = ws
+        self.files: list[LoadedFile] = []
+        self.skipped: list[Skipped] = []
+        self.loaded: dict[str, str] = {}  # identity → first path
+
+    def add(self, key: str, reason: Reason) -> None:
+        """Load `key` for `reason`, then its imports depth first (iteratively: chains are long)."""
+        ws = self.ws
+        max_depth = ws.config.max_import_depth
+        # (key, reason, importer, depth, import line, identities of the importer chain)
+        stack: list[tuple[str, Reason, str | None, int, int | None, tuple[str, ...]]] = [
+            (key, reason, None, 0, None, ())
+        ]
+        while stack:
+            path, why, importer, depth, line, chain = stack.pop()
+            identity = ws.identity(path)
+            if identity in self.loaded:
+                first = self.loaded[identity]
+                if identity in chain:
+                    self.skipped.append(Skipped(path, f"import cycle: {first} is already loading", "import-cycle", importer, line))
+                else:
+                    same = "" if first == path else f" as {first}"
+                    self.skipped.append(Skipped(path, f"already loaded{same}", "duplicate-load", importer, line))
+                continue
+            doc = ws.document(path)
+            if doc.unreadable:
+                self.skipped.append(Skipped(path, f"unreadable: {doc.unreadable}", "unreadable-file", importer, line))
+                continue
+            if doc.rule_skip:
+                self.skipped.append(Skipped(path, f"rule skipped: {doc.rule_skip}", "invalid-frontmatter", importer, line))
+                continue
+            self.loaded[identity] = path
+            self.files.append(
+                LoadedFile(path, why, importer, depth, doc.chars, import_line=line, text=doc.brought)
+            )
+            children = []
+            for ref, resolved in ws.imports(path):
+                if resolved.status is not ImportStatus.OK:
+                    text, code = _STATUS_WHY[resolved.status]
+                    self.skipped.append(Skipped(resolved.target, text, code, path, ref.span.start.line))
+                    continue
+                if depth + 1 > max_depth:
+                    self.skipped.append(
+                        Skipped(resolved.target, f"import hop {depth + 1} is past maxImportDepth {max_depth}", "import-too-deep", path, ref.span.start.line)
+                    )
+                    continue
+                children.append((resolved.target, "import", path, depth + 1, ref.span.start.line, (*chain, identity)))
+            stack.extend(reversed(children))  # type: ignore[arg-type]
+
+
+class CogitatorProfile:
+    name = "cogitator"
+    title = "Cogitator (default)"
+    description = "Cogitator's Project Instructions loader: AGENTS.md + CLAUDE.md per directory, @imports, .claude/rules, a shared 32k budget."
+
+    def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
+        config = ws.config
+        chain = directory_chain(cwd)
+        load = _Load(ws)
+        for directory in chain:
+            for path in ws.instruction_files_in(directory):
+                load.add(path, "project")
+            if config.rules:
+                for rule in ws.rules_of(directory):
+                    if not ws.is_scoped(rule):
+                        load.add(rule, "rule")
+        if target is not None:
+            cwd_dir = chain[-1]
+            target_dir = parent_dir(target)
+            below = target_dir.startswith(cwd_dir + "/") if cwd_dir else bool(target_dir)
+            if config.nested and below:
+                parts = target_dir.split("/")
+                start = len(cwd_dir.split("/")) if cwd_dir else 0
+                for depth in range(start + 1, len(parts) + 1):
+                    for path in ws.instruction_files_in("/".join(parts[:depth])):
+                        load.add(path, "nested")
+            if config.rules:
+                scoped = sorted(
+                    rule
+                    for directory in chain
+                    for rule in ws.rules_of(directory)
+                    if ws.is_scoped(rule) and ws.rule_matches_target(rule, target)
+                )
+                for rule in scoped:
+                    load.add(rule, "scoped")
+        files, left_out, notice = apply_shared_budget(load.files, config.max_chars)
+        return Explanation(
+            profile=self.name,
+            root=ws.root,
+            cwd=chain[-1] or ".",
+            target=target,
+            max_chars=config.max_chars,
+            files=files,
+            left_out=left_out,
+            skipped=load.skipped,
+            notice=notice,
+        )

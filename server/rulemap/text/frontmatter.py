@@ -1,0 +1,106 @@
+"""YAML frontmatter, parsed safely and within bounds.
+
+Only the standard YAML tags are constructed (SafeLoader), aliases are refused (an alias bomb
+expands exponentially in whoever walks the result), and the block is size-limited. Node marks
+give the position of every key and of every `paths` item for diagnostics.
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from rulemap.model import Frontmatter, Pos, Span
+
+MAX_FRONTMATTER_CHARS = 64 * 1024
+_CLOSE = re.compile(r"^(---|\.\.\.)[ \t]*$")
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    def compose_node(self, parent: Node | None, index: object) -> Node | None:  # type: ignore[override]
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, "YAML aliases are not allowed in frontmatter", event.start_mark
+            )
+        return super().compose_node(parent, index)  # type: ignore[no-any-return]
+
+
+def frontmatter_end(lines: list[str]) -> int | None:
+    """Index of the closing fence line, or None when the file has no frontmatter."""
+    if not lines or lines[0].rstrip() != "---":
+        return None
+    for number in range(1, len(lines)):
+        if _CLOSE.match(lines[number]):
+            return number
+    return None
+
+
+def parse_frontmatter(lines: list[str], starts: list[int]) -> Frontmatter:
+    end = frontmatter_end(lines)
+    if end is None:
+        return Frontmatter(present=False, data=None)
+    block_span = Span(Pos(0, 0), Pos(end, len(lines[end])))
+    body_offset = starts[end + 1] if end + 1 < len(starts) else starts[end] + len(lines[end])
+    source = "\n".join(lines[1:end])
+    result = Frontmatter(present=True, data=None, span=block_span, body_offset=body_offset)
+    if len(source) > MAX_FRONTMATTER_CHARS:
+        result.error = f"frontmatter is larger than {MAX_FRONTMATTER_CHARS // 1024} KiB"
+        result.error_span = Span.at(0, 0, 3)
+        return result
+    loader = _BoundedLoader(source)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = 1 + (mark.line if mark else 0)
+        col = mark.column if mark else 0
+        line = min(line, end)
+        result.error = _yaml_message(exc)
+        result.error_span = Span(Pos(line, col), Pos(line, max(col + 1, len(lines[line]))))
+        return result
+    except (yaml.YAMLError, RecursionError, ValueError) as exc:
+        result.error = f"invalid YAML: {exc}" if not isinstance(exc, RecursionError) else (
+            "frontmatter is nested too deeply"
+        )
+        result.error_span = Span.at(0, 0, 3)
+        return result
+    finally:
+        loader.dispose()
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        result.error = "frontmatter must be a mapping of keys to values"
+        result.error_span = Span(Pos(1, 0), Pos(1, len(lines[1]) if end > 1 else 0))
+        return result
+    result.data = {str(k): v for k, v in data.items()}
+    if isinstance(node, MappingNode):
+        for key_node, value_node in node.value:
+            key = str(key_node.value)
+            result.key_spans[key] = _node_span(key_node)
+            if isinstance(value_node, SequenceNode):
+                result.value_spans[key] = [_node_span(item) for item in value_node.value]
+            elif isinstance(value_node, ScalarNode):
+                result.value_spans[key] = [_node_span(value_node)]
+    return result
+
+
+def _node_span(node: Node) -> Span:
+    start = node.start_mark
+    end = node.end_mark
+    return Span(Pos(start.line + 1, start.column), Pos(end.line + 1, end.column))
+
+
+def _yaml_message(exc: yaml.MarkedYAMLError) -> str:
+    problem = exc.problem or exc.context or "invalid YAML"
+    if "found character '*'" in problem or "expected alphabetic or numeric" in problem:
+        return (
+            f"invalid YAML: {problem} (a glob that starts with `*` must be quoted, "
+            "e.g. `- \"**/*.ts\"`)"
+        )
+    if "aliases are not allowed" in problem:
+        return problem
+    return f"invalid YAML: {problem}"

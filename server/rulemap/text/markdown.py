@@ -1,0 +1,227 @@
+"""Scans Markdown for what the loader cares about: `@imports`, code, comments, suppressions.
+
+One pass over the lines classifies each as fenced code, block-level HTML comment, or prose.
+Prose lines are grouped into blocks (paragraphs, separated by blank lines) in which code spans
+and inline comments are found; imports are the `@` tokens of prose outside those zones.
+We write this ourselves because the Markdown libraries (markdown-it, mistune) either drop
+source positions of inline tokens or parse far more than we need on every keystroke.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rulemap.model import ImportRef, Pos, Span, Suppressions
+from rulemap.text.positions import line_starts, split_lines
+
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
+# `@` then a path up to the next unescaped whitespace; `\ ` is an escaped space.
+_IMPORT = re.compile(r"@((?:\\ |[^\s])+)")
+_DIRECTIVE = re.compile(
+    r"rulemap-disable(-next-line)?\b((?:[\s,]+[A-Za-z][\w-]*)*)", re.IGNORECASE
+)
+
+
+@dataclass
+class Scan:
+    lines: list[str]
+    starts: list[int]
+    code_lines: set[int] = field(default_factory=set)  # fenced code (fences included)
+    comment_lines: set[int] = field(default_factory=set)  # block-level HTML comments
+    imports: list[ImportRef] = field(default_factory=list)
+    suppressions: Suppressions = field(default_factory=Suppressions)
+    # (start, end) code point offsets of code spans and inline comments in prose
+    inline_code: list[tuple[int, int]] = field(default_factory=list)
+
+
+def scan(text: str, first_line: int = 0) -> Scan:
+    """Scan `text`; lines before `first_line` (frontmatter) are skipped."""
+    lines = split_lines(text)
+    result = Scan(lines=lines, starts=line_starts(text))
+    fence: tuple[str, int] | None = None
+    in_comment = False
+    comment_text: list[tuple[int, str]] = []
+    block: list[int] = []
+
+    def flush_block() -> None:
+        if block:
+            _scan_prose(text, result, block, comment_text)
+            block.clear()
+
+    for number in range(first_line, len(lines)):
+        line = lines[number]
+        if fence is not None:
+            result.code_lines.add(number)
+            closing = _FENCE_OPEN.match(line)
+            if (
+                closing
+                and closing.group(1)[0] == fence[0]
+                and len(closing.group(1)) >= fence[1]
+                and not closing.group(2).strip()
+            ):
+                fence = None
+            continue
+        if in_comment:
+            result.comment_lines.add(number)
+            comment_text.append((number, line))
+            if "-->" in line:
+                in_comment = False
+            continue
+        opening = _FENCE_OPEN.match(line)
+        if opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+            flush_block()
+            fence = (opening.group(1)[0], len(opening.group(1)))
+            result.code_lines.add(number)
+            continue
+        if _COMMENT_OPEN.match(line):
+            flush_block()
+            result.comment_lines.add(number)
+            comment_text.append((number, line))
+            rest = line[line.index("<!--") + 4 :]
+            in_comment = "-->" not in rest
+            continue
+        if not line.strip():
+            flush_block()
+            continue
+        block.append(number)
+    flush_block()
+    _collect_suppressions(result, comment_text)
+    return result
+
+
+def _scan_prose(
+    text: str, result: Scan, block: list[int], comments: list[tuple[int, str]]
+) -> None:
+    """Find code spans, inline comments and imports in one paragraph."""
+    first, last = block[0], block[-1]
+    start = result.starts[first]
+    end = result.starts[last] + len(result.lines[last])
+    chunk = text[start:end]
+    excluded: list[tuple[int, int]] = []
+    i = 0
+    length = len(chunk)
+    while i < length:
+        ch = chunk[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "`":
+            run_end = i
+            while run_end < length and chunk[run_end] == "`":
+                run_end += 1
+            run = run_end - i
+            close = _find_backtick_run(chunk, run_end, run)
+            if close < 0:
+                i = run_end
+                continue
+            excluded.append((i, close + run))
+            i = close + run
+            continue
+        if chunk.startswith("<!--", i):
+            close_at = chunk.find("-->", i + 4)
+            stop = length if close_at < 0 else close_at + 3
+            excluded.append((i, stop))
+            _add_comment_lines(result, comments, start + i, start + stop)
+            i = stop
+            continue
+        i += 1
+    result.inline_code.extend((start + a, start + b) for a, b in excluded)
+    for match in _IMPORT.finditer(chunk):
+        at = match.start()
+        if at > 0 and not chunk[at - 1].isspace():
+            continue
+        if any(a <= at < b for a, b in excluded):
+            continue
+        raw = match.group(1)
+        offset = start + at
+        line = _line_of(result.starts, offset)
+        col = offset - result.starts[line]
+        end_col = col + 1 + len(raw)
+        result.imports.append(
+            ImportRef(
+                raw=raw,
+                path=raw.replace("\\ ", " "),
+                span=Span(Pos(line, col), Pos(line, end_col)),
+                offset=offset,
+            )
+        )
+
+
+def _find_backtick_run(chunk: str, start: int, run: int) -> int:
+    """Index of the next run of exactly `run` backticks at or after `start`, or -1."""
+    i = start
+    length = len(chunk)
+    while True:
+        i = chunk.find("`", i)
+        if i < 0:
+            return -1
+        j = i
+        while j < length and chunk[j] == "`":
+            j += 1
+        if j - i == run:
+            return i
+        i = j
+
+
+def _add_comment_lines(
+    result: Scan, comments: list[tuple[int, str]], start: int, stop: int
+) -> None:
+    first = _line_of(result.starts, start)
+    last = _line_of(result.starts, max(start, stop - 1))
+    for number in range(first, last + 1):
+        comments.append((number, result.lines[number]))
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    lo, hi = 0, len(starts) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if starts[mid] <= offset:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _collect_suppressions(result: Scan, comments: list[tuple[int, str]]) -> None:
+    for number, line in comments:
+        for match in _DIRECTIVE.finditer(line):
+            codes = {c.lower() for c in re.split(r"[\s,]+", match.group(2)) if c} or {"*"}
+            if match.group(1):
+                target = _next_content_line(result, number)
+                result.suppressions.line_codes.setdefault(target, set()).update(codes)
+            else:
+                result.suppressions.file_codes.update(codes)
+
+
+def _next_content_line(result: Scan, number: int) -> int:
+    """The line a `disable-next-line` comment on `number` applies to."""
+    closing = number
+    # a multi-line comment applies to the line after its end
+    while closing < len(result.lines) and "-->" not in result.lines[closing]:
+        closing += 1
+    target = closing + 1
+    while target < len(result.lines) and not result.lines[target].strip():
+        target += 1
+    return target
+
+
+def brought_text(text: str, drop_lines: set[int], first_line: int) -> tuple[str, list[int]]:
+    """The text without `drop_lines` and lines before `first_line`, and the kept line numbers.
+
+    Line terminators are kept exactly as they are in the original.
+    """
+    if not drop_lines and first_line == 0:
+        return text, []
+    starts = line_starts(text)
+    pieces: list[str] = []
+    kept: list[int] = []
+    for number, begin in enumerate(starts):
+        if number < first_line or number in drop_lines:
+            continue
+        end = starts[number + 1] if number + 1 < len(starts) else len(text)
+        pieces.append(text[begin:end])
+        kept.append(number)
+    return "".join(pieces), kept

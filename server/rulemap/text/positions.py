@@ -1,0 +1,57 @@
+"""Line splitting and column conversion between code points, UTF-16 and UTF-8.
+
+The core keeps columns in code points (Python string indices). LSP clients negotiate UTF-16
+(the default) or UTF-8, SARIF uses UTF-16 code units; the edges convert with these functions.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+Encoding = Literal["utf-16", "utf-8", "utf-32"]
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines without their terminators, split on \\n, \\r\\n and \\r as LSP does."""
+    return _LINE_BREAK.split(text)
+
+
+def line_starts(text: str) -> list[int]:
+    """Code point offset where each line starts."""
+    starts = [0]
+    starts.extend(m.end() for m in _LINE_BREAK.finditer(text))
+    return starts
+
+
+def col_to_encoding(line_text: str, col: int, encoding: Encoding) -> int:
+    """A code point column on `line_text` expressed in `encoding` units."""
+    col = max(0, min(col, len(line_text)))
+    if encoding == "utf-32":
+        return col
+    prefix = line_text[:col]
+    if encoding == "utf-16":
+        return len(prefix) + sum(1 for ch in prefix if ord(ch) > 0xFFFF)
+    return len(prefix.encode("utf-8", errors="surrogatepass"))
+
+
+def col_from_encoding(line_text: str, units: int, encoding: Encoding) -> int:
+    """The code point column at `units` of `encoding` on `line_text` (clamped to the line)."""
+    if units <= 0:
+        return 0
+    if encoding == "utf-32":
+        return min(units, len(line_text))
+    seen = 0
+    for index, ch in enumerate(line_text):
+        if encoding == "utf-16":
+            width = 2 if ord(ch) > 0xFFFF else 1
+        else:
+            width = len(ch.encode("utf-8", errors="surrogatepass"))
+        if seen + width > units:
+            return index
+        seen += width
+        if seen == units:
+            return index + 1
+    return len(line_text)

@@ -1,0 +1,465 @@
+"""The live instruction graph of one workspace root.
+
+It owns the file index, the parsed documents, import resolution and rule matches, all cached
+and invalidated per file: `update()` with the paths that changed recomputes only what reads
+them. Everything goes through the reader; nothing here touches the disk.
+
+Keys: a file inside the root is named by its root-relative POSIX path; a file outside (an
+import allowed by `allowImportsFrom`) by its absolute path.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from rulemap.config import Config, ConfigError, load_config_text
+from rulemap.documents import decode, parse_document, unreadable_document
+from rulemap.globs import CompiledGlobs, FileIndex, compile_patterns
+from rulemap.model import Document, Explanation, Finding, ImportRef, ImportStatus, Resolved
+from rulemap.readers.base import Reader, ReadError, is_within
+
+CONFIG_FILES = ("rulemap.toml", "pyproject.toml")
+RULES_DIR = ".claude/rules/"
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    path: str
+    owner: str  # directory holding `.claude` ('' = root)
+
+
+class Workspace:
+    def __init__(self, reader: Reader, config: Config | None = None, home: str | None = None):
+        self.reader = reader
+        self.root = reader.root
+        self.config = config or Config()
+        self.home = home
+        self.generation = 0  # bumps on every change; caches above the core key on it
+        self._real_root = reader.identity(self.root)
+        self._allowed = [posixpath.normpath(self._expand_home(a)) for a in self.config.allow_imports_from]
+        self._real_allowed = [reader.identity(a) for a in self._allowed]
+        self.files = FileIndex(reader.list_files())
+        self._docs: dict[str, Document] = {}
+        self._identity: dict[str, str] = {}
+        self._resolved: dict[str, list[tuple[ImportRef, Resolved]]] = {}
+        self._importers: dict[str, set[str]] = {}  # target key → importer keys (any status)
+        self._compiled: dict[str, CompiledGlobs | None] = {}
+        self._matches: dict[str, list[str]] = {}  # rule → matching files (sorted)
+        self._instruction_files: list[str] = []
+        self._rules: list[RuleInfo] = []
+        self._by_dir: dict[str, list[str]] = {}
+        self._rules_by_owner: dict[str, list[str]] = {}
+        self._findings_cache: list[Finding] | None = None
+        self._index_instruction_files()
+
+    # ----- construction ---------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        root: str,
+        reader: Reader | None = None,
+        overrides: Mapping[str, Any] | None = None,
+        home: str | None = None,
+    ) -> Workspace:
+        """Open a workspace, reading `rulemap.toml` or `[tool.rulemap]` through the reader.
+
+        Raises ConfigError for an invalid configuration. Without a reader, the local disk.
+        """
+        from rulemap.checks.registry import CHECK_CODES
+        from rulemap.config import parse_config
+        from rulemap.readers.local import LocalReader
+
+        base_reader = reader or LocalReader(root)
+        config = read_config(base_reader, CHECK_CODES)
+        if overrides:
+            extra = parse_config(overrides, "settings", CHECK_CODES)
+            config = replace(
+                config, **{k: getattr(extra, k) for k in _explicit_fields(overrides)}
+            )
+        if reader is None and config.allow_imports_from:
+            base_reader = LocalReader(root, allowed=config.allow_imports_from)
+        return cls(base_reader, config, home=home)
+
+    def _expand_home(self, path: str) -> str:
+        if path.startswith("~") and self.home:
+            return self.home + path[1:]
+        return path
+
+    def _index_instruction_files(self) -> None:
+        names = self.config.files
+        instruction: set[str] = set()
+        rules: list[RuleInfo] = []
+        directories: set[str] = {""}
+        for path in self.files:
+            slash = path.rfind("/")
+            if slash > 0:
+                parent = path[:slash]
+                while parent and parent not in directories:
+                    directories.add(parent)
+                    cut = parent.rfind("/")
+                    parent = parent[:cut] if cut > 0 else ""
+            info = self._rule_info(path)
+            if info is not None:
+                rules.append(info)
+            elif self._instruction_dir(path) is not None:
+                instruction.add(path)
+        # Instruction files are loaded even when git ignores them (CLAUDE.local.md usually is):
+        # probe the names in every directory.
+        for directory in directories:
+            for name in names:
+                rel = f"{directory}/{name}" if directory else name
+                if rel not in instruction and rel not in self.files:
+                    full = self.abs(rel)
+                    if self.reader.exists(full) and not self.reader.is_dir(full):
+                        instruction.add(rel)
+        self._instruction_files = sorted(instruction)
+        self._rules = sorted(rules, key=lambda r: r.path)
+        self._by_dir = {}
+        for rel in self._instruction_files:
+            directory = self._instruction_dir(rel)
+            assert directory is not None
+            self._by_dir.setdefault(directory, []).append(rel)
+        order = {name: index for index, name in enumerate(names)}
+        for directory, rels in self._by_dir.items():
+            rels.sort(key=lambda r: order[r[len(directory) + 1 :] if directory else r])
+        self._rules_by_owner = {}
+        for rule in self._rules:
+            self._rules_by_owner.setdefault(rule.owner, []).append(rule.path)
+
+    def _instruction_dir(self, path: str) -> str | None:
+        for name in self.config.files:
+            if path == name:
+                return ""
+            if path.endswith("/" + name):
+                return path[: -len(name) - 1]
+        return None
+
+    @staticmethod
+    def _rule_info(path: str) -> RuleInfo | None:
+        if not path.endswith(".md"):
+            return None
+        if path.startswith(RULES_DIR):
+            return RuleInfo(path, "")
+        marker = "/" + RULES_DIR
+        index = path.find(marker)
+        if index < 0:
+            return None
+        return RuleInfo(path, path[:index])
+
+    # ----- paths ----------------------------------------------------------------------------
+
+    def abs(self, key: str) -> str:
+        return key if key.startswith("/") else posixpath.join(self.root, key)
+
+    def key(self, absolute: str) -> str:
+        """The key of an absolute path: root-relative inside the root, else the path itself."""
+        absolute = posixpath.normpath(absolute)
+        if is_within(absolute, self.root) and absolute != self.root:
+            return absolute[len(self.root) :].lstrip("/")
+        return absolute
+
+    def identity(self, key: str) -> str:
+        cached = self._identity.get(key)
+        if cached is None:
+            cached = self.reader.identity(self.abs(key))
+            self._identity[key] = cached
+        return cached
+
+    def inside(self, real: str) -> bool:
+        return is_within(real, self._real_root) or any(is_within(real, a) for a in self._real_allowed)
+
+    # ----- queries --------------------------------------------------------------------------
+
+    @property
+    def instruction_files(self) -> list[str]:
+        return self._instruction_files
+
+    @property
+    def rules(self) -> list[RuleInfo]:
+        return self._rules
+
+    def instruction_files_in(self, directory: str) -> list[str]:
+        return self._by_dir.get(directory, [])
+
+    def rules_of(self, owner: str) -> list[str]:
+        return self._rules_by_owner.get(owner, [])
+
+    def all_documents(self) -> list[str]:
+        """Instruction files and rules, sorted."""
+        return sorted({*self._instruction_files, *(r.path for r in self._rules)})
+
+    def lint_documents(self) -> list[str]:
+        """Documents to lint: each real file once (a symlinked alias is linted as its target)."""
+        chosen: dict[str, str] = {}
+        for path in self.all_documents():
+            identity = self.identity(path)
+            current = chosen.get(identity)
+            if current is None or (identity == self.abs(path) and identity != self.abs(current)):
+                chosen[identity] = path
+        return sorted(chosen.values())
+
+    def is_instruction(self, key: str) -> bool:
+        return key in self._by_dir.get(self._instruction_dir(key) or "", ()) or self.is_rule(key)
+
+    def is_rule(self, key: str) -> bool:
+        info = self._rule_info(key)
+        return info is not None and key in self.files
+
+    def rule_owner(self, key: str) -> str | None:
+        info = self._rule_info(key)
+        return info.owner if info else None
+
+    def document(self, key: str) -> Document:
+        doc = self._docs.get(key)
+        if doc is None:
+            doc = self._parse(key)
+            self._docs[key] = doc
+        return doc
+
+    def _parse(self, key: str) -> Document:
+        is_rule = self._rule_info(key) is not None and not key.startswith("/")
+        try:
+            data = self.reader.read_bytes(self.abs(key))
+        except ReadError as exc:
+            return unreadable_document(key, str(exc), is_rule)
+        text, why = decode(data)
+        if why is not None:
+            return unreadable_document(key, why, is_rule)
+        return parse_document(key, text, is_rule)
+
+    def imports(self, key: str) -> list[tuple[ImportRef, Resolved]]:
+        cached = self._resolved.get(key)
+        if cached is None:
+            cached = [(ref, self._resolve(key, ref)) for ref in self.document(key).imports]
+            self._resolved[key] = cached
+            for _, resolved in cached:
+                self._importers.setdefault(resolved.target, set()).add(key)
+        return cached
+
+    def importers(self, key: str) -> list[tuple[str, ImportRef]]:
+        """Files whose imports point at `key` (any status), with the import token."""
+        out: list[tuple[str, ImportRef]] = []
+        for importer in sorted(self._importers.get(key, ())):
+            for ref, resolved in self.imports(importer):
+                if resolved.target == key:
+                    out.append((importer, ref))
+        return out
+
+    def resolve(self, importer: str, ref: ImportRef) -> Resolved:
+        return self._resolve(importer, ref)
+
+    def _resolve(self, importer: str, ref: ImportRef) -> Resolved:
+        path = ref.path
+        if path == "~" or path.startswith("~/"):
+            if self.home is None:
+                return Resolved(ImportStatus.HOME, path, None)
+            absolute = posixpath.normpath(self.home + path[1:])
+            if not any(is_within(absolute, a) for a in self._allowed):
+                return Resolved(ImportStatus.HOME, path, None)
+        elif path.startswith("/"):
+            absolute = posixpath.normpath(path)
+        else:
+            base = posixpath.dirname(self.abs(importer))
+            absolute = posixpath.normpath(posixpath.join(base, path))
+        target = self.key(absolute)
+        lexically_inside = not target.startswith("/") or any(
+            is_within(absolute, a) for a in self._allowed
+        )
+        if not lexically_inside:
+            return Resolved(ImportStatus.OUTSIDE, target, None)
+        if not self.reader.exists(absolute):
+            return Resolved(ImportStatus.MISSING, target, None)
+        real = self.identity(target)
+        if not self.inside(real):
+            return Resolved(ImportStatus.OUTSIDE, target, real)
+        if self.reader.is_dir(absolute):
+            return Resolved(ImportStatus.DIRECTORY, target, real)
+        return Resolved(ImportStatus.OK, target, real)
+
+    def compiled_globs(self, rule: str) -> CompiledGlobs | None:
+        """The rule's compiled `paths` (None for an unconditional or skipped rule)."""
+        if rule not in self._compiled:
+            doc = self.document(rule)
+            patterns = [p for g in doc.globs or [] if g.error is None for p in g.expanded]
+            self._compiled[rule] = compile_patterns(patterns) if doc.globs and patterns else None
+        return self._compiled[rule]
+
+    def rule_matches(self, rule: str) -> list[str]:
+        """Workspace files the path-scoped `rule` matches (root-relative, sorted)."""
+        cached = self._matches.get(rule)
+        if cached is not None:
+            return cached
+        compiled = self.compiled_globs(rule)
+        owner = self.rule_owner(rule) or ""
+        found: list[str] = []
+        if compiled is not None:
+            candidates: set[str] = set()
+            for pattern in compiled.patterns:
+                if pattern.startswith("!"):
+                    continue
+                candidates.update(self.files.candidates(owner, pattern))
+            cut = len(owner) + 1 if owner else 0
+            found = sorted(c for c in candidates if compiled.match(c[cut:]))
+        self._matches[rule] = found
+        return found
+
+    def glob_matches(self, rule: str, pattern: str, limit: int | None = None) -> list[str]:
+        """Files one written glob of `rule` matches (after brace expansion)."""
+        owner = self.rule_owner(rule) or ""
+        cut = len(owner) + 1 if owner else 0
+        found: list[str] = []
+        for expanded in _safe_expand(pattern):
+            compiled = compile_patterns([expanded])
+            for candidate in self.files.candidates(owner, compiled.patterns[0]):
+                if compiled.match(candidate[cut:]):
+                    found.append(candidate)
+                    if limit is not None and len(found) >= limit:
+                        return found
+        return sorted(set(found))
+
+    def rule_matches_target(self, rule: str, target: str) -> bool:
+        compiled = self.compiled_globs(rule)
+        if compiled is None:
+            return False
+        owner = self.rule_owner(rule) or ""
+        if owner:
+            if not target.startswith(owner + "/"):
+                return False
+            target = target[len(owner) + 1 :]
+        return compiled.match(target)
+
+    def is_scoped(self, rule: str) -> bool:
+        doc = self.document(rule)
+        return doc.globs is not None and doc.rule_skip is None
+
+    def rules_for_file(self, target: str) -> list[tuple[str, str]]:
+        """Path-scoped rules (of any directory) matching `target`: (rule, first glob)."""
+        out: list[tuple[str, str]] = []
+        for rule in self._rules:
+            if self.is_scoped(rule.path) and self.rule_matches_target(rule.path, target):
+                doc = self.document(rule.path)
+                first = ""
+                owner = rule.owner
+                sub = target[len(owner) + 1 :] if owner else target
+                for glob in doc.globs or []:
+                    if glob.error is None and compile_patterns(glob.expanded).match(sub):
+                        first = glob.pattern
+                        break
+                out.append((rule.path, first))
+        return out
+
+    # ----- loading --------------------------------------------------------------------------
+
+    def explain(
+        self, target: str | None = None, cwd: str | None = None, profile: str | None = None
+    ) -> Explanation:
+        from rulemap.profiles import get_profile
+
+        return get_profile(profile or self.config.profile).explain(
+            self, target, self.config.cwd if cwd is None else cwd
+        )
+
+    def check(self) -> list[Finding]:
+        """Every finding of every instruction file and rule, sorted."""
+        if self._findings_cache is None:
+            from rulemap.checks import run_checks
+
+            self._findings_cache = run_checks(self)
+        return self._findings_cache
+
+    # ----- incremental updates --------------------------------------------------------------
+
+    def update(
+        self,
+        changed: Iterable[str] = (),
+        created: Iterable[str] = (),
+        deleted: Iterable[str] = (),
+    ) -> set[str]:
+        """Apply file events (keys); returns the keys whose documents or findings may differ."""
+        changed, created, deleted = set(changed), set(created), set(deleted)
+        touched = changed | created | deleted
+        if not touched:
+            return set()
+        self.generation += 1
+        self._findings_cache = None
+        for key in touched:
+            self._docs.pop(key, None)
+            self._identity.pop(key, None)
+            self._compiled.pop(key, None)
+            self._matches.pop(key, None)
+            self._drop_resolution(key)
+        if created or deleted:
+            for key in created:
+                if not key.startswith("/"):
+                    self.files.add(key)
+            for key in deleted:
+                self.files.remove(key)
+            # resolution of every import that names a created or deleted path changes
+            for key in created | deleted:
+                for importer in list(self._importers.get(key, ())):
+                    self._drop_resolution(importer)
+                    touched.add(importer)
+            self._update_rule_matches(created, deleted)
+            if any(self._affects_index(k) for k in created | deleted):
+                self._index_instruction_files()
+        if any(k in CONFIG_FILES for k in touched):
+            touched.add("*config*")
+        return touched
+
+    def _affects_index(self, key: str) -> bool:
+        return self._rule_info(key) is not None or self._instruction_dir(key) is not None or (
+            self.reader.is_dir(self.abs(key)) if not key.startswith("/") else False
+        )
+
+    def _drop_resolution(self, key: str) -> None:
+        previous = self._resolved.pop(key, None)
+        if previous:
+            for _, resolved in previous:
+                importers = self._importers.get(resolved.target)
+                if importers is not None:
+                    importers.discard(key)
+
+    def _update_rule_matches(self, created: set[str], deleted: set[str]) -> None:
+        for rule, matches in list(self._matches.items()):
+            if deleted and any(d in matches for d in deleted):
+                self._matches[rule] = [m for m in matches if m not in deleted]
+            for key in created:
+                if not key.startswith("/") and self.rule_matches_target(rule, key):
+                    self._matches[rule] = sorted({*self._matches[rule], key})
+
+
+def _safe_expand(pattern: str) -> list[str]:
+    from rulemap.globs import GlobError, expand_braces
+
+    try:
+        return expand_braces(pattern)
+    except GlobError:
+        return []
+
+
+def _explicit_fields(overrides: Mapping[str, Any]) -> list[str]:
+    from rulemap.config import _KEYS
+
+    return [_KEYS[k] for k in overrides if k in _KEYS]
+
+
+def read_config(reader: Reader, known_codes: frozenset[str] = frozenset()) -> Config:
+    """The configuration of the reader's root: rulemap.toml, else pyproject [tool.rulemap]."""
+    for name in CONFIG_FILES:
+        path = posixpath.join(reader.root, name)
+        if not reader.exists(path):
+            continue
+        try:
+            text, why = decode(reader.read_bytes(path))
+        except ReadError as exc:
+            raise ConfigError(f"{path}: cannot be read: {exc}") from None
+        if why is not None:
+            raise ConfigError(f"{path}: cannot be read: {why}")
+        config = load_config_text(name, text, path, known_codes)
+        if config is not None:
+            return config
+    return Config()

@@ -1,0 +1,1 @@
+a file named like the domain

@@ -1,0 +1,1 @@
+decoy at the root
