@@ -50,7 +50,9 @@ _KEYS: dict[str, str] = {
 }
 
 
-def parse_config(data: Mapping[str, Any], source: str, known_codes: frozenset[str] = frozenset()) -> Config:
+def parse_config(
+    data: Mapping[str, Any], source: str, known_codes: frozenset[str] = frozenset()
+) -> Config:
     """Validate a mapping of configuration keys (already decoded from TOML or JSON)."""
     values: dict[str, Any] = {}
     for key, value in data.items():
@@ -113,7 +115,9 @@ def _check(key: str, value: Any, source: str, known_codes: frozenset[str]) -> An
             if known_codes and code not in known_codes:
                 hint = difflib.get_close_matches(code, sorted(known_codes), n=1)
                 did_you_mean = f" (did you mean `{hint[0]}`?)" if hint else ""
-                raise ConfigError(f"{source}: `severity` names an unknown check `{code}`{did_you_mean}")
+                raise ConfigError(
+                    f"{source}: `severity` names an unknown check `{code}`{did_you_mean}"
+                )
             if level not in allowed:
                 raise ConfigError(
                     f"{source}: `severity.{code}` must be one of {', '.join(allowed)}, not {level!r}"

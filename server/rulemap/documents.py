@@ -10,7 +10,6 @@ from rulemap.text.frontmatter import parse_frontmatter
 from rulemap.text.markdown import brought_text, scan
 from rulemap.text.positions import line_starts, split_lines
 
-
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 

@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from typing import Any
+
 import pathspec
 
 MAX_EXPANSIONS = 256
@@ -98,7 +100,7 @@ def validate(pattern: str) -> str | None:
 
 @dataclass
 class CompiledGlobs:
-    spec: pathspec.PathSpec
+    spec: pathspec.PathSpec[Any]
     patterns: list[str]  # expanded, in order
 
     def match(self, path: str) -> bool:
@@ -107,14 +109,20 @@ class CompiledGlobs:
     def first_match(self, path: str, written: Sequence[tuple[str, list[str]]]) -> str | None:
         """Which written glob (before expansion) matches `path`."""
         for original, expanded in written:
-            if any(pathspec.PathSpec.from_lines("gitignore", [p]).match_file(path) for p in expanded):
+            if any(
+                pathspec.PathSpec.from_lines("gitignore", [p]).match_file(path) for p in expanded
+            ):
                 return original
         return None
 
 
 def compile_patterns(patterns: Iterable[str]) -> CompiledGlobs:
-    expanded = [p.lstrip("/") if not p.startswith("!") else "!" + p[1:].lstrip("/") for p in patterns]
-    return CompiledGlobs(spec=pathspec.PathSpec.from_lines("gitignore", expanded), patterns=expanded)
+    expanded = [
+        p.lstrip("/") if not p.startswith("!") else "!" + p[1:].lstrip("/") for p in patterns
+    ]
+    return CompiledGlobs(
+        spec=pathspec.PathSpec.from_lines("gitignore", expanded), patterns=expanded
+    )
 
 
 def literal_prefix(pattern: str) -> str:

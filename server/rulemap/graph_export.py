@@ -24,7 +24,9 @@ def build_graph(ws: Workspace) -> dict[str, Any]:
         doc = ws.document(rule.path)
         node(rule.path, "scoped-rule" if ws.is_scoped(rule.path) else "rule")
         nodes[rule.path]["globs"] = [g.pattern for g in doc.globs or []]
-        nodes[rule.path]["matches"] = len(ws.rule_matches(rule.path)) if ws.is_scoped(rule.path) else None
+        nodes[rule.path]["matches"] = (
+            len(ws.rule_matches(rule.path)) if ws.is_scoped(rule.path) else None
+        )
     pending = list(nodes)
     visited: set[str] = set()
     while pending:
@@ -37,8 +39,15 @@ def build_graph(ws: Workspace) -> dict[str, Any]:
             status = resolved.status.value
             kind = "file" if resolved.status is ImportStatus.OK else status
             node(resolved.target, "import" if kind == "file" else kind)
-            edges.append({"from": path, "to": resolved.target, "kind": "import", "status": status,
-                          "line": ref.span.start.line + 1})
+            edges.append(
+                {
+                    "from": path,
+                    "to": resolved.target,
+                    "kind": "import",
+                    "status": status,
+                    "line": ref.span.start.line + 1,
+                }
+            )
             if resolved.status is ImportStatus.OK:
                 pending.append(resolved.target)
     return {"root": ws.root, "nodes": sorted(nodes.values(), key=lambda n: n["id"]), "edges": edges}
@@ -48,12 +57,16 @@ def to_dot(graph: dict[str, Any]) -> str:
     shapes = {"instruction": "box", "rule": "note", "scoped-rule": "note", "import": "ellipse"}
     lines = ["digraph rulemap {", "  rankdir=LR;", '  node [fontname="Helvetica"];']
     for n in graph["nodes"]:
-        style = "" if n["kind"] in shapes else ', style=dashed, color=red'
+        style = "" if n["kind"] in shapes else ", style=dashed, color=red"
         label = n["id"] + (f"\\n{n['kind']}" if n["kind"] not in ("instruction", "import") else "")
-        lines.append(f'  "{_esc(n["id"])}" [shape={shapes.get(n["kind"], "plaintext")}, label="{_esc(label)}"{style}];')
+        lines.append(
+            f'  "{_esc(n["id"])}" [shape={shapes.get(n["kind"], "plaintext")}, label="{_esc(label)}"{style}];'
+        )
     for e in graph["edges"]:
         style = "" if e["status"] == "ok" else ", style=dashed, color=red"
-        lines.append(f'  "{_esc(e["from"])}" -> "{_esc(e["to"])}" [label="@ line {e["line"]}"{style}];')
+        lines.append(
+            f'  "{_esc(e["from"])}" -> "{_esc(e["to"])}" [label="@ line {e["line"]}"{style}];'
+        )
     lines.append("}")
     return "\n".join(lines)
 
@@ -68,7 +81,7 @@ def to_mermaid(graph: dict[str, Any]) -> str:
             lines.append(f"  class {ids[n['id']]} broken")
     for e in graph["edges"]:
         arrow = "-->" if e["status"] == "ok" else "-.->"
-        lines.append(f'  {ids[e["from"]]} {arrow}|@{e["line"]}| {ids[e["to"]]}')
+        lines.append(f"  {ids[e['from']]} {arrow}|@{e['line']}| {ids[e['to']]}")
     lines.append("  classDef broken stroke:#d33,stroke-dasharray:4")
     return "\n".join(lines)
 

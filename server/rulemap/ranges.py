@@ -11,7 +11,9 @@ if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
 
-def encode_span(lines: list[str], span: Span, encoding: Encoding) -> tuple[tuple[int, int], tuple[int, int]]:
+def encode_span(
+    lines: list[str], span: Span, encoding: Encoding
+) -> tuple[tuple[int, int], tuple[int, int]]:
     def point(line: int, col: int) -> tuple[int, int]:
         if line >= len(lines):
             return (line, col)

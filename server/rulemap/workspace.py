@@ -39,7 +39,9 @@ class Workspace:
         self.home = home
         self.generation = 0  # bumps on every change; caches above the core key on it
         self._real_root = reader.identity(self.root)
-        self._allowed = [posixpath.normpath(self._expand_home(a)) for a in self.config.allow_imports_from]
+        self._allowed = [
+            posixpath.normpath(self._expand_home(a)) for a in self.config.allow_imports_from
+        ]
         self._real_allowed = [reader.identity(a) for a in self._allowed]
         self.files = FileIndex(reader.list_files())
         self._docs: dict[str, Document] = {}
@@ -77,9 +79,7 @@ class Workspace:
         config = read_config(base_reader, CHECK_CODES)
         if overrides:
             extra = parse_config(overrides, "settings", CHECK_CODES)
-            config = replace(
-                config, **{k: getattr(extra, k) for k in _explicit_fields(overrides)}
-            )
+            config = replace(config, **{k: getattr(extra, k) for k in _explicit_fields(overrides)})
         if reader is None and config.allow_imports_from:
             base_reader = LocalReader(root, allowed=config.allow_imports_from)
         return cls(base_reader, config, home=home)
@@ -120,9 +120,9 @@ class Workspace:
         self._rules = sorted(rules, key=lambda r: r.path)
         self._by_dir = {}
         for rel in self._instruction_files:
-            directory = self._instruction_dir(rel)
-            assert directory is not None
-            self._by_dir.setdefault(directory, []).append(rel)
+            owner = self._instruction_dir(rel)
+            assert owner is not None
+            self._by_dir.setdefault(owner, []).append(rel)
         order = {name: index for index, name in enumerate(names)}
         for directory, rels in self._by_dir.items():
             rels.sort(key=lambda r: order[r[len(directory) + 1 :] if directory else r])
@@ -170,7 +170,9 @@ class Workspace:
         return cached
 
     def inside(self, real: str) -> bool:
-        return is_within(real, self._real_root) or any(is_within(real, a) for a in self._real_allowed)
+        return is_within(real, self._real_root) or any(
+            is_within(real, a) for a in self._real_allowed
+        )
 
     # ----- queries --------------------------------------------------------------------------
 
@@ -411,8 +413,10 @@ class Workspace:
         return touched
 
     def _affects_index(self, key: str) -> bool:
-        return self._rule_info(key) is not None or self._instruction_dir(key) is not None or (
-            self.reader.is_dir(self.abs(key)) if not key.startswith("/") else False
+        return (
+            self._rule_info(key) is not None
+            or self._instruction_dir(key) is not None
+            or (self.reader.is_dir(self.abs(key)) if not key.startswith("/") else False)
         )
 
     def _drop_resolution(self, key: str) -> None:

@@ -23,7 +23,9 @@ def check(ws: Workspace) -> list[Finding]:
     chain = directory_chain(config.cwd)
     cwd_dir = chain[-1]
     profile = CogitatorProfile()
-    scoped_rules = [r for d in chain for r in ws.rules_of(d) if ws.is_scoped(r)] if config.rules else []
+    scoped_rules = (
+        [r for d in chain for r in ws.rules_of(d) if ws.is_scoped(r)] if config.rules else []
+    )
     rules_of_file: dict[str, list[str]] = {}
     for rule in scoped_rules:
         for path in ws.rule_matches(rule):
@@ -122,13 +124,17 @@ def _findings(ws: Workspace, overflows: list[Explanation]) -> list[Finding]:
             kept = next(f.chars for f in explanation.files if f.path == path)
             line = _original_line(doc.kept_lines, doc.brought, kept)
             span = Span.at(line, 0, len(doc.lines[line]) if line < len(doc.lines) else 0)
-            message = (f"when an agent works on `{explanation.target}`{more}, the instructions total "
-                       f"{total:,} chars, over maxChars {limit:,}: this file is cut at line {line + 1} "
-                       f"({kept:,} of {doc.chars:,} chars kept)")
+            message = (
+                f"when an agent works on `{explanation.target}`{more}, the instructions total "
+                f"{total:,} chars, over maxChars {limit:,}: this file is cut at line {line + 1} "
+                f"({kept:,} of {doc.chars:,} chars kept)"
+            )
         else:
             span = Span.at(0, 0, len(doc.lines[0]))
-            message = (f"when an agent works on `{explanation.target}`{more}, the instructions total "
-                       f"{total:,} chars, over maxChars {limit:,}: this file is left out")
+            message = (
+                f"when an agent works on `{explanation.target}`{more}, the instructions total "
+                f"{total:,} chars, over maxChars {limit:,}: this file is left out"
+            )
         out.append(Finding(path, span, "warning", "budget-overflow", message))
     return out
 

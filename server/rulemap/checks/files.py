@@ -16,15 +16,25 @@ def check(ws: Workspace) -> list[Finding]:
         doc = ws.document(path)
         if doc.unreadable:
             out.append(
-                Finding(path, Span.at(0, 0), "error", "unreadable-file",
-                        f"`{path}` cannot be used: {doc.unreadable}. The loader skips it.")
+                Finding(
+                    path,
+                    Span.at(0, 0),
+                    "error",
+                    "unreadable-file",
+                    f"`{path}` cannot be used: {doc.unreadable}. The loader skips it.",
+                )
             )
             continue
         if not doc.brought.strip() and doc.rule_skip is None:
             what = "rule" if doc.is_rule else "instruction file"
             detail = " (only frontmatter or comments)" if doc.text.strip() else ""
             out.append(
-                Finding(path, Span.at(0, 0, len(doc.lines[0])), "warning", "empty-instructions",
-                        f"this {what} brings no instructions{detail}; add content or delete it")
+                Finding(
+                    path,
+                    Span.at(0, 0, len(doc.lines[0])),
+                    "warning",
+                    "empty-instructions",
+                    f"this {what} brings no instructions{detail}; add content or delete it",
+                )
             )
     return out

@@ -8,11 +8,17 @@ DOCS_URL = "https://github.com/rulemap/rulemap/blob/main/docs/checks.md"
 
 CHECKS: dict[str, tuple[Severity, str]] = {
     "broken-import": ("error", "an @import whose target does not exist"),
-    "suspicious-import": ("warning", "an @import with trailing punctuation whose trimmed form exists"),
+    "suspicious-import": (
+        "warning",
+        "an @import with trailing punctuation whose trimmed form exists",
+    ),
     "import-cycle": ("warning", "imports that lead back to a file already loading"),
     "import-too-deep": ("warning", "an @import past maxImportDepth hops, which never loads"),
     "import-outside-workspace": ("warning", "an @import outside the workspace, skipped"),
-    "budget-overflow": ("warning", "a load that exceeds maxChars, cutting or leaving out this file"),
+    "budget-overflow": (
+        "warning",
+        "a load that exceeds maxChars, cutting or leaving out this file",
+    ),
     "invalid-frontmatter": ("error", "frontmatter that is not valid YAML or has a wrong `paths`"),
     "invalid-glob": ("error", "a `paths` glob that can never match as written"),
     "unmatched-glob": ("warning", "a `paths` glob that matches no file in the workspace"),

@@ -8,7 +8,13 @@ from rich.table import Table
 
 from rulemap.model import Explanation
 
-REASON_STYLE = {"project": "bold", "import": "cyan", "rule": "magenta", "nested": "green", "scoped": "yellow"}
+REASON_STYLE = {
+    "project": "bold",
+    "import": "cyan",
+    "rule": "magenta",
+    "nested": "green",
+    "scoped": "yellow",
+}
 
 
 def print_explanation(explanation: Explanation, console: Console | None = None) -> None:
@@ -23,8 +29,14 @@ def print_explanation(explanation: Explanation, console: Console | None = None) 
     table.add_column("cut")
     for number, f in enumerate(explanation.files, 1):
         indent = "  " * f.depth
-        table.add_row(str(number), escape(indent + f.path), f"[{REASON_STYLE[f.reason]}]{f.reason}[/]",
-                      escape(f.imported_by or ""), f"{f.chars:,}", "[red]cut[/]" if f.cut else "")
+        table.add_row(
+            str(number),
+            escape(indent + f.path),
+            f"[{REASON_STYLE[f.reason]}]{f.reason}[/]",
+            escape(f.imported_by or ""),
+            f"{f.chars:,}",
+            "[red]cut[/]" if f.cut else "",
+        )
     for path in explanation.left_out:
         table.add_row("–", f"[dim]{escape(path)}[/]", "[red]left out[/]", "", "", "")
     console.print(table)
@@ -32,7 +44,9 @@ def print_explanation(explanation: Explanation, console: Console | None = None) 
     if explanation.skipped:
         console.print("skipped:")
         for skip in explanation.skipped:
-            where = f" (imported by {skip.importer}:{(skip.line or 0) + 1})" if skip.importer else ""
+            where = (
+                f" (imported by {skip.importer}:{(skip.line or 0) + 1})" if skip.importer else ""
+            )
             console.print(f"  {skip.path}{where}: {skip.why}", markup=False)
     if explanation.notice:
         console.print(explanation.notice, style="yellow", markup=False)

@@ -19,10 +19,12 @@ def _text(ws: Workspace, findings: list[Finding]) -> str:
     ]
     counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning")}
     files = len(ws.all_documents())
-    summary = (f"{len(findings)} finding{'s' if len(findings) != 1 else ''} "
-               f"({counts['error']} error{'s' if counts['error'] != 1 else ''}, "
-               f"{counts['warning']} warning{'s' if counts['warning'] != 1 else ''}) "
-               f"in {files} instruction file{'s' if files != 1 else ''}")
+    summary = (
+        f"{len(findings)} finding{'s' if len(findings) != 1 else ''} "
+        f"({counts['error']} error{'s' if counts['error'] != 1 else ''}, "
+        f"{counts['warning']} warning{'s' if counts['warning'] != 1 else ''}) "
+        f"in {files} instruction file{'s' if files != 1 else ''}"
+    )
     return "\n".join([*lines, summary]) + "\n"
 
 
@@ -65,33 +67,45 @@ def _sarif(ws: Workspace, findings: list[Finding]) -> str:
     results = []
     for f in findings:
         r = lsp_range(ws, f)
-        results.append({
-            "ruleId": f.code,
-            "ruleIndex": index[f.code],
-            "level": _SARIF_LEVEL[f.severity],
-            "message": {"text": f.message},
-            "locations": [{
-                "physicalLocation": {
-                    "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
-                    "region": {
-                        "startLine": r["start"]["line"] + 1,
-                        "startColumn": r["start"]["character"] + 1,
-                        "endLine": r["end"]["line"] + 1,
-                        "endColumn": r["end"]["character"] + 1,
-                    },
-                }
-            }],
-        })
+        results.append(
+            {
+                "ruleId": f.code,
+                "ruleIndex": index[f.code],
+                "level": _SARIF_LEVEL[f.severity],
+                "message": {"text": f.message},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+                            "region": {
+                                "startLine": r["start"]["line"] + 1,
+                                "startColumn": r["start"]["character"] + 1,
+                                "endLine": r["end"]["line"] + 1,
+                                "endColumn": r["end"]["character"] + 1,
+                            },
+                        }
+                    }
+                ],
+            }
+        )
     sarif = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "rulemap", "version": "0.1.0",
-                                "informationUri": "https://github.com/rulemap/rulemap", "rules": rules}},
-            "columnKind": "utf16CodeUnits",
-            "originalUriBaseIds": {"%SRCROOT%": {"uri": "file://" + ws.root.rstrip("/") + "/"}},
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "rulemap",
+                        "version": "0.1.0",
+                        "informationUri": "https://github.com/rulemap/rulemap",
+                        "rules": rules,
+                    }
+                },
+                "columnKind": "utf16CodeUnits",
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": "file://" + ws.root.rstrip("/") + "/"}},
+                "results": results,
+            }
+        ],
     }
     return json.dumps(sarif, ensure_ascii=False, indent=2) + "\n"
 
@@ -110,9 +124,11 @@ def _escape_property(text: str) -> str:
 def _github(ws: Workspace, findings: list[Finding]) -> str:
     out = []
     for f in findings:
-        props = (f"file={_escape_property(f.path)},line={f.span.start.line + 1},"
-                 f"col={f.span.start.col + 1},endLine={f.span.end.line + 1},"
-                 f"title={_escape_property('rulemap ' + f.code)}")
+        props = (
+            f"file={_escape_property(f.path)},line={f.span.start.line + 1},"
+            f"col={f.span.start.col + 1},endLine={f.span.end.line + 1},"
+            f"title={_escape_property('rulemap ' + f.code)}"
+        )
         out.append(f"::{_GITHUB_LEVEL[f.severity]} {props}::{_escape_data(f.message)}")
     return "\n".join(out) + ("\n" if out else "")
 

@@ -51,36 +51,72 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version="rulemap 0.1.0")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    check = sub.add_parser("check", help="lint every instruction file and rule",
-                           description="Lint every instruction file and rule of the workspace. "
-                           "Exit 0 when there is no error-severity finding, 1 when there is, "
-                           "2 for usage or configuration errors.")
-    check.add_argument("root", nargs="?", help="workspace root (default: nearest ancestor with .git)")
-    check.add_argument("--format", choices=["text", "json", "sarif", "github"], default="text",
-                       help="text (path:line:col: severity code message), json (LSP ranges: "
-                       "0-based, UTF-16), sarif (2.1.0, for code scanning), github (annotations)")
+    check = sub.add_parser(
+        "check",
+        help="lint every instruction file and rule",
+        description="Lint every instruction file and rule of the workspace. "
+        "Exit 0 when there is no error-severity finding, 1 when there is, "
+        "2 for usage or configuration errors.",
+    )
+    check.add_argument(
+        "root", nargs="?", help="workspace root (default: nearest ancestor with .git)"
+    )
+    check.add_argument(
+        "--format",
+        choices=["text", "json", "sarif", "github"],
+        default="text",
+        help="text (path:line:col: severity code message), json (LSP ranges: "
+        "0-based, UTF-16), sarif (2.1.0, for code scanning), github (annotations)",
+    )
 
-    explain = sub.add_parser("explain", help="what an agent working on TARGET loads",
-                             description="Show what an agent working on TARGET loads: every file "
-                             "in prompt order, why, what imported it, its characters and whether "
-                             "the budget cut it. Without TARGET: the start-up load (root to cwd).")
-    explain.add_argument("target", nargs="?", metavar="TARGET", help="a file (relative to the current directory)")
+    explain = sub.add_parser(
+        "explain",
+        help="what an agent working on TARGET loads",
+        description="Show what an agent working on TARGET loads: every file "
+        "in prompt order, why, what imported it, its characters and whether "
+        "the budget cut it. Without TARGET: the start-up load (root to cwd).",
+    )
+    explain.add_argument(
+        "target", nargs="?", metavar="TARGET", help="a file (relative to the current directory)"
+    )
     explain.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
-    explain.add_argument("--cwd", help="the agent's working directory (default: config `cwd`, else the root)")
+    explain.add_argument(
+        "--cwd", help="the agent's working directory (default: config `cwd`, else the root)"
+    )
     explain.add_argument("--profile", help="loading model: cogitator (default) or mastra")
     explain.add_argument("--json", action="store_true", help="machine-readable output")
-    explain.add_argument("--text", action="store_true", help="print the instructions exactly as the agent receives them")
+    explain.add_argument(
+        "--text",
+        action="store_true",
+        help="print the instructions exactly as the agent receives them",
+    )
 
-    graph = sub.add_parser("graph", help="the import/rule graph",
-                           description="Print the graph of instruction files, rules and imports.")
-    graph.add_argument("root", nargs="?", help="workspace root (default: nearest ancestor with .git)")
+    graph = sub.add_parser(
+        "graph",
+        help="the import/rule graph",
+        description="Print the graph of instruction files, rules and imports.",
+    )
+    graph.add_argument(
+        "root", nargs="?", help="workspace root (default: nearest ancestor with .git)"
+    )
     graph.add_argument("--format", choices=["json", "dot", "mermaid"], default="json")
 
-    serve = sub.add_parser("serve", help="run the language server",
-                           description="Run the Rulemap language server (LSP over stdio by default).")
-    serve.add_argument("--stdio", action="store_true", help="use stdio (the default; accepted for clients that pass it)")
-    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead (for debugging)")
-    serve.add_argument("--log-level", default="WARNING", help="server log level on stderr (default WARNING)")
+    serve = sub.add_parser(
+        "serve",
+        help="run the language server",
+        description="Run the Rulemap language server (LSP over stdio by default).",
+    )
+    serve.add_argument(
+        "--stdio",
+        action="store_true",
+        help="use stdio (the default; accepted for clients that pass it)",
+    )
+    serve.add_argument(
+        "--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead (for debugging)"
+    )
+    serve.add_argument(
+        "--log-level", default="WARNING", help="server log level on stderr (default WARNING)"
+    )
     return parser
 
 

@@ -13,8 +13,14 @@ if TYPE_CHECKING:
 
 _STATUS_WHY = {
     ImportStatus.MISSING: ("not found", "broken-import"),
-    ImportStatus.OUTSIDE: ("outside the workspace and not under allowImportsFrom", "import-outside-workspace"),
-    ImportStatus.HOME: ("in the home directory, which is outside the workspace", "import-outside-workspace"),
+    ImportStatus.OUTSIDE: (
+        "outside the workspace and not under allowImportsFrom",
+        "import-outside-workspace",
+    ),
+    ImportStatus.HOME: (
+        "in the home directory, which is outside the workspace",
+        "import-outside-workspace",
+    ),
     ImportStatus.DIRECTORY: ("a directory, not a file", "broken-import"),
 }
 
@@ -42,34 +48,75 @@ class _Load:
             if identity in self.loaded:
                 first = self.loaded[identity]
                 if identity in chain:
-                    self.skipped.append(Skipped(path, f"import cycle: {first} is already loading", "import-cycle", importer, line))
+                    self.skipped.append(
+                        Skipped(
+                            path,
+                            f"import cycle: {first} is already loading",
+                            "import-cycle",
+                            importer,
+                            line,
+                        )
+                    )
                 else:
                     same = "" if first == path else f" as {first}"
-                    self.skipped.append(Skipped(path, f"already loaded{same}", "duplicate-load", importer, line))
+                    self.skipped.append(
+                        Skipped(path, f"already loaded{same}", "duplicate-load", importer, line)
+                    )
                 continue
             doc = ws.document(path)
             if doc.unreadable:
-                self.skipped.append(Skipped(path, f"unreadable: {doc.unreadable}", "unreadable-file", importer, line))
+                self.skipped.append(
+                    Skipped(
+                        path, f"unreadable: {doc.unreadable}", "unreadable-file", importer, line
+                    )
+                )
                 continue
             if doc.rule_skip:
-                self.skipped.append(Skipped(path, f"rule skipped: {doc.rule_skip}", "invalid-frontmatter", importer, line))
+                self.skipped.append(
+                    Skipped(
+                        path,
+                        f"rule skipped: {doc.rule_skip}",
+                        "invalid-frontmatter",
+                        importer,
+                        line,
+                    )
+                )
                 continue
             self.loaded[identity] = path
             self.files.append(
-                LoadedFile(path, why, importer, depth, doc.chars, import_line=line, text=doc.brought)
+                LoadedFile(
+                    path, why, importer, depth, doc.chars, import_line=line, text=doc.brought
+                )
             )
             children = []
             for ref, resolved in ws.imports(path):
                 if resolved.status is not ImportStatus.OK:
                     text, code = _STATUS_WHY[resolved.status]
-                    self.skipped.append(Skipped(resolved.target, text, code, path, ref.span.start.line))
+                    self.skipped.append(
+                        Skipped(resolved.target, text, code, path, ref.span.start.line)
+                    )
                     continue
                 if depth + 1 > max_depth:
                     self.skipped.append(
-                        Skipped(resolved.target, f"import hop {depth + 1} is past maxImportDepth {max_depth}", "import-too-deep", path, ref.span.start.line)
+                        Skipped(
+                            resolved.target,
+                            f"import hop {depth + 1} is past maxImportDepth {max_depth}",
+                            "import-too-deep",
+                            path,
+                            ref.span.start.line,
+                        )
                     )
                     continue
-                children.append((resolved.target, "import", path, depth + 1, ref.span.start.line, (*chain, identity)))
+                children.append(
+                    (
+                        resolved.target,
+                        "import",
+                        path,
+                        depth + 1,
+                        ref.span.start.line,
+                        (*chain, identity),
+                    )
+                )
             stack.extend(reversed(children))  # type: ignore[arg-type]
 
 

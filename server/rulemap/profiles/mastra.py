@@ -25,7 +25,9 @@ class MastraProfile:
         skipped: list[Skipped] = []
         seen: set[str] = set()
         limit = MAX_TOKENS * CHARS_PER_TOKEN
-        directory: str | None = parent_dir(target) if target is not None else ("" if cwd in (".", "") else cwd)
+        directory: str | None = (
+            parent_dir(target) if target is not None else ("" if cwd in (".", "") else cwd)
+        )
         cut_any: list[str] = []
         while directory is not None:
             for name in NAMES:
@@ -40,7 +42,13 @@ class MastraProfile:
                 seen.add(identity)
                 doc = ws.document(key)
                 if doc.unreadable:
-                    skipped.append(Skipped(key, f"unreadable: {doc.unreadable}; the reminder text is injected instead", "unreadable-file"))
+                    skipped.append(
+                        Skipped(
+                            key,
+                            f"unreadable: {doc.unreadable}; the reminder text is injected instead",
+                            "unreadable-file",
+                        )
+                    )
                     continue
                 text = doc.text
                 cut = False
@@ -54,7 +62,9 @@ class MastraProfile:
             directory = None if directory == "" else parent_dir(directory)
         notice = None
         if cut_any:
-            notice = f"[Rulemap (mastra): {', '.join(cut_any)} truncated at about {MAX_TOKENS} tokens.]"
+            notice = (
+                f"[Rulemap (mastra): {', '.join(cut_any)} truncated at about {MAX_TOKENS} tokens.]"
+            )
         return Explanation(
             profile=self.name,
             root=ws.root,

@@ -6,6 +6,8 @@ import os
 import posixpath
 from collections.abc import Iterable, Iterator, Sequence
 
+from typing import Any
+
 import pathspec
 
 from rulemap.readers.base import MAX_FILE_BYTES, ReadError, is_within
@@ -23,7 +25,9 @@ class LocalReader:
 
     def _confined(self, path: str) -> bool:
         real = os.path.realpath(path)
-        return is_within(real, self._real_root) or any(is_within(real, a) for a in self._real_allowed)
+        return is_within(real, self._real_root) or any(
+            is_within(real, a) for a in self._real_allowed
+        )
 
     def exists(self, path: str) -> bool:
         return os.path.exists(path)
@@ -59,7 +63,7 @@ class LocalReader:
 
     def _walk(self) -> Iterator[str]:
         seen_dirs: set[str] = set()
-        stack: list[tuple[str, str, list[tuple[str, pathspec.PathSpec]]]] = [(self.root, "", [])]
+        stack: list[tuple[str, str, list[tuple[str, pathspec.PathSpec[Any]]]]] = [(self.root, "", [])]
         while stack:
             directory, rel_dir, specs = stack.pop()
             real = os.path.realpath(directory)
@@ -89,7 +93,7 @@ class LocalReader:
                     yield rel
 
 
-def _read_gitignore(path: str) -> pathspec.PathSpec | None:
+def _read_gitignore(path: str) -> pathspec.PathSpec[Any] | None:
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             return pathspec.GitIgnoreSpec.from_lines(handle.read().splitlines())
@@ -97,7 +101,7 @@ def _read_gitignore(path: str) -> pathspec.PathSpec | None:
         return None
 
 
-def _ignored(specs: list[tuple[str, pathspec.PathSpec]], rel: str) -> bool:
+def _ignored(specs: list[tuple[str, pathspec.PathSpec[Any]]], rel: str) -> bool:
     for base, spec in specs:
         sub = rel[len(base) + 1 :] if base else rel
         if spec.match_file(sub):

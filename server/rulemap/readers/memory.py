@@ -50,12 +50,17 @@ class MemoryReader:
         return current
 
     def _dirs(self) -> set[str]:
+        key = (len(self.files), len(self.symlinks))
+        cached = getattr(self, "_dirs_cache", None)
+        if cached is not None and cached[0] == key:
+            return cached[1]  # type: ignore[no-any-return]
         dirs: set[str] = set()
         for path in list(self.files) + list(self.symlinks):
             parent = posixpath.dirname(path)
             while parent not in dirs and parent != "/":
                 dirs.add(parent)
                 parent = posixpath.dirname(parent)
+        self._dirs_cache = (key, dirs)
         return dirs
 
     def exists(self, path: str) -> bool:

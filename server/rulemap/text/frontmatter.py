@@ -15,17 +15,18 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from rulemap.model import Frontmatter, Pos, Span
 
 MAX_FRONTMATTER_CHARS = 64 * 1024
+MAX_NESTING = 64
 _CLOSE = re.compile(r"^(---|\.\.\.)[ \t]*$")
 
 
 class _BoundedLoader(yaml.SafeLoader):
-    def compose_node(self, parent: Node | None, index: object) -> Node | None:  # type: ignore[override]
+    def compose_node(self, parent: Node | None, index: int) -> Node | None:
         if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
+            event = self.peek_event()  # type: ignore[no-untyped-call]
             raise yaml.composer.ComposerError(
                 None, None, "YAML aliases are not allowed in frontmatter", event.start_mark
             )
-        return super().compose_node(parent, index)  # type: ignore[no-any-return]
+        return super().compose_node(parent, index)
 
 
 def frontmatter_end(lines: list[str]) -> int | None:
@@ -50,6 +51,10 @@ def parse_frontmatter(lines: list[str], starts: list[int]) -> Frontmatter:
         result.error = f"frontmatter is larger than {MAX_FRONTMATTER_CHARS // 1024} KiB"
         result.error_span = Span.at(0, 0, 3)
         return result
+    if _max_bracket_depth(source) > MAX_NESTING:
+        result.error = f"frontmatter is nested more than {MAX_NESTING} levels deep"
+        result.error_span = Span.at(0, 0, 3)
+        return result
     loader = _BoundedLoader(source)
     try:
         node = loader.get_single_node()
@@ -63,8 +68,10 @@ def parse_frontmatter(lines: list[str], starts: list[int]) -> Frontmatter:
         result.error_span = Span(Pos(line, col), Pos(line, max(col + 1, len(lines[line]))))
         return result
     except (yaml.YAMLError, RecursionError, ValueError) as exc:
-        result.error = f"invalid YAML: {exc}" if not isinstance(exc, RecursionError) else (
-            "frontmatter is nested too deeply"
+        result.error = (
+            f"invalid YAML: {exc}"
+            if not isinstance(exc, RecursionError)
+            else ("frontmatter is nested too deeply")
         )
         result.error_span = Span.at(0, 0, 3)
         return result
@@ -88,6 +95,18 @@ def parse_frontmatter(lines: list[str], starts: list[int]) -> Frontmatter:
     return result
 
 
+def _max_bracket_depth(source: str) -> int:
+    """Flow-collection nesting depth (quotes ignored: an over-estimate is harmless here)."""
+    depth = deepest = 0
+    for ch in source:
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+    return deepest
+
+
 def _node_span(node: Node) -> Span:
     start = node.start_mark
     end = node.end_mark
@@ -99,7 +118,7 @@ def _yaml_message(exc: yaml.MarkedYAMLError) -> str:
     if "found character '*'" in problem or "expected alphabetic or numeric" in problem:
         return (
             f"invalid YAML: {problem} (a glob that starts with `*` must be quoted, "
-            "e.g. `- \"**/*.ts\"`)"
+            'e.g. `- "**/*.ts"`)'
         )
     if "aliases are not allowed" in problem:
         return problem

@@ -19,9 +19,7 @@ _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
 # `@` then a path up to the next unescaped whitespace; `\ ` is an escaped space.
 _IMPORT = re.compile(r"@((?:\\ |[^\s])+)")
-_DIRECTIVE = re.compile(
-    r"rulemap-disable(-next-line)?\b((?:[\s,]+[A-Za-z][\w-]*)*)", re.IGNORECASE
-)
+_DIRECTIVE = re.compile(r"rulemap-disable(-next-line)?\b((?:[\s,]+[A-Za-z][\w-]*)*)", re.IGNORECASE)
 
 
 @dataclass
@@ -91,9 +89,7 @@ def scan(text: str, first_line: int = 0) -> Scan:
     return result
 
 
-def _scan_prose(
-    text: str, result: Scan, block: list[int], comments: list[tuple[int, str]]
-) -> None:
+def _scan_prose(text: str, result: Scan, block: list[int], comments: list[tuple[int, str]]) -> None:
     """Find code spans, inline comments and imports in one paragraph."""
     first, last = block[0], block[-1]
     start = result.starts[first]

@@ -1,0 +1,52 @@
+# Rulemap — every entry point a newcomer needs.
+#   make demo     set up, then run Rulemap on the bundled example workspace
+#   make test     set up, then run every test (lint, types, unit, conformance, corpus, LSP,
+#                 Neovim, VS Code extension unit + end-to-end)
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+DEMO   := examples/demo
+
+.PHONY: setup demo test test-python test-vscode lint bench package clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+setup: $(VENV)/.installed
+
+demo: setup
+	@echo "== rulemap check $(DEMO)"
+	-$(PY) -m rulemap check $(DEMO)
+	@echo
+	@echo "== rulemap explain $(DEMO)/packages/web/src/components/Button.tsx"
+	$(PY) -m rulemap explain $(DEMO)/packages/web/src/components/Button.tsx --root $(DEMO)
+	@echo
+	@echo "== rulemap graph $(DEMO) --format mermaid"
+	$(PY) -m rulemap graph $(DEMO) --format mermaid
+
+lint: setup
+	$(PY) -m ruff check server tests benchmarks
+	$(PY) -m mypy
+
+test-python: setup lint
+	$(PY) -m pytest -q
+
+test-vscode: setup
+	bash client-vscode/scripts/setup-e2e.sh
+	cd client-vscode && npm ci --no-audit --no-fund && npm run build && npm run test:unit
+	cd client-vscode && RULEMAP_PYTHON=$(abspath $(PY)) npm run test:e2e
+
+test: test-python test-vscode
+
+bench: setup
+	$(PY) benchmarks/bench_check.py
+	$(PY) benchmarks/bench_update.py
+
+package:
+	cd client-vscode && npm ci --no-audit --no-fund && npm run package
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache client-vscode/node_modules client-vscode/dist

@@ -1,0 +1,542 @@
+#!/usr/bin/env node
+// End-to-end test of the Rulemap extension in a real VS Code (code-server 4.100.3 = VS Code
+// 1.100.3), driven by playwright-core and Debian's Chromium. See
+// ../shared/reference/vscode-e2e.md for the recipe. Run with `npm run test:e2e`;
+// install prerequisites with `scripts/setup-e2e.sh`.
+//
+// Environment:
+//   RULEMAP_PYTHON              Python that has `rulemap` installed (default: <repo>/.venv/bin/python)
+//   RULEMAP_SERVER_COMMAND      JSON array overriding the whole server command (development only)
+//   RULEMAP_CODE_SERVER_PREFIX  where install-code-server.sh put code-server
+//   CHROMIUM                    browser executable (default /usr/bin/chromium)
+//   RULEMAP_E2E_SKIP_PACKAGE=1  reuse client-vscode/rulemap.vsix instead of packaging
+//   RULEMAP_E2E_KEEP=1          keep the temp directory
+
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const CLIENT = resolve(HERE, '..');
+const REPO = resolve(CLIENT, '..');
+const OUT = join(HERE, 'out');
+const VSIX = join(CLIENT, 'rulemap.vsix');
+const PREFIX = process.env.RULEMAP_CODE_SERVER_PREFIX || join(homedir(), '.cache/rulemap-e2e/code-server');
+const ENTRY = join(PREFIX, 'node_modules/code-server/out/node/entry.js');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const PYTHON = process.env.RULEMAP_PYTHON || join(REPO, '.venv/bin/python');
+const SERVER_COMMAND = process.env.RULEMAP_SERVER_COMMAND
+  ? JSON.parse(process.env.RULEMAP_SERVER_COMMAND)
+  : [PYTHON, '-m', 'rulemap', 'serve'];
+const T0 = Date.now();
+
+const results = [];
+let shotNo = 0;
+
+function log(msg) {
+  console.log(`[e2e ${((Date.now() - T0) / 1000).toFixed(1).padStart(5)}s] ${msg}`);
+}
+
+async function shot(page, name) {
+  if (!page) return;
+  const file = join(OUT, `${String(++shotNo).padStart(2, '0')}-${name}.png`);
+  try {
+    await page.screenshot({ path: file });
+    log(`screenshot ${file}`);
+  } catch (e) {
+    log(`screenshot failed: ${e.message}`);
+  }
+}
+
+/** Run one check; a failure is recorded (with a screenshot) and the run goes on. */
+async function step(name, page, fn) {
+  const t = Date.now();
+  try {
+    await fn();
+    results.push({ name, ok: true });
+    log(`PASS ${name} (${((Date.now() - t) / 1000).toFixed(1)}s)`);
+  } catch (e) {
+    results.push({ name, ok: false, error: e });
+    log(`FAIL ${name}: ${e && e.stack ? e.stack : e}`);
+    await shot(page, `FAIL-${name.replace(/[^a-z0-9]+/gi, '-')}`);
+  }
+}
+
+function assert(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+
+async function until(what, fn, timeoutMs = 20000, intervalMs = 250) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last.message}` : ''}`);
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+    s.on('error', rej);
+  });
+}
+
+function write(root, rel, text) {
+  const p = join(root, rel);
+  mkdirSync(dirname(p), { recursive: true });
+  writeFileSync(p, text);
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixture
+
+const BROKEN_LINE = 'Before changing anything, read @docs/missing.md first.';
+const FIXED_LINE = 'Before changing anything, read @docs/guide.md first.';
+
+function makeWorkspace(root) {
+  write(root, 'AGENTS.md', `# Project instructions\n\nUse TypeScript strict mode.\n${BROKEN_LINE}\n`);
+  write(root, 'docs/guide.md', '# Guide\n\nKeep functions small.\n');
+  write(root, '.claude/rules/api.md', '---\npaths: ["src/api/**/*.ts"]\n---\n# API rules\n\nValidate every request body.\n');
+  write(root, 'src/api/handler.ts', 'export function handle(): string {\n  return "ok";\n}\n');
+  write(root, 'src/util.ts', 'export const answer = 42;\n');
+  // a git repo marker so the workspace root is unambiguous
+  mkdirSync(join(root, '.git'), { recursive: true });
+  return root;
+}
+
+function userSettings(extra = {}) {
+  return {
+    'workbench.startupEditor': 'none',
+    'files.autoSave': 'off',
+    'files.hotExit': 'off',
+    'telemetry.telemetryLevel': 'off',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'update.mode': 'none',
+    'workbench.enableExperiments': false,
+    'window.restoreWindows': 'none',
+    'workbench.tips.enabled': false,
+    'chat.disableAIFeatures': true,
+    'security.workspace.trust.startupPrompt': 'always',
+    'rulemap.server.command': SERVER_COMMAND,
+    ...extra,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// code-server and the browser
+
+async function startCodeServer({ tmp, name, workspace, trust, settings }) {
+  const ud = join(tmp, `${name}-user-data`);
+  const exts = join(tmp, 'extensions');
+  const xdg = join(tmp, `${name}-xdg`);
+  mkdirSync(join(ud, 'User'), { recursive: true });
+  mkdirSync(join(xdg, 'config'), { recursive: true });
+  mkdirSync(join(xdg, 'data'), { recursive: true });
+  writeFileSync(join(ud, 'User/settings.json'), JSON.stringify(settings, null, 2));
+  const env = {
+    ...process.env,
+    XDG_CONFIG_HOME: join(xdg, 'config'),
+    XDG_DATA_HOME: join(xdg, 'data'),
+    XDG_CACHE_HOME: join(xdg, 'cache'),
+  };
+  delete env.VSCODE_IPC_HOOK_CLI;
+  if (!existsSync(join(exts, 'extensions.json')) || !readdirSync(exts).some((d) => d.startsWith('rulemap.rulemap-'))) {
+    log('installing the vsix into code-server');
+    const r = spawnSync(process.execPath, [ENTRY, '--user-data-dir', ud, '--extensions-dir', exts, '--force', '--install-extension', VSIX], {
+      env,
+      encoding: 'utf8',
+      timeout: 120000,
+    });
+    assert(r.status === 0, `installing the vsix failed: ${r.stdout}\n${r.stderr}`);
+    assert(/successfully installed/i.test(r.stdout + r.stderr), `unexpected install output: ${r.stdout}${r.stderr}`);
+  }
+  const port = await freePort();
+  const args = [
+    ENTRY,
+    '--auth', 'none',
+    '--bind-addr', `127.0.0.1:${port}`,
+    '--user-data-dir', ud,
+    '--extensions-dir', exts,
+    '--disable-telemetry',
+    '--disable-update-check',
+    ...(trust ? ['--disable-workspace-trust'] : []),
+    workspace,
+  ];
+  const logFile = join(OUT, `code-server-${name}.log`);
+  const proc = spawn(process.execPath, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  proc.stdout.on('data', (d) => (output += d));
+  proc.stderr.on('data', (d) => (output += d));
+  const stop = async () => {
+    writeFileSync(logFile, output);
+    if (proc.exitCode !== null) return;
+    try {
+      process.kill(-proc.pid, 'SIGTERM');
+    } catch {
+      /* gone */
+    }
+    await Promise.race([new Promise((r) => proc.once('exit', r)), new Promise((r) => setTimeout(r, 5000))]);
+    try {
+      process.kill(-proc.pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  };
+  await until(
+    'code-server /healthz',
+    async () => {
+      if (proc.exitCode !== null) throw new Error(`code-server exited (${proc.exitCode}):\n${output}`);
+      const r = await fetch(`http://127.0.0.1:${port}/healthz`);
+      return r.ok;
+    },
+    60000,
+    300,
+  );
+  log(`code-server (${name}) listening on ${port}`);
+  return { port, stop, ud };
+}
+
+async function openBrowser(tmp, name) {
+  const ctx = await chromium.launchPersistentContext(mkdtempSync(join(tmp, `${name}-chromium-`)), {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1400, height: 900 },
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  const page = ctx.pages()[0] ?? (await ctx.newPage());
+  page.setDefaultTimeout(20000);
+  return { ctx, page };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workbench helpers
+
+async function quickOpen(page, fileName) {
+  await page.locator('.monaco-workbench').click({ position: { x: 700, y: 450 } }).catch(() => {});
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(fileName);
+  const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first();
+  await until(`a Quick Open row for ${fileName}`, async () => ((await row.getAttribute('aria-label')) ?? '').includes(fileName.split('/').pop()));
+  await page.keyboard.press('Enter');
+  await page.locator(`.tabs-container .tab[aria-label*="${fileName.split('/').pop()}"]`).first().waitFor({ state: 'visible' });
+  await page.locator('.monaco-editor .view-lines').first().waitFor({ state: 'visible' });
+}
+
+async function runCommand(page, title) {
+  await page.keyboard.press('Control+Shift+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`>${title}`);
+  const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first();
+  await until(`command "${title}" in the palette`, async () => ((await row.getAttribute('aria-label')) ?? '').includes(title));
+  await page.keyboard.press('Enter');
+}
+
+async function showContainer(page, title) {
+  const item = page.locator(`.activitybar li.action-item:has(a.action-label[aria-label^="${title}"])`).first();
+  await item.waitFor({ state: 'visible' });
+  const checked = ((await item.getAttribute('class')) ?? '').includes('checked');
+  if (!checked) await item.locator('a.action-label').click();
+}
+
+async function viewRows(page, viewName) {
+  return page
+    .locator(`[id="workbench.view.extension.rulemap"] .monaco-list[aria-label="${viewName}"] .monaco-list-row`)
+    .evaluateAll((rows) =>
+      rows.map((r) => ({
+        label: r.querySelector('.label-name')?.textContent ?? '',
+        description: r.querySelector('.label-description')?.textContent ?? '',
+        level: Number(r.getAttribute('aria-level') ?? '0'),
+        aria: r.getAttribute('aria-label') ?? '',
+      })),
+    );
+}
+
+async function problemsLabel(page) {
+  return (await page.locator('[id="status.problems"]').getAttribute('aria-label')) ?? '';
+}
+
+async function rulemapStatusText(page) {
+  const items = await page.locator('.statusbar-item').evaluateAll((els) =>
+    els.map((e) => (e.textContent ?? '').trim()).filter((t) => t.startsWith('Rulemap')),
+  );
+  return items[0] ?? '';
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function trustedRun(tmp) {
+  const ws = makeWorkspace(join(tmp, 'fixture'));
+  const cs = await startCodeServer({ tmp, name: 'trusted', workspace: ws, trust: true, settings: userSettings() });
+  const { ctx, page } = await openBrowser(tmp, 'trusted');
+  try {
+    await page.goto(`http://127.0.0.1:${cs.port}/?folder=${encodeURIComponent(ws)}`);
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60000 });
+    await page.locator('.explorer-folders-view .monaco-list-row').first().waitFor({ state: 'visible', timeout: 30000 });
+    await shot(page, 'workbench');
+
+    await step('broken import shows a diagnostic', page, async () => {
+      await quickOpen(page, 'AGENTS.md');
+      await until('a squiggle under the broken import', () => page.locator('.monaco-editor .squiggly-error, .monaco-editor .squiggly-warning').count(), 45000);
+      const label = await until('the problem count', async () => {
+        const l = await problemsLabel(page);
+        return /Errors: [1-9]|Warnings: [1-9]/.test(l) && l;
+      });
+      await page.keyboard.press('Control+Shift+M');
+      const row = page.locator('.markers-panel .monaco-list-row', { hasText: 'missing.md' }).first();
+      await row.waitFor({ state: 'visible' });
+      const text = await row.textContent();
+      log(`problems: ${label} — ${text}`);
+      await shot(page, 'broken-import-diagnostic');
+    });
+
+    await step('fixing the import in the editor clears the diagnostic', page, async () => {
+      const editor = page.locator('.monaco-editor .view-lines').first();
+      await editor.click();
+      // Go to the line of the broken import and retype it (unsaved: the server sees the buffer)
+      await page.keyboard.press('Control+G');
+      await page.locator('.quick-input-widget input').waitFor({ state: 'visible' });
+      await page.keyboard.type('4');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('End');
+      await page.keyboard.press('Shift+Home');
+      await page.keyboard.type(FIXED_LINE);
+      await page.locator('.tabs-container .tab.dirty[aria-label*="AGENTS.md"]').waitFor({ state: 'visible' });
+      await until('the squiggle to disappear', async () => (await page.locator('.monaco-editor .squiggly-error, .monaco-editor .squiggly-warning').count()) === 0, 30000);
+      await until('no problems', async () => /Errors: 0, Warnings: 0/.test(await problemsLabel(page)), 30000);
+      const onDisk = readFileSync(join(ws, 'AGENTS.md'), 'utf8');
+      assert(onDisk.includes('missing.md'), 'the file on disk changed (auto save?)');
+      await shot(page, 'fixed-import');
+      await page.keyboard.press('Control+Shift+M'); // close the panel again
+    });
+
+    await step('Effective Instructions tree for src/api/handler.ts', page, async () => {
+      await quickOpen(page, 'src/api/handler.ts');
+      await showContainer(page, 'Rulemap');
+      const rows = await until(
+        'the Effective Instructions rows',
+        async () => {
+          const r = await viewRows(page, 'Effective Instructions');
+          return r.some((x) => x.label === '.claude/rules/api.md') && r;
+        },
+        30000,
+      );
+      log(`tree rows: ${JSON.stringify(rows.map((r) => [r.label, r.description, r.level]))}`);
+      const labels = rows.map((r) => r.label);
+      assert(labels[0] === 'AGENTS.md', `first row should be AGENTS.md: ${labels}`);
+      assert(rows[0].description.startsWith('project'), `AGENTS.md should be "project": ${rows[0].description}`);
+      const iGuide = labels.indexOf('docs/guide.md');
+      const iRule = labels.indexOf('.claude/rules/api.md');
+      assert(iGuide === 1, `the fixed import docs/guide.md should come right after AGENTS.md: ${labels}`);
+      assert(rows[iGuide].level === rows[0].level + 1, 'the import should be nested under AGENTS.md');
+      assert(rows[iGuide].description.startsWith('import'), `docs/guide.md should be "import": ${rows[iGuide].description}`);
+      assert(iRule > iGuide, `the scoped rule should come after AGENTS.md and its import: ${labels}`);
+      assert(rows[iRule].level === rows[0].level, 'the scoped rule is a top-level row');
+      assert(rows[iRule].description.startsWith('scoped'), `api.md should be "scoped": ${rows[iRule].description}`);
+      assert(!labels.includes('docs/missing.md'), 'the unsaved fix should be used, not the file on disk');
+      const desc = await page
+        .locator('[id="workbench.view.extension.rulemap"] .pane-header:has-text("Effective Instructions") .description')
+        .first()
+        .textContent();
+      assert(/^\d+(\.\d)?k?\/32k$/.test((desc ?? '').trim()), `view description should be the budget: "${desc}"`);
+      const files = await until('Instruction Files rows', async () => {
+        const r = await viewRows(page, 'Instruction Files');
+        return r.length >= 2 && r;
+      });
+      log(`instruction files: ${JSON.stringify(files.map((r) => [r.label, r.description]))}`);
+      const rule = files.find((f) => f.label === '.claude/rules/api.md');
+      assert(rule && /matches 1 file/.test(rule.description), `api.md should match 1 file: ${JSON.stringify(rule)}`);
+      await shot(page, 'effective-instructions');
+    });
+
+    await step('status bar shows the budget', page, async () => {
+      const text = await until('the Rulemap status bar item', async () => {
+        const t = await rulemapStatusText(page);
+        return /^Rulemap \d+(\.\d)?k?\/32k$/.test(t) && t;
+      });
+      log(`status bar: ${text}`);
+      await shot(page, 'status-bar');
+    });
+
+    await step('explorer badge and tooltip on handler.ts', page, async () => {
+      await showContainer(page, 'Explorer');
+      const row = page.locator('.explorer-folders-view .monaco-list-row[aria-label*="handler.ts"]').first();
+      await row.waitFor({ state: 'visible' });
+      const badge = await until('the R badge', async () =>
+        row.evaluate((r) => {
+          for (const el of r.querySelectorAll('*')) {
+            const c = getComputedStyle(el, '::after').content;
+            if (c && c !== 'none' && c !== 'normal' && /R/.test(c)) return c;
+          }
+          return '';
+        }),
+      );
+      assert(/"R\d?"/.test(badge), `badge should be "R": ${badge}`);
+      const util = page.locator('.explorer-folders-view .monaco-list-row[aria-label*="util.ts"]').first();
+      if (await util.count()) {
+        const other = await util.evaluate((r) =>
+          [...r.querySelectorAll('*')].map((el) => getComputedStyle(el, '::after').content).filter((c) => /"R/.test(c)),
+        );
+        assert(other.length === 0, `util.ts should have no badge: ${other}`);
+      }
+      await row.hover();
+      const hover = page.locator('.workbench-hover, .monaco-hover').filter({ hasText: 'api.md' }).first();
+      await hover.waitFor({ state: 'visible', timeout: 15000 });
+      const tip = await hover.textContent();
+      assert(tip.includes('.claude/rules/api.md'), `tooltip should name the rule: ${tip}`);
+      log(`tooltip: ${tip}`);
+      await shot(page, 'explorer-badge-tooltip');
+      await page.mouse.move(700, 450);
+    });
+
+    await step('hover on a source file shows its instructions', page, async () => {
+      await quickOpen(page, 'src/api/handler.ts');
+      const token = page.locator('.monaco-editor .view-line').first().locator('span span').first();
+      await token.hover();
+      const hover = page.locator('.monaco-editor .monaco-hover').filter({ hasText: 'AGENTS.md' }).first();
+      try {
+        await hover.waitFor({ state: 'visible', timeout: 8000 });
+      } catch {
+        await page.locator('.monaco-editor .view-lines').first().click({ position: { x: 5, y: 5 } });
+        await page.keyboard.press('Control+Home');
+        await runCommand(page, 'Show or Focus Hover');
+        await hover.waitFor({ state: 'visible', timeout: 15000 });
+      }
+      const text = await hover.textContent();
+      assert(text.includes('api.md'), `hover should list the scoped rule: ${text}`);
+      await shot(page, 'source-file-hover');
+      await page.keyboard.press('Escape');
+    });
+
+    await step('Show Effective Instructions opens the text the agent receives', page, async () => {
+      await runCommand(page, 'Rulemap: Show Effective Instructions');
+      const tab = page.locator('.tabs-container .tab[aria-label*="effective instructions"]').first();
+      await tab.waitFor({ state: 'visible' });
+      await until('the instructions text', async () => {
+        const t = await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().textContent();
+        return t.includes('Validate every request body.') && t.includes('Use TypeScript strict mode.');
+      });
+      await shot(page, 'show-effective-instructions');
+    });
+  } finally {
+    await ctx.close().catch(() => {});
+    await cs.stop();
+  }
+}
+
+async function restrictedRun(tmp) {
+  const ws = makeWorkspace(join(tmp, 'untrusted'));
+  const marker = join(tmp, 'BOGUS-SERVER-RAN');
+  const bogus = write(tmp, 'bogus-python', `#!/bin/sh\necho "$@" >> '${marker}'\nsleep 30\n`);
+  chmodSync(bogus, 0o755);
+  write(ws, '.vscode/settings.json', JSON.stringify({ 'rulemap.server.command': [bogus, '-m', 'rulemap', 'serve'] }, null, 2));
+  const cs = await startCodeServer({ tmp, name: 'restricted', workspace: ws, trust: false, settings: userSettings() });
+  const { ctx, page } = await openBrowser(tmp, 'restricted');
+  try {
+    await page.goto(`http://127.0.0.1:${cs.port}/?folder=${encodeURIComponent(ws)}`);
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60000 });
+
+    await step('Restricted Mode: the workspace server command is never run', page, async () => {
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ state: 'visible', timeout: 30000 });
+      await shot(page, 'restricted-trust-dialog');
+      await dialog.locator('a.monaco-button, .monaco-button', { hasText: "No, I don't trust the authors" }).first().click();
+      await dialog.waitFor({ state: 'hidden' });
+      await page.locator('.explorer-folders-view .monaco-list-row').first().waitFor({ state: 'visible', timeout: 30000 });
+      await quickOpen(page, 'src/api/handler.ts');
+      // The extension still works with the user-level command: the status bar fills in.
+      const text = await until('the Rulemap status bar item', async () => {
+        const t = await rulemapStatusText(page);
+        return /^Rulemap \d+(\.\d)?k?\/32k$/.test(t) && t;
+      }, 45000);
+      log(`restricted status bar: ${text}`);
+      const restricted = await page.locator('.statusbar-item', { hasText: 'Restricted Mode' }).count();
+      assert(restricted > 0, 'the Restricted Mode indicator should be visible');
+      await new Promise((r) => setTimeout(r, 3000));
+      assert(!existsSync(marker), `the bogus workspace server command ran: ${existsSync(marker) ? readFileSync(marker, 'utf8') : ''}`);
+      await shot(page, 'restricted-mode');
+    });
+  } finally {
+    await ctx.close().catch(() => {});
+    await cs.stop();
+  }
+  // checked once more after shutdown
+  await step('Restricted Mode: no marker after shutdown', null, async () => {
+    assert(!existsSync(marker), 'the bogus workspace server command ran');
+  });
+}
+
+async function main() {
+  rmSync(OUT, { recursive: true, force: true });
+  mkdirSync(OUT, { recursive: true });
+  const tmp = mkdtempSync(join(tmpdir(), 'rulemap-e2e-'));
+  log(`temp dir ${tmp}`);
+  const guard = setTimeout(() => {
+    console.error('e2e: overall timeout (15 min)');
+    process.exit(2);
+  }, 15 * 60 * 1000);
+  try {
+    await step('prerequisites', null, async () => {
+      assert(existsSync(ENTRY), `code-server not found at ${ENTRY}: run client-vscode/scripts/setup-e2e.sh`);
+      assert(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: run client-vscode/scripts/setup-e2e.sh`);
+      if (!process.env.RULEMAP_SERVER_COMMAND) {
+        const r = spawnSync(PYTHON, ['-m', 'rulemap', 'serve', '--help'], { encoding: 'utf8' });
+        assert(r.status === 0, `${PYTHON} -m rulemap serve --help failed (set RULEMAP_PYTHON): ${r.stderr}`);
+      }
+    });
+    if (results.some((r) => !r.ok)) return;
+    await step('package the vsix', null, async () => {
+      if (process.env.RULEMAP_E2E_SKIP_PACKAGE && existsSync(VSIX)) return;
+      const r = spawnSync('npm', ['run', '--silent', 'package'], { cwd: CLIENT, encoding: 'utf8' });
+      assert(r.status === 0, `npm run package failed:\n${r.stdout}\n${r.stderr}`);
+      assert(existsSync(VSIX), 'rulemap.vsix was not produced');
+    });
+    if (results.some((r) => !r.ok)) return;
+    await trustedRun(tmp);
+    await restrictedRun(tmp);
+  } catch (e) {
+    results.push({ name: 'harness', ok: false, error: e });
+    log(`FAIL harness: ${e && e.stack ? e.stack : e}`);
+  } finally {
+    clearTimeout(guard);
+    if (!process.env.RULEMAP_E2E_KEEP) rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+await main();
+const passed = results.filter((r) => r.ok).length;
+const failed = results.length - passed;
+console.log('');
+for (const r of results) console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name}${r.ok ? '' : ` — ${r.error?.message ?? r.error}`}`);
+console.log(`e2e took ${((Date.now() - T0) / 1000).toFixed(0)} s; screenshots in ${OUT}`);
+console.log(`e2e: ${passed} passed, ${failed} failed`);
+process.exit(failed === 0 && passed > 0 ? 0 : 1);

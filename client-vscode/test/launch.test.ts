@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import {
+  asCommand,
+  cleanServerConfig,
+  interpretModuleCheck,
+  looksLikeMissingModule,
+  pipInstallCommand,
+  resolveLaunch,
+  shellQuote,
+  venvPython,
+} from '../src/launch';
+
+const DEFAULT = { defaultValue: [] };
+
+describe('resolveLaunch', () => {
+  it('uses the workspace command in a trusted workspace', () => {
+    const plan = resolveLaunch({
+      setting: { ...DEFAULT, workspaceValue: ['/ws/.venv/bin/python', '-m', 'rulemap', 'serve'], globalValue: ['other'] },
+      trusted: true,
+    });
+    expect(plan.candidates).toEqual([
+      { command: '/ws/.venv/bin/python', args: ['-m', 'rulemap', 'serve'], source: 'workspace-setting' },
+    ]);
+    expect(plan.notes).toEqual([]);
+  });
+
+  it('never uses a workspace or folder command in Restricted Mode', () => {
+    const plan = resolveLaunch({
+      setting: { ...DEFAULT, workspaceValue: ['/bin/sh', '-c', 'touch /tmp/pwned'], workspaceFolderValue: ['evil'] },
+      trusted: false,
+    });
+    const lines = plan.candidates.map((c) => [c.command, ...c.args].join(' '));
+    expect(lines.some((l) => l.includes('pwned') || l.includes('evil'))).toBe(false);
+    expect(plan.candidates.at(-1)).toMatchObject({ command: 'python3', args: ['-m', 'rulemap', 'serve'], source: 'default-python' });
+    expect(plan.notes.join('\n')).toMatch(/Restricted Mode: ignoring rulemap.server.command/);
+  });
+
+  it('uses the user command in Restricted Mode', () => {
+    const plan = resolveLaunch({
+      setting: { ...DEFAULT, globalValue: ['/usr/bin/rulemap', 'serve'], workspaceValue: ['evil'] },
+      trusted: false,
+    });
+    expect(plan.candidates).toEqual([{ command: '/usr/bin/rulemap', args: ['serve'], source: 'user-setting' }]);
+  });
+
+  it('prefers the folder value over the workspace value when trusted', () => {
+    const plan = resolveLaunch({
+      setting: { ...DEFAULT, workspaceValue: ['a'], workspaceFolderValue: ['b', 'serve'] },
+      trusted: true,
+    });
+    expect(plan.candidates[0].command).toBe('b');
+  });
+
+  it('falls back to the Python extension, then the managed venv, then python3', () => {
+    const plan = resolveLaunch({
+      setting: DEFAULT,
+      trusted: true,
+      pythonExtensionInterpreter: '/ws/.venv/bin/python',
+      managedVenvPython: '/storage/venv/bin/python',
+      platform: 'linux',
+    });
+    expect(plan.candidates.map((c) => [c.source, c.python])).toEqual([
+      ['python-extension', '/ws/.venv/bin/python'],
+      ['managed-venv', '/storage/venv/bin/python'],
+      ['default-python', 'python3'],
+    ]);
+    expect(plan.candidates.every((c) => c.args.join(' ') === '-m rulemap serve')).toBe(true);
+  });
+
+  it("ignores the Python extension's interpreter in Restricted Mode", () => {
+    const plan = resolveLaunch({ setting: DEFAULT, trusted: false, pythonExtensionInterpreter: '/ws/evil/python' });
+    expect(plan.candidates.map((c) => c.command)).toEqual(['python3']);
+    expect(plan.notes.length).toBe(1);
+  });
+
+  it('ignores empty or malformed command settings', () => {
+    for (const bad of [[], [''], 'python -m rulemap serve', [1, 2], null, {}]) {
+      const plan = resolveLaunch({ setting: { ...DEFAULT, globalValue: bad }, trusted: true, platform: 'linux' });
+      expect(plan.candidates.map((c) => c.source)).toEqual(['default-python']);
+    }
+  });
+
+  it('uses python on Windows and removes duplicate candidates', () => {
+    const plan = resolveLaunch({ setting: undefined, trusted: true, pythonExtensionInterpreter: 'python', platform: 'win32' });
+    expect(plan.candidates.map((c) => c.command)).toEqual(['python']);
+  });
+});
+
+describe('helpers', () => {
+  it('asCommand validates arrays of strings', () => {
+    expect(asCommand(['a', 'b'])).toEqual(['a', 'b']);
+    expect(asCommand(['a', ''])).toBeUndefined();
+    expect(asCommand(undefined)).toBeUndefined();
+  });
+
+  it('builds an exact, quoted pip command', () => {
+    expect(pipInstallCommand('/usr/bin/python3', 'linux')).toBe('/usr/bin/python3 -m pip install rulemap');
+    expect(pipInstallCommand('/home/me/My Env/bin/python', 'linux')).toBe("'/home/me/My Env/bin/python' -m pip install rulemap");
+    expect(pipInstallCommand('C:\\Program Files\\Python\\python.exe', 'win32')).toBe(
+      '"C:\\Program Files\\Python\\python.exe" -m pip install rulemap',
+    );
+    expect(shellQuote("it's", 'linux')).toBe(`'it'\\''s'`);
+  });
+
+  it('knows where a venv keeps its interpreter', () => {
+    expect(venvPython('/s/venv', 'linux')).toBe('/s/venv/bin/python');
+    expect(venvPython('C:\\s\\venv', 'win32')).toBe('C:\\s\\venv\\Scripts\\python.exe');
+  });
+
+  it('interprets the module check', () => {
+    expect(interpretModuleCheck({ exitCode: 0 })).toBe('ok');
+    expect(interpretModuleCheck({ exitCode: 3 })).toBe('missing-module');
+    expect(interpretModuleCheck({ exitCode: null, errorCode: 'ENOENT' })).toBe('no-python');
+    expect(interpretModuleCheck({ exitCode: 1 })).toBe('error');
+    expect(interpretModuleCheck({ exitCode: null, errorCode: 'ETIMEDOUT' })).toBe('error');
+  });
+
+  it('recognises a missing module in stderr', () => {
+    expect(looksLikeMissingModule("/usr/bin/python3: No module named rulemap")).toBe(true);
+    expect(looksLikeMissingModule("ModuleNotFoundError: No module named 'rulemap'")).toBe(true);
+    expect(looksLikeMissingModule('Traceback: KeyError')).toBe(false);
+  });
+
+  it('strips nulls and client-only settings before they reach the server', () => {
+    expect(
+      cleanServerConfig({
+        profile: 'cogitator',
+        hover: { sourceFiles: 'firstLine' },
+        maxChars: null,
+        files: null,
+        ignore: ['dist/**'],
+        severity: { 'duplicate-load': 'off', x: null },
+        diagnostics: { debounceMs: 150 },
+        server: { command: ['/bin/sh', '-c', 'x'] },
+      }),
+    ).toEqual({
+      profile: 'cogitator',
+      hover: { sourceFiles: 'firstLine' },
+      ignore: ['dist/**'],
+      severity: { 'duplicate-load': 'off' },
+      diagnostics: { debounceMs: 150 },
+    });
+  });
+});

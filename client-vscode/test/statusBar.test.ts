@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { isOverBudget, RulemapStatusBar, statusModel } from '../src/statusBar';
+import { file, result } from './fixtures';
+import { MockStatusBarItem, ThemeColor } from './vscode-mock';
+
+describe('statusModel', () => {
+  it('shows the budget use of the active file', () => {
+    const m = statusModel(result({ totalChars: 12300, maxChars: 32000 }), 'running', true);
+    expect(m).toMatchObject({ visible: true, text: 'Rulemap 12.3k/32k', warning: false, command: 'rulemap.effectiveInstructions.focus' });
+    expect(m.tooltip).toContain('2 files loaded for src/api/handler.ts');
+    expect(m.tooltip).toContain('12,300 of 32,000 characters');
+  });
+
+  it('warns when a file is cut', () => {
+    const r = result({
+      totalChars: 32000,
+      files: [file('AGENTS.md', { chars: 30000 }), file('.claude/rules/big.md', { reason: 'rule', chars: 2000, cut: true })],
+    });
+    const m = statusModel(r, 'running', true);
+    expect(m.warning).toBe(true);
+    expect(m.text).toBe('Rulemap 32k/32k');
+    expect(m.tooltip).toContain('Cut: .claude/rules/big.md');
+  });
+
+  it('warns when files are left out', () => {
+    const r = result({ leftOut: ['docs/late.md', 'docs/later.md'] });
+    expect(isOverBudget(r)).toBe(true);
+    const m = statusModel(r, 'running', true);
+    expect(m.warning).toBe(true);
+    expect(m.tooltip).toContain('Left out: docs/late.md, docs/later.md');
+  });
+
+  it('is hidden without a file or a result', () => {
+    expect(statusModel(result(), 'running', false).visible).toBe(false);
+    expect(statusModel(null, 'running', true).visible).toBe(false);
+    expect(statusModel(undefined, 'stopped', true).visible).toBe(false);
+  });
+
+  it('shows starting and failed states', () => {
+    expect(statusModel(undefined, 'starting', true)).toMatchObject({ visible: true, text: '$(sync~spin) Rulemap' });
+    const failed = statusModel(result(), 'failed', false);
+    expect(failed).toMatchObject({ visible: true, error: true, command: 'rulemap.showOutput' });
+  });
+});
+
+describe('RulemapStatusBar', () => {
+  it('applies the model to a status bar item', () => {
+    const bar = new RulemapStatusBar();
+    const item = bar.item as unknown as MockStatusBarItem;
+    bar.update(result({ leftOut: ['x.md'] }), 'running', true);
+    expect(item.text).toBe('Rulemap 812/32k');
+    expect(item.visible).toBe(true);
+    expect((item.backgroundColor as ThemeColor).id).toBe('statusBarItem.warningBackground');
+    expect(item.command).toBe('rulemap.effectiveInstructions.focus');
+
+    bar.update(result(), 'running', true);
+    expect(item.backgroundColor).toBeUndefined();
+
+    bar.update(undefined, 'running', false);
+    expect(item.visible).toBe(false);
+
+    bar.update(undefined, 'failed', false);
+    expect((item.backgroundColor as ThemeColor).id).toBe('statusBarItem.errorBackground');
+    bar.dispose();
+    expect(item.disposed).toBe(true);
+  });
+});

@@ -1,0 +1,90 @@
+"""Findings → LSP diagnostics: code, doc link, related information, tags and fixes as `data`."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from lsprotocol import types
+
+from rulemap.checks.registry import doc_url
+from rulemap.lsp.convert import SEVERITY, to_range
+from rulemap.model import Finding, Fix, Span
+from rulemap.text.positions import Encoding
+
+if TYPE_CHECKING:
+    from rulemap.workspace import Workspace
+
+SOURCE = "rulemap"
+_TAGS = {"unnecessary": types.DiagnosticTag.Unnecessary, "deprecated": types.DiagnosticTag.Deprecated}
+
+
+def uri_for(path: str) -> str:
+    """The `file:` URI of an absolute POSIX path (the same spelling the features use)."""
+    return "file://" + quote(path, safe="/")
+
+
+def _lines(ws: Workspace, key: str) -> list[str]:
+    try:
+        return ws.document(key).lines
+    except Exception:  # pragma: no cover - documents never raise, but never fail a publish
+        return []
+
+
+def _span_json(span: Span) -> dict[str, Any]:
+    return {"start": [span.start.line, span.start.col], "end": [span.end.line, span.end.col]}
+
+
+def _fix_json(ws: Workspace, fix: Fix, encoding: Encoding) -> dict[str, Any]:
+    out: dict[str, Any] = {"title": fix.title, "kind": fix.kind, "path": fix.path,
+                           "uri": uri_for(ws.abs(fix.path)), "newText": fix.new_text,
+                           "span": _span_json(fix.span)}
+    if fix.kind != "create":
+        rng = to_range(_lines(ws, fix.path), fix.span, encoding)
+        out["range"] = {"start": {"line": rng.start.line, "character": rng.start.character},
+                        "end": {"line": rng.end.line, "character": rng.end.character}}
+    return out
+
+
+def to_diagnostic(ws: Workspace, finding: Finding, lines: list[str], encoding: Encoding) -> types.Diagnostic:
+    related = [
+        types.DiagnosticRelatedInformation(
+            location=types.Location(
+                uri=uri_for(ws.abs(r.path)),
+                range=to_range(lines if r.path == finding.path else _lines(ws, r.path), r.span, encoding),
+            ),
+            message=r.message,
+        )
+        for r in finding.related
+    ]
+    data: dict[str, Any] = {"code": finding.code}
+    if finding.fixes:
+        data["fixes"] = [_fix_json(ws, f, encoding) for f in finding.fixes]
+    return types.Diagnostic(
+        range=to_range(lines, finding.span, encoding),
+        message=finding.message,
+        severity=SEVERITY[finding.severity],
+        code=finding.code,
+        code_description=types.CodeDescription(href=doc_url(finding.code)),
+        source=SOURCE,
+        related_information=related or None,
+        tags=[_TAGS[t] for t in finding.tags if t in _TAGS] or None,
+        data=data,
+    )
+
+
+def to_diagnostics(ws: Workspace, key: str, findings: list[Finding], encoding: Encoding) -> list[types.Diagnostic]:
+    if not findings:
+        return []
+    lines = _lines(ws, key)
+    out = []
+    for finding in findings:
+        if lines and finding.span.start.line >= len(lines):
+            continue  # a stale graph finding past the end of an edited document
+        out.append(to_diagnostic(ws, finding, lines, encoding))
+    return out
+
+
+def is_within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + "/")

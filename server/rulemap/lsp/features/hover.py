@@ -1,0 +1,276 @@
+"""Hover: on an `@import`, on a rule's `paths` glob, and on any other file (what loads for it)."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from rulemap.checks.imports import closest_path
+from rulemap.lsp.convert import span_contains, to_range
+from rulemap.lsp.features._util import (
+    code,
+    core_pos,
+    fenced,
+    glob_at,
+    import_at,
+    import_graph,
+    is_markdown,
+    link,
+    load_target,
+    never_raise,
+    plural,
+    readable_doc,
+    relative_import,
+    setting,
+    tokens,
+)
+from rulemap.model import Document, Explanation, Glob, ImportRef, ImportStatus, LoadedFile, Resolved
+from rulemap.text.positions import Encoding
+from rulemap.workspace import Workspace
+
+SOURCE_FILE_MODES = ("firstLine", "everywhere", "off")
+PREVIEW_LINES = 8
+PREVIEW_WIDTH = 120
+GLOB_EXAMPLES = 5
+
+
+@never_raise(lambda: None)
+def hover(
+    ws: Workspace,
+    key: str,
+    pos: types.Position,
+    encoding: Encoding = "utf-16",
+    settings: object = None,
+) -> types.Hover | None:
+    """The hover at `pos` (in `encoding` units) of the file `key`, or None.
+
+    `settings`: the `rulemap` configuration section ({"hover": {"sourceFiles": …}} or
+    {"hover.sourceFiles": …}); `hover.sourceFiles` is firstLine (default) | everywhere | off.
+    """
+    if is_markdown(ws, key):
+        doc = readable_doc(ws, key)
+        at = core_pos(doc, pos, encoding) if doc is not None else None
+        if doc is not None and at is not None:
+            found = import_at(ws, key, at)
+            if found is not None:
+                return _import_hover(ws, key, doc, found[0], found[1], encoding)
+            if ws.is_rule(key):
+                glob = glob_at(doc, at)
+                if glob is not None:
+                    return _glob_hover(ws, key, doc, glob, encoding)
+                paths_key = doc.frontmatter.key_spans.get("paths")
+                if paths_key is not None and span_contains(paths_key, at) and doc.globs:
+                    return _paths_hover(ws, key, doc, encoding)
+        if ws.is_instruction(key):
+            return None
+    mode = setting(settings, "hover.sourceFiles", "firstLine")
+    if mode not in SOURCE_FILE_MODES:
+        mode = "firstLine"
+    if mode == "off" or (mode == "firstLine" and pos.line != 0) or key.startswith("/"):
+        return None
+    return _source_hover(ws, key)
+
+
+def _markdown(text: str, range_: types.Range | None = None) -> types.Hover:
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text), range=range_
+    )
+
+
+# ----- @import ------------------------------------------------------------------------------
+
+
+def _import_hover(
+    ws: Workspace, key: str, doc: Document, ref: ImportRef, resolved: Resolved, encoding: Encoding
+) -> types.Hover:
+    target = resolved.target
+    status = resolved.status
+    shown = (
+        link(ws, target) if status in (ImportStatus.OK, ImportStatus.DIRECTORY) else code(target)
+    )
+    parts = [f"**{code('@' + ref.raw)}** → {shown}"]
+    if status is ImportStatus.MISSING:
+        line = f"✗ `{target}` does not exist, so the loader skips this import"
+        suggestion = closest_path(ws, target)
+        if suggestion:
+            line += f"; did you mean {code('@' + relative_import(suggestion, key))}?"
+        parts.append(line)
+    elif status is ImportStatus.DIRECTORY:
+        parts.append("✗ this is a directory; imports name files, so the loader skips it")
+    elif status is ImportStatus.HOME:
+        parts.append(
+            "✗ skipped: it is in the home directory, outside the workspace (add it to "
+            "`allowImportsFrom` to load it)"
+        )
+    elif status is ImportStatus.OUTSIDE:
+        via = " through a symlink" if resolved.identity else ""
+        parts.append(
+            f"✗ skipped: it points outside the workspace{via} and is not under `allowImportsFrom`"
+        )
+    else:
+        target_doc = ws.document(target)
+        if target_doc.unreadable:
+            parts.append(f"✗ cannot be read: {target_doc.unreadable}")
+        else:
+            chars = target_doc.chars
+            status_text = _load_status(ws, key, ref)
+            parts.append(f"✓ exists · {chars:,} chars ≈ {plural(tokens(chars), 'token')} · {status_text}")
+            preview = _preview(target_doc)
+            if preview:
+                parts.append(fenced(preview))
+    return _markdown("\n\n".join(parts), to_range(doc.lines, ref.span, encoding))
+
+
+def _load_status(ws: Workspace, importer: str, ref: ImportRef) -> str:
+    """Hop depth in a real load that reaches the importer, or why this import is skipped."""
+    line = ref.span.start.line
+    found, target = load_target(ws, importer)
+    if found:
+        explanation = ws.explain(target)
+        for entry in explanation.files:
+            if entry.imported_by == importer and entry.import_line == line:
+                cut = f" (cut to {entry.chars:,} chars by maxChars)" if entry.cut else ""
+                return f"import hop {entry.depth}{_chain(explanation, entry)}{cut}"
+        for skip in explanation.skipped:
+            if skip.importer == importer and skip.line == line:
+                return f"skipped: {skip.why}"
+        if importer in explanation.left_out:
+            return f"`{importer}` is left out by maxChars, so this import is not read"
+        if not any(entry.path == importer for entry in explanation.files):
+            return _graph_hops(ws, importer)
+    graph = import_graph(ws)
+    if importer not in graph.hops:
+        return "its importer is never loaded"
+    return f"{_graph_hops(ws, importer)}; `{importer}` itself is never loaded"
+
+
+def _graph_hops(ws: Workspace, importer: str) -> str:
+    graph = import_graph(ws)
+    hop = graph.hops.get(importer)
+    if hop is None:
+        return "its importer is never loaded"
+    limit = ws.config.max_import_depth
+    past = f", past maxImportDepth {limit}" if hop + 1 > limit else ""
+    return f"import hop {hop + 1}{past}"
+
+
+def _chain(explanation: Explanation, entry: LoadedFile) -> str:
+    by_path = {f.path: f for f in explanation.files}
+    names = [entry.path]
+    current: LoadedFile | None = entry
+    while current is not None and current.imported_by is not None and len(names) < 12:
+        names.append(current.imported_by)
+        current = by_path.get(current.imported_by)
+    return " (" + " → ".join(code(n) for n in reversed(names)) + ")"
+
+
+def _preview(doc: Document) -> str:
+    lines = [line for line in doc.brought.splitlines()]
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    shown = [
+        line if len(line) <= PREVIEW_WIDTH else line[: PREVIEW_WIDTH - 1] + "…"
+        for line in lines[:PREVIEW_LINES]
+    ]
+    if len(lines) > PREVIEW_LINES:
+        shown.append(f"… {len(lines) - PREVIEW_LINES:,} more lines")
+    return "\n".join(shown).rstrip()
+
+
+# ----- paths globs --------------------------------------------------------------------------
+
+
+def _glob_hover(
+    ws: Workspace, rule: str, doc: Document, glob: Glob, encoding: Encoding
+) -> types.Hover:
+    owner = ws.rule_owner(rule) or ""
+    base = f"`{owner}/`" if owner else "the workspace root"
+    title = f"**{code(glob.pattern)}**"
+    range_ = to_range(doc.lines, glob.span, encoding)
+    if glob.error:
+        return _markdown(f"{title} can never match: {glob.error}", range_)
+    negated = glob.pattern.startswith("!")
+    pattern = glob.pattern[1:] if negated else glob.pattern
+    matches = ws.glob_matches(rule, pattern)
+    verb = "excludes" if negated else "matches"
+    parts = [f"{title} {verb} {plural(len(matches), 'file')} (relative to {base})"]
+    if matches:
+        parts.append(_examples(ws, matches))
+    elif not negated:
+        parts.append("No file of the workspace matches it, so it never loads this rule.")
+    if len(doc.globs or []) > 1 and not negated:
+        total = len(ws.rule_matches(rule))
+        parts.append(f"All `paths` globs of this rule together match {plural(total, 'file')}.")
+    return _markdown("\n\n".join(parts), range_)
+
+
+def _paths_hover(ws: Workspace, rule: str, doc: Document, encoding: Encoding) -> types.Hover:
+    matches = ws.rule_matches(rule)
+    span = doc.frontmatter.key_spans["paths"]
+    parts = [
+        f"**`paths`**: this rule loads only when an agent works on one of the "
+        f"{plural(len(matches), 'file')} its globs match"
+    ]
+    if matches:
+        parts.append(_examples(ws, matches))
+    return _markdown("\n\n".join(parts), to_range(doc.lines, span, encoding))
+
+
+def _examples(ws: Workspace, matches: list[str]) -> str:
+    lines = [f"- {link(ws, m)}" for m in matches[:GLOB_EXAMPLES]]
+    if len(matches) > GLOB_EXAMPLES:
+        lines.append(f"- … and {len(matches) - GLOB_EXAMPLES:,} more")
+    return "\n".join(lines)
+
+
+# ----- any other file -----------------------------------------------------------------------
+
+
+def _source_hover(ws: Workspace, key: str) -> types.Hover:
+    explanation = ws.explain(key)
+    matched_by = dict(ws.rules_for_file(key))
+    cwd = explanation.cwd
+    parts = [
+        f"**Instructions an agent loads for {code(key)}** · {explanation.profile} · cwd {code(cwd)}"
+    ]
+    if not explanation.files and not explanation.left_out:
+        parts.append("Nothing: no instruction file or rule applies to this file.")
+    rows = []
+    for number, entry in enumerate(explanation.files, 1):
+        indent = "\u2003" * entry.depth + ("↳ " if entry.depth else "")
+        cut = " — **cut** by maxChars" if entry.cut else ""
+        rows.append(
+            f"{number}. {indent}{link(ws, entry.path)} — {_reason(entry, matched_by)} · "
+            f"{entry.chars:,} chars{cut}"
+        )
+    for path in explanation.left_out:
+        rows.append(f"- ~~{link(ws, path)}~~ — **left out**: over maxChars")
+    if rows:
+        parts.append("\n".join(rows))
+    total = explanation.total_chars
+    limit = explanation.max_chars
+    share = f" ({total * 100 // limit}%)" if limit else ""
+    parts.append(f"**{total:,} of {limit:,} chars**{share} ≈ {plural(tokens(total), 'token')}")
+    if explanation.skipped:
+        skipped = [
+            f"- {code(s.path)}: {s.why}"
+            + (f" (imported by {code(s.importer)}:{(s.line or 0) + 1})" if s.importer else "")
+            for s in explanation.skipped[:10]
+        ]
+        if len(explanation.skipped) > 10:
+            skipped.append(f"- … and {len(explanation.skipped) - 10:,} more")
+        parts.append("Skipped:\n" + "\n".join(skipped))
+    return _markdown("\n\n".join(parts))
+
+
+def _reason(entry: LoadedFile, matched_by: dict[str, str]) -> str:
+    if entry.reason == "project":
+        return "project instructions"
+    if entry.reason == "nested":
+        directory = entry.path.rsplit("/", 1)[0] if "/" in entry.path else ""
+        return f"nested: in {code(directory + '/')}, above this file"
+    if entry.reason == "rule":
+        return "rule for every file"
+    if entry.reason == "scoped":
+        glob = matched_by.get(entry.path)
+        return f"rule, `paths` matches {code(glob)}" if glob else "rule, `paths` matches"
+    return f"imported by {code(entry.imported_by or '?')} (hop {entry.depth})"

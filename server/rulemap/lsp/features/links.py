@@ -1,0 +1,65 @@
+"""Document links and go-to-definition on `@imports`."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from rulemap.lsp.convert import to_range
+from rulemap.lsp.features._util import (
+    core_pos,
+    file_location,
+    import_at,
+    is_markdown,
+    never_raise,
+    readable_doc,
+    short_chars,
+    uri_of,
+)
+from rulemap.model import ImportStatus, Pos, Span
+from rulemap.text.positions import Encoding
+from rulemap.workspace import Workspace
+
+
+@never_raise(list)
+def document_links(
+    ws: Workspace, key: str, encoding: Encoding = "utf-16"
+) -> list[types.DocumentLink]:
+    """A link on the path of every import that resolves to an existing file."""
+    if not is_markdown(ws, key):
+        return []
+    doc = readable_doc(ws, key)
+    if doc is None:
+        return []
+    out: list[types.DocumentLink] = []
+    for ref, resolved in ws.imports(key):
+        if resolved.status is not ImportStatus.OK:
+            continue
+        # the path only, without the `@`
+        span = Span(Pos(ref.span.start.line, ref.span.start.col + 1), ref.span.end)
+        target = ws.document(resolved.target)
+        size = target.unreadable or short_chars(target.chars)
+        out.append(
+            types.DocumentLink(
+                range=to_range(doc.lines, span, encoding),
+                target=uri_of(ws, resolved.target),
+                tooltip=f"Open {resolved.target} ({size})",
+            )
+        )
+    return out
+
+
+@never_raise(list)
+def definition(
+    ws: Workspace, key: str, pos: types.Position, encoding: Encoding = "utf-16"
+) -> list[types.Location]:
+    """The file an import at `pos` points at (nothing for a missing or skipped target)."""
+    if not is_markdown(ws, key):
+        return []
+    doc = readable_doc(ws, key)
+    at = core_pos(doc, pos, encoding) if doc is not None else None
+    if at is None:
+        return []
+    found = import_at(ws, key, at)
+    if found is None or found[1].status is not ImportStatus.OK:
+        return []
+    return [file_location(ws, found[1].target)]

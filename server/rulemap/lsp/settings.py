@@ -1,0 +1,110 @@
+"""The `rulemap` settings section: server-only keys plus `rulemap.toml` overrides.
+
+Settings arrive from `initializationOptions` and from `workspace/configuration` (per folder), as
+nested objects (`{"hover": {"sourceFiles": "off"}}`) or dotted keys (`{"hover.sourceFiles":
+"off"}`). Every invalid value is reported (the message names the key and the fix) and replaced by
+its default; the rest still apply.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+HOVER_MODES = ("firstLine", "everywhere", "off")
+DEFAULT_DEBOUNCE_MS = 150
+# Keys a client may send in the section that only configure the client itself.
+CLIENT_KEYS = frozenset({"server", "trace"})
+
+
+@dataclass(frozen=True)
+class Settings:
+    profile: str | None = None  # None: rulemap.toml's (else cogitator)
+    hover_source_files: str = "firstLine"
+    debounce_ms: int = DEFAULT_DEBOUNCE_MS
+    overrides: Mapping[str, Any] = field(default_factory=dict)  # rulemap.toml keys
+
+    @property
+    def hover(self) -> dict[str, str]:
+        return {"sourceFiles": self.hover_source_files}
+
+    def for_features(self) -> dict[str, Any]:
+        """The shape the feature providers read (`hover.sourceFiles`)."""
+        return {"hover": {"sourceFiles": self.hover_source_files}, "profile": self.profile}
+
+
+def merge(base: Mapping[str, Any] | None, top: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Deep-merge two settings objects (`top` wins)."""
+    out: dict[str, Any] = dict(base or {})
+    for key, value in (top or {}).items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _flatten(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """`{"hover": {"sourceFiles": x}}` and `{"hover.sourceFiles": x}` → `{"hover.sourceFiles": x}`.
+
+    Only the server's own nested sections are flattened; `severity` stays a table."""
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key in ("hover", "diagnostics") and isinstance(value, Mapping):
+            for sub, inner in value.items():
+                out[f"{key}.{sub}"] = inner
+        else:
+            out[key] = value
+    return out
+
+
+def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, list[str]]:
+    """Validate a `rulemap` section; returns the settings and one message per problem."""
+    from rulemap.checks.registry import CHECK_CODES
+    from rulemap.config import _KEYS, ConfigError, parse_config
+    from rulemap.profiles import PROFILES
+
+    if raw is None:
+        return Settings(), []
+    if not isinstance(raw, Mapping):
+        return Settings(), [f"{source}: the `rulemap` section must be an object, not {type(raw).__name__}"]
+    errors: list[str] = []
+    values: dict[str, Any] = {}
+    overrides: dict[str, Any] = {}
+    known = ["profile", "hover.sourceFiles", "diagnostics.debounceMs", *_KEYS]
+    for key, value in _flatten(raw).items():
+        if value is None or key in CLIENT_KEYS:
+            continue  # null: "not set here"
+        if key == "hover.sourceFiles":
+            if value not in HOVER_MODES:
+                errors.append(f"{source}: `hover.sourceFiles` must be one of "
+                              f"{', '.join(HOVER_MODES)}, not {value!r}; using `firstLine`")
+            else:
+                values["hover_source_files"] = value
+        elif key == "diagnostics.debounceMs":
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 60_000:
+                errors.append(f"{source}: `diagnostics.debounceMs` must be a number of milliseconds "
+                              f"from 0 to 60000, not {value!r}; using {DEFAULT_DEBOUNCE_MS}")
+            else:
+                values["debounce_ms"] = int(value)
+        elif key == "profile":
+            if value not in PROFILES:
+                errors.append(f"{source}: `profile` must be one of {', '.join(PROFILES)}, not "
+                              f"{value!r}; using the default")
+            else:
+                values["profile"] = value
+                overrides["profile"] = value
+        elif key in _KEYS:
+            try:
+                parse_config({key: value}, source, CHECK_CODES)
+            except ConfigError as exc:
+                errors.append(f"{exc}; ignoring it")
+            else:
+                overrides[key] = value
+        else:
+            hint = difflib.get_close_matches(key, known, n=1)
+            did_you_mean = f" (did you mean `{hint[0]}`?)" if hint else ""
+            errors.append(f"{source}: unknown setting `rulemap.{key}`{did_you_mean}; ignoring it")
+    return Settings(overrides=overrides, **values), errors

@@ -1,0 +1,73 @@
+"""Bad input never crashes: huge, binary, invalid UTF-8, long chains, cycles, symlink loops."""
+
+import os
+
+from conftest import make_ws
+
+from rulemap.readers import LocalReader
+from rulemap.workspace import Workspace
+
+
+def codes(ws):
+    return sorted({f.code for f in ws.check()})
+
+
+def test_huge_binary_and_invalid_utf8_files(tmp_path):
+    (tmp_path / "AGENTS.md").write_bytes(b"x" * (50 * 1024 * 1024))
+    (tmp_path / "CLAUDE.md").write_bytes(b"\x00\x01binary")
+    (tmp_path / "CLAUDE.local.md").write_bytes(b"caf\xe9")
+    ws = Workspace.open(str(tmp_path))
+    findings = [f for f in ws.check() if f.code == "unreadable-file"]
+    messages = {f.path: f.message for f in findings}
+    assert "MiB" in messages["AGENTS.md"]
+    assert "binary" in messages["CLAUDE.md"]
+    assert "UTF-8" in messages["CLAUDE.local.md"] and "line 1" in messages["CLAUDE.local.md"]
+    assert ws.explain().files == []
+
+
+def test_3000_file_import_chain_and_1000_file_cycle():
+    files = {"AGENTS.md": "@c0.md"}
+    for i in range(3000):
+        files[f"c{i}.md"] = f"@c{i + 1}.md"
+    files["c3000.md"] = "end"
+    files["CLAUDE.md"] = "@y0.md"
+    for i in range(1000):
+        files[f"y{i}.md"] = f"@y{(i + 1) % 1000}.md"
+    ws = make_ws(files, maxImportDepth=5000, maxChars=10**9)
+    found = codes(ws)
+    assert "import-cycle" in found
+    cycle = next(f for f in ws.check() if f.code == "import-cycle")
+    assert "more" in cycle.message  # long cycles are abbreviated
+    assert len(ws.explain().files) == 3002 + 1001
+
+
+def test_symlink_loop_on_disk(tmp_path):
+    (tmp_path / "AGENTS.md").write_text("@loop/AGENTS.md @self.md")
+    os.symlink(tmp_path, tmp_path / "loop")
+    os.symlink(tmp_path / "self.md", tmp_path / "self.md")
+    ws = Workspace.open(str(tmp_path))
+    ws.check()
+    assert [f.path for f in ws.explain().files] == ["AGENTS.md"]
+
+
+def test_local_reader_honours_gitignore_but_finds_ignored_instruction_files(tmp_path):
+    (tmp_path / ".gitignore").write_text("dist/\nCLAUDE.local.md\n")
+    (tmp_path / "dist").mkdir()
+    (tmp_path / "dist" / "a.ts").write_text("")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "b.ts").write_text("")
+    (tmp_path / "CLAUDE.local.md").write_text("mine")
+    files = set(LocalReader(str(tmp_path)).list_files())
+    assert "src/b.ts" in files and "dist/a.ts" not in files and "CLAUDE.local.md" not in files
+    ws = Workspace.open(str(tmp_path))
+    assert [f.path for f in ws.explain().files] == ["CLAUDE.local.md"]
+
+
+def test_directory_link_out_of_the_workspace_is_not_walked(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "AGENTS.md").write_text("secret")
+    root = tmp_path / "root"
+    root.mkdir()
+    os.symlink(outside, root / "ext")
+    assert list(LocalReader(str(root)).list_files()) == []
