@@ -87,8 +87,21 @@ def build(case_dir: Path, tmp_path: Path) -> tuple[dict[str, Any], dict[str, Pat
             dest.parent.mkdir(parents=True, exist_ok=True)
             if "hex" in entry:
                 dest.write_bytes(bytes.fromhex(entry["hex"]))
+            elif "fill" in entry:  # fill = "a", size = 4200000: that many bytes of `fill`
+                unit = entry["fill"].encode("utf-8")
+                dest.write_bytes((unit * (entry["size"] // len(unit) + 1))[: entry["size"]])
             else:
                 dest.write_bytes(entry["text"].encode("utf-8"))
+        # [[chain]] dir = "chain", count = 3000, cycle = false: dir/f1.md imports f2.md ... the
+        # last imports f1.md (cycle) or holds "end".
+        for chain in tomllib.loads(generated.read_text(encoding="utf-8")).get("chain", []):
+            folder = dirs["workspace"] / chain["dir"]
+            folder.mkdir(parents=True, exist_ok=True)
+            count = chain["count"]
+            for i in range(1, count + 1):
+                nxt = i + 1 if i < count else (1 if chain.get("cycle") else None)
+                text = f"@f{nxt}.md\n" if nxt else "end\n"
+                (folder / f"f{i}.md").write_text(text, encoding="utf-8")
 
     links = case_dir / "symlinks.txt"
     if links.is_file():
@@ -208,10 +221,13 @@ def check_explain(rep: Report, case: dict[str, Any], data: dict[str, Any],
               total, data["totalChars"])
     rep.check(data["totalChars"] <= data["maxChars"], "totalChars <= maxChars",
               data["maxChars"], data["totalChars"])
-    rep.check(Path(data["root"]).resolve() == dirs["workspace"],
-              "root is the workspace", str(dirs["workspace"]), data["root"])
+    root = (dirs["workspace"] / exp.get("root", ".")).resolve()
+    rep.check(Path(data["root"]).resolve() == root, "root (absolute)", str(root), data["root"])
     rep.check(sum(1 for f in files if f["cut"]) <= 1, "at most one file is cut")
 
+    if "files_count" in exp:
+        rep.check(len(files) == exp["files_count"], "number of files", exp["files_count"],
+                  len(files))
     if "files" in exp:
         expected = [[p, r, _null(i), d] for p, r, i, d in exp["files"]]
         actual = [[f["path"], f["reason"], f["importedBy"], f["depth"]] for f in files]

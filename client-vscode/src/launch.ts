@@ -207,7 +207,7 @@ export function looksLikeMissingModule(stderr: string): boolean {
 }
 
 /** Settings that only configure the client; never sent to the server. */
-const CLIENT_ONLY_KEYS = new Set(['server']);
+const CLIENT_ONLY_KEYS = new Set(['server', 'trace']);
 
 /**
  * Clean the `rulemap` configuration section before it reaches the server: drop `null`

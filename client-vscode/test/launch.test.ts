@@ -132,6 +132,7 @@ describe('helpers', () => {
         severity: { 'duplicate-load': 'off', x: null },
         diagnostics: { debounceMs: 150 },
         server: { command: ['/bin/sh', '-c', 'x'] },
+        trace: { server: 'verbose' },
       }),
     ).toEqual({
       profile: 'cogitator',

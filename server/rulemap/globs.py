@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from typing import Any
-
-import pathspec
+from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
 
 MAX_EXPANSIONS = 256
 _SPECIAL = re.compile(r"[*?\[]")
@@ -98,31 +96,50 @@ def validate(pattern: str) -> str | None:
     return None
 
 
+_NAMED_GROUP = re.compile(r"\(\?P<[^>]+>")
+
+
 @dataclass
 class CompiledGlobs:
-    spec: pathspec.PathSpec[Any]
+    """Gitignore-style patterns, translated to regexes by pathspec.
+
+    When no pattern negates, they fold into one regex (one C-level search per path instead of
+    a Python loop over patterns: the hot path of matching 200 rules against 20,000 files).
+    With negations, the last pattern that matches decides, as in gitignore."""
+
     patterns: list[str]  # expanded, in order
+    _parts: list[tuple[re.Pattern[str], bool]] | None = None
+    _combined: re.Pattern[str] | None = None
+
+    def _compile(self) -> None:
+        translated = []
+        for pattern in self.patterns:
+            regex, include = GitIgnoreBasicPattern.pattern_to_regex(pattern)
+            if regex is not None and include is not None:
+                translated.append((_NAMED_GROUP.sub("(?:", regex), bool(include)))
+        if translated and all(include for _, include in translated):
+            self._combined = re.compile("|".join(f"(?:{r})" for r, _ in translated))
+            self._parts = []
+        else:
+            self._parts = [(re.compile(r), include) for r, include in translated]
 
     def match(self, path: str) -> bool:
-        return bool(self.spec.match_file(path))
-
-    def first_match(self, path: str, written: Sequence[tuple[str, list[str]]]) -> str | None:
-        """Which written glob (before expansion) matches `path`."""
-        for original, expanded in written:
-            if any(
-                pathspec.PathSpec.from_lines("gitignore", [p]).match_file(path) for p in expanded
-            ):
-                return original
-        return None
+        if self._parts is None:
+            self._compile()
+        if self._combined is not None:
+            return self._combined.search(path) is not None
+        matched = False
+        for regex, include in self._parts or ():
+            if regex.search(path) is not None:
+                matched = include
+        return matched
 
 
 def compile_patterns(patterns: Iterable[str]) -> CompiledGlobs:
     expanded = [
         p.lstrip("/") if not p.startswith("!") else "!" + p[1:].lstrip("/") for p in patterns
     ]
-    return CompiledGlobs(
-        spec=pathspec.PathSpec.from_lines("gitignore", expanded), patterns=expanded
-    )
+    return CompiledGlobs(patterns=expanded)
 
 
 def literal_prefix(pattern: str) -> str:

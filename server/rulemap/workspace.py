@@ -50,11 +50,19 @@ class Workspace:
         self._importers: dict[str, set[str]] = {}  # target key → importer keys (any status)
         self._compiled: dict[str, CompiledGlobs | None] = {}
         self._matches: dict[str, list[str]] = {}  # rule → matching files (sorted)
+        self._match_sets: dict[str, frozenset[str]] = {}
+        self._owners: dict[str, str] = {}
+        self._single_globs: dict[str, CompiledGlobs] = {}
         self._instruction_files: list[str] = []
         self._rules: list[RuleInfo] = []
         self._by_dir: dict[str, list[str]] = {}
         self._rules_by_owner: dict[str, list[str]] = {}
+        self._names_longest_first = sorted(self.config.files, key=len, reverse=True)
+        self._directories: set[str] = set()
+        self._probed: dict[str, list[str]] = {}
         self._findings_cache: list[Finding] | None = None
+        # derived loads, shared by explain and the checks; emptied on every change
+        self.load_cache: dict[tuple[object, ...], Any] = {}
         self._index_instruction_files()
 
     # ----- construction ---------------------------------------------------------------------
@@ -116,6 +124,8 @@ class Workspace:
                     full = self.abs(rel)
                     if self.reader.exists(full) and not self.reader.is_dir(full):
                         instruction.add(rel)
+        self._directories = directories
+        self._probed = {}
         self._instruction_files = sorted(instruction)
         self._rules = sorted(rules, key=lambda r: r.path)
         self._by_dir = {}
@@ -131,7 +141,9 @@ class Workspace:
             self._rules_by_owner.setdefault(rule.owner, []).append(rule.path)
 
     def _instruction_dir(self, path: str) -> str | None:
-        for name in self.config.files:
+        # longest names first: `x/.claude/CLAUDE.md` is x's `.claude/CLAUDE.md`, not the
+        # `CLAUDE.md` of a directory `x/.claude`
+        for name in self._names_longest_first:
             if path == name:
                 return ""
             if path.endswith("/" + name):
@@ -185,7 +197,23 @@ class Workspace:
         return self._rules
 
     def instruction_files_in(self, directory: str) -> list[str]:
-        return self._by_dir.get(directory, [])
+        found = self._by_dir.get(directory)
+        if found is not None:
+            return found
+        if directory in self._directories:
+            return []
+        # A directory the index does not list (git-ignored, or not created yet): the agent
+        # knows nothing of git, so look for the names there directly.
+        probed = self._probed.get(directory)
+        if probed is None:
+            probed = []
+            for name in self.config.files:
+                rel = f"{directory}/{name}" if directory else name
+                full = self.abs(rel)
+                if self.reader.exists(full) and not self.reader.is_dir(full):
+                    probed.append(rel)
+            self._probed[directory] = probed
+        return probed
 
     def rules_of(self, owner: str) -> list[str]:
         return self._rules_by_owner.get(owner, [])
@@ -212,8 +240,33 @@ class Workspace:
         return info is not None and key in self.files
 
     def rule_owner(self, key: str) -> str | None:
-        info = self._rule_info(key)
-        return info.owner if info else None
+        owner = self._owners.get(key)
+        if owner is None:
+            info = self._rule_info(key)
+            if info is None:
+                return None
+            owner = self._owners[key] = info.owner
+        return owner
+
+    def scoped_rules_matching(self, target: str, owners: Iterable[str]) -> list[str]:
+        """Path-scoped rules of the `owners` directories whose globs match `target`, sorted.
+
+        For files of the workspace this is a look-up in an index built from every rule's
+        match list (the lists survive edits that do not touch the rule); other targets are
+        matched glob by glob."""
+        candidates = [r for d in owners for r in self.rules_of(d) if self.is_scoped(r)]
+        if target not in self.files:
+            return sorted(r for r in candidates if self.rule_matches_target(r, target))
+        index = self.load_cache.get(("rules-of-file",))
+        if index is None:
+            index = {}
+            for rule in self._rules:
+                if self.is_scoped(rule.path):
+                    for path in self.rule_matches(rule.path):
+                        index.setdefault(path, []).append(rule.path)
+            self.load_cache[("rules-of-file",)] = index
+        wanted = set(candidates)
+        return sorted(r for r in index.get(target, ()) if r in wanted)
 
     def document(self, key: str) -> Document:
         doc = self._docs.get(key)
@@ -307,6 +360,7 @@ class Workspace:
             cut = len(owner) + 1 if owner else 0
             found = sorted(c for c in candidates if compiled.match(c[cut:]))
         self._matches[rule] = found
+        self._match_sets[rule] = frozenset(found)
         return found
 
     def glob_matches(self, rule: str, pattern: str, limit: int | None = None) -> list[str]:
@@ -315,7 +369,9 @@ class Workspace:
         cut = len(owner) + 1 if owner else 0
         found: list[str] = []
         for expanded in _safe_expand(pattern):
-            compiled = compile_patterns([expanded])
+            compiled = self._single_globs.get(expanded)
+            if compiled is None:
+                compiled = self._single_globs[expanded] = compile_patterns([expanded])
             for candidate in self.files.candidates(owner, compiled.patterns[0]):
                 if compiled.match(candidate[cut:]):
                     found.append(candidate)
@@ -324,6 +380,9 @@ class Workspace:
         return sorted(set(found))
 
     def rule_matches_target(self, rule: str, target: str) -> bool:
+        known = self._match_sets.get(rule)
+        if known is not None and target in self.files:
+            return target in known
         compiled = self.compiled_globs(rule)
         if compiled is None:
             return False
@@ -388,11 +447,14 @@ class Workspace:
             return set()
         self.generation += 1
         self._findings_cache = None
+        self.load_cache.clear()
+        self._probed.clear()
         for key in touched:
             self._docs.pop(key, None)
             self._identity.pop(key, None)
             self._compiled.pop(key, None)
             self._matches.pop(key, None)
+            self._match_sets.pop(key, None)
             self._drop_resolution(key)
         if created or deleted:
             for key in created:
@@ -432,8 +494,13 @@ class Workspace:
             if deleted and any(d in matches for d in deleted):
                 self._matches[rule] = [m for m in matches if m not in deleted]
             for key in created:
-                if not key.startswith("/") and self.rule_matches_target(rule, key):
+                compiled = self.compiled_globs(rule)
+                owner = self.rule_owner(rule) or ""
+                inside = not owner or key.startswith(owner + "/")
+                sub = key[len(owner) + 1 :] if owner else key
+                if compiled is not None and inside and compiled.match(sub):
                     self._matches[rule] = sorted({*self._matches[rule], key})
+            self._match_sets[rule] = frozenset(self._matches[rule])
 
 
 def _safe_expand(pattern: str) -> list[str]:

@@ -2,7 +2,7 @@
 
 import os
 
-from conftest import make_ws
+from core_helpers import make_ws
 
 from rulemap.readers import LocalReader
 from rulemap.workspace import Workspace

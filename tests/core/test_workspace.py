@@ -1,4 +1,4 @@
-from conftest import make_ws
+from core_helpers import make_ws
 
 
 def rows(explanation):

@@ -44,8 +44,10 @@ def apply_edits(text: str, edits: list[types.TextEdit], encoding: str = "utf-16"
             return len(text)
         return starts[pos.line] + col_from_encoding(lines[pos.line], pos.character, encoding)  # type: ignore[arg-type]
 
-    ordered = sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True)
-    for edit in ordered:
+    def start(edit: types.TextEdit) -> tuple[int, int]:
+        return (edit.range.start.line, edit.range.start.character)
+
+    for edit in sorted(edits, key=start, reverse=True):
         text = text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end) :]
     return text
 

@@ -8,7 +8,9 @@ from rulemap.lsp.features import hover
 # "日本 🎉 " is 5 code points, 6 UTF-16 units and 12 UTF-8 bytes before the `@`.
 PREFIX = "日本 🎉 "
 FILES = {
-    "AGENTS.md": f"# Project\n\n{PREFIX}@docs/guide.md and @docs/gide.md\n\nSee @CLAUDE.md, please.\n",
+    "AGENTS.md": (
+        f"# Project\n\n{PREFIX}@docs/guide.md and @docs/gide.md\n\nSee @CLAUDE.md, please.\n"
+    ),
     "CLAUDE.md": "Claude notes\n",
     "docs/guide.md": "# Guide\n\nUse tabs.\n@deep.md\n",
     "docs/deep.md": "deep\n",
@@ -163,3 +165,31 @@ def test_exceptions_become_none(monkeypatch):
     monkeypatch.setattr(_util, "RAISE", False)
     monkeypatch.setattr(ws, "explain", lambda *a, **k: 1 / 0)
     assert hover(ws, "src/a.ts", P(0, 0)) is None
+
+
+def test_source_hover_uses_the_profile_setting(ws):
+    text = hover_text(hover(ws, "pkg/x.py", P(0, 0), "utf-16", {"profile": "mastra"}))
+    assert "· mastra ·" in text
+    assert "docs/guide.md" not in text  # mastra follows no imports
+    unknown = hover_text(hover(ws, "pkg/x.py", P(0, 0), "utf-16", {"profile": "nope"}))
+    assert "· cogitator ·" in unknown
+
+
+def test_import_hover_load_status_variants():
+    files = {
+        "AGENTS.md": "a" * 50 + "\n@big.md\n",
+        "big.md": "b" * 100,
+        "pkg/.claude/rules/r.md": "@../../../big.md\n",
+        "lonely.md": "@big.md\n",
+    }
+    ws = ws_of(files, maxChars=120)
+    # AGENTS.md brings 59 chars, so big.md is cut to 61: its hover says so
+    assert "import hop 1" in hover_text(hover(ws, "AGENTS.md", P(1, 2)))
+    assert "cut to 61 chars by maxChars" in hover_text(hover(ws, "AGENTS.md", P(1, 2)))
+    unreachable = hover_text(hover(ws, "pkg/.claude/rules/r.md", P(0, 3)))
+    assert "`pkg/.claude/rules/r.md` itself never loads from the cwd" in unreachable
+    assert "not read: nothing that loads imports `lonely.md`" in hover_text(
+        hover(ws, "lonely.md", P(0, 2))
+    )
+    mastra = hover_text(hover(ws, "AGENTS.md", P(1, 2), "utf-16", {"profile": "mastra"}))
+    assert "not followed: the `mastra` loader does not read imports" in mastra

@@ -36,18 +36,26 @@ def check(ws: Workspace) -> list[Finding]:
 
     def anchor(directory: str) -> str | None:
         """The deepest directory below cwd (or cwd itself) with instruction files; None outside."""
-        if directory in anchor_cache:
-            return anchor_cache[directory]
-        inside = not cwd_dir or directory == cwd_dir or directory.startswith(cwd_dir + "/")
-        if not inside:
-            result = None
-        elif directory == cwd_dir or not config.nested:
-            result = cwd_dir
-        elif directory in nested_dirs:
-            result = directory
-        else:
-            result = anchor(parent_dir(directory))
-        anchor_cache[directory] = result
+        walked: list[str] = []
+        result: str | None
+        while True:
+            if directory in anchor_cache:
+                result = anchor_cache[directory]
+                break
+            walked.append(directory)
+            inside = not cwd_dir or directory == cwd_dir or directory.startswith(cwd_dir + "/")
+            if not inside:
+                result = None
+                break
+            if directory == cwd_dir or not config.nested:
+                result = cwd_dir
+                break
+            if directory in nested_dirs:
+                result = directory
+                break
+            directory = parent_dir(directory)
+        for seen in walked:
+            anchor_cache[seen] = result
         return result
 
     groups: dict[tuple[str | None, tuple[str, ...]], str] = {}
@@ -59,11 +67,9 @@ def check(ws: Workspace) -> list[Finding]:
     overflows: list[Explanation] = []
     for (anchor_dir, rules), representative in sorted(groups.items(), key=lambda kv: kv[1]):
         if anchor_dir not in base_total:
-            probe = f"{anchor_dir}/.rulemap-probe" if anchor_dir else ".rulemap-probe"
-            if anchor_dir is None:
-                probe = representative
-            base = profile.explain(ws, probe, config.cwd)
-            base_total[anchor_dir] = _unbudgeted_total(base)
+            nested = anchor_dir if anchor_dir is not None and anchor_dir != cwd_dir else None
+            base = profile.base_load(ws, chain, nested)
+            base_total[anchor_dir] = sum(f.chars for f in base.files)
         upper = base_total[anchor_dir] + sum(closure[r] for r in rules)
         if upper <= config.max_chars:
             continue
@@ -71,14 +77,6 @@ def check(ws: Workspace) -> list[Finding]:
         if explanation.left_out or any(f.cut for f in explanation.files):
             overflows.append(explanation)
     return _findings(ws, overflows)
-
-
-def _unbudgeted_total(explanation: Explanation) -> int:
-    """Chars of the whole load before the cut (an upper bound for targets of this group)."""
-    total = 0
-    for f in explanation.files:
-        total += len(f.text) if not f.cut else f.chars + 10**9
-    return total if not explanation.left_out else 10**9
 
 
 def _closure_chars(ws: Workspace, rule: str) -> int:

@@ -39,9 +39,9 @@ def check(ws: Workspace) -> list[Finding]:
             out.append(Finding(path, key_span, "warning", "invalid-frontmatter",
                                "`paths` is empty, so this rule loads for every file; "
                                "list globs or remove the key"))
-        if "paths" not in data:
+        if "paths" not in data and not _always_applies(data):
             for key, tool in FOREIGN_KEYS.items():
-                if key in data and key != "trigger":
+                if key in data and key != "trigger" and not _matches_everything(data[key]):
                     out.append(Finding(
                         path, fm.key_spans.get(key, Span.at(0, 0, 3)), "warning", "invalid-frontmatter",
                         f"`{key}` is {tool}'s key; this loader reads only `paths`, so the rule loads "
@@ -54,25 +54,61 @@ def check(ws: Workspace) -> list[Finding]:
                 f"rules are read from the `.claude/rules` of the directories from the root down to "
                 f"the cwd (`{cwd}`); `{where}` is below it, so this rule never loads. Move it to the "
                 f"root's `.claude/rules` (prefixing its globs with `{rule.owner}/`), or set `cwd`."))
+        live = [g for g in doc.globs or [] if not g.error and not g.pattern.startswith("!")]
+        dead = {id(g) for g in live if not ws.glob_matches(path, g.pattern, limit=1)}
         for glob in doc.globs or []:
             if glob.error:
                 out.append(Finding(path, glob.span, "error", "invalid-glob", f"`{glob.pattern}`: {glob.error}"))
                 continue
             if glob.pattern.startswith("!"):
                 continue
-            if not ws.glob_matches(path, glob.pattern, limit=1):
+            if id(glob) in dead:
                 fix = _near_match(ws, path, glob.pattern)
-                hint = f"; did you mean `{fix}`?" if fix else ""
+                hint = f" Did you mean `{fix}`?" if fix else ""
                 base = f"`{rule.owner}/`" if rule.owner else "the root"
+                # A dead glob next to live ones is harmless (often a spelled-out `{ts,tsx}`
+                # or a file type the repo may gain); only a rule that can never load warns.
+                alive = len(dead) < len(live)
+                tail = (" The rule still loads through its other globs." if alive else
+                        " No glob of this rule matches, so it never loads.")
                 finding = Finding(
-                    path, glob.span, "warning", "unmatched-glob",
+                    path, glob.span, "information" if alive else "warning", "unmatched-glob",
                     f"`{glob.pattern}` matches no file in the workspace (globs are relative to "
-                    f"{base}){hint}")
+                    f"{base}).{tail}{hint}")
                 if fix:
                     finding.fixes.append(Fix(f"Change the glob to `{fix}`", "replace", path, glob.span,
                                              _requote(doc.lines[glob.span.start.line], glob.span, fix)))
                 out.append(finding)
     return out
+
+
+# Written forms of "every file": a foreign key with these scopes nothing, so a rule that has
+# only it is meant to load everywhere (Cratis: `applyTo: "**/*"`).
+EVERYTHING = {"*", "**", "**/*", "/**", "/**/*", "./**", "./**/*", "**/**", "**/*.*"}
+
+
+def _globs_of(value: object) -> list[str] | None:
+    """A foreign key's globs (a list, or a comma-separated string), or None if not globs."""
+    if isinstance(value, str):
+        return [p.strip() for p in value.split(",") if p.strip()]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return [v.strip() for v in value if v.strip()]
+    return None
+
+
+def _matches_everything(value: object) -> bool:
+    """True when the key scopes nothing: empty, null, or only every-file globs."""
+    if value is None:
+        return True
+    globs = _globs_of(value)
+    if globs is None:
+        return False
+    return all(g in EVERYTHING for g in globs)
+
+
+def _always_applies(data: dict[str, object]) -> bool:
+    """Cursor's `alwaysApply: true` or Windsurf's `trigger: always_on`: meant for every file."""
+    return data.get("alwaysApply") is True or data.get("trigger") == "always_on"
 
 
 def _requote(line: str, span: Span, new: str) -> str:
@@ -92,12 +128,31 @@ def _near_match(ws: Workspace, rule: str, pattern: str) -> str | None:
     if prefix:
         owner = ws.rule_owner(rule) or ""
         base = f"{owner}/" if owner else ""
-        directories = sorted({
-            f[len(base):].rsplit("/", 1)[0] + "/"
-            for f in ws.files.under(base) if "/" in f[len(base):]
-        })
+        directories = _directories(ws, base)
         for candidate in difflib.get_close_matches(prefix, directories, n=3, cutoff=0.6):
+            if not _same_leaf(prefix, candidate):
+                continue  # `features/canvas/` is not a typo of `research/`
             fixed = candidate + pattern.lstrip("/")[len(prefix):]
             if ws.glob_matches(rule, fixed, limit=1):
                 return fixed
     return None
+
+
+def _same_leaf(written: str, candidate: str) -> bool:
+    """The last directory names look alike (a typo or a moved directory, not another one)."""
+    a = written.rstrip("/").rsplit("/", 1)[-1].lower()
+    b = candidate.rstrip("/").rsplit("/", 1)[-1].lower()
+    return a == b or difflib.SequenceMatcher(None, a, b).ratio() >= 0.6
+
+
+def _directories(ws: Workspace, base: str) -> list[str]:
+    """Every directory below `base` (as `dir/`, relative to it), cached until the next change."""
+    key = ("directories", base)
+    cached = ws.load_cache.get(key)
+    if cached is None:
+        cached = sorted({
+            f[len(base):].rsplit("/", 1)[0] + "/"
+            for f in ws.files.under(base) if "/" in f[len(base):]
+        })
+        ws.load_cache[key] = cached
+    return cached  # type: ignore[no-any-return]

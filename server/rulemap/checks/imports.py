@@ -60,8 +60,15 @@ def _check_token(ws: Workspace, importer: str, ref: ImportRef, resolved: object)
             return [Finding(importer, span, "error", "unreadable-file",
                             f"`{resolved.target}` cannot be imported: {target.unreadable}")]
         return []
+    if status is ImportStatus.OUTSIDE and _is_root_alias(ws, ref.path, resolved.identity):
+        return [Finding(importer, span, "information", "broken-import",
+                        f"`@{ref.raw}` is read as an import of the absolute path `{ref.path}`, "
+                        f"which does not exist (`@/` is usually a bundler alias for the source "
+                        f"directory); an agent following the import syntax still tries it. If it "
+                        f"is not a file, wrap it in backticks",
+                        fixes=[Fix("Wrap in backticks", "replace", importer, span, f"`@{ref.raw}`")])]
     if status in (ImportStatus.OUTSIDE, ImportStatus.HOME):
-        where = "your home directory" if status is ImportStatus.HOME else "outside the workspace"
+        where = "into your home directory" if status is ImportStatus.HOME else "outside the workspace"
         via = " (through a symlink)" if resolved.identity else ""
         return [Finding(importer, span, "warning", "import-outside-workspace",
                         f"`@{ref.raw}` points {where}{via}, so the loader skips it; add its "
@@ -73,6 +80,16 @@ def _check_token(ws: Workspace, importer: str, ref: ImportRef, resolved: object)
     trimmed = _trimmed_candidate(ws, importer, ref)
     if trimmed is not None:
         new_token = "@" + trimmed
+        anyway = _loads_anyway(ws, importer, trimmed, ref)
+        if anyway is not None:
+            # sotayamashita: "…defined in @AGENTS.md." in CLAUDE.md -- a mention of a file that
+            # loads anyway (or of the file itself): nothing is lost, so no warning.
+            return [Finding(importer, span, "information", "suspicious-import",
+                            f"`@{ref.raw}` names `{ref.path}`, which does not exist; without "
+                            f"`{ref.raw[len(trimmed):]}` it would be {anyway}, so nothing is lost. "
+                            f"If it is a mention, wrap it in backticks",
+                            fixes=[Fix("Wrap in backticks", "replace", importer, span,
+                                       f"`@{ref.raw}`")])]
         return [Finding(importer, span, "warning", "suspicious-import",
                         f"`@{ref.raw}` names `{ref.path}`, which does not exist; the import runs to "
                         f"the next space, so `{ref.raw[len(trimmed):]}` is part of the path. "
@@ -87,6 +104,11 @@ def _check_token(ws: Workspace, importer: str, ref: ImportRef, resolved: object)
     suggestion = closest_path(ws, resolved.target)
     finding = Finding(importer, span, "error", "broken-import",
                       f"`@{ref.raw}`: `{resolved.target}` does not exist")
+    from_root = _root_relative(ws, importer, ref.path)
+    if from_root is not None:
+        finding.message += (f". Imports are relative to the importing file's directory "
+                            f"(`{posixpath.dirname(importer)}/`), not the workspace root, where "
+                            f"`{from_root}` exists")
     if suggestion:
         relative = posixpath.relpath(suggestion, posixpath.dirname(importer) or ".")
         finding.message += f"; did you mean `@{relative}`?"
@@ -94,6 +116,53 @@ def _check_token(ws: Workspace, importer: str, ref: ImportRef, resolved: object)
                                  "@" + relative.replace(" ", "\\ ")))
     finding.fixes.append(Fix(f"Create `{resolved.target}`", "create", resolved.target))
     return [finding]
+
+
+def _loads_anyway(ws: Workspace, importer: str, trimmed: str, ref: ImportRef) -> str | None:
+    """Why the trimmed target of a suspicious import is read anyway, or None.
+
+    The importer itself, or an instruction file of the importer's own directory or of one
+    above it (for a rule: of its `.claude` owner's), which every load of the importer brings.
+    """
+    from rulemap.model import ImportRef as Ref
+
+    probe = Ref(raw=trimmed, path=trimmed.replace("\\ ", " "), span=ref.span, offset=ref.offset)
+    target = ws.resolve(importer, probe).target
+    if ws.identity(target) == ws.identity(importer):
+        return "this file itself"
+    owner = ws.rule_owner(importer)
+    if owner is None:
+        if importer not in ws.instruction_files:
+            return None
+        owner = posixpath.dirname(importer)
+    if target not in ws.instruction_files:
+        return None
+    holder = target
+    for name in sorted(ws.config.files, key=len, reverse=True):
+        if target == name or target.endswith("/" + name):
+            holder = target[: -len(name)].rstrip("/")
+            break
+    if holder == "" or owner == holder or owner.startswith(holder + "/"):
+        return f"`{target}`, which loads anyway as an instruction file"
+    return None
+
+
+def _is_root_alias(ws: Workspace, path: str, identity: str | None) -> bool:
+    """`@/components/ui`: an absolute path whose first directory does not exist at all."""
+    if identity is not None or not path.startswith("/") or path.startswith("//"):
+        return False
+    first = path.lstrip("/").split("/", 1)[0]
+    return bool(first) and not ws.reader.exists("/" + first)
+
+
+def _root_relative(ws: Workspace, importer: str, path: str) -> str | None:
+    """The root-relative file a missing import names when read from the root, if it exists."""
+    if not posixpath.dirname(importer) or path.startswith(("/", "~", "../")):
+        return None
+    candidate = posixpath.normpath(path)
+    if candidate.startswith("../") or candidate == ".":
+        return None
+    return candidate if candidate in ws.files else None
 
 
 def _trimmed_candidate(ws: Workspace, importer: str, ref: ImportRef) -> str | None:
@@ -123,7 +192,13 @@ def closest_path(ws: Workspace, target: str) -> str | None:
     by_name = _names(ws)
     same = by_name.get(name)
     if not same:
-        close = difflib.get_close_matches(name, list(by_name), n=3, cutoff=0.75)
+        # only names of a similar length and the same extension can be close: a small pool
+        ext = name.rsplit(".", 1)[-1] if "." in name else ""
+        pool = [
+            n for n in by_name
+            if abs(len(n) - len(name)) <= max(3, len(name) // 3) and n.endswith(ext)
+        ]
+        close = difflib.get_close_matches(name, pool, n=3, cutoff=0.75)
         same = [p for c in close for p in by_name[c]]
     if not same:
         return None
@@ -232,16 +307,24 @@ def _duplicates(ws: Workspace) -> list[Finding]:
     cwd = ws.config.cwd
     chain = directory_chain(cwd)
     cwd_dir = chain[-1]
-    targets: list[str | None] = [None]
+    anchors: list[str | None] = [None]
     for path in ws.instruction_files:
         directory = path.rsplit("/", 1)[0] if "/" in path else ""
         if directory != cwd_dir and (not cwd_dir or directory.startswith(cwd_dir + "/")):
-            targets.append(f"{directory}/.rulemap-probe")
+            anchors.append(directory)
     seen: set[tuple[str, int | None, str]] = set()
     profile = CogitatorProfile()
-    for target in dict.fromkeys(targets):
-        explanation = profile.explain(ws, target, cwd)
-        for skip in explanation.skipped:
+    loads = [profile.base_load(ws, chain, anchor) for anchor in dict.fromkeys(anchors)]
+    if ws.config.rules:
+        # a scoped rule loads on top of the start-up load
+        for directory in chain:
+            for rule in ws.rules_of(directory):
+                if ws.is_scoped(rule):
+                    load = profile.base_load(ws, chain, None).copy()
+                    load.add(rule, "scoped")
+                    loads.append(load)
+    for load in loads:
+        for skip in load.skipped:
             if skip.code != "duplicate-load":
                 continue
             key = (skip.importer or skip.path, skip.line, skip.path)

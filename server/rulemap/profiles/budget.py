@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rulemap.model import LoadedFile
 
 
@@ -22,11 +24,9 @@ def apply_shared_budget(
             used += entry.chars
             continue
         remaining = max_chars - used
-        entry.text = entry.text[:remaining]
-        entry.chars = remaining
-        entry.cut = True
+        cut = replace(entry, text=entry.text[:remaining], chars=remaining, cut=True)
         cut_path = entry.path
-        kept.append(entry)
+        kept.append(cut)
         used = max_chars
     notice = None
     if cut_path or left_out:

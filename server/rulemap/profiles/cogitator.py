@@ -34,6 +34,13 @@ class _Load:
         self.skipped: list[Skipped] = []
         self.loaded: dict[str, str] = {}  # identity → first path
 
+    def copy(self) -> _Load:
+        twin = _Load(self.ws)
+        twin.files = list(self.files)
+        twin.skipped = list(self.skipped)
+        twin.loaded = dict(self.loaded)
+        return twin
+
     def add(self, key: str, reason: Reason) -> None:
         """Load `key` for `reason`, then its imports depth first (iteratively: chains are long)."""
         ws = self.ws
@@ -123,38 +130,19 @@ class _Load:
 class CogitatorProfile:
     name = "cogitator"
     title = "Cogitator (default)"
-    description = "Cogitator's Project Instructions loader: AGENTS.md + CLAUDE.md per directory, @imports, .claude/rules, a shared 32k budget."
+    description = (
+        "Cogitator's Project Instructions loader: AGENTS.md + CLAUDE.md per directory, "
+        "@imports, .claude/rules, a shared 32k budget."
+    )
 
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         config = ws.config
         chain = directory_chain(cwd)
-        load = _Load(ws)
-        for directory in chain:
-            for path in ws.instruction_files_in(directory):
-                load.add(path, "project")
-            if config.rules:
-                for rule in ws.rules_of(directory):
-                    if not ws.is_scoped(rule):
-                        load.add(rule, "rule")
-        if target is not None:
-            cwd_dir = chain[-1]
-            target_dir = parent_dir(target)
-            below = target_dir.startswith(cwd_dir + "/") if cwd_dir else bool(target_dir)
-            if config.nested and below:
-                parts = target_dir.split("/")
-                start = len(cwd_dir.split("/")) if cwd_dir else 0
-                for depth in range(start + 1, len(parts) + 1):
-                    for path in ws.instruction_files_in("/".join(parts[:depth])):
-                        load.add(path, "nested")
-            if config.rules:
-                scoped = sorted(
-                    rule
-                    for directory in chain
-                    for rule in ws.rules_of(directory)
-                    if ws.is_scoped(rule) and ws.rule_matches_target(rule, target)
-                )
-                for rule in scoped:
-                    load.add(rule, "scoped")
+        anchor = self.nested_anchor(ws, chain[-1], parent_dir(target)) if target is not None else None
+        load = self.base_load(ws, chain, anchor).copy()
+        if target is not None and config.rules:
+            for rule in ws.scoped_rules_matching(target, chain):
+                load.add(rule, "scoped")
         files, left_out, notice = apply_shared_budget(load.files, config.max_chars)
         return Explanation(
             profile=self.name,
@@ -167,3 +155,44 @@ class CogitatorProfile:
             skipped=load.skipped,
             notice=notice,
         )
+
+    @staticmethod
+    def nested_anchor(ws: Workspace, cwd_dir: str, target_dir: str) -> str | None:
+        """The deepest directory strictly below cwd on the way to target_dir that has
+        instruction files (None when there is none, or nested loading is off)."""
+        if not ws.config.nested:
+            return None
+        below = target_dir.startswith(cwd_dir + "/") if cwd_dir else bool(target_dir)
+        if not below:
+            return None
+        directory = target_dir
+        while directory and directory != cwd_dir:
+            if ws.instruction_files_in(directory):
+                return directory
+            directory = parent_dir(directory)
+        return None
+
+    def base_load(self, ws: Workspace, chain: list[str], anchor: str | None) -> _Load:
+        """Project files and unconditional rules of root→cwd, then nested files down to
+        `anchor`. Cached per workspace generation: every target below one anchor shares it."""
+        cache: dict[tuple[object, ...], _Load] = ws.load_cache
+        key = (tuple(chain), anchor)
+        cached = cache.get(key)
+        if cached is not None:
+            return cached
+        if anchor is None:
+            load = _Load(ws)
+            for directory in chain:
+                for path in ws.instruction_files_in(directory):
+                    load.add(path, "project")
+                if ws.config.rules:
+                    for rule in ws.rules_of(directory):
+                        if not ws.is_scoped(rule):
+                            load.add(rule, "rule")
+        else:
+            parent = self.nested_anchor(ws, chain[-1], parent_dir(anchor))
+            load = self.base_load(ws, chain, parent).copy()
+            for path in ws.instruction_files_in(anchor):
+                load.add(path, "nested")
+        cache[key] = load
+        return load

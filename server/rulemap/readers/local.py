@@ -63,15 +63,17 @@ class LocalReader:
 
     def _walk(self) -> Iterator[str]:
         seen_dirs: set[str] = set()
-        stack: list[tuple[str, str, list[tuple[str, pathspec.PathSpec[Any]]]]] = [(self.root, "", [])]
+        # (path, root-relative path, real path, gitignore specs in force)
+        stack: list[tuple[str, str, str, list[tuple[str, pathspec.PathSpec[Any]]]]] = [
+            (self.root, "", self._real_root, [])
+        ]
         while stack:
-            directory, rel_dir, specs = stack.pop()
-            real = os.path.realpath(directory)
+            directory, rel_dir, real, specs = stack.pop()
             if real in seen_dirs or not is_within(real, self._real_root):
                 continue  # a symlink loop, or a directory link out of the workspace
             seen_dirs.add(real)
             try:
-                entries = list(os.scandir(directory))
+                entries = sorted(os.scandir(directory), key=lambda e: e.name)
             except OSError:
                 continue
             local_specs = specs
@@ -79,16 +81,19 @@ class LocalReader:
                 spec = _read_gitignore(posixpath.join(directory, ".gitignore"))
                 if spec is not None:
                     local_specs = [*specs, (rel_dir, spec)]
-            for entry in sorted(entries, key=lambda e: e.name):
+            for entry in entries:
                 rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
                 try:
                     is_dir = entry.is_dir()  # follows symlinks
+                    is_link = entry.is_symlink()
                 except OSError:
-                    is_dir = False
+                    continue
                 if is_dir:
                     if entry.name in ALWAYS_SKIPPED_DIRS or _ignored(local_specs, rel + "/"):
                         continue
-                    stack.append((entry.path, rel, local_specs))
+                    # only a link needs the (slow) real-path resolution
+                    child_real = os.path.realpath(entry.path) if is_link else f"{real}/{entry.name}"
+                    stack.append((entry.path, rel, child_real, local_specs))
                 elif not _ignored(local_specs, rel):
                     yield rel
 

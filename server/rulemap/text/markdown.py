@@ -18,6 +18,7 @@ from rulemap.text.positions import line_starts, split_lines
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
 # `@` then a path up to the next unescaped whitespace; `\ ` is an escaped space.
+_PROSE_SPECIAL = re.compile(r"[\\`<]")
 _IMPORT = re.compile(r"@((?:\\ |[^\s])+)")
 _DIRECTIVE = re.compile(r"rulemap-disable(-next-line)?\b((?:[\s,]+[A-Za-z][\w-]*)*)", re.IGNORECASE)
 
@@ -99,6 +100,10 @@ def _scan_prose(text: str, result: Scan, block: list[int], comments: list[tuple[
     i = 0
     length = len(chunk)
     while i < length:
+        special = _PROSE_SPECIAL.search(chunk, i)
+        if special is None:
+            break
+        i = special.start()
         ch = chunk[i]
         if ch == "\\":
             i += 2
@@ -115,7 +120,7 @@ def _scan_prose(text: str, result: Scan, block: list[int], comments: list[tuple[
             excluded.append((i, close + run))
             i = close + run
             continue
-        if chunk.startswith("<!--", i):
+        if ch == "<" and chunk.startswith("<!--", i):
             close_at = chunk.find("-->", i + 4)
             stop = length if close_at < 0 else close_at + 3
             excluded.append((i, stop))

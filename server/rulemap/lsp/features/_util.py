@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 import posixpath
+import re
 import weakref
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -30,6 +31,7 @@ log = logging.getLogger("rulemap.lsp.features")
 RAISE = False  # tests flip this so that a bug is not silently turned into an empty answer
 
 MARKDOWN_SUFFIXES = (".md", ".mdx", ".mdc", ".markdown")
+_BACKTICKS = re.compile(r"`+")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -156,7 +158,7 @@ def setting(settings: object, dotted: str, default: Any) -> Any:
 def short_chars(chars: int) -> str:
     """812 → '812 chars', 3_140 → '3.1k chars', 45_000 → '45k chars'."""
     if chars < 1000:
-        return f"{chars} chars"
+        return plural(chars, "char")
     if chars < 10_000:
         return f"{chars / 1000:.1f}k chars"
     return f"{round(chars / 1000):,}k chars"
@@ -178,11 +180,9 @@ def code(text: str) -> str:
 
 
 def _longest_backtick_run(text: str) -> int:
-    longest = current = 0
-    for ch in text:
-        current = current + 1 if ch == "`" else 0
-        longest = max(longest, current)
-    return longest
+    if "`" not in text:
+        return 0
+    return max(len(run) for run in _BACKTICKS.findall(text))
 
 
 def fenced(text: str, language: str = "markdown") -> str:
@@ -191,9 +191,9 @@ def fenced(text: str, language: str = "markdown") -> str:
 
 
 def link(ws: Workspace, key: str) -> str:
-    """A Markdown link to a workspace file, shown as its key in code."""
-    label = key.replace("[", "\\[").replace("]", "\\]")
-    return f"[`{label}`]({uri_of(ws, key)})"
+    """A Markdown link to a workspace file, shown as its key in code (code spans bind tighter
+    than link brackets, so `[` `]` in the key need no escape)."""
+    return f"[{code(key)}]({uri_of(ws, key)})"
 
 
 # ----- the import graph ---------------------------------------------------------------------
@@ -283,6 +283,36 @@ def _own_load_target(ws: Workspace, key: str) -> tuple[bool, str | None]:
             return True, f"{directory}/.rulemap-probe"
         return False, None
     return False, None
+
+
+_GLOB_CACHE: weakref.WeakKeyDictionary[Workspace, tuple[int, dict[tuple[str, str], Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def first_matching_glob(ws: Workspace, rule: str, target: str) -> str | None:
+    """The first written `paths` glob of `rule` that matches `target` (compiled globs are cached
+    per workspace generation, unlike `Workspace.rules_for_file`, which recompiles them)."""
+    from rulemap.globs import compile_patterns
+
+    generation, table = _GLOB_CACHE.get(ws, (-1, {}))
+    if generation != ws.generation:
+        table = {}
+        _GLOB_CACHE[ws] = (ws.generation, table)
+    owner = ws.rule_owner(rule) or ""
+    if owner:
+        if not target.startswith(owner + "/"):
+            return None
+        target = target[len(owner) + 1 :]
+    for glob in ws.document(rule).globs or []:
+        if glob.error is not None or glob.pattern.startswith("!"):
+            continue
+        compiled = table.get((rule, glob.pattern))
+        if compiled is None:
+            compiled = table[(rule, glob.pattern)] = compile_patterns(glob.expanded)
+        if compiled.match(target):
+            return glob.pattern
+    return None
 
 
 def instruction_dir(ws: Workspace, key: str) -> str | None:

@@ -10,6 +10,7 @@ from rulemap.lsp.features._util import (
     code,
     core_pos,
     fenced,
+    first_matching_glob,
     glob_at,
     import_at,
     import_graph,
@@ -24,6 +25,7 @@ from rulemap.lsp.features._util import (
     tokens,
 )
 from rulemap.model import Document, Explanation, Glob, ImportRef, ImportStatus, LoadedFile, Resolved
+from rulemap.profiles import PROFILES
 from rulemap.text.positions import Encoding
 from rulemap.workspace import Workspace
 
@@ -44,15 +46,19 @@ def hover(
     """The hover at `pos` (in `encoding` units) of the file `key`, or None.
 
     `settings`: the `rulemap` configuration section ({"hover": {"sourceFiles": …}} or
-    {"hover.sourceFiles": …}); `hover.sourceFiles` is firstLine (default) | everywhere | off.
+    {"hover.sourceFiles": …}); `hover.sourceFiles` is firstLine (default) | everywhere | off;
+    `profile` (None: the workspace's) chooses the loading model of the explanations.
     """
+    profile = setting(settings, "profile", None)
+    if profile not in PROFILES:
+        profile = None
     if is_markdown(ws, key):
         doc = readable_doc(ws, key)
         at = core_pos(doc, pos, encoding) if doc is not None else None
         if doc is not None and at is not None:
             found = import_at(ws, key, at)
             if found is not None:
-                return _import_hover(ws, key, doc, found[0], found[1], encoding)
+                return _import_hover(ws, key, doc, found[0], found[1], encoding, profile)
             if ws.is_rule(key):
                 glob = glob_at(doc, at)
                 if glob is not None:
@@ -67,7 +73,7 @@ def hover(
         mode = "firstLine"
     if mode == "off" or (mode == "firstLine" and pos.line != 0) or key.startswith("/"):
         return None
-    return _source_hover(ws, key)
+    return _source_hover(ws, key, profile)
 
 
 def _markdown(text: str, range_: types.Range | None = None) -> types.Hover:
@@ -80,7 +86,13 @@ def _markdown(text: str, range_: types.Range | None = None) -> types.Hover:
 
 
 def _import_hover(
-    ws: Workspace, key: str, doc: Document, ref: ImportRef, resolved: Resolved, encoding: Encoding
+    ws: Workspace,
+    key: str,
+    doc: Document,
+    ref: ImportRef,
+    resolved: Resolved,
+    encoding: Encoding,
+    profile: str | None = None,
 ) -> types.Hover:
     target = resolved.target
     status = resolved.status
@@ -112,42 +124,45 @@ def _import_hover(
             parts.append(f"✗ cannot be read: {target_doc.unreadable}")
         else:
             chars = target_doc.chars
-            status_text = _load_status(ws, key, ref)
-            parts.append(f"✓ exists · {chars:,} chars ≈ {plural(tokens(chars), 'token')} · {status_text}")
+            status_text = _load_status(ws, key, ref, target, profile)
+            size = f"{chars:,} chars ≈ {plural(tokens(chars), 'token')}"
+            parts.append(f"✓ exists · {size} · {status_text}")
             preview = _preview(target_doc)
             if preview:
                 parts.append(fenced(preview))
     return _markdown("\n\n".join(parts), to_range(doc.lines, ref.span, encoding))
 
 
-def _load_status(ws: Workspace, importer: str, ref: ImportRef) -> str:
-    """Hop depth in a real load that reaches the importer, or why this import is skipped."""
+def _load_status(
+    ws: Workspace, importer: str, ref: ImportRef, target: str, profile: str | None
+) -> str:
+    """Hop depth in a real load that reaches the importer, or why this import is not read."""
     line = ref.span.start.line
-    found, target = load_target(ws, importer)
-    if found:
-        explanation = ws.explain(target)
-        for entry in explanation.files:
-            if entry.imported_by == importer and entry.import_line == line:
-                cut = f" (cut to {entry.chars:,} chars by maxChars)" if entry.cut else ""
-                return f"import hop {entry.depth}{_chain(explanation, entry)}{cut}"
-        for skip in explanation.skipped:
-            if skip.importer == importer and skip.line == line:
-                return f"skipped: {skip.why}"
-        if importer in explanation.left_out:
-            return f"`{importer}` is left out by maxChars, so this import is not read"
-        if not any(entry.path == importer for entry in explanation.files):
-            return _graph_hops(ws, importer)
-    graph = import_graph(ws)
-    if importer not in graph.hops:
-        return "its importer is never loaded"
-    return f"{_graph_hops(ws, importer)}; `{importer}` itself is never loaded"
+    found, load_for = load_target(ws, importer)
+    if not found:
+        return f"{_graph_hops(ws, importer)}, but `{importer}` itself never loads from the cwd"
+    explanation = ws.explain(load_for, profile=profile)
+    for entry in explanation.files:
+        if entry.imported_by == importer and entry.import_line == line:
+            cut = f" (cut to {entry.chars:,} chars by maxChars)" if entry.cut else ""
+            return f"import hop {entry.depth}{_chain(explanation, entry)}{cut}"
+    for skip in explanation.skipped:
+        if skip.importer == importer and skip.line == line:
+            return f"skipped: {skip.why}"
+    if target in explanation.left_out:
+        return "left out: the load is over maxChars before it"
+    if importer in explanation.left_out:
+        return f"not read: `{importer}` is left out by maxChars"
+    if any(entry.path == importer for entry in explanation.files):
+        return f"not followed: the `{explanation.profile}` loader does not read imports"
+    return _graph_hops(ws, importer)
 
 
 def _graph_hops(ws: Workspace, importer: str) -> str:
     graph = import_graph(ws)
     hop = graph.hops.get(importer)
     if hop is None:
-        return "its importer is never loaded"
+        return f"not read: nothing that loads imports `{importer}`"
     limit = ws.config.max_import_depth
     past = f", past maxImportDepth {limit}" if hop + 1 > limit else ""
     return f"import hop {hop + 1}{past}"
@@ -225,9 +240,13 @@ def _examples(ws: Workspace, matches: list[str]) -> str:
 # ----- any other file -----------------------------------------------------------------------
 
 
-def _source_hover(ws: Workspace, key: str) -> types.Hover:
-    explanation = ws.explain(key)
-    matched_by = dict(ws.rules_for_file(key))
+def _source_hover(ws: Workspace, key: str, profile: str | None) -> types.Hover:
+    explanation = ws.explain(key, profile=profile)
+    matched_by = {
+        entry.path: first_matching_glob(ws, entry.path, key) or ""
+        for entry in explanation.files
+        if entry.reason == "scoped"
+    }
     cwd = explanation.cwd
     parts = [
         f"**Instructions an agent loads for {code(key)}** · {explanation.profile} · cwd {code(cwd)}"

@@ -134,7 +134,12 @@ def _headings(doc: Document, body_start: int) -> list[_Heading]:
             and text.strip()
             and not _NOT_SETEXT_TEXT.match(text)
             and not _SETEXT.match(text)
-            and (number == body_start or not lines[number - 1].strip() or number - 1 in skip)
+            and (
+                number == body_start
+                or not lines[number - 1].strip()
+                or number - 1 in skip
+                or _ATX.match(lines[number - 1])
+            )
         ):
             setext = _SETEXT.match(lines[below])
             if setext:

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import pytest
 
 from rulemap.readers import MemoryReader
 from rulemap.workspace import Workspace
@@ -15,6 +14,3 @@ def make_ws(files: Mapping[str, str | bytes], symlinks: Mapping[str, str] | None
     return Workspace(reader, parse_config(config, "test") if config else None, home="/home/u")
 
 
-@pytest.fixture
-def ws_factory():
-    return make_ws

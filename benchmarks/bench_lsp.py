@@ -1,0 +1,438 @@
+#!/usr/bin/env python3
+"""Latency of the language server (`python -m rulemap serve --stdio`) on the synthetic monorepo.
+
+    python benchmarks/bench_lsp.py [--tree DIR] [--small] [--edits 30] [--debounce-ms 0]
+
+A minimal LSP client written here (Content-Length framing over the server's stdin/stdout, a
+reader thread that timestamps every message on arrival) impersonates VS Code's capabilities:
+push diagnostics (no `textDocument.diagnostic` capability), dynamic registration of watched
+files (so the server does not start its own file watcher), UTF-16 positions. Measured:
+
+- `initialize` sent → first `textDocument/publishDiagnostics` (target < 2 s), and → the last
+  publish of the initial wave (when nothing new arrived for --settle seconds);
+- `didChange` of an open AGENTS.md → its `publishDiagnostics` (each edit adds a different missing
+  `@import`, so the file's diagnostics change every time and must be re-published);
+  p50/p95, target p95 < 50 ms. The server debounces edits (`diagnostics.debounceMs`, 150 ms by
+  default); the benchmark sets it through initializationOptions (--debounce-ms, default 0) so
+  the figure is the server's own work, and reports the value used;
+- `textDocument/hover` at (0,0) of source files (each opened first), first hover per file and
+  repeated hovers; target p95 < 10 ms;
+- `rulemap/effectiveInstructions` for source files.
+
+Writes benchmarks/results/lsp.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _common import (  # noqa: E402
+    REPO,
+    default_python,
+    ensure_tree,
+    fmt_ms,
+    load_manifest,
+    machine,
+    now_utc,
+    repo_revision,
+    rulemap_env,
+    summarize,
+    write_result,
+)
+
+TARGET_FIRST_DIAG_S = 2.0
+TARGET_EDIT_P95_S = 0.050
+TARGET_HOVER_P95_S = 0.010
+
+
+class Client:
+    def __init__(self, cmd: list[str], env: dict[str, str], log_path: str) -> None:
+        self._log = open(log_path, "wb")  # noqa: SIM115  # the server's stderr
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self._log, env=env, cwd=REPO)
+        self.inbox: queue.Queue[tuple[float, dict]] = queue.Queue()
+        self._next_id = 0
+        self._lock = threading.Lock()
+        self.pending: dict[int, tuple[float, dict] | None] = {}
+        self.notifications: list[tuple[float, dict]] = []
+        self._cond = threading.Condition()
+        self._reader = threading.Thread(target=self._read_loop, daemon=True)
+        self._reader.start()
+
+    # ------------------------------------------------------------ transport
+    def _send(self, msg: dict) -> float:
+        body = json.dumps(msg, separators=(",", ":")).encode("utf-8")
+        data = b"Content-Length: %d\r\n\r\n" % len(body) + body
+        with self._lock:
+            t = time.perf_counter()
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+        return t
+
+    def _read_loop(self) -> None:
+        out = self.proc.stdout
+        assert out is not None
+        while True:
+            length = None
+            while True:
+                line = out.readline()
+                if not line:
+                    with self._cond:
+                        self._cond.notify_all()
+                    return
+                line = line.strip()
+                if not line:
+                    break
+                k, _, v = line.partition(b":")
+                if k.lower() == b"content-length":
+                    length = int(v.strip())
+            if length is None:
+                continue
+            body = out.read(length)
+            t = time.perf_counter()
+            msg = json.loads(body)
+            self._dispatch(t, msg)
+
+    def _dispatch(self, t: float, msg: dict) -> None:
+        if "id" in msg and "method" in msg:  # a request from the server: answer at once
+            method = msg["method"]
+            result: object = None
+            if method == "workspace/configuration":
+                result = [None for _ in msg.get("params", {}).get("items", [])]
+            self._send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
+            return
+        with self._cond:
+            if "id" in msg:
+                self.pending[msg["id"]] = (t, msg)
+            else:
+                self.notifications.append((t, msg))
+            self._cond.notify_all()
+
+    # ------------------------------------------------------------ API
+    def request(self, method: str, params: object, timeout: float = 60.0) -> tuple[float, dict]:
+        """Send a request; return (latency seconds, response)."""
+        with self._cond:
+            self._next_id += 1
+            rid = self._next_id
+            self.pending[rid] = None
+        t0 = self._send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        deadline = t0 + timeout
+        with self._cond:
+            while self.pending.get(rid) is None:
+                left = deadline - time.perf_counter()
+                if left <= 0 or self.proc.poll() is not None:
+                    raise TimeoutError(f"{method}: no response")
+                self._cond.wait(left)
+            t1, msg = self.pending.pop(rid)  # type: ignore[misc]
+        if "error" in msg:
+            raise RuntimeError(f"{method}: {msg['error']}")
+        return t1 - t0, msg
+
+    def notify(self, method: str, params: object) -> float:
+        return self._send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def wait_notification(self, pred, after: float, timeout: float = 30.0):  # noqa: ANN001,ANN201
+        """First notification received at or after `after` matching pred: (time, msg)."""
+        deadline = time.perf_counter() + timeout
+        with self._cond:
+            while True:
+                for t, msg in self.notifications:
+                    if t >= after and pred(msg):
+                        return t, msg
+                left = deadline - time.perf_counter()
+                if left <= 0 or self.proc.poll() is not None:
+                    return None
+                self._cond.wait(left)
+
+    def settle(self, method: str, quiet: float, timeout: float) -> float | None:
+        """Wait until no `method` notification arrived for `quiet` seconds; time of the last."""
+        end = time.perf_counter() + timeout
+        while time.perf_counter() < end:
+            with self._cond:
+                times = [t for t, m in self.notifications if m.get("method") == method]
+            last = times[-1] if times else None
+            ref = last if last is not None else time.perf_counter()
+            if last is not None and time.perf_counter() - ref >= quiet:
+                return last
+            time.sleep(min(quiet / 4, 0.05))
+        return None
+
+    def close(self) -> None:
+        try:
+            self.request("shutdown", None, timeout=10)
+            self.notify("exit", None)
+            self.proc.wait(timeout=10)
+        except Exception:  # noqa: BLE001
+            self.proc.kill()
+            self.proc.wait()
+        self._log.close()
+
+
+def uri(path: str) -> str:
+    return Path(path).as_uri()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tree")
+    ap.add_argument("--small", action="store_true")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--edits", type=int, default=30)
+    ap.add_argument("--hovers", type=int, default=30, help="source files to hover (30)")
+    ap.add_argument("--graph-edits", type=int, default=8,
+                    help="edits whose new finding only the full (graph-wide) check reports (6)")
+    ap.add_argument("--debounce-ms", type=int, default=0,
+                    help="server-side diagnostics debounce to configure (0; the default is 150)")
+    ap.add_argument("--settle", type=float, default=1.0,
+                    help="quiet seconds that end the initial diagnostics wave (1.0)")
+    ap.add_argument("--python", default=default_python())
+    ap.add_argument("--log", default="/tmp/rulemap-bench-lsp.log", help="server stderr")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args(argv)
+
+    tree = os.path.abspath(args.tree) if args.tree else ensure_tree(args.small, args.seed)
+    manifest = load_manifest(tree)
+    bench = manifest.get("bench", {})
+    edit_key = bench.get("edit_agents_md") or "AGENTS.md"
+    sources = [s for s in bench.get("hover_sources", []) if os.path.isfile(os.path.join(tree, s))]
+    if not sources:
+        sources = [str(p.relative_to(tree)) for p in sorted(Path(tree).rglob("*.ts"))[:50]]
+    sources = sources[: args.hovers]
+    load0 = os.getloadavg()[0]
+
+    cmd = [args.python, "-m", "rulemap", "serve", "--stdio"]
+    client = Client(cmd, rulemap_env(), args.log)
+    caps = {
+        "general": {"positionEncodings": ["utf-16"]},
+        "textDocument": {
+            "synchronization": {"dynamicRegistration": False, "didSave": True},
+            "publishDiagnostics": {"relatedInformation": True, "versionSupport": True,
+                                   "codeDescriptionSupport": True, "dataSupport": True},
+            "hover": {"contentFormat": ["markdown", "plaintext"]},
+        },
+        "workspace": {
+            "workspaceFolders": True,
+            "configuration": False,
+            "didChangeWatchedFiles": {"dynamicRegistration": True},
+        },
+        "window": {"workDoneProgress": False},
+    }
+    init_params = {
+        "processId": os.getpid(),
+        "rootUri": uri(tree),
+        "workspaceFolders": [{"uri": uri(tree), "name": os.path.basename(tree)}],
+        "capabilities": caps,
+        "initializationOptions": {"diagnostics": {"debounceMs": args.debounce_ms}},
+    }
+    results: dict[str, object] = {}
+    try:
+        # ------------------------------------------------------------ startup
+        t_start = time.perf_counter()
+        init_latency, _ = client.request("initialize", init_params, timeout=120)
+        client.notify("initialized", {})
+        first = client.wait_notification(
+            lambda m: m.get("method") == "textDocument/publishDiagnostics", t_start, timeout=120)
+        if first is None:
+            print("no publishDiagnostics after initialize; server log: " + args.log, file=sys.stderr)
+            return 2
+        t_first = first[0] - t_start
+        last = client.settle("textDocument/publishDiagnostics", args.settle, timeout=120)
+        t_wave = (last - t_start) if last else None
+        n_wave = sum(1 for _, m in client.notifications
+                     if m.get("method") == "textDocument/publishDiagnostics")
+        print(f"initialize → response {fmt_ms(init_latency)}, → first publishDiagnostics "
+              f"{fmt_ms(t_first)}, → last of the initial wave {fmt_ms(t_wave) if t_wave else '?'} "
+              f"({n_wave} publishes)", file=sys.stderr)
+
+        # ------------------------------------------------------------ edits
+        edit_path = os.path.join(tree, edit_key)
+        with open(edit_path, encoding="utf-8") as fh:
+            original = fh.read()
+        edit_uri = uri(edit_path)
+        client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": edit_uri, "languageId": "markdown", "version": 1, "text": original}})
+        client.wait_notification(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                                 and m["params"]["uri"] == edit_uri, 0, timeout=5)
+        time.sleep(0.3)
+        edit_lat: list[float] = []
+        missed = 0
+        for i in range(args.edits + 2):
+            version = i + 2
+            text = original + f"\n- See @docs/missing-{i}.md for edit {i}\n"
+
+            def match(m: dict, v: int = version, n: int = i) -> bool:
+                if m.get("method") != "textDocument/publishDiagnostics":
+                    return False
+                p = m["params"]
+                if p["uri"] != edit_uri:
+                    return False
+                if p.get("version") is not None:
+                    return p["version"] >= v
+                return any(f"missing-{n}.md" in d.get("message", "") for d in p["diagnostics"])
+
+            t0 = client.notify("textDocument/didChange", {
+                "textDocument": {"uri": edit_uri, "version": version},
+                "contentChanges": [{"text": text}]})
+            got = client.wait_notification(match, t0, timeout=30)
+            if got is None:
+                missed += 1
+                continue
+            if i >= 2:  # two warm-up edits
+                edit_lat.append(got[0] - t0)
+            time.sleep(0.05)
+        # graph-wide findings come from the server's full check (off the event loop): an edit
+        # that toggles `@<root AGENTS.md>` adds/removes a duplicate-load finding on this file,
+        # which only the full check reports; time didChange → the publish that shows it.
+        graph_lat: list[float] = []
+        graph_missed = 0
+        up = os.path.relpath(os.path.join(tree, "AGENTS.md"), os.path.dirname(edit_path))
+        base_text = original + f"\n- See @docs/missing-{args.edits + 1}.md for edit {args.edits + 1}\n"
+        version = args.edits + 10
+        dup_line = base_text.count("\n") + 1  # the line of the added import
+        for i in range(2 * args.graph_edits):
+            version += 1
+            on = i % 2 == 0
+            text = base_text + (f"\nThe root rules apply: @{up}\n" if on else "")
+
+            def has_dup(m: dict, want: bool = on) -> bool:
+                if m.get("method") != "textDocument/publishDiagnostics":
+                    return False
+                p = m["params"]
+                if p["uri"] != edit_uri:
+                    return False
+                dup = any(d.get("code") == "duplicate-load"
+                          and d["range"]["start"]["line"] == dup_line for d in p["diagnostics"])
+                return dup == want
+
+            t0 = client.notify("textDocument/didChange", {
+                "textDocument": {"uri": edit_uri, "version": version},
+                "contentChanges": [{"text": text}]})
+            got = client.wait_notification(has_dup, t0, timeout=60)
+            if got is None:
+                graph_missed += on
+                continue
+            if on:  # only the appearance is timed: removal is handled by the fast path
+                graph_lat.append(got[0] - t0)
+            time.sleep(0.2)
+        client.notify("textDocument/didClose", {"textDocument": {"uri": edit_uri}})
+
+        # ------------------------------------------------------------ hovers
+        hover_first: list[float] = []
+        hover_again: list[float] = []
+        empty_hovers = 0
+        for src in sources:
+            p = os.path.join(tree, src)
+            with open(p, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+            su = uri(p)
+            lang = {"ts": "typescript", "tsx": "typescriptreact", "py": "python",
+                    "go": "go"}.get(src.rsplit(".", 1)[-1], "plaintext")
+            client.notify("textDocument/didOpen", {"textDocument": {
+                "uri": su, "languageId": lang, "version": 1, "text": text}})
+            params = {"textDocument": {"uri": su}, "position": {"line": 0, "character": 0}}
+            lat, resp = client.request("textDocument/hover", params)
+            hover_first.append(lat)
+            if not resp.get("result"):
+                empty_hovers += 1
+            for _ in range(3):
+                lat, _ = client.request("textDocument/hover", params)
+                hover_again.append(lat)
+            client.notify("textDocument/didClose", {"textDocument": {"uri": su}})
+
+        # ------------------------------------------------------------ effectiveInstructions
+        eff: list[float] = []
+        eff_files: list[int] = []
+        for src in sources:
+            lat, resp = client.request("rulemap/effectiveInstructions",
+                                       {"uri": uri(os.path.join(tree, src))})
+            eff.append(lat)
+            r = resp.get("result") or {}
+            eff_files.append(len(r.get("files", [])))
+    finally:
+        client.close()
+    load1 = os.getloadavg()[0]
+
+    results = {
+        "initialize_response_s": init_latency,
+        "first_publish_diagnostics_s": t_first,
+        "initial_wave_s": t_wave,
+        "initial_wave_publishes": n_wave,
+        "edit_to_publish_s": summarize(edit_lat) if edit_lat else None,
+        "edits_missed": missed,
+        "graph_edit_to_publish_s": summarize(graph_lat) if graph_lat else None,
+        "graph_edits_missed": graph_missed,
+        "hover_first_s": summarize(hover_first) if hover_first else None,
+        "hover_repeat_s": summarize(hover_again) if hover_again else None,
+        "hover_empty": empty_hovers,
+        "effective_instructions_s": summarize(eff) if eff else None,
+        "effective_instructions_mean_files": (sum(eff_files) / len(eff_files)) if eff_files else None,
+    }
+    m = machine()
+    print()
+    print(f"Language server latency on {tree}")
+    print(f"  machine: {m['cpus']} CPUs, {m['cpu_model']}, Python {m['python']}; load average "
+          f"{load0:.2f} → {load1:.2f}; diagnostics.debounceMs = {args.debounce_ms}")
+    print()
+    hdr = f"{'measure':<44}{'p50':>10}{'p95':>10}{'max':>10}{'n':>6}   target"
+    print(hdr)
+    print("-" * (len(hdr) + 12))
+    print(f"{'spawn + initialize → first publishDiagnostics':<44}{fmt_ms(t_first):>10}{'':>10}{'':>10}{1:>6}"
+          f"   < {TARGET_FIRST_DIAG_S:.0f} s {'PASS' if t_first < TARGET_FIRST_DIAG_S else 'FAIL'}")
+    if t_wave:
+        print(f"{'initialize → last initial publish':<44}{fmt_ms(t_wave):>10}{'':>10}{'':>10}"
+              f"{n_wave:>6}")
+
+    def row(label: str, s: dict | None, target: float | None) -> None:
+        if not s:
+            print(f"{label:<44}{'n/a':>10}")
+            return
+        verdict = ""
+        if target is not None:
+            verdict = f"   p95 < {target * 1000:.0f} ms {'PASS' if s['p95'] < target else 'FAIL'}"
+        print(f"{label:<44}{fmt_ms(s['median']):>10}{fmt_ms(s['p95']):>10}{fmt_ms(s['max']):>10}"
+              f"{s['n']:>6}{verdict}")
+
+    row("didChange AGENTS.md → publishDiagnostics", results["edit_to_publish_s"], TARGET_EDIT_P95_S)
+    row("didChange → graph-wide finding published", results["graph_edit_to_publish_s"], None)
+    row("hover (0,0) on a source file, first", results["hover_first_s"], TARGET_HOVER_P95_S)
+    row("hover (0,0) on a source file, repeated", results["hover_repeat_s"], TARGET_HOVER_P95_S)
+    row("rulemap/effectiveInstructions", results["effective_instructions_s"], None)
+    if missed:
+        print(f"({missed} edits got no publishDiagnostics within 30 s)")
+    if graph_missed:
+        print(f"({graph_missed} graph edits got no matching publishDiagnostics within 60 s)")
+    if empty_hovers:
+        print(f"({empty_hovers} of {len(hover_first)} hovers returned nothing)")
+
+    if not args.no_write:
+        out = write_result("lsp-small.json" if args.small and not args.tree else "lsp.json", {
+            "benchmark": "language server latency",
+            "date": now_utc(),
+            "machine": m,
+            "load_average": [load0, load1],
+            "rulemap_revision": repo_revision(),
+            "tree": tree,
+            "debounce_ms": args.debounce_ms,
+            "edited_file": edit_key,
+            "hover_files": sources,
+            "results": results,
+            "targets": {"first_diagnostics_s": TARGET_FIRST_DIAG_S, "edit_p95_s": TARGET_EDIT_P95_S,
+                        "hover_p95_s": TARGET_HOVER_P95_S},
+        })
+        print(f"wrote {os.path.relpath(out, REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,536 @@
+"""`rulemap serve`: the language server. Handlers only convert and delegate — to the Engine
+(state.py) for the graph and diagnostics, to `rulemap.lsp.features` for editor features, to
+custom.py for Rulemap's own requests (docs/protocol.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
+
+from rulemap.lsp.diagnostics import uri_for
+from rulemap.lsp.state import Engine, Folder, path_of
+from rulemap.text.positions import Encoding
+
+log = logging.getLogger("rulemap.lsp")
+
+VERSION = "0.1.0"
+WATCHERS = (
+    # (glob, kinds): content changes of what the graph reads; creations and deletions of any
+    # file (rules' globs and imports can match anything).
+    ("**/*", types.WatchKind.Create | types.WatchKind.Delete),
+    ("**/*.md", types.WatchKind.Change),
+    ("**/.claude/**", types.WatchKind.Change),
+    ("**/rulemap.toml", types.WatchKind.Change),
+    ("**/pyproject.toml", types.WatchKind.Change),
+    ("**/.gitignore", types.WatchKind.Change),
+)
+CUSTOM = ("rulemap/effectiveInstructions", "rulemap/rulesForFile", "rulemap/instructionFiles",
+          "rulemap/graph", "rulemap/profiles")
+
+
+class _Ignored:
+    """Stands in for a message that could not be read (its error was already answered)."""
+
+    jsonrpc = "ignored"
+
+
+class RulemapProtocol(LanguageServerProtocol):
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Any:
+        # UTF-16 unless the client offers UTF-8 (pygls would take the client's first choice).
+        general = params.capabilities.general
+        offered = [getattr(e, "value", e) for e in (general.position_encodings or [])] if general else []
+        if general is not None:
+            general.position_encodings = [
+                types.PositionEncodingKind.Utf8 if "utf-8" in offered else types.PositionEncodingKind.Utf16
+            ]
+        return (yield from super().lsp_initialize(params))
+
+    def structure_message(self, data: Any) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            # pygls would only log it; a request must still get an answer.
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                self._send_response(data["id"], None, exc.to_response_error())
+                return _Ignored()
+            raise
+
+
+class RulemapServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("rulemap", VERSION, text_document_sync_kind=types.TextDocumentSyncKind.Full,
+                         protocol_cls=RulemapProtocol)
+        self.engine: Engine | None = None
+        self.watcher: Any = None
+        self.dynamic_watch = False
+        self.config_pull = False
+        self.progress_support = False
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # Log, never pop up: a bad notification must not spam the user. (A failed request has
+        # already been answered with the error.)
+        request = getattr(source, "__name__", "") == "FeatureRequestError"
+        log.log(logging.DEBUG if request else logging.WARNING, "%s: %s",
+                getattr(source, "__name__", source), error)
+
+    # ----- Port (state.py talks to the client through these) -------------------------------
+
+    def publish(self, uri: str, diagnostics: list[types.Diagnostic], version: int | None) -> None:
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
+
+    def refresh_diagnostics(self) -> None:
+        try:
+            self.workspace_diagnostic_refresh(None)
+        except Exception as exc:  # pragma: no cover - the connection is gone
+            log.warning("workspace/diagnostic/refresh failed: %s", exc)
+
+    def show_message(self, kind: types.MessageType, message: str) -> None:
+        log.warning("%s", message)
+        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+    def notify(self, method: str, params: Any) -> None:
+        self.protocol.notify(method, params)
+
+    async def progress_begin(self, title: str, message: str) -> object | None:
+        if not self.progress_support:
+            return None
+        token = f"rulemap-{uuid.uuid4()}"
+        try:
+            await asyncio.wait_for(self.work_done_progress.create_async(token), 2.0)
+        except Exception:
+            return None
+        self.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, message=message))
+        return token
+
+    def progress_end(self, token: object | None, message: str) -> None:
+        if isinstance(token, str):
+            self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+
+    async def fetch_settings(self, scope_uris: list[str]) -> list[Any] | None:
+        items = [types.ConfigurationItem(scope_uri=u, section="rulemap") for u in scope_uris]
+        result = await asyncio.wait_for(
+            self.workspace_configuration_async(types.ConfigurationParams(items=items)), 5.0)
+        return list(result) if result is not None else None
+
+
+server = RulemapServer()
+
+
+def _engine() -> Engine:
+    if server.engine is None:
+        raise JsonRpcException(message="the server is not initialized", code=-32002)
+    return server.engine
+
+
+def _features() -> Any:
+    import rulemap.lsp.features as features
+
+    return features
+
+
+async def _target(uri: str) -> tuple[Folder, Any, str] | None:
+    """(folder, workspace, key) of a document inside a folder, once the folder is indexed."""
+    engine = server.engine
+    if engine is None:
+        return None
+    found = engine.locate(uri)
+    if found is None:
+        return None
+    folder, key = found
+    ws = await engine.ready(folder)
+    if ws is None or key.startswith("/"):
+        return None
+    return folder, ws, key
+
+
+def _encoding() -> Encoding:
+    return server.engine.encoding if server.engine is not None else "utf-16"
+
+
+def _get(obj: Any, path: str) -> Any:
+    for part in path.split("."):
+        if obj is None:
+            return None
+        obj = getattr(obj, part, None)
+    return obj
+
+
+# ----- lifecycle ------------------------------------------------------------------------------
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: RulemapServer, params: types.InitializeParams) -> None:
+    from rulemap.lsp.convert import encoding_of
+
+    caps = params.capabilities
+    engine = Engine(ls, asyncio.get_running_loop())
+    ls.engine = engine
+    engine.encoding = encoding_of(_first(_get(caps, "general.position_encodings")))
+    engine.pull = _get(caps, "text_document.diagnostic") is not None
+    engine.refresh_support = bool(_get(caps, "workspace.diagnostics.refresh_support"))
+    ls.dynamic_watch = bool(_get(caps, "workspace.did_change_watched_files.dynamic_registration"))
+    ls.config_pull = bool(_get(caps, "workspace.configuration"))
+    ls.progress_support = bool(_get(caps, "window.work_done_progress"))
+    options = params.initialization_options
+    if isinstance(options, dict):
+        section = options.get("rulemap")
+        engine.init_options = section if isinstance(section, dict) else options
+    elif options is not None:
+        ls.show_message(types.MessageType.Error,
+                        "Rulemap: initializationOptions must be an object; using the defaults.")
+    folders = list(params.workspace_folders or [])
+    if not folders:
+        root = params.root_uri or (uri_for(params.root_path) if params.root_path else None)
+        if root:
+            folders = [types.WorkspaceFolder(uri=root, name="")]
+    for folder in folders:
+        engine.add_folder(folder.uri, folder.name or None)
+    log.info("initialize: %d folder(s), %s, %s diagnostics", len(engine.folders), engine.encoding,
+             "pull" if engine.pull else "push")
+
+
+def _first(values: Sequence[Any] | None) -> Any:
+    return values[0] if values else None
+
+
+@server.feature(types.INITIALIZED)
+async def initialized(ls: RulemapServer, params: types.InitializedParams) -> None:
+    engine = _engine()
+    if ls.dynamic_watch:
+        watchers = [types.FileSystemWatcher(glob_pattern=glob, kind=kind) for glob, kind in WATCHERS]
+        registration = types.Registration(
+            id="rulemap-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers))
+        try:
+            ls.client_register_capability(types.RegistrationParams(registrations=[registration]))
+        except Exception as exc:  # pragma: no cover
+            log.warning("registering file watchers failed: %s", exc)
+            ls.dynamic_watch = False
+    folders = [f for f in engine.folders.values() if not f.refused]
+    await engine.load_settings(folders, ls.config_pull)
+    if not ls.dynamic_watch:
+        _start_watching(folders)
+    await asyncio.gather(*(engine.index(f) for f in folders))
+
+
+def _start_watching(folders: list[Folder]) -> None:
+    engine = _engine()
+    if server.watcher is None:
+        from rulemap.lsp.watch import FolderWatcher
+
+        server.watcher = FolderWatcher(engine.loop, engine.queue_fs_event)
+    for folder in folders:
+        server.watcher.watch(folder.root)
+
+
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: RulemapServer, params: None) -> None:
+    if ls.watcher is not None:
+        ls.watcher.stop()
+    if ls.engine is not None:
+        ls.engine.close()
+
+
+# ----- documents and files --------------------------------------------------------------------
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: RulemapServer, params: types.DidOpenTextDocumentParams) -> None:
+    doc = params.text_document
+    _engine().did_open(doc.uri, doc.text, doc.version)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: RulemapServer, params: types.DidChangeTextDocumentParams) -> None:
+    if not params.content_changes:
+        return
+    # Full sync: the last change holds the whole text. (A client that sent ranges anyway has
+    # had them applied by pygls to its copy.)
+    last = params.content_changes[-1]
+    if isinstance(last, types.TextDocumentContentChangeWholeDocument):
+        text = last.text
+    else:
+        text = ls.workspace.get_text_document(params.text_document.uri).source
+    _engine().did_change(params.text_document.uri, text, params.text_document.version)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: RulemapServer, params: types.DidCloseTextDocumentParams) -> None:
+    _engine().did_close(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+def did_save(ls: RulemapServer, params: types.DidSaveTextDocumentParams) -> None:
+    _engine().did_save(params.text_document.uri)
+
+
+_KINDS = {types.FileChangeType.Created: "created", types.FileChangeType.Changed: "changed",
+          types.FileChangeType.Deleted: "deleted"}
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: RulemapServer, params: types.DidChangeWatchedFilesParams) -> None:
+    events = []
+    for change in params.changes:
+        path = path_of(change.uri)
+        if path is not None:
+            events.append((_KINDS.get(change.type, "changed"), path))
+    _engine().file_events(events)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+async def did_change_workspace_folders(ls: RulemapServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    engine = _engine()
+    for removed in params.event.removed:
+        path = path_of(removed.uri)
+        if ls.watcher is not None and path:
+            ls.watcher.unwatch(path)
+        engine.remove_folder(removed.uri)
+    added = [f for f in (engine.add_folder(a.uri, a.name) for a in params.event.added) if f and not f.refused]
+    await engine.load_settings(added, ls.config_pull)
+    if not ls.dynamic_watch:
+        _start_watching(added)
+    await asyncio.gather(*(engine.index(f) for f in added))
+    engine.graph_changed([])
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: RulemapServer, params: types.DidChangeConfigurationParams) -> None:
+    engine = _engine()
+    settings = params.settings
+    if isinstance(settings, dict) and isinstance(settings.get("rulemap"), dict):
+        engine.client_settings = settings["rulemap"]
+    folders = [f for f in engine.folders.values() if not f.refused]
+    before = {f.root: f.settings for f in folders}
+    await engine.load_settings(folders, ls.config_pull)
+    for folder in folders:
+        old = before[folder.root]
+        if dict(old.overrides) != dict(folder.settings.overrides):
+            engine.schedule_reopen(folder, 0)
+        elif old != folder.settings and folder.ws is not None:
+            engine.graph_changed([])
+    engine.graph_changed([])
+
+
+# ----- diagnostics (pull) ---------------------------------------------------------------------
+
+
+@server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
+                types.DiagnosticOptions(identifier="rulemap", inter_file_dependencies=True,
+                                        workspace_diagnostics=True))
+async def document_diagnostic(ls: RulemapServer, params: types.DocumentDiagnosticParams) -> Any:
+    return await _engine().document_report(params.text_document.uri, params.previous_result_id)
+
+
+@server.feature(types.WORKSPACE_DIAGNOSTIC)
+async def workspace_diagnostic(ls: RulemapServer, params: types.WorkspaceDiagnosticParams) -> Any:
+    previous = {_engine().canonical(p.uri): p.value for p in params.previous_result_ids}
+    return await _engine().workspace_report(previous, long_poll=params.partial_result_token is not None)
+
+
+# ----- editor features ------------------------------------------------------------------------
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+async def hover(ls: RulemapServer, params: types.HoverParams) -> types.Hover | None:
+    target = await _target(params.text_document.uri)
+    if target is None:
+        return None
+    folder, ws, key = target
+    return _features().hover(ws, key, params.position, _encoding(), folder.settings.for_features())  # type: ignore[no-any-return]
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
+async def document_link(ls: RulemapServer, params: types.DocumentLinkParams) -> list[types.DocumentLink]:
+    target = await _target(params.text_document.uri)
+    if target is None:
+        return []
+    return _features().document_links(target[1], target[2], _encoding())  # type: ignore[no-any-return]
+
+
+@server.feature(types.TEXT_DOCUMENT_DEFINITION)
+async def definition(ls: RulemapServer, params: types.DefinitionParams) -> list[types.Location]:
+    target = await _target(params.text_document.uri)
+    if target is None:
+        return []
+    return _features().definition(target[1], target[2], params.position, _encoding())  # type: ignore[no-any-return]
+
+
+@server.feature(types.TEXT_DOCUMENT_REFERENCES)
+async def references(ls: RulemapServer, params: types.ReferenceParams) -> list[types.Location]:
+    target = await _target(params.text_document.uri)
+    if target is None:
+        return []
+    return _features().references(target[1], target[2], params.position, _encoding())  # type: ignore[no-any-return]
+
+
+@server.feature(types.TEXT_DOCUMENT_COMPLETION,
+                types.CompletionOptions(trigger_characters=["@", "/", '"', "'"]))
+async def completion(ls: RulemapServer, params: types.CompletionParams) -> types.CompletionList:
+    target = await _target(params.text_document.uri)
+    if target is None:
+        return types.CompletionList(is_incomplete=False, items=[])
+    return _features().completion(target[1], target[2], params.position, _encoding())  # type: ignore[no-any-return]
+
+
+class _WithFindings:
+    """The workspace as the code actions see it: `check()` answers from the server's current
+    findings instead of re-running every check on the event loop."""
+
+    def __init__(self, ws: Any, findings: list[Any]):
+        self._ws = ws
+        self._findings = findings
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ws, name)
+
+    def check(self) -> list[Any]:
+        return self._findings
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+async def code_action(ls: RulemapServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    target = await _target(params.text_document.uri)
+    if target is None:
+        return []
+    folder, ws, key = target
+    engine = _engine()
+    engine.flush(folder)
+    view = _WithFindings(ws, engine.findings(folder, key))
+    diagnostics = [d for d in params.context.diagnostics if d.source in (None, "rulemap")]
+    return _features().code_actions(view, key, params.range, diagnostics or None, _encoding())  # type: ignore[no-any-return]
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+async def code_lens(ls: RulemapServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    target = await _target(params.text_document.uri)
+    if target is None:
+        return []
+    # Title-only lenses: no client command is part of the protocol (docs/protocol.md).
+    return _features().code_lenses(target[1], target[2], None)  # type: ignore[no-any-return]
+
+
+@server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
+async def inlay_hint(ls: RulemapServer, params: types.InlayHintParams) -> list[types.InlayHint]:
+    target = await _target(params.text_document.uri)
+    if target is None:
+        return []
+    return _features().inlay_hints(target[1], target[2], params.range, _encoding())  # type: ignore[no-any-return]
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+async def document_symbol(ls: RulemapServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+    target = await _target(params.text_document.uri)
+    if target is None:
+        return []
+    return _features().document_symbols(target[1], target[2], _encoding())  # type: ignore[no-any-return]
+
+
+@server.feature(types.WORKSPACE_SYMBOL)
+async def workspace_symbol(ls: RulemapServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
+    engine = _engine()
+    out: list[types.WorkspaceSymbol] = []
+    for folder in list(engine.folders.values()):
+        ws = await engine.ready(folder)
+        if ws is not None:
+            out.extend(_features().workspace_symbols(ws, params.query or ""))
+    return out
+
+
+@server.feature(types.WORKSPACE_WILL_RENAME_FILES,
+                types.FileOperationRegistrationOptions(filters=[
+                    types.FileOperationFilter(scheme="file", pattern=types.FileOperationPattern(glob="**/*"))]))
+async def will_rename_files(ls: RulemapServer, params: types.RenameFilesParams) -> types.WorkspaceEdit | None:
+    engine = _engine()
+    by_folder: dict[str, tuple[Folder, list[tuple[str, str]]]] = {}
+    for rename in params.files:
+        old, new = engine.locate(rename.old_uri), engine.locate(rename.new_uri)
+        if old is None or new is None or old[0] is not new[0]:
+            continue
+        by_folder.setdefault(old[0].root, (old[0], []))[1].append((old[1], new[1]))
+    edits: list[types.WorkspaceEdit] = []
+    for folder, renames in by_folder.values():
+        ws = await engine.ready(folder)
+        if ws is not None:
+            edit = _features().will_rename_files(ws, renames, _encoding())
+            if edit is not None:
+                edits.append(edit)
+    return _merge_edits(edits)
+
+
+def _merge_edits(edits: list[types.WorkspaceEdit]) -> types.WorkspaceEdit | None:
+    if not edits:
+        return None
+    if len(edits) == 1:
+        return edits[0]
+    changes: dict[str, list[types.TextEdit]] = {}
+    document_changes: list[Any] = []
+    for edit in edits:
+        for uri, items in (edit.changes or {}).items():
+            changes.setdefault(uri, []).extend(items)
+        document_changes.extend(edit.document_changes or [])
+    return types.WorkspaceEdit(changes=changes or None, document_changes=document_changes or None)
+
+
+# ----- Rulemap's own requests (docs/protocol.md) ----------------------------------------------
+
+
+def _custom(method: str) -> None:
+    from rulemap.lsp import custom
+
+    function = getattr(custom, {
+        "rulemap/effectiveInstructions": "effective_instructions",
+        "rulemap/rulesForFile": "rules_for_file",
+        "rulemap/instructionFiles": "instruction_files",
+        "rulemap/graph": "graph",
+        "rulemap/profiles": "profiles",
+    }[method])
+
+    async def handler(ls: RulemapServer, params: Any) -> Any:
+        try:
+            return await function(_engine(), params)
+        except custom.InvalidParams as exc:
+            raise JsonRpcInvalidParams(message=f"{method}: {exc}") from None
+
+    handler.__name__ = method.replace("/", "_")
+    server.feature(method)(handler)
+
+
+for _method in CUSTOM:
+    _custom(_method)
+
+
+# ----- entry point ----------------------------------------------------------------------------
+
+
+def run_server(tcp: str | None = None, log_level: str = "WARNING") -> int:
+    level = getattr(logging, str(log_level).upper(), None)
+    if not isinstance(level, int):
+        print(f"rulemap: unknown log level {log_level!r}", file=sys.stderr)
+        return 2
+    logging.basicConfig(stream=sys.stderr, level=level,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # A whole-workspace check runs in a worker thread; hand the GIL back to the event loop often
+    # so requests keep answering in milliseconds meanwhile.
+    sys.setswitchinterval(0.002)
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        if not port.isdigit():
+            print(f"rulemap: --tcp wants HOST:PORT, not {tcp!r}", file=sys.stderr)
+            return 2
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()
+    return 0

@@ -1,0 +1,801 @@
+"""The server's state: one Workspace per workspace folder, open buffers, diagnostics.
+
+Everything here runs on the event loop except two kinds of work handed to one worker thread:
+indexing a folder (walking the tree) and the whole-workspace check. Edits are applied to the
+Workspace on the loop (`ws.update` is cheap); the edited document's own findings are computed
+on the loop at once (debounced), the graph-wide check follows in the worker.
+
+`Port` is how the state talks back to the client (implemented by the pygls server).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import posixpath
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+
+from rulemap.lsp.diagnostics import to_diagnostics, uri_for
+from rulemap.lsp.settings import Settings, merge, parse_settings
+from rulemap.model import Finding
+from rulemap.readers.base import MAX_FILE_BYTES, is_within
+from rulemap.text.positions import Encoding
+
+if TYPE_CHECKING:
+    from rulemap.readers.overlay import OverlayReader
+    from rulemap.workspace import Workspace
+
+log = logging.getLogger("rulemap.lsp")
+T = TypeVar("T")
+
+CONFIG_FILES = ("rulemap.toml", "pyproject.toml")
+SKIPPED_DIRS = ("/.git/", "/node_modules/")
+PROGRESS_AFTER_S = 0.3  # index longer than this → window/workDoneProgress
+MAX_LOCAL_BATCH = 25  # more touched documents than this → wait for the full check
+
+
+class Port(Protocol):
+    """What the state needs from the client connection."""
+
+    def publish(self, uri: str, diagnostics: list[types.Diagnostic], version: int | None) -> None: ...
+
+    def refresh_diagnostics(self) -> None: ...
+
+    def show_message(self, kind: types.MessageType, message: str) -> None: ...
+
+    def notify(self, method: str, params: Any) -> None: ...
+
+    async def progress_begin(self, title: str, message: str) -> object | None: ...
+
+    def progress_end(self, token: object | None, message: str) -> None: ...
+
+    async def fetch_settings(self, scope_uris: list[str]) -> list[Any] | None: ...
+
+
+def path_of(uri: str) -> str | None:
+    """The absolute POSIX path of a `file:` URI (None for `untitled:` and other schemes)."""
+    try:
+        parsed = urlparse(uri)
+    except ValueError:
+        return None
+    if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
+        return None
+    path = unquote(parsed.path)
+    if not path.startswith("/") or "\x00" in path:
+        return None
+    return posixpath.normpath(path)
+
+
+@dataclass
+class DocState:
+    """What the client was last given for one URI."""
+
+    diagnostics: list[types.Diagnostic]
+    result_id: str
+
+
+@dataclass
+class Folder:
+    uri: str
+    root: str
+    name: str
+    ws: Workspace | None = None
+    overlay: OverlayReader | None = None
+    refused: str | None = None
+    settings: Settings = field(default_factory=Settings)
+    raw_settings: dict[str, Any] = field(default_factory=dict)
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    indexing: bool = False
+    epoch: int = 0
+    pending: set[str] = field(default_factory=set)  # keys edited while indexing
+    pending_events: list[tuple[str, str]] = field(default_factory=list)  # (kind, path)
+    full: dict[str, list[Finding]] = field(default_factory=dict)
+    full_gen: int = -1
+    full_seconds: float = 0.0
+    local: dict[str, list[Finding]] = field(default_factory=dict)
+    dirty: dict[str, int] = field(default_factory=dict)  # key → generation of its last change
+    local_queue: set[str] = field(default_factory=set)
+    timers: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
+    last_local: dict[str, float] = field(default_factory=dict)
+    full_timer: asyncio.TimerHandle | None = None
+    reopen_timer: asyncio.TimerHandle | None = None
+    check_running: bool = False
+    check_again: bool = False
+    shown: set[str] = field(default_factory=set)  # messages already shown for this folder
+
+    def key_of(self, path: str) -> str:
+        return path[len(self.root) :].lstrip("/")
+
+
+class Engine:
+    def __init__(self, port: Port, loop: asyncio.AbstractEventLoop | None = None):
+        self.port = port
+        self.loop = loop or asyncio.get_event_loop()
+        self.folders: dict[str, Folder] = {}  # root → folder
+        self.open_docs: dict[str, tuple[str, int | None]] = {}  # canonical uri → (text, version)
+        self.overlaid: dict[str, tuple[Folder, str]] = {}  # canonical uri → where its buffer lives
+        self.encoding: Encoding = "utf-16"
+        self.pull = False
+        self.refresh_support = False
+        self.init_options: dict[str, Any] = {}
+        self.client_settings: dict[str, Any] = {}  # from didChangeConfiguration (no pull)
+        self.home = os.path.realpath(os.path.expanduser("~"))
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulemap-worker")
+        self.docs: dict[str, DocState] = {}  # uri → last diagnostics given
+        self._result_counter = 0
+        self._changed = asyncio.Event()  # set (and replaced) whenever diagnostics change
+        self._graph_uris: set[str] = set()
+        self._graph_timer: asyncio.TimerHandle | None = None
+        self._refresh_timer: asyncio.TimerHandle | None = None
+        self._fs_events: list[tuple[str, str]] = []
+        self._fs_timer: asyncio.TimerHandle | None = None
+        self.closed = False
+
+    # ----- folders -------------------------------------------------------------------------
+
+    def add_folder(self, uri: str, name: str | None = None) -> Folder | None:
+        path = path_of(uri)
+        if path is None:
+            self.port.show_message(types.MessageType.Warning,
+                                   f"Rulemap: workspace folder {uri} is not a local folder; skipping it.")
+            return None
+        if path in self.folders:
+            return self.folders[path]
+        folder = Folder(uri=uri_for(path), root=path, name=name or posixpath.basename(path) or path)
+        real = os.path.realpath(path)
+        if real == "/" or real == self.home:
+            where = "the file system root" if real == "/" else "your home directory"
+            folder.refused = (f"Rulemap: not indexing {path}: it is {where}, and crawling it could take "
+                              f"minutes. Open a project folder instead.")
+            self.port.show_message(types.MessageType.Warning, folder.refused)
+            folder.ready.set()
+        elif not os.path.isdir(path):
+            folder.refused = f"Rulemap: workspace folder {path} does not exist."
+            self.port.show_message(types.MessageType.Warning, folder.refused)
+            folder.ready.set()
+        self.folders[path] = folder
+        return folder
+
+    def remove_folder(self, uri: str) -> None:
+        path = path_of(uri)
+        folder = self.folders.pop(path or "", None)
+        if folder is None:
+            return
+        folder.epoch += 1
+        for timer in [*folder.timers.values(), folder.full_timer, folder.reopen_timer]:
+            if timer is not None:
+                timer.cancel()
+        prefix = folder.uri + "/"
+        for uri_ in [u for u in self.docs if u.startswith(prefix)]:
+            if self.locate(uri_) is None:
+                self._set_diagnostics(uri_, [], None)
+                self.docs.pop(uri_, None)
+        self._wake()
+
+    def locate(self, uri: str) -> tuple[Folder, str] | None:
+        """The folder holding the file at `uri` and its key there (None outside every folder)."""
+        path = path_of(uri)
+        if path is None:
+            return None
+        return self.locate_path(path)
+
+    def locate_path(self, path: str) -> tuple[Folder, str] | None:
+        best: Folder | None = None
+        for root, folder in self.folders.items():
+            if path != root and is_within(path, root) and (best is None or len(root) > len(best.root)):
+                best = folder
+        if best is None:
+            return None
+        return best, best.key_of(path)
+
+    def canonical(self, uri: str) -> str:
+        path = path_of(uri)
+        return uri_for(path) if path is not None else uri
+
+    async def ready(self, folder: Folder) -> Workspace | None:
+        await folder.ready.wait()
+        return folder.ws
+
+    async def ready_all(self) -> None:
+        for folder in list(self.folders.values()):
+            await folder.ready.wait()
+
+    # ----- settings ------------------------------------------------------------------------
+
+    async def load_settings(self, folders: Iterable[Folder], pull: bool) -> None:
+        folders = list(folders)
+        pulled: list[Any] | None = None
+        if pull and folders:
+            try:
+                pulled = await self.port.fetch_settings([f.uri for f in folders])
+            except Exception as exc:  # a client that fails workspace/configuration
+                log.warning("workspace/configuration failed: %s", exc)
+        for index, folder in enumerate(folders):
+            scoped = pulled[index] if pulled is not None and index < len(pulled) else None
+            raw = merge(self.init_options, self.client_settings)
+            if isinstance(scoped, dict):
+                raw = merge(raw, scoped)
+            elif scoped is not None:
+                raw = {"__invalid__": scoped}
+            folder.raw_settings = raw
+            if "__invalid__" in raw:
+                settings, errors = parse_settings(raw["__invalid__"], "settings")
+            else:
+                settings, errors = parse_settings(raw, "settings")
+            for message in errors:
+                self._show_once(folder, types.MessageType.Error, f"Rulemap: {message}")
+            folder.settings = settings
+
+    def _show_once(self, folder: Folder, kind: types.MessageType, message: str) -> None:
+        if message not in folder.shown:
+            folder.shown.add(message)
+            self.port.show_message(kind, message)
+
+    # ----- indexing ------------------------------------------------------------------------
+
+    async def index(self, folder: Folder) -> None:
+        """(Re)open the folder's Workspace in the worker thread, then check it."""
+        if folder.refused:
+            folder.ready.set()
+            return
+        folder.epoch += 1
+        epoch = folder.epoch
+        folder.indexing = True
+        folder.ready.clear()
+        overrides = dict(folder.settings.overrides)
+        buffers = {path_of(u): text for u, (text, _) in self.open_docs.items()}
+        job = self.loop.run_in_executor(self.executor, self._open, folder, overrides, buffers)
+        token = None
+        try:
+            done, _ = await asyncio.wait({job}, timeout=PROGRESS_AFTER_S)
+            if not done:
+                token = await self.port.progress_begin(f"Rulemap: indexing {folder.name}", folder.root)
+            ws, overlay, errors = await job
+        except Exception as exc:
+            log.exception("indexing %s failed", folder.root)
+            self.port.show_message(types.MessageType.Error, f"Rulemap: indexing {folder.root} failed: {exc}")
+            ws, overlay, errors = None, None, []
+        finally:
+            self.port.progress_end(token, "done")
+        if epoch != folder.epoch or self.folders.get(folder.root) is not folder:
+            return  # re-indexed or removed meanwhile
+        for message in errors:
+            self._show_once(folder, types.MessageType.Error, f"Rulemap: {message}")
+        folder.ws, folder.overlay = ws, overlay
+        folder.indexing = False
+        folder.full, folder.full_gen, folder.local, folder.dirty = {}, -1, {}, {}
+        folder.local_queue.clear()
+        if ws is None:
+            folder.ready.set()
+            return
+        for uri in self.open_docs:
+            found = self.locate(uri)
+            if found and found[0] is folder:
+                path = ws.abs(found[1])
+                if overlay.base.exists(path) and not self._matters(folder, found[1]):
+                    overlay.drop_buffer(path)  # a source file: the disk is as good
+                else:
+                    self.overlaid[uri] = found
+        pending, folder.pending = folder.pending, set()
+        if pending:
+            for uri, (text, _version) in self.open_docs.items():
+                path = path_of(uri)
+                if path and is_within(path, folder.root) and len(text) <= MAX_FILE_BYTES:
+                    overlay.set_buffer(path, text)  # edits made while the walk ran
+            ws.update(changed=pending)
+        events, folder.pending_events = folder.pending_events, []
+        folder.ready.set()
+        if events:
+            self._apply_events(folder, events)
+        # The open documents first: their own findings now, everything in the worker after.
+        lint = set(ws.lint_documents())
+        opened = sorted(key for f, key in self.overlaid.values() if f is folder and key in lint)
+        for key in opened[:MAX_LOCAL_BATCH]:
+            folder.dirty[key] = ws.generation
+            folder.local_queue.add(key)
+        self._run_local(folder)
+        await self._run_full(folder)
+        self.graph_changed([])
+
+    def _open(self, folder: Folder, overrides: dict[str, Any],
+              buffers: dict[str | None, str]) -> tuple[Workspace, OverlayReader, list[str]]:
+        """Runs in the worker: walk the folder, read its configuration."""
+        from rulemap.config import ConfigError
+        from rulemap.readers.local import LocalReader
+        from rulemap.readers.overlay import OverlayReader
+        from rulemap.workspace import Workspace
+
+        overlay = OverlayReader(LocalReader(folder.root))
+        for path, text in buffers.items():
+            if path and is_within(path, folder.root) and len(text) <= MAX_FILE_BYTES:
+                overlay.set_buffer(path, text)
+        errors: list[str] = []
+        try:
+            ws = Workspace.open(folder.root, reader=overlay, overrides=overrides, home=self.home)
+        except ConfigError as exc:
+            errors.append(f"configuration error: {exc}. Using the defaults until it is fixed.")
+            try:
+                ws = Workspace.open(folder.root, reader=overlay, home=self.home)
+            except ConfigError:
+                ws = Workspace(overlay, home=self.home)
+        if ws.config.allow_imports_from:
+            # The reader confines reads to the root; widen it as Workspace.open does without one.
+            overlay.base = LocalReader(folder.root, allowed=ws.config.allow_imports_from)
+        return ws, overlay, errors
+
+    def schedule_reopen(self, folder: Folder, delay: float | None = None) -> None:
+        if folder.reopen_timer is not None:
+            folder.reopen_timer.cancel()
+        wait = folder.settings.debounce_ms / 1000 if delay is None else delay
+        folder.reopen_timer = self.loop.call_later(wait, lambda: self._spawn(self.index(folder)))
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        task.add_done_callback(_log_failure)
+
+    # ----- buffers -------------------------------------------------------------------------
+
+    def did_open(self, uri: str, text: str, version: int | None) -> None:
+        canonical = self.canonical(uri)
+        self.open_docs[canonical] = (text, version)
+        self._buffer_changed(canonical, text)
+
+    def did_change(self, uri: str, text: str, version: int | None) -> None:
+        canonical = self.canonical(uri)
+        if canonical not in self.open_docs:
+            log.info("didChange for a document that is not open: %s", uri)
+        self.open_docs[canonical] = (text, version)
+        self._buffer_changed(canonical, text)
+
+    def did_close(self, uri: str) -> None:
+        canonical = self.canonical(uri)
+        self.open_docs.pop(canonical, None)
+        found = self.overlaid.pop(canonical, None)
+        if found is None:
+            return
+        folder, key = found
+        if folder.overlay is None or folder.ws is None:
+            return
+        path = folder.ws.abs(key)
+        folder.overlay.drop_buffer(path)
+        if folder.overlay.base.exists(path):
+            self._touch(folder, folder.ws.update(changed=[key]))
+        else:
+            self._touch(folder, folder.ws.update(deleted=[key]))
+        self.graph_changed([canonical])
+
+    def did_save(self, uri: str) -> None:
+        canonical = self.canonical(uri)
+        if canonical in self.overlaid:
+            return  # the graph already has the buffer
+        path = path_of(uri)
+        if path is not None:
+            self.file_events([("changed", path)])
+
+    def _buffer_changed(self, uri: str, text: str) -> None:
+        found = self.locate(uri)
+        if found is None:
+            return
+        folder, key = found
+        if folder.refused:
+            return
+        path = posixpath.join(folder.root, key)
+        if folder.ws is None or folder.overlay is None or folder.indexing:
+            folder.pending.add(key)
+            if folder.overlay is not None and len(text) <= MAX_FILE_BYTES:
+                folder.overlay.set_buffer(path, text)
+            return
+        ws, overlay = folder.ws, folder.overlay
+        if len(text) > MAX_FILE_BYTES:
+            if uri in self.overlaid:  # too big: let the disk reader say so
+                overlay.drop_buffer(path)
+                self.overlaid.pop(uri, None)
+                self._touch(folder, ws.update(changed=[key]))
+            return
+        on_disk = overlay.base.exists(path)
+        if on_disk and not self._matters(folder, key):
+            if uri in self.overlaid:  # it used to matter (an import was removed)
+                self.overlaid.pop(uri, None)
+                overlay.drop_buffer(path)
+            return  # a source file: its text never changes the graph
+        previous = overlay.buffers.get(path)
+        if previous == text:
+            self.overlaid[uri] = (folder, key)
+            return
+        overlay.set_buffer(path, text)
+        self.overlaid[uri] = (folder, key)
+        if not on_disk and key not in ws.files:
+            touched = ws.update(created=[key])
+        else:
+            touched = ws.update(changed=[key])
+        self._touch(folder, touched)
+        self.graph_changed([uri])
+
+    def _matters(self, folder: Folder, key: str) -> bool:
+        """Whether the content of `key` can change the graph or a finding."""
+        ws = folder.ws
+        if ws is None:
+            return False
+        if key in CONFIG_FILES or key.endswith(".md") or ws.is_instruction(key):
+            return True
+        return bool(ws.importers(key))
+
+    # ----- file events ---------------------------------------------------------------------
+
+    def file_events(self, events: Iterable[tuple[str, str]]) -> None:
+        """`(kind, absolute path)` with kind created | changed | deleted, from the client's
+        watchers or ours."""
+        by_folder: dict[str, list[tuple[str, str]]] = {}
+        for kind, path in events:
+            path = posixpath.normpath(path)
+            if any(s in path + "/" for s in SKIPPED_DIRS):
+                continue
+            found = self.locate_path(path)
+            if found is None:
+                continue
+            by_folder.setdefault(found[0].root, []).append((kind, path))
+        for root, items in by_folder.items():
+            folder = self.folders[root]
+            if folder.refused:
+                continue
+            if folder.ws is None or folder.indexing:
+                folder.pending_events.extend(items)
+                continue
+            self._apply_events(folder, items)
+
+    def queue_fs_event(self, kind: str, path: str) -> None:
+        """From the watchdog thread (through call_soon_threadsafe): batch for 50 ms."""
+        self._fs_events.append((kind, path))
+        if self._fs_timer is None:
+            self._fs_timer = self.loop.call_later(0.05, self._flush_fs_events)
+
+    def _flush_fs_events(self) -> None:
+        self._fs_timer = None
+        events, self._fs_events = self._fs_events, []
+        self.file_events(events)
+
+    def _apply_events(self, folder: Folder, events: list[tuple[str, str]]) -> None:
+        ws, overlay = folder.ws, folder.overlay
+        if ws is None or overlay is None:
+            return
+        created: set[str] = set()
+        changed: set[str] = set()
+        deleted: set[str] = set()
+        config = False
+        for kind, path in events:
+            key = folder.key_of(path)
+            if not key:
+                continue
+            exists = os.path.exists(path)
+            if exists and os.path.isdir(path):
+                if kind == "created":
+                    created.update(_walk(folder.root, path))
+                continue
+            if kind == "deleted" or not exists:
+                if key in ws.files:
+                    deleted.add(key)
+                else:
+                    deleted.update(ws.files.under(key + "/"))
+                    if overlay.exists(path) or key in CONFIG_FILES:
+                        deleted.add(key)
+            elif key not in ws.files:
+                created.add(key)
+            else:
+                changed.add(key)
+            if key in CONFIG_FILES:
+                config = True
+        ignores = any(_is_gitignore(k) for k in created | changed | deleted)
+        changed = {k for k in changed if self._matters(folder, k)}
+        if not (created or changed or deleted or ignores):
+            return
+        log.debug("file events in %s: +%d ~%d -%d", folder.root, len(created), len(changed), len(deleted))
+        if config or ignores:
+            self.schedule_reopen(folder)
+            self.graph_changed([uri_for(ws.abs(k)) for k in created | changed | deleted])
+            return
+        touched = ws.update(changed=changed, created=created, deleted=deleted)
+        self._touch(folder, touched)
+        self.graph_changed([uri_for(ws.abs(k)) for k in created | changed | deleted])
+
+    # ----- diagnostics scheduling -----------------------------------------------------------
+
+    def _touch(self, folder: Folder, touched: set[str]) -> None:
+        ws = folder.ws
+        if ws is None or not touched:
+            return
+        if "*config*" in touched:
+            self.schedule_reopen(folder)
+            return
+        generation = ws.generation
+        for key in touched:
+            folder.dirty[key] = generation
+        lint = set(ws.lint_documents())
+        stale = [k for k in folder.local if k not in lint]
+        for key in stale:
+            folder.local.pop(key, None)
+        folder.local_queue |= {k for k in touched if k in lint}
+        folder.local_queue |= {k for k in touched if k not in lint and self._has_diagnostics(folder, k)}
+        self._schedule_local(folder, touched)
+        self._schedule_full(folder)
+
+    def _has_diagnostics(self, folder: Folder, key: str) -> bool:
+        state = self.docs.get(uri_for(posixpath.join(folder.root, key)))
+        return state is not None and bool(state.diagnostics)
+
+    def _schedule_local(self, folder: Folder, touched: set[str]) -> None:
+        delay = folder.settings.debounce_ms / 1000
+        now = time.monotonic()
+        for key in touched:
+            timer = folder.timers.pop(key, None)
+            if timer is not None:
+                timer.cancel()
+        # One timer per edited document; dependents ride along with it.
+        anchor = min(touched)
+        quiet = now - folder.last_local.get(anchor, 0.0) >= delay and not folder.timers
+        if quiet:
+            folder.last_local[anchor] = now
+            folder.timers[anchor] = self.loop.call_soon(self._local_timer, folder, anchor, folder.epoch)  # type: ignore[assignment]
+        else:
+            folder.timers[anchor] = self.loop.call_later(delay, self._local_timer, folder, anchor, folder.epoch)
+
+    def _local_timer(self, folder: Folder, anchor: str, epoch: int) -> None:
+        folder.timers.pop(anchor, None)
+        if epoch != folder.epoch:
+            return
+        folder.last_local[anchor] = time.monotonic()
+        self._run_local(folder)
+
+    def flush(self, folder: Folder) -> None:
+        """Compute pending per-document findings now (a pull is waiting for them)."""
+        if folder.local_queue and folder.ws is not None and not folder.indexing:
+            for timer in folder.timers.values():
+                timer.cancel()
+            folder.timers.clear()
+            self._run_local(folder)
+
+    def _run_local(self, folder: Folder) -> None:
+        from rulemap.lsp.checking import document_findings
+
+        ws = folder.ws
+        keys, folder.local_queue = folder.local_queue, set()
+        if ws is None or not keys:
+            return
+        if len(keys) > MAX_LOCAL_BATCH:
+            return  # many files at once (a checkout): the full check answers
+        lint = set(ws.lint_documents())
+        for key in keys:
+            if key in lint:  # it may have been deleted since the edit
+                try:
+                    folder.local[key] = document_findings(ws, key)
+                except Exception:
+                    log.exception("checking %s failed", key)
+            else:
+                folder.local[key] = []
+        self._publish(folder, keys)
+
+    def _schedule_full(self, folder: Folder) -> None:
+        if folder.full_timer is not None:
+            folder.full_timer.cancel()
+        delay = folder.settings.debounce_ms / 1000 + min(folder.full_seconds, 3.0)
+        folder.full_timer = self.loop.call_later(delay, self._full_timer, folder)
+
+    def _full_timer(self, folder: Folder) -> None:
+        folder.full_timer = None
+        self._spawn(self._run_full(folder))
+
+    async def _run_full(self, folder: Folder) -> None:
+        from rulemap.lsp.checking import full_findings
+
+        if folder.check_running:
+            folder.check_again = True
+            return
+        folder.check_running = True
+        try:
+            while True:
+                folder.check_again = False
+                ws = folder.ws
+                epoch = folder.epoch
+                if ws is None or self.closed:
+                    return
+                generation = ws.generation
+                started = time.monotonic()
+                try:
+                    findings: list[Finding] | None = await self.loop.run_in_executor(
+                        self.executor, full_findings, ws)
+                except Exception:
+                    if ws.generation == generation:
+                        log.exception("checking %s failed", folder.root)
+                    findings = None  # most likely a concurrent edit: check again
+                    folder.check_again = ws.generation != generation
+                folder.full_seconds = time.monotonic() - started
+                if epoch != folder.epoch or folder.ws is not ws:
+                    return
+                if findings is not None:
+                    grouped: dict[str, list[Finding]] = {}
+                    for finding in findings:
+                        grouped.setdefault(finding.path, []).append(finding)
+                    folder.full, folder.full_gen = grouped, generation
+                    for key in [k for k, g in folder.dirty.items() if g <= generation]:
+                        folder.dirty.pop(key, None)
+                        folder.local.pop(key, None)
+                    self._publish(folder, None)
+                if not folder.check_again:
+                    return
+        finally:
+            folder.check_running = False
+
+    # ----- current findings ----------------------------------------------------------------
+
+    def findings(self, folder: Folder, key: str) -> list[Finding]:
+        """The freshest findings of one document: the full check's, or, for a document changed
+        since, its own findings plus the graph-wide ones of the last full check."""
+        full = folder.full.get(key, [])
+        if folder.dirty.get(key, -1) <= folder.full_gen:
+            return full
+        local = folder.local.get(key)
+        if local is None:
+            return full
+        from rulemap.lsp.checking import GRAPH_CODES
+
+        return local + [f for f in full if f.code in GRAPH_CODES]
+
+    def all_findings(self, folder: Folder) -> list[Finding]:
+        keys = set(folder.full) | set(folder.local)
+        return [f for key in sorted(keys) for f in self.findings(folder, key)]
+
+    def _publish(self, folder: Folder, keys: set[str] | None) -> None:
+        """Recompute the diagnostics of `keys` (None: every document of the folder) and hand
+        the changed ones to the client."""
+        ws = folder.ws
+        if ws is None:
+            return
+        # Every lint document, and any other file a finding points into (an imported file that
+        # closes a cycle, say).
+        wanted = {*ws.lint_documents(), *folder.full, *folder.local} if keys is None else set(keys)
+        changed: list[str] = []
+        for key in sorted(wanted):
+            uri = uri_for(ws.abs(key))
+            if key.startswith("/"):
+                continue
+            diagnostics = to_diagnostics(ws, key, self.findings(folder, key), self.encoding)
+            if self._set_diagnostics(uri, diagnostics, self._version(uri)):
+                changed.append(uri)
+        if keys is None:
+            prefix = folder.uri + "/"
+            for uri in [u for u, s in self.docs.items() if u.startswith(prefix) and s.diagnostics]:
+                found = self.locate(uri)
+                if found is None or found[0] is not folder or found[1] not in wanted:
+                    if self._set_diagnostics(uri, [], self._version(uri)):
+                        changed.append(uri)
+        if changed:
+            self._wake()
+            if self.pull and (keys is None or len(changed) > 1):
+                self._schedule_refresh()
+
+    def _version(self, uri: str) -> int | None:
+        entry = self.open_docs.get(uri)
+        return entry[1] if entry else None
+
+    def _set_diagnostics(self, uri: str, diagnostics: list[types.Diagnostic], version: int | None) -> bool:
+        state = self.docs.get(uri)
+        if state is not None and state.diagnostics == diagnostics:
+            return False
+        if state is None and not diagnostics:
+            self._result_counter += 1
+            self.docs[uri] = DocState([], f"r{self._result_counter}")
+            return False
+        self._result_counter += 1
+        self.docs[uri] = DocState(diagnostics, f"r{self._result_counter}")
+        if not self.pull:
+            self.port.publish(uri, diagnostics, version)
+        return True
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def _schedule_refresh(self) -> None:
+        if self._refresh_timer is None and self.refresh_support:
+            self._refresh_timer = self.loop.call_later(0.1, self._refresh)
+
+    def _refresh(self) -> None:
+        self._refresh_timer = None
+        self.port.refresh_diagnostics()
+
+    # ----- pull diagnostics ----------------------------------------------------------------
+
+    async def document_report(self, uri: str, previous: str | None) -> types.DocumentDiagnosticReport:
+        canonical = self.canonical(uri)
+        found = self.locate(uri)
+        if found is None:
+            return types.RelatedFullDocumentDiagnosticReport(items=[])
+        folder, key = found
+        ws = await self.ready(folder)
+        if ws is None:
+            return types.RelatedFullDocumentDiagnosticReport(items=[])
+        self.flush(folder)
+        state = self.docs.get(canonical)
+        if state is None:
+            diagnostics = to_diagnostics(ws, key, self.findings(folder, key), self.encoding)
+            self._result_counter += 1
+            state = DocState(diagnostics, f"r{self._result_counter}")
+            self.docs[canonical] = state
+        if previous is not None and previous == state.result_id:
+            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=state.result_id)
+        return types.RelatedFullDocumentDiagnosticReport(items=state.diagnostics, result_id=state.result_id)
+
+    async def workspace_report(self, previous: dict[str, str], long_poll: bool) -> types.WorkspaceDiagnosticReport:
+        await self.ready_all()
+        for folder in self.folders.values():
+            self.flush(folder)
+        deadline = time.monotonic() + 60
+        while True:
+            changed_event = self._changed
+            items: list[types.WorkspaceDocumentDiagnosticReport] = []
+            anything_new = False
+            for uri, state in sorted(self.docs.items()):
+                found = self.locate(uri)
+                if found is None and not state.diagnostics:
+                    continue
+                version = self._version(uri)
+                if previous.get(uri) == state.result_id:
+                    items.append(types.WorkspaceUnchangedDocumentDiagnosticReport(
+                        uri=uri, version=version, result_id=state.result_id))
+                else:
+                    anything_new = True
+                    items.append(types.WorkspaceFullDocumentDiagnosticReport(
+                        uri=uri, version=version, items=state.diagnostics, result_id=state.result_id))
+            if anything_new or not long_poll or time.monotonic() >= deadline:
+                return types.WorkspaceDiagnosticReport(items=items)
+            try:
+                await asyncio.wait_for(changed_event.wait(), timeout=max(0.1, deadline - time.monotonic()))
+            except TimeoutError:
+                pass
+
+    # ----- graph changed -------------------------------------------------------------------
+
+    def graph_changed(self, uris: Iterable[str]) -> None:
+        self._graph_uris.update(uris)
+        if self._graph_timer is None:
+            self._graph_timer = self.loop.call_later(0.2, self._send_graph_changed)
+
+    def _send_graph_changed(self) -> None:
+        self._graph_timer = None
+        uris, self._graph_uris = sorted(self._graph_uris), set()
+        self.port.notify("rulemap/graphChanged", {"uris": uris})
+
+    # ----- helpers -------------------------------------------------------------------------
+
+    async def in_worker(self, function: Callable[..., T], *args: Any) -> T:
+        return await self.loop.run_in_executor(self.executor, function, *args)
+
+    def close(self) -> None:
+        self.closed = True
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _walk(root: str, directory: str) -> list[str]:
+    out = []
+    for current, dirs, files in os.walk(directory):
+        dirs[:] = [d for d in dirs if d not in (".git", "node_modules")]
+        for name in files:
+            full = posixpath.join(current, name)
+            out.append(full[len(root) :].lstrip("/"))
+    return out
+
+
+def _is_gitignore(key: str) -> bool:
+    return key == ".gitignore" or key.endswith("/.gitignore")
+
+
+def _log_failure(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("background task failed", exc_info=task.exception())

@@ -1,0 +1,190 @@
+"""The real-world corpus: 34 public repositories' instruction setups (`../shared/corpus`).
+
+Each entry is rebuilt in a temporary directory with the corpus's own `materialize.py` (every
+path of the repository as an empty file, the instruction files and their import targets copied,
+symlinks recreated as stored in git), once per test session.
+
+- `test_entry_runs`: `check`, `explain` (start-up load and a few targets: a file a scoped rule
+  matches, a file in a nested instruction directory, the deepest file) and `graph` run on every
+  entry through the CLI entry point, within a time limit, and print the documented JSON.
+- `test_expected_findings`: the exact multiset of (path, line, code) of `rulemap check` per
+  entry, as reviewed in docs/corpus.md, is pinned in `expected/<entry>.json` (lines 1-based).
+  An entry with a `pending` note is expected to differ until a known core problem is fixed
+  (strict xfail: once it passes, delete the note). `python tests/corpus/update_expected.py`
+  rewrites the findings lists (keeping the notes) after a reviewed change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import json
+import signal
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+CORPUS = SHARED / "corpus"
+EXPECTED = HERE / "expected"
+TIME_LIMIT = 60  # seconds per entry for everything the smoke test runs
+
+if not (CORPUS / "materialize.py").is_file():
+    pytest.skip(f"the real-world corpus is not here ({CORPUS}); it lives next to the repository "
+                "in ../shared/corpus", allow_module_level=True)
+
+ENTRIES = sorted(p.name for p in CORPUS.iterdir() if (p / "FILES.txt").is_file())
+PINNED = sorted(p.stem for p in EXPECTED.glob("*.json"))
+
+
+def _load_materialize() -> Any:
+    spec = importlib.util.spec_from_file_location("corpus_materialize", CORPUS / "materialize.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """`tree(entry)` → the entry's materialized root (built once per session)."""
+    materialize = _load_materialize()
+    base = tmp_path_factory.mktemp("corpus")
+    built: dict[str, Path] = {}
+
+    def build(entry: str) -> Path:
+        if entry not in built:
+            dest = base / entry
+            with contextlib.redirect_stdout(io.StringIO()):
+                assert materialize.main([str(CORPUS / entry), str(dest)]) == 0
+            built[entry] = dest
+        return built[entry]
+
+    yield build
+
+
+def run(*argv: str) -> tuple[int, str]:
+    """`rulemap ARGV` in this process: exit code and stdout (stderr must stay empty)."""
+    from rulemap.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    assert err.getvalue() == "", f"rulemap {' '.join(argv)} wrote to stderr:\n{err.getvalue()}"
+    return code, out.getvalue()
+
+
+@contextlib.contextmanager
+def time_limit(seconds: int, what: str) -> Iterator[None]:
+    def expire(signum: int, frame: object) -> None:
+        raise TimeoutError(f"{what} took more than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def targets(root: Path) -> list[str]:
+    """A file a scoped rule matches, a file below a nested instruction file, the deepest file."""
+    from rulemap.workspace import Workspace
+
+    ws = Workspace.open(str(root))
+    chosen: list[str] = []
+    for rule in ws.rules:
+        matches = ws.is_scoped(rule.path) and ws.rule_matches(rule.path)
+        if matches:
+            chosen.append(matches[len(matches) // 2])
+            break
+    nested = sorted({p.rsplit("/", 1)[0] for p in ws.instruction_files if "/" in p})
+    for directory in nested[:2]:
+        below = list(ws.files.under(directory + "/"))
+        if below:
+            chosen.append(max(below, key=lambda f: (f.count("/"), f)))
+    if len(ws.files):
+        chosen.append(max(ws.files, key=lambda f: (f.count("/"), f)))
+    return list(dict.fromkeys(chosen))
+
+
+def findings(root: Path) -> tuple[int, list[dict[str, Any]]]:
+    code, out = run("check", str(root), "--format", "json")
+    return code, json.loads(out)["diagnostics"]
+
+
+# ----------------------------------------------------------------------------- tests
+
+
+def test_corpus_is_complete() -> None:
+    assert len(ENTRIES) >= 34
+    assert len(PINNED) >= 12
+    assert set(PINNED) <= set(ENTRIES), set(PINNED) - set(ENTRIES)
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_entry_runs(entry: str, tree: Any) -> None:
+    root = tree(entry)
+    start = time.monotonic()
+    with time_limit(TIME_LIMIT, f"check/explain/graph of {entry}"):
+        code, diagnostics = findings(root)
+        assert code in (0, 1)
+        for d in diagnostics:
+            assert set(d) == {"path", "range", "severity", "code", "message"}
+            assert d["severity"] in {"error", "warning", "information", "hint"}
+            assert not d["path"].startswith("/"), d
+            assert (root / d["path"]).exists() or (root / d["path"]).is_symlink(), d
+        assert (code == 1) == any(d["severity"] == "error" for d in diagnostics)
+
+        code, out = run("explain", "--root", str(root), "--json")
+        assert code == 0
+        startup = json.loads(out)
+        assert startup["target"] is None and startup["cwd"] == "."
+        for target in targets(root):
+            code, out = run("explain", str(root / target), "--root", str(root), "--json")
+            assert code == 0, target
+            explanation = json.loads(out)
+            assert explanation["target"] == target
+            assert explanation["totalChars"] <= explanation["maxChars"]
+            assert {f["reason"] for f in explanation["files"]} <= {
+                "project", "import", "rule", "nested", "scoped"}
+            # the start-up load is the head of every target's load
+            assert [f["path"] for f in explanation["files"]][: len(startup["files"])] == [
+                f["path"] for f in startup["files"]] or explanation["leftOut"]
+
+        code, out = run("graph", str(root), "--format", "json")
+        assert code == 0
+        json.loads(out)
+    assert time.monotonic() - start < TIME_LIMIT
+
+
+def _expectation(entry: str) -> Any:
+    data = json.loads((EXPECTED / f"{entry}.json").read_text(encoding="utf-8"))
+    marks = []
+    if data.get("pending"):
+        marks.append(pytest.mark.xfail(strict=True, reason=data["pending"]))
+    return pytest.param(entry, data, id=entry, marks=marks)
+
+
+@pytest.mark.parametrize(("entry", "expected"), [_expectation(e) for e in PINNED])
+def test_expected_findings(entry: str, expected: dict[str, Any], tree: Any) -> None:
+    code, diagnostics = findings(tree(entry))
+    got = Counter((d["path"], d["range"]["start"]["line"] + 1, d["code"]) for d in diagnostics)
+    want = Counter((f["path"], f["line"], f["code"]) for f in expected["findings"])
+    missing = sorted((want - got).elements())
+    extra = sorted((got - want).elements())
+    assert not missing and not extra, (
+        f"{entry}: findings differ from expected/{entry}.json (review them, see docs/corpus.md)\n"
+        f"  missing: {missing}\n  extra:   {extra}")
+    assert code == expected["exit_code"]
+    severities = Counter((d["path"], d["range"]["start"]["line"] + 1, d["code"], d["severity"])
+                         for d in diagnostics)
+    assert severities == Counter((f["path"], f["line"], f["code"], f["severity"])
+                                 for f in expected["findings"]), f"{entry}: severities differ"
