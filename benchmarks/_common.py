@@ -75,8 +75,12 @@ def ensure_tree(small: bool = False, seed: int = 1, quiet: bool = False) -> str:
     prefix = name.rsplit("-", 1)[0] + "-"
     for other in os.listdir(CACHE):
         p = os.path.join(CACHE, other)
-        if other != name and other.startswith(prefix) and ".tmp-" not in other \
-                and os.path.isfile(os.path.join(p, MANIFEST)):
+        if (
+            other != name
+            and other.startswith(prefix)
+            and ".tmp-" not in other
+            and os.path.isfile(os.path.join(p, MANIFEST))
+        ):
             shutil.rmtree(p, ignore_errors=True)
     return dest
 
@@ -141,11 +145,19 @@ def machine() -> dict[str, object]:
 
 def repo_revision() -> str | None:
     try:
-        out = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
-                             capture_output=True, text=True, timeout=10)
+        out = subprocess.run(
+            ["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
         rev = out.stdout.strip() or None
-        dirty = subprocess.run(["git", "-C", REPO, "status", "--porcelain", "--", "server"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", REPO, "status", "--porcelain", "--", "server"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
         if rev and dirty:
             rev += "+dirty"
         return rev
@@ -154,7 +166,7 @@ def repo_revision() -> str | None:
 
 
 def now_utc() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def write_result(name: str, data: dict) -> str:

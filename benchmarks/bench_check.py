@@ -85,8 +85,13 @@ def peak_rss_mb(cmd: list[str], env: dict[str, str] | None, cwd: str | None) -> 
     if not os.access(TIME, os.X_OK):
         return None
     with tempfile.NamedTemporaryFile(mode="r", suffix=".time") as tf:
-        proc = subprocess.run([TIME, "-f", "%M", "-o", tf.name, *cmd], env=env, cwd=cwd,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [TIME, "-f", "%M", "-o", tf.name, *cmd],
+            env=env,
+            cwd=cwd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         if proc.returncode not in (0, 1):
             return None
         tf.seek(0)
@@ -99,8 +104,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree", help="workspace to check (default: the cached synthetic monorepo)")
     ap.add_argument("--runs", type=int, default=7, help="timed runs per command (7)")
     ap.add_argument("--warmup", type=int, default=1, help="untimed warm-up rounds (1)")
-    ap.add_argument("--rss-runs", type=int, default=3,
-                    help="extra runs per command under /usr/bin/time for peak RSS (3)")
+    ap.add_argument(
+        "--rss-runs",
+        type=int,
+        default=3,
+        help="extra runs per command under /usr/bin/time for peak RSS (3)",
+    )
     ap.add_argument("--small", action="store_true", help="the 2,000-file preset")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--python", default=default_python(), help="interpreter that runs rulemap")
@@ -115,13 +124,21 @@ def main(argv: list[str] | None = None) -> int:
     env = rulemap_env()
 
     commands: list[tuple[str, list[str], dict[str, str] | None]] = [
-        ("rulemap check --format json",
-         [args.python, "-m", "rulemap", "check", tree, "--format", "json"], env),
+        (
+            "rulemap check --format json",
+            [args.python, "-m", "rulemap", "check", tree, "--format", "json"],
+            env,
+        ),
     ]
     is_git = os.path.exists(os.path.join(tree, ".git"))
     if is_git:
-        commands.append(("git ls-files -co --exclude-standard",
-                         ["git", "-C", tree, "ls-files", "-co", "--exclude-standard"], None))
+        commands.append(
+            (
+                "git ls-files -co --exclude-standard",
+                ["git", "-C", tree, "ls-files", "-co", "--exclude-standard"],
+                None,
+            )
+        )
         commands.append(("git ls-files", ["git", "-C", tree, "ls-files"], None))
     rg = shutil.which("rg")
     if rg:
@@ -131,8 +148,11 @@ def main(argv: list[str] | None = None) -> int:
     load0 = os.getloadavg()[0]
     cpus = machine()["cpus"] or 1
     if load0 > 0.5 * cpus:
-        print(f"warning: load average {load0:.2f} on {cpus} CPUs: other work is running, wall "
-              "times will be inflated (the cpu column is less affected)", file=sys.stderr)
+        print(
+            f"warning: load average {load0:.2f} on {cpus} CPUs: other work is running, wall "
+            "times will be inflated (the cpu column is less affected)",
+            file=sys.stderr,
+        )
     # one untimed round: page cache, .pyc files, git index stat cache
     for _ in range(args.warmup):
         for _label, cmd, cenv in commands:
@@ -162,8 +182,11 @@ def main(argv: list[str] | None = None) -> int:
         diags = json.loads(last["stdout"])["diagnostics"]
     except (ValueError, KeyError, TypeError):
         diags = None
-    listed = {label: len(samples[label][-1]["stdout"].splitlines())
-              for label, _, _ in commands[1:] if label != "python -c pass"}
+    listed = {
+        label: len(samples[label][-1]["stdout"].splitlines())
+        for label, _, _ in commands[1:]
+        if label != "python -c pass"
+    }
 
     stats = {}
     for label, _, _ in commands:
@@ -184,40 +207,55 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(f"Cold `rulemap check` on {tree}")
     if files:
-        print(f"  tree: {files.get('source_files')} source files, {files.get('instruction_files')} "
-              f"instruction files, {files.get('rules')} rules, {files.get('ignored_files')} ignored")
-    print(f"  machine: {m['cpus']} CPUs, {m['cpu_model']}, Python {m['python']}; {args.runs} runs "
-          f"each, interleaved, after {args.warmup} warm-up round(s); load average "
-          f"{load0:.2f} → {load1:.2f}")
+        print(
+            f"  tree: {files.get('source_files')} source files, {files.get('instruction_files')} "
+            f"instruction files, {files.get('rules')} rules, {files.get('ignored_files')} ignored"
+        )
+    print(
+        f"  machine: {m['cpus']} CPUs, {m['cpu_model']}, Python {m['python']}; {args.runs} runs "
+        f"each, interleaved, after {args.warmup} warm-up round(s); load average "
+        f"{load0:.2f} → {load1:.2f}"
+    )
     print()
-    hdr = f"{'command':<38}{'median':>10}{'min':>10}{'max':>10}{'cpu':>10}{'peak RSS':>10}{'rulemap ÷':>11}"
+    hdr = (
+        f"{'command':<38}{'median':>10}{'min':>10}{'max':>10}{'cpu':>10}{'peak RSS':>10}"
+        f"{'rulemap ÷':>11}"
+    )
     print(hdr)
     print("-" * len(hdr))
     for label, _, _ in commands:
         s = stats[label]
         ratio = "" if label == rm_label else f"{rm_med / s['wall_s']['median']:.1f}×"
         peak = s["peak_rss_mb"]["max"] if s["peak_rss_mb"] else s["wait4_maxrss_mb"]["max"]
-        print(f"{label:<38}{fmt_ms(s['wall_s']['median']):>10}{fmt_ms(s['wall_s']['min']):>10}"
-              f"{fmt_ms(s['wall_s']['max']):>10}{fmt_ms(s['cpu_s']['median']):>10}"
-              f"{peak:>7.0f} MB{ratio:>11}")
+        print(
+            f"{label:<38}{fmt_ms(s['wall_s']['median']):>10}{fmt_ms(s['wall_s']['min']):>10}"
+            f"{fmt_ms(s['wall_s']['max']):>10}{fmt_ms(s['cpu_s']['median']):>10}"
+            f"{peak:>7.0f} MB{ratio:>11}"
+        )
     print()
     if not rm["peak_rss_mb"]:
         print("(peak RSS from os.wait4: an upper bound, it includes this process's RSS at fork)")
     rss_peak = (rm["peak_rss_mb"] or rm["wait4_maxrss_mb"])["max"]
     ok_t = rm_med < TARGET_SECONDS
     ok_m = rss_peak < TARGET_RSS_MB
-    print(f"target: cold check < {TARGET_SECONDS:.0f} s     measured median {fmt_ms(rm_med)}  "
-          f"{'PASS' if ok_t else 'FAIL'}")
-    print(f"target: peak RSS < {TARGET_RSS_MB:.0f} MB      measured max    {rss_peak:.0f} MB  "
-          f"{'PASS' if ok_m else 'FAIL'}")
+    print(
+        f"target: cold check < {TARGET_SECONDS:.0f} s     measured median {fmt_ms(rm_med)}  "
+        f"{'PASS' if ok_t else 'FAIL'}"
+    )
+    print(
+        f"target: peak RSS < {TARGET_RSS_MB:.0f} MB      measured max    {rss_peak:.0f} MB  "
+        f"{'PASS' if ok_m else 'FAIL'}"
+    )
     if listed:
         print("files listed by the baselines: " + ", ".join(f"{k}: {v}" for k, v in listed.items()))
     by_code: dict[str, int] = {}
     if diags is not None:
         by_code = dict(sorted(collections.Counter(d["code"] for d in diags).items()))
         by_sev = collections.Counter(d["severity"] for d in diags)
-        print(f"rulemap found {len(diags)} diagnostics (exit {last['rc']}): "
-              + ", ".join(f"{k} {v}" for k, v in sorted(by_sev.items())))
+        print(
+            f"rulemap found {len(diags)} diagnostics (exit {last['rc']}): "
+            + ", ".join(f"{k} {v}" for k, v in sorted(by_sev.items()))
+        )
         print("  by code: " + ", ".join(f"{k} {v}" for k, v in by_code.items()))
         planted = manifest.get("summary", {}).get("planted")
         if planted:
@@ -235,14 +273,23 @@ def main(argv: list[str] | None = None) -> int:
         "tree_summary": manifest.get("summary"),
         "runs": args.runs,
         "rss_runs": args.rss_runs,
-        "rss_method": "/usr/bin/time %M" if rm["peak_rss_mb"] else "os.wait4 ru_maxrss (upper bound)",
+        "rss_method": "/usr/bin/time %M"
+        if rm["peak_rss_mb"]
+        else "os.wait4 ru_maxrss (upper bound)",
         "warmup": args.warmup,
         "commands": {label: " ".join(cmd) for label, cmd, _ in commands},
         "stats": stats,
-        "ratios": {label: rm_med / stats[label]["wall_s"]["median"]
-                   for label, _, _ in commands if label != rm_label},
-        "targets": {"cold_check_s": TARGET_SECONDS, "peak_rss_mb": TARGET_RSS_MB,
-                    "cold_check_pass": ok_t, "peak_rss_pass": ok_m},
+        "ratios": {
+            label: rm_med / stats[label]["wall_s"]["median"]
+            for label, _, _ in commands
+            if label != rm_label
+        },
+        "targets": {
+            "cold_check_s": TARGET_SECONDS,
+            "peak_rss_mb": TARGET_RSS_MB,
+            "cold_check_pass": ok_t,
+            "peak_rss_pass": ok_m,
+        },
         "diagnostics_total": len(diags) if diags is not None else None,
         "diagnostics_by_code": by_code,
         "exit_code": last["rc"],
@@ -255,8 +302,9 @@ def main(argv: list[str] | None = None) -> int:
                 json.dump(result, fh, indent=2)
                 fh.write("\n")
         else:
-            path = write_result("check-small.json" if args.small and not args.tree
-                                else "check.json", result)
+            path = write_result(
+                "check-small.json" if args.small and not args.tree else "check.json", result
+            )
         print(f"wrote {os.path.relpath(path, REPO)}")
     return 0
 

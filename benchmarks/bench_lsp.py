@@ -58,8 +58,9 @@ TARGET_HOVER_P95_S = 0.010
 class Client:
     def __init__(self, cmd: list[str], env: dict[str, str], log_path: str) -> None:
         self._log = open(log_path, "wb")  # noqa: SIM115  # the server's stderr
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self._log, env=env, cwd=REPO)
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, env=env, cwd=REPO
+        )
         self.inbox: queue.Queue[tuple[float, dict]] = queue.Queue()
         self._next_id = 0
         self._lock = threading.Lock()
@@ -190,12 +191,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--edits", type=int, default=30)
     ap.add_argument("--hovers", type=int, default=30, help="source files to hover (30)")
-    ap.add_argument("--graph-edits", type=int, default=8,
-                    help="edits whose new finding only the full (graph-wide) check reports (6)")
-    ap.add_argument("--debounce-ms", type=int, default=0,
-                    help="server-side diagnostics debounce to configure (0; the default is 150)")
-    ap.add_argument("--settle", type=float, default=1.0,
-                    help="quiet seconds that end the initial diagnostics wave (1.0)")
+    ap.add_argument(
+        "--graph-edits",
+        type=int,
+        default=8,
+        help="edits whose new finding only the full (graph-wide) check reports (6)",
+    )
+    ap.add_argument(
+        "--debounce-ms",
+        type=int,
+        default=0,
+        help="server-side diagnostics debounce to configure (0; the default is 150)",
+    )
+    ap.add_argument(
+        "--settle",
+        type=float,
+        default=1.0,
+        help="quiet seconds that end the initial diagnostics wave (1.0)",
+    )
     ap.add_argument("--python", default=default_python())
     ap.add_argument("--log", default="/tmp/rulemap-bench-lsp.log", help="server stderr")
     ap.add_argument("--no-write", action="store_true")
@@ -217,8 +230,12 @@ def main(argv: list[str] | None = None) -> int:
         "general": {"positionEncodings": ["utf-16"]},
         "textDocument": {
             "synchronization": {"dynamicRegistration": False, "didSave": True},
-            "publishDiagnostics": {"relatedInformation": True, "versionSupport": True,
-                                   "codeDescriptionSupport": True, "dataSupport": True},
+            "publishDiagnostics": {
+                "relatedInformation": True,
+                "versionSupport": True,
+                "codeDescriptionSupport": True,
+                "dataSupport": True,
+            },
             "hover": {"contentFormat": ["markdown", "plaintext"]},
         },
         "workspace": {
@@ -242,28 +259,52 @@ def main(argv: list[str] | None = None) -> int:
         init_latency, _ = client.request("initialize", init_params, timeout=120)
         client.notify("initialized", {})
         first = client.wait_notification(
-            lambda m: m.get("method") == "textDocument/publishDiagnostics", t_start, timeout=120)
+            lambda m: m.get("method") == "textDocument/publishDiagnostics", t_start, timeout=120
+        )
         if first is None:
-            print("no publishDiagnostics after initialize; server log: " + args.log, file=sys.stderr)
+            print(
+                "no publishDiagnostics after initialize; server log: " + args.log, file=sys.stderr
+            )
             return 2
         t_first = first[0] - t_start
         last = client.settle("textDocument/publishDiagnostics", args.settle, timeout=120)
         t_wave = (last - t_start) if last else None
-        n_wave = sum(1 for _, m in client.notifications
-                     if m.get("method") == "textDocument/publishDiagnostics")
-        print(f"initialize → response {fmt_ms(init_latency)}, → first publishDiagnostics "
-              f"{fmt_ms(t_first)}, → last of the initial wave {fmt_ms(t_wave) if t_wave else '?'} "
-              f"({n_wave} publishes)", file=sys.stderr)
+        n_wave = sum(
+            1
+            for _, m in client.notifications
+            if m.get("method") == "textDocument/publishDiagnostics"
+        )
+        print(
+            f"initialize → response {fmt_ms(init_latency)}, → first publishDiagnostics "
+            f"{fmt_ms(t_first)}, → last of the initial wave {fmt_ms(t_wave) if t_wave else '?'} "
+            f"({n_wave} publishes)",
+            file=sys.stderr,
+        )
 
         # ------------------------------------------------------------ edits
         edit_path = os.path.join(tree, edit_key)
         with open(edit_path, encoding="utf-8") as fh:
             original = fh.read()
         edit_uri = uri(edit_path)
-        client.notify("textDocument/didOpen", {"textDocument": {
-            "uri": edit_uri, "languageId": "markdown", "version": 1, "text": original}})
-        client.wait_notification(lambda m: m.get("method") == "textDocument/publishDiagnostics"
-                                 and m["params"]["uri"] == edit_uri, 0, timeout=5)
+        client.notify(
+            "textDocument/didOpen",
+            {
+                "textDocument": {
+                    "uri": edit_uri,
+                    "languageId": "markdown",
+                    "version": 1,
+                    "text": original,
+                }
+            },
+        )
+        client.wait_notification(
+            lambda m: (
+                m.get("method") == "textDocument/publishDiagnostics"
+                and m["params"]["uri"] == edit_uri
+            ),
+            0,
+            timeout=5,
+        )
         time.sleep(0.3)
         edit_lat: list[float] = []
         missed = 0
@@ -281,9 +322,13 @@ def main(argv: list[str] | None = None) -> int:
                     return p["version"] >= v
                 return any(f"missing-{n}.md" in d.get("message", "") for d in p["diagnostics"])
 
-            t0 = client.notify("textDocument/didChange", {
-                "textDocument": {"uri": edit_uri, "version": version},
-                "contentChanges": [{"text": text}]})
+            t0 = client.notify(
+                "textDocument/didChange",
+                {
+                    "textDocument": {"uri": edit_uri, "version": version},
+                    "contentChanges": [{"text": text}],
+                },
+            )
             got = client.wait_notification(match, t0, timeout=30)
             if got is None:
                 missed += 1
@@ -297,7 +342,9 @@ def main(argv: list[str] | None = None) -> int:
         graph_lat: list[float] = []
         graph_missed = 0
         up = os.path.relpath(os.path.join(tree, "AGENTS.md"), os.path.dirname(edit_path))
-        base_text = original + f"\n- See @docs/missing-{args.edits + 1}.md for edit {args.edits + 1}\n"
+        base_text = (
+            original + f"\n- See @docs/missing-{args.edits + 1}.md for edit {args.edits + 1}\n"
+        )
         version = args.edits + 10
         dup_line = base_text.count("\n") + 1  # the line of the added import
         for i in range(2 * args.graph_edits):
@@ -311,13 +358,19 @@ def main(argv: list[str] | None = None) -> int:
                 p = m["params"]
                 if p["uri"] != edit_uri:
                     return False
-                dup = any(d.get("code") == "duplicate-load"
-                          and d["range"]["start"]["line"] == dup_line for d in p["diagnostics"])
+                dup = any(
+                    d.get("code") == "duplicate-load" and d["range"]["start"]["line"] == dup_line
+                    for d in p["diagnostics"]
+                )
                 return dup == want
 
-            t0 = client.notify("textDocument/didChange", {
-                "textDocument": {"uri": edit_uri, "version": version},
-                "contentChanges": [{"text": text}]})
+            t0 = client.notify(
+                "textDocument/didChange",
+                {
+                    "textDocument": {"uri": edit_uri, "version": version},
+                    "contentChanges": [{"text": text}],
+                },
+            )
             got = client.wait_notification(has_dup, t0, timeout=60)
             if got is None:
                 graph_missed += on
@@ -336,10 +389,13 @@ def main(argv: list[str] | None = None) -> int:
             with open(p, encoding="utf-8", errors="replace") as fh:
                 text = fh.read()
             su = uri(p)
-            lang = {"ts": "typescript", "tsx": "typescriptreact", "py": "python",
-                    "go": "go"}.get(src.rsplit(".", 1)[-1], "plaintext")
-            client.notify("textDocument/didOpen", {"textDocument": {
-                "uri": su, "languageId": lang, "version": 1, "text": text}})
+            lang = {"ts": "typescript", "tsx": "typescriptreact", "py": "python", "go": "go"}.get(
+                src.rsplit(".", 1)[-1], "plaintext"
+            )
+            client.notify(
+                "textDocument/didOpen",
+                {"textDocument": {"uri": su, "languageId": lang, "version": 1, "text": text}},
+            )
             params = {"textDocument": {"uri": su}, "position": {"line": 0, "character": 0}}
             lat, resp = client.request("textDocument/hover", params)
             hover_first.append(lat)
@@ -354,8 +410,9 @@ def main(argv: list[str] | None = None) -> int:
         eff: list[float] = []
         eff_files: list[int] = []
         for src in sources:
-            lat, resp = client.request("rulemap/effectiveInstructions",
-                                       {"uri": uri(os.path.join(tree, src))})
+            lat, resp = client.request(
+                "rulemap/effectiveInstructions", {"uri": uri(os.path.join(tree, src))}
+            )
             eff.append(lat)
             r = resp.get("result") or {}
             eff_files.append(len(r.get("files", [])))
@@ -376,22 +433,31 @@ def main(argv: list[str] | None = None) -> int:
         "hover_repeat_s": summarize(hover_again) if hover_again else None,
         "hover_empty": empty_hovers,
         "effective_instructions_s": summarize(eff) if eff else None,
-        "effective_instructions_mean_files": (sum(eff_files) / len(eff_files)) if eff_files else None,
+        "effective_instructions_mean_files": (sum(eff_files) / len(eff_files))
+        if eff_files
+        else None,
     }
     m = machine()
     print()
     print(f"Language server latency on {tree}")
-    print(f"  machine: {m['cpus']} CPUs, {m['cpu_model']}, Python {m['python']}; load average "
-          f"{load0:.2f} → {load1:.2f}; diagnostics.debounceMs = {args.debounce_ms}")
+    print(
+        f"  machine: {m['cpus']} CPUs, {m['cpu_model']}, Python {m['python']}; load average "
+        f"{load0:.2f} → {load1:.2f}; diagnostics.debounceMs = {args.debounce_ms}"
+    )
     print()
     hdr = f"{'measure':<44}{'p50':>10}{'p95':>10}{'max':>10}{'n':>6}   target"
     print(hdr)
     print("-" * (len(hdr) + 12))
-    print(f"{'spawn + initialize → first publishDiagnostics':<44}{fmt_ms(t_first):>10}{'':>10}{'':>10}{1:>6}"
-          f"   < {TARGET_FIRST_DIAG_S:.0f} s {'PASS' if t_first < TARGET_FIRST_DIAG_S else 'FAIL'}")
+    print(
+        f"{'spawn + initialize → first publishDiagnostics':<44}{fmt_ms(t_first):>10}"
+        f"{'':>10}{'':>10}{1:>6}"
+        f"   < {TARGET_FIRST_DIAG_S:.0f} s {'PASS' if t_first < TARGET_FIRST_DIAG_S else 'FAIL'}"
+    )
     if t_wave:
-        print(f"{'initialize → last initial publish':<44}{fmt_ms(t_wave):>10}{'':>10}{'':>10}"
-              f"{n_wave:>6}")
+        print(
+            f"{'initialize → last initial publish':<44}{fmt_ms(t_wave):>10}{'':>10}{'':>10}"
+            f"{n_wave:>6}"
+        )
 
     def row(label: str, s: dict | None, target: float | None) -> None:
         if not s:
@@ -400,8 +466,10 @@ def main(argv: list[str] | None = None) -> int:
         verdict = ""
         if target is not None:
             verdict = f"   p95 < {target * 1000:.0f} ms {'PASS' if s['p95'] < target else 'FAIL'}"
-        print(f"{label:<44}{fmt_ms(s['median']):>10}{fmt_ms(s['p95']):>10}{fmt_ms(s['max']):>10}"
-              f"{s['n']:>6}{verdict}")
+        print(
+            f"{label:<44}{fmt_ms(s['median']):>10}{fmt_ms(s['p95']):>10}{fmt_ms(s['max']):>10}"
+            f"{s['n']:>6}{verdict}"
+        )
 
     row("didChange AGENTS.md → publishDiagnostics", results["edit_to_publish_s"], TARGET_EDIT_P95_S)
     row("didChange → graph-wide finding published", results["graph_edit_to_publish_s"], None)
@@ -416,20 +484,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f"({empty_hovers} of {len(hover_first)} hovers returned nothing)")
 
     if not args.no_write:
-        out = write_result("lsp-small.json" if args.small and not args.tree else "lsp.json", {
-            "benchmark": "language server latency",
-            "date": now_utc(),
-            "machine": m,
-            "load_average": [load0, load1],
-            "rulemap_revision": repo_revision(),
-            "tree": tree,
-            "debounce_ms": args.debounce_ms,
-            "edited_file": edit_key,
-            "hover_files": sources,
-            "results": results,
-            "targets": {"first_diagnostics_s": TARGET_FIRST_DIAG_S, "edit_p95_s": TARGET_EDIT_P95_S,
-                        "hover_p95_s": TARGET_HOVER_P95_S},
-        })
+        out = write_result(
+            "lsp-small.json" if args.small and not args.tree else "lsp.json",
+            {
+                "benchmark": "language server latency",
+                "date": now_utc(),
+                "machine": m,
+                "load_average": [load0, load1],
+                "rulemap_revision": repo_revision(),
+                "tree": tree,
+                "debounce_ms": args.debounce_ms,
+                "edited_file": edit_key,
+                "hover_files": sources,
+                "results": results,
+                "targets": {
+                    "first_diagnostics_s": TARGET_FIRST_DIAG_S,
+                    "edit_p95_s": TARGET_EDIT_P95_S,
+                    "hover_p95_s": TARGET_HOVER_P95_S,
+                },
+            },
+        )
         print(f"wrote {os.path.relpath(out, REPO)}")
     return 0
 

@@ -69,8 +69,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cold-runs", type=int, default=3, help="in-process cold full checks (3)")
     ap.add_argument("--out", help="result file (default benchmarks/results/update[-small].json)")
     ap.add_argument("--no-write", action="store_true")
-    ap.add_argument("--profile", metavar="FILE",
-                    help="cProfile the timed edits into FILE and print the top functions")
+    ap.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="cProfile the timed edits into FILE and print the top functions",
+    )
     args = ap.parse_args(argv)
 
     use_server_sources()
@@ -96,8 +99,14 @@ def main(argv: list[str] | None = None) -> int:
 
     key = args.file or manifest.get("bench", {}).get("edit_agents_md")
     if not key or key not in ws.instruction_files:
-        key = next((p for p in ws.instruction_files if p.endswith("/AGENTS.md")
-                    and not ws.document(p).unreadable), ws.instruction_files[0])
+        key = next(
+            (
+                p
+                for p in ws.instruction_files
+                if p.endswith("/AGENTS.md") and not ws.document(p).unreadable
+            ),
+            ws.instruction_files[0],
+        )
     path = ws.abs(key)
     with open(path, encoding="utf-8") as fh:
         original = fh.read()
@@ -121,8 +130,10 @@ def main(argv: list[str] | None = None) -> int:
     def rule_edit(i: int) -> tuple[str, str]:
         assert rule_key is not None
         glob = "**/*.ts" if i % 2 == 0 else f"packages/**/*-{i % 7}.py"
-        body = rule_original.split("---", 2)[-1] if rule_original.startswith("---") else rule_original
-        return rule_key, f"---\npaths:\n  - \"{glob}\"\n---{body}"
+        body = (
+            rule_original.split("---", 2)[-1] if rule_original.startswith("---") else rule_original
+        )
+        return rule_key, f'---\npaths:\n  - "{glob}"\n---{body}'
 
     kinds = {"text": text_edit, "import": import_edit}
     if rule_key:
@@ -179,8 +190,11 @@ def main(argv: list[str] | None = None) -> int:
     consistent = incremental == fresh
     if not consistent:
         a, b = set(incremental), set(fresh)
-        print(f"WARNING: incremental findings differ from a fresh check: {len(a - b)} only "
-              f"incremental, {len(b - a)} only fresh", file=sys.stderr)
+        print(
+            f"WARNING: incremental findings differ from a fresh check: {len(a - b)} only "
+            f"incremental, {len(b - a)} only fresh",
+            file=sys.stderr,
+        )
         for f in sorted(a - b)[:5]:
             print(f"  only incremental: {f}", file=sys.stderr)
         for f in sorted(b - a)[:5]:
@@ -214,34 +228,52 @@ def main(argv: list[str] | None = None) -> int:
     m = machine()
     print(f"Single-file update + recheck, in process, on {tree}")
     print(f"  edited: {key}" + (f"; rule: {rule_key}" if rule_key else ""))
-    print(f"  machine: {m['cpus']} CPUs, {m['cpu_model']}, Python {m['python']}; load average "
-          f"{load0:.2f} → {load1:.2f}")
-    print(f"  open {fmt_ms(t_open)}, first check {fmt_ms(t_first)} ({len(first)} findings), "
-          f"cached check {fmt_ms(t_cached)}")
+    print(
+        f"  machine: {m['cpus']} CPUs, {m['cpu_model']}, Python {m['python']}; load average "
+        f"{load0:.2f} → {load1:.2f}"
+    )
+    print(
+        f"  open {fmt_ms(t_open)}, first check {fmt_ms(t_first)} ({len(first)} findings), "
+        f"cached check {fmt_ms(t_cached)}"
+    )
     print()
-    hdr = (f"{'edit':<26}{'median':>10}{'p95':>10}{'min':>10}{'max':>10}"
-           f"{'cpu':>10}{'update()':>11}{'÷ read+hash':>13}{'cold ÷ this':>13}")
+    hdr = (
+        f"{'edit':<26}{'median':>10}{'p95':>10}{'min':>10}{'max':>10}"
+        f"{'cpu':>10}{'update()':>11}{'÷ read+hash':>13}{'cold ÷ this':>13}"
+    )
     print(hdr)
     print("-" * len(hdr))
     for kind in kinds:
         s = stats[kind]
-        label = ("update+" + kind.replace(", doc-only", "") + " (doc only)"
-                 if kind.endswith("doc-only") else "update+check: " + kind)
-        print(f"{label:<26}{fmt_ms(s['median']):>10}{fmt_ms(s['p95']):>10}"
-              f"{fmt_ms(s['min']):>10}{fmt_ms(s['max']):>10}{fmt_ms(stats_cpu[kind]['median']):>10}"
-              f"{fmt_ms(stats_upd[kind]['median']):>11}"
-              f"{s['median'] / hash_s['median']:>12.0f}×{cold_s['median'] / s['median']:>12.1f}×")
-    print(f"{'baseline: read + sha256':<26}{fmt_ms(hash_s['median']):>10}{fmt_ms(hash_s['p95']):>10}"
-          f"{fmt_ms(hash_s['min']):>10}{fmt_ms(hash_s['max']):>10}")
-    print(f"{'baseline: cold full check':<26}{fmt_ms(cold_s['median']):>10}{fmt_ms(cold_s['p95']):>10}"
-          f"{fmt_ms(cold_s['min']):>10}{fmt_ms(cold_s['max']):>10}{fmt_ms(cold_cpu_s['median']):>10}")
+        label = (
+            "update+" + kind.replace(", doc-only", "") + " (doc only)"
+            if kind.endswith("doc-only")
+            else "update+check: " + kind
+        )
+        print(
+            f"{label:<26}{fmt_ms(s['median']):>10}{fmt_ms(s['p95']):>10}"
+            f"{fmt_ms(s['min']):>10}{fmt_ms(s['max']):>10}{fmt_ms(stats_cpu[kind]['median']):>10}"
+            f"{fmt_ms(stats_upd[kind]['median']):>11}"
+            f"{s['median'] / hash_s['median']:>12.0f}×{cold_s['median'] / s['median']:>12.1f}×"
+        )
+    print(
+        f"{'baseline: read + sha256':<26}{fmt_ms(hash_s['median']):>10}{fmt_ms(hash_s['p95']):>10}"
+        f"{fmt_ms(hash_s['min']):>10}{fmt_ms(hash_s['max']):>10}"
+    )
+    print(
+        f"{'baseline: cold full check':<26}{fmt_ms(cold_s['median']):>10}"
+        f"{fmt_ms(cold_s['p95']):>10}"
+        f"{fmt_ms(cold_s['min']):>10}{fmt_ms(cold_s['max']):>10}{fmt_ms(cold_cpu_s['median']):>10}"
+    )
     print()
     full_kinds = [k for k in kinds if not k.endswith("doc-only")]
     worst = max(stats[k]["p95"] for k in full_kinds)
     ok_med = all(stats[k]["median"] < TARGET_SECONDS for k in full_kinds)
-    print(f"target: update + recheck < {TARGET_SECONDS * 1000:.0f} ms   medians "
-          + ", ".join(f"{k} {fmt_ms(stats[k]['median'])}" for k in full_kinds)
-          + f"  {'PASS' if ok_med else 'FAIL'} (worst p95 {fmt_ms(worst)})")
+    print(
+        f"target: update + recheck < {TARGET_SECONDS * 1000:.0f} ms   medians "
+        + ", ".join(f"{k} {fmt_ms(stats[k]['median'])}" for k in full_kinds)
+        + f"  {'PASS' if ok_med else 'FAIL'} (worst p95 {fmt_ms(worst)})"
+    )
     print(f"incremental findings == fresh check: {'yes' if consistent else 'NO'}")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS of this process: {rss:.0f} MB")
@@ -279,8 +311,9 @@ def main(argv: list[str] | None = None) -> int:
                 json.dump(result, fh, indent=2)
                 fh.write("\n")
         else:
-            out = write_result("update-small.json" if args.small and not args.tree
-                               else "update.json", result)
+            out = write_result(
+                "update-small.json" if args.small and not args.tree else "update.json", result
+            )
         print(f"wrote {os.path.relpath(out, REPO)}")
     return 0 if consistent else 1
 

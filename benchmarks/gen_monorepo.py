@@ -46,52 +46,280 @@ MAX_CHARS = 32_000
 # --------------------------------------------------------------------------- vocabulary
 
 PKG_WORDS = [
-    "api", "auth", "billing", "ui", "core", "search", "payments", "notifications", "analytics",
-    "storage", "queue", "scheduler", "gateway", "identity", "catalog", "orders", "inventory",
-    "shipping", "pricing", "reports", "metrics", "logging", "config", "cache", "events",
-    "workflow", "editor", "render", "sync", "media", "feeds", "chat", "profile", "admin",
-    "ledger", "tax", "cart", "checkout", "emails", "sdk", "cli", "schema", "graphql", "rpc",
-    "i18n", "theme", "forms", "charts", "maps", "video", "audit", "flags", "limits", "tenant",
+    "api",
+    "auth",
+    "billing",
+    "ui",
+    "core",
+    "search",
+    "payments",
+    "notifications",
+    "analytics",
+    "storage",
+    "queue",
+    "scheduler",
+    "gateway",
+    "identity",
+    "catalog",
+    "orders",
+    "inventory",
+    "shipping",
+    "pricing",
+    "reports",
+    "metrics",
+    "logging",
+    "config",
+    "cache",
+    "events",
+    "workflow",
+    "editor",
+    "render",
+    "sync",
+    "media",
+    "feeds",
+    "chat",
+    "profile",
+    "admin",
+    "ledger",
+    "tax",
+    "cart",
+    "checkout",
+    "emails",
+    "sdk",
+    "cli",
+    "schema",
+    "graphql",
+    "rpc",
+    "i18n",
+    "theme",
+    "forms",
+    "charts",
+    "maps",
+    "video",
+    "audit",
+    "flags",
+    "limits",
+    "tenant",
 ]
 PKG_SUFFIX = ["", "-core", "-client", "-server", "-utils", "-kit", "-service", "-worker"]
-APP_WORDS = ["web", "admin", "console", "mobile-web", "docs-site", "storefront", "dashboard",
-             "partner-portal", "support", "playground", "status", "marketing"]
-TOOL_WORDS = ["codegen", "release", "lint-rules", "bench", "migrate", "scripts", "devserver",
-              "fixtures", "legacy", "ci"]
+APP_WORDS = [
+    "web",
+    "admin",
+    "console",
+    "mobile-web",
+    "docs-site",
+    "storefront",
+    "dashboard",
+    "partner-portal",
+    "support",
+    "playground",
+    "status",
+    "marketing",
+]
+TOOL_WORDS = [
+    "codegen",
+    "release",
+    "lint-rules",
+    "bench",
+    "migrate",
+    "scripts",
+    "devserver",
+    "fixtures",
+    "legacy",
+    "ci",
+]
 AREA_WORDS = [
-    "handlers", "routes", "models", "services", "components", "hooks", "utils", "lib", "store",
-    "views", "pages", "adapters", "clients", "middleware", "validators", "schemas", "jobs",
-    "workers", "commands", "queries", "mutations", "resolvers", "state", "layout", "widgets",
-    "internal", "common", "helpers", "types", "fixtures", "migrations", "repositories", "domain",
-    "infra", "http", "db", "events", "selectors", "reducers", "styles", "icons", "forms",
+    "handlers",
+    "routes",
+    "models",
+    "services",
+    "components",
+    "hooks",
+    "utils",
+    "lib",
+    "store",
+    "views",
+    "pages",
+    "adapters",
+    "clients",
+    "middleware",
+    "validators",
+    "schemas",
+    "jobs",
+    "workers",
+    "commands",
+    "queries",
+    "mutations",
+    "resolvers",
+    "state",
+    "layout",
+    "widgets",
+    "internal",
+    "common",
+    "helpers",
+    "types",
+    "fixtures",
+    "migrations",
+    "repositories",
+    "domain",
+    "infra",
+    "http",
+    "db",
+    "events",
+    "selectors",
+    "reducers",
+    "styles",
+    "icons",
+    "forms",
 ]
 FILE_WORDS = [
-    "index", "user", "account", "session", "token", "order", "invoice", "payment", "client",
-    "server", "router", "config", "logger", "cache", "queue", "retry", "timeout", "format",
-    "parse", "validate", "serialize", "mapper", "factory", "builder", "registry", "context",
-    "provider", "button", "modal", "table", "list", "card", "header", "footer", "sidebar",
-    "search", "filter", "sort", "paginate", "upload", "download", "export", "import", "report",
-    "chart", "metric", "event", "listener", "handler", "store", "slice", "selector", "effect",
-    "hook", "util", "helpers", "constants", "types", "errors", "schema", "model", "service",
+    "index",
+    "user",
+    "account",
+    "session",
+    "token",
+    "order",
+    "invoice",
+    "payment",
+    "client",
+    "server",
+    "router",
+    "config",
+    "logger",
+    "cache",
+    "queue",
+    "retry",
+    "timeout",
+    "format",
+    "parse",
+    "validate",
+    "serialize",
+    "mapper",
+    "factory",
+    "builder",
+    "registry",
+    "context",
+    "provider",
+    "button",
+    "modal",
+    "table",
+    "list",
+    "card",
+    "header",
+    "footer",
+    "sidebar",
+    "search",
+    "filter",
+    "sort",
+    "paginate",
+    "upload",
+    "download",
+    "export",
+    "import",
+    "report",
+    "chart",
+    "metric",
+    "event",
+    "listener",
+    "handler",
+    "store",
+    "slice",
+    "selector",
+    "effect",
+    "hook",
+    "util",
+    "helpers",
+    "constants",
+    "types",
+    "errors",
+    "schema",
+    "model",
+    "service",
 ]
 DOC_TOPICS = [
-    "testing", "style", "architecture", "deployment", "security", "releases", "api-design",
-    "database", "migrations", "observability", "performance", "accessibility", "i18n",
-    "error-handling", "logging", "feature-flags", "code-review", "git-workflow", "dependencies",
-    "frontend", "backend", "caching", "queues", "auth", "payments", "monitoring", "oncall",
-    "incidents", "data-retention", "privacy", "linting", "typescript", "python", "go",
-    "graphql", "rest", "grpc", "storybook", "e2e", "benchmarks", "ci", "docker", "kubernetes",
-    "terraform", "secrets", "onboarding", "glossary", "naming", "comments", "docs",
+    "testing",
+    "style",
+    "architecture",
+    "deployment",
+    "security",
+    "releases",
+    "api-design",
+    "database",
+    "migrations",
+    "observability",
+    "performance",
+    "accessibility",
+    "i18n",
+    "error-handling",
+    "logging",
+    "feature-flags",
+    "code-review",
+    "git-workflow",
+    "dependencies",
+    "frontend",
+    "backend",
+    "caching",
+    "queues",
+    "auth",
+    "payments",
+    "monitoring",
+    "oncall",
+    "incidents",
+    "data-retention",
+    "privacy",
+    "linting",
+    "typescript",
+    "python",
+    "go",
+    "graphql",
+    "rest",
+    "grpc",
+    "storybook",
+    "e2e",
+    "benchmarks",
+    "ci",
+    "docker",
+    "kubernetes",
+    "terraform",
+    "secrets",
+    "onboarding",
+    "glossary",
+    "naming",
+    "comments",
+    "docs",
 ]
 PEOPLE = ["alice", "bob", "carol", "dmitri", "erin", "farah", "gus", "hiro", "ines", "jamal"]
 TEAMS = ["platform-team", "web-core", "infra", "payments-oncall", "devex", "security"]
-SCOPES = ["@acme/ui", "@acme/core", "@acme/config", "@tanstack/react-query", "@types/node",
-          "@acme/eslint-config", "@nestjs/common", "@vitest/ui", "@acme/api-client"]
-DECORATORS_PY = ["@pytest.mark.parametrize(\"value\", [1, 2, 3])", "@pytest.fixture",
-                 "@dataclass(frozen=True)", "@app.get(\"/health\")", "@functools.cache",
-                 "@property", "@staticmethod", "@router.post(\"/v1/items\")"]
-DECORATORS_TS = ["@Injectable()", "@Controller('users')", "@Component({ selector: 'app-x' })",
-                 "@Get(':id')", "@Input() value: string;", "@Entity()", "@Column()"]
+SCOPES = [
+    "@acme/ui",
+    "@acme/core",
+    "@acme/config",
+    "@tanstack/react-query",
+    "@types/node",
+    "@acme/eslint-config",
+    "@nestjs/common",
+    "@vitest/ui",
+    "@acme/api-client",
+]
+DECORATORS_PY = [
+    '@pytest.mark.parametrize("value", [1, 2, 3])',
+    "@pytest.fixture",
+    "@dataclass(frozen=True)",
+    '@app.get("/health")',
+    "@functools.cache",
+    "@property",
+    "@staticmethod",
+    '@router.post("/v1/items")',
+]
+DECORATORS_TS = [
+    "@Injectable()",
+    "@Controller('users')",
+    "@Component({ selector: 'app-x' })",
+    "@Get(':id')",
+    "@Input() value: string;",
+    "@Entity()",
+    "@Column()",
+]
 SENTENCES = [
     "Keep functions small and pure; push side effects to the edges.",
     "Prefer explicit return types on exported functions.",
@@ -249,27 +477,43 @@ class Gen:
         taken: set[str] = set()
         kinds = ["ts"] * 6 + ["py"] * 3 + ["go"] * 2
         for _ in range(n_pkg):
-            self.projects.append(Project(f"packages/{self.unique_name(taken, PKG_WORDS, PKG_SUFFIX)}",
-                                         self.pick(kinds)))
+            self.projects.append(
+                Project(
+                    f"packages/{self.unique_name(taken, PKG_WORDS, PKG_SUFFIX)}", self.pick(kinds)
+                )
+            )
         taken_app: set[str] = set()
         for _ in range(n_app):
-            self.projects.append(Project(f"apps/{self.unique_name(taken_app, APP_WORDS, ['', '-v2', '-next'])}",
-                                         "ts"))
+            self.projects.append(
+                Project(
+                    f"apps/{self.unique_name(taken_app, APP_WORDS, ['', '-v2', '-next'])}", "ts"
+                )
+            )
         taken_lib: set[str] = set()
         for _ in range(n_lib):
-            self.projects.append(Project(f"libs/{self.unique_name(taken_lib, PKG_WORDS, ['', '-lib', '-shared'])}",
-                                         self.pick(kinds)))
+            self.projects.append(
+                Project(
+                    f"libs/{self.unique_name(taken_lib, PKG_WORDS, ['', '-lib', '-shared'])}",
+                    self.pick(kinds),
+                )
+            )
         taken_tool: set[str] = set()
         for _ in range(n_tool):
-            self.projects.append(Project(f"tools/{self.unique_name(taken_tool, TOOL_WORDS, ['', '-py', '-go'])}",
-                                         self.pick(["py", "py", "go", "ts"])))
+            self.projects.append(
+                Project(
+                    f"tools/{self.unique_name(taken_tool, TOOL_WORDS, ['', '-py', '-go'])}",
+                    self.pick(["py", "py", "go", "ts"]),
+                )
+            )
         if not any(p.path == "tools/legacy" for p in self.projects):
             self.projects.append(Project("tools/legacy", "py"))
 
     def ext_for(self, kind: str, dirpath: str) -> str:
         r = self.rng.random()
         if kind == "ts":
-            ui = any(w in dirpath for w in ("components", "pages", "views", "widgets", "layout", "apps/"))
+            ui = any(
+                w in dirpath for w in ("components", "pages", "views", "widgets", "layout", "apps/")
+            )
             if r < 0.03:
                 return ".json"
             if r < 0.05:
@@ -342,14 +586,16 @@ class Gen:
 
         # projects: weights -> file budgets
         remaining = total - docs_budget
-        weights = [self.rng.uniform(0.4, 2.0) * (1.5 if p.path.startswith("apps/") else 1.0)
-                   for p in self.projects]
+        weights = [
+            self.rng.uniform(0.4, 2.0) * (1.5 if p.path.startswith("apps/") else 1.0)
+            for p in self.projects
+        ]
         wsum = sum(weights)
         budgets = [max(8, int(remaining * w / wsum)) for w in weights]
         # fix rounding so the tracked source total is exact
         diff = remaining - sum(budgets)
         budgets[0] += diff
-        for proj, budget in zip(self.projects, budgets):
+        for proj, budget in zip(self.projects, budgets, strict=True):
             self.build_project(proj, budget)
 
     def build_project(self, proj: Project, budget: int) -> None:
@@ -365,8 +611,19 @@ class Gen:
         n_pdocs = self.rng.choice([0, 0, 1, 2, 3]) if budget > 60 else 0
         taken_docs: set[str] = set()
         for _ in range(n_pdocs):
-            name = self.unique_name(taken_docs, ["architecture", "testing", "api", "conventions",
-                                                 "data-model", "release", "design"], [""])
+            name = self.unique_name(
+                taken_docs,
+                [
+                    "architecture",
+                    "testing",
+                    "api",
+                    "conventions",
+                    "data-model",
+                    "release",
+                    "design",
+                ],
+                [""],
+            )
             proj.docs.append(f"{root}/docs/{name}.md")
         src = f"{root}/src" if proj.kind != "go" else f"{root}/internal"
         proj.dirs = [root, src]
@@ -444,9 +701,13 @@ class Gen:
             else:
                 b = bases[i % len(bases)]
                 scope = self.pick(["@acme", "@types", "", "", "lodash", "react"])
-                pkg = f"{scope}/{self.pick(FILE_WORDS)}" if scope.startswith("@") else (
-                    scope or self.pick(FILE_WORDS))
-                p = f"{b}/{pkg}/{self.pick(['index.js', 'package.json', 'README.md', 'lib/util.js'])}"
+                pkg = (
+                    f"{scope}/{self.pick(FILE_WORDS)}"
+                    if scope.startswith("@")
+                    else (scope or self.pick(FILE_WORDS))
+                )
+                leaf = self.pick(["index.js", "package.json", "README.md", "lib/util.js"])
+                p = f"{b}/{pkg}/{leaf}"
             if p not in self.files:
                 self.files[p] = f"// ignored {i}\n"
                 self.ignored.append(p)
@@ -455,8 +716,10 @@ class Gen:
         for j, name in enumerate(["AGENTS.md", "CLAUDE.md", "AGENTS.md", "CLAUDE.md", "AGENTS.md"]):
             d = bases[j % len(bases)] + f"/vendored-{j}" if j < 4 else dist[0]
             p = f"{d}/{name}"
-            self.files[p] = (f"# Vendored package {j}\n\nSee @docs/missing-{j}.md and "
-                             f"@../../nowhere.md for details.\n")
+            self.files[p] = (
+                f"# Vendored package {j}\n\nSee @docs/missing-{j}.md and "
+                f"@../../nowhere.md for details.\n"
+            )
             self.ignored.append(p)
             self.planted.ignored_instruction_files.append(p)
         self.files["app.log"] = "ignored log\n"
@@ -474,22 +737,43 @@ class Gen:
         if kind == 0:
             out += ["```bash", "pnpm install", "pnpm -F . test -- --run", "pnpm lint --fix", "```"]
         elif kind == 1:
-            out += ["```python", self.pick(DECORATORS_PY), "def test_roundtrip(value):",
-                    "    assert decode(encode(value)) == value", "```"]
+            out += [
+                "```python",
+                self.pick(DECORATORS_PY),
+                "def test_roundtrip(value):",
+                "    assert decode(encode(value)) == value",
+                "```",
+            ]
         elif kind == 2:
-            out += ["```ts", self.pick(DECORATORS_TS), "export class Handler {",
-                    "  constructor(private readonly repo: Repo) {}", "}", "```"]
+            out += [
+                "```ts",
+                self.pick(DECORATORS_TS),
+                "export class Handler {",
+                "  constructor(private readonly repo: Repo) {}",
+                "}",
+                "```",
+            ]
         elif kind == 3:
-            out += [f"- Import shared UI from `{self.pick(SCOPES)}`, not from relative paths.",
-                    f"- Types come from `{self.pick(SCOPES)}`.",
-                    f"- Questions go to {self.pick(PEOPLE)}@acme.dev or the #{self.pick(TEAMS)} channel."]
+            out += [
+                f"- Import shared UI from `{self.pick(SCOPES)}`, not from relative paths.",
+                f"- Types come from `{self.pick(SCOPES)}`.",
+                f"- Questions go to {self.pick(PEOPLE)}@acme.dev or the "
+                f"#{self.pick(TEAMS)} channel.",
+            ]
         elif kind == 4:
-            out += ["| Command | What it does |", "|---|---|",
-                    "| `make test` | unit tests |", "| `make lint` | ruff + eslint |",
-                    "| `make e2e` | Playwright suite |"]
+            out += [
+                "| Command | What it does |",
+                "|---|---|",
+                "| `make test` | unit tests |",
+                "| `make lint` | ruff + eslint |",
+                "| `make e2e` | Playwright suite |",
+            ]
         elif kind == 5:
-            out += [f"1. {self.pick(SENTENCES)}", f"2. {self.pick(SENTENCES)}",
-                    f"3. {self.pick(SENTENCES)}"]
+            out += [
+                f"1. {self.pick(SENTENCES)}",
+                f"2. {self.pick(SENTENCES)}",
+                f"3. {self.pick(SENTENCES)}",
+            ]
         elif kind == 6:
             out += ["<!-- maintainer note: keep this section short -->", self.para(2)]
         else:
@@ -512,8 +796,15 @@ class Gen:
         out.append("")
         return "\n".join(out), mentions
 
-    def markdown(self, title: str, target: int, imports: list[str], path: str,
-                 extra_lines: list[str] | None = None, mentions_ok: bool = True) -> str:
+    def markdown(
+        self,
+        title: str,
+        target: int,
+        imports: list[str],
+        path: str,
+        extra_lines: list[str] | None = None,
+        mentions_ok: bool = True,
+    ) -> str:
         parts = [f"# {title}", "", self.para(2), ""]
         if imports:
             parts.append("## Read first")
@@ -533,8 +824,19 @@ class Gen:
             parts.append(line)
             parts.append("")
         text = "\n".join(parts)
-        sections = ["Conventions", "Testing", "Commands", "Code style", "Pull requests",
-                    "Architecture", "Gotchas", "Owners", "Release", "Security", "Performance"]
+        sections = [
+            "Conventions",
+            "Testing",
+            "Commands",
+            "Code style",
+            "Pull requests",
+            "Architecture",
+            "Gotchas",
+            "Owners",
+            "Release",
+            "Security",
+            "Performance",
+        ]
         i = 0
         while len(text) < target:
             sec, ment = self.md_section(f"{sections[i % len(sections)]}", mentions_ok)
@@ -550,20 +852,25 @@ class Gen:
         lvl2, lvl3 = self.doc_levels[2], self.doc_levels[3]
         self.root_guides = list(self.doc_levels[1])
         for d in self.doc_levels[1]:
-            toks = [rel(posixpath.dirname(d), t)
-                    for t in self.rng.sample(lvl2, k=self.rng.choice([0, 1, 1, 2]))]
+            toks = [
+                rel(posixpath.dirname(d), t)
+                for t in self.rng.sample(lvl2, k=self.rng.choice([0, 1, 1, 2]))
+            ]
             self.doc_imports[d] = toks
         for d in lvl2:
-            toks = [rel(posixpath.dirname(d), t)
-                    for t in self.rng.sample(lvl3, k=self.rng.choice([0, 0, 1]))]
+            toks = [
+                rel(posixpath.dirname(d), t)
+                for t in self.rng.sample(lvl3, k=self.rng.choice([0, 0, 1]))
+            ]
             self.doc_imports[d] = toks
         for d in lvl3:
             self.doc_imports[d] = []
         for proj in self.projects:
             for d in proj.docs:
                 k = self.rng.choice([0, 1])
-                self.doc_imports[d] = [rel(posixpath.dirname(d), t)
-                                       for t in self.rng.sample(lvl2, k=k)]
+                self.doc_imports[d] = [
+                    rel(posixpath.dirname(d), t) for t in self.rng.sample(lvl2, k=k)
+                ]
                 self.doc_levels[1].append(d)  # package docs behave as level 1
 
     def write_docs(self) -> None:
@@ -573,8 +880,9 @@ class Gen:
                     continue
                 size = int(self.rng.triangular(300, 2000, 600))
                 title = posixpath.basename(d)[:-3].replace("-", " ").title()
-                self.files[d] = self.markdown(title, size, self.doc_imports.get(d, []), d,
-                                              mentions_ok=False)
+                self.files[d] = self.markdown(
+                    title, size, self.doc_imports.get(d, []), d, mentions_ok=False
+                )
 
     # ------------------------------------------------------------------ instruction files
     def instruction_slots(self) -> list[str]:
@@ -621,7 +929,11 @@ class Gen:
             # CLAUDE.md commonly just imports the sibling AGENTS.md (an instruction file that
             # itself only imports docs, so the longest regular chain stays at 4 hops)
             sib = posixpath.join(base_dir, "AGENTS.md") if base_dir else "AGENTS.md"
-            if name in ("CLAUDE.md", "CLAUDE.local.md") and sib in slot_set and self.rng.random() < 0.6:
+            if (
+                name in ("CLAUDE.md", "CLAUDE.local.md")
+                and sib in slot_set
+                and self.rng.random() < 0.6
+            ):
                 imports.append(rel(d, sib))
             elif name == "CLAUDE.md" and s.endswith(".claude/CLAUDE.md") and sib in slot_set:
                 imports.append(rel(d, sib))  # `@../AGENTS.md`
@@ -644,8 +956,11 @@ class Gen:
             self.instrs[s] = Instr(s, imports=imports, size=size)
 
     def choose(self, pred, exclude: set[str]) -> Instr:  # noqa: ANN001
-        cands = [i for p, i in self.instrs.items() if pred(i) and p not in exclude
-                 and i.kind == "regular" and "/" in p]
+        cands = [
+            i
+            for p, i in self.instrs.items()
+            if pred(i) and p not in exclude and i.kind == "regular" and "/" in p
+        ]
         return self.pick(cands)
 
     def plant(self) -> None:
@@ -668,8 +983,9 @@ class Gen:
             self.doc_levels[3].append(p)
         owner = "tools/legacy/AGENTS.md"
         if owner not in self.instrs:
-            victim = self.choose(lambda i: i.path.count("/") >= 3 and free(i)
-                                 and i.path.endswith("/AGENTS.md"), used)
+            victim = self.choose(
+                lambda i: i.path.count("/") >= 3 and free(i) and i.path.endswith("/AGENTS.md"), used
+            )
             del self.instrs[victim.path]
             self.instrs[owner] = Instr(owner, size=self.rng.randint(400, 1200))
         self.instrs[owner].imports = [rel("tools/legacy", chain[0])]
@@ -678,8 +994,11 @@ class Gen:
         # nothing imports the owner, so the chain's hops are counted from it alone
         for other in self.instrs.values():
             if other.path != owner:
-                other.imports = [t for t in other.imports if posixpath.normpath(
-                    posixpath.join(posixpath.dirname(other.path), t)) != owner]
+                other.imports = [
+                    t
+                    for t in other.imports
+                    if posixpath.normpath(posixpath.join(posixpath.dirname(other.path), t)) != owner
+                ]
         imported_instr.discard(owner)
         self.planted.deep_chain = [owner] + chain
 
@@ -697,16 +1016,19 @@ class Gen:
             elif j % 3 == 1:
                 wrong = f"docs/old/{posixpath.basename(real)}"
             else:
-                wrong = posixpath.join(posixpath.dirname(real), f"legacy-{posixpath.basename(real)}")
+                wrong = posixpath.join(
+                    posixpath.dirname(real), f"legacy-{posixpath.basename(real)}"
+                )
             if wrong in self.files:
                 wrong = f"docs/removed/gone-{j}.md"
             tok = rel(d, wrong)
             inst.imports.append(tok)
-            self.planted.broken_imports.append({"path": inst.path, "import": "@" + tok,
-                                                "closest": real})
+            self.planted.broken_imports.append(
+                {"path": inst.path, "import": "@" + tok, "closest": real}
+            )
 
         # --- trailing punctuation (5)
-        for j, punct in enumerate([",", ")", ":", ";", "."]):
+        for punct in [",", ")", ":", ";", "."]:
             inst = self.choose(free, used)
             used.add(inst.path)
             d = posixpath.dirname(inst.path)
@@ -719,8 +1041,9 @@ class Gen:
             else:
                 line = f"Read @{tok}{punct} it is short"
             inst.extra_lines.append(line)
-            self.planted.suspicious_imports.append({"path": inst.path, "import": f"@{tok}{punct}",
-                                                    "trimmed": real})
+            self.planted.suspicious_imports.append(
+                {"path": inst.path, "import": f"@{tok}{punct}", "trimmed": real}
+            )
 
         # --- cycles (3): two among docs, one between a package's AGENTS.md and CLAUDE.md
         cyc_a = ["docs/cycles/alpha.md", "docs/cycles/beta.md"]
@@ -736,16 +1059,22 @@ class Gen:
         for p in cyc_a + cyc_b:
             self.doc_levels[3].append(p)  # written by write_docs with the imports above
         # instruction cycle: pkg/AGENTS.md <-> pkg/CLAUDE.md (a new pair in a fresh directory)
-        cands = [p for p in self.projects if f"{p.path}/AGENTS.md" in self.instrs
-                 and f"{p.path}/CLAUDE.md" not in self.instrs
-                 and f"{p.path}/AGENTS.md" not in used
-                 and f"{p.path}/AGENTS.md" not in imported_instr]
+        cands = [
+            p
+            for p in self.projects
+            if f"{p.path}/AGENTS.md" in self.instrs
+            and f"{p.path}/CLAUDE.md" not in self.instrs
+            and f"{p.path}/AGENTS.md" not in used
+            and f"{p.path}/AGENTS.md" not in imported_instr
+        ]
         if cands:
             proj = self.pick(cands)
             a, c = f"{proj.path}/AGENTS.md", f"{proj.path}/CLAUDE.md"
             # replace a random regular deep instruction file by the new CLAUDE.md (count stays)
-            victim = self.choose(lambda i: i.path.count("/") >= 3 and free(i)
-                                 and i.path.endswith("/AGENTS.md"), used | {a})
+            victim = self.choose(
+                lambda i: i.path.count("/") >= 3 and free(i) and i.path.endswith("/AGENTS.md"),
+                used | {a},
+            )
             del self.instrs[victim.path]
             self.instrs[a].imports = [i for i in self.instrs[a].imports if "CLAUDE" not in i][:1]
             self.instrs[a].imports.append("CLAUDE.md")
@@ -763,7 +1092,7 @@ class Gen:
             self.planted.oversized_files.append(inst.path)
 
         # --- binary (2): a UTF-16 AGENTS.md saved by a Windows editor, a PNG renamed .md
-        for j in range(2):
+        for _ in range(2):
             inst = self.choose(free, used)
             used.add(inst.path)
             inst.kind = "binary"
@@ -784,8 +1113,14 @@ class Gen:
             if n_sym == 0:
                 break
             a, c = f"{proj.path}/AGENTS.md", f"{proj.path}/CLAUDE.md"
-            if a in self.instrs and c in self.instrs and a not in used and c not in used \
-                    and self.instrs[a].kind == "regular" and c not in imported_instr:
+            if (
+                a in self.instrs
+                and c in self.instrs
+                and a not in used
+                and c not in used
+                and self.instrs[a].kind == "regular"
+                and c not in imported_instr
+            ):
                 self.instrs[c].kind = "symlink"
                 self.instrs[c].target_for_symlink = "AGENTS.md"
                 used.update({a, c})
@@ -810,8 +1145,10 @@ class Gen:
                     text = self.markdown(f"{title_base} agent guide", 600, [], path)
                     self.files[path] = "\ufeff".encode("utf-16-le") + text.encode("utf-16-le")
                 else:
-                    self.files[path] = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10"
-                                        + bytes(self.rng.randrange(256) for _ in range(512)))
+                    self.files[path] = (
+                        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10"
+                        + bytes(self.rng.randrange(256) for _ in range(512))
+                    )
                 continue
             if inst.kind == "latin1":
                 text = self.markdown(f"{title_base} — café notes", 700, [], path)
@@ -820,9 +1157,14 @@ class Gen:
             if inst.kind == "empty":
                 self.files[path] = "<!-- intentionally left blank -->\n\n"
                 continue
-            title = f"{title_base} agent guide" if path != "AGENTS.md" else "Acme monorepo — agent guide"
-            self.files[path] = self.markdown(title, inst.size, inst.imports, path,
-                                             extra_lines=inst.extra_lines)
+            title = (
+                f"{title_base} agent guide"
+                if path != "AGENTS.md"
+                else "Acme monorepo — agent guide"
+            )
+            self.files[path] = self.markdown(
+                title, inst.size, inst.imports, path, extra_lines=inst.extra_lines
+            )
 
     # ------------------------------------------------------------------ rules
     def glob_for(self, base: str, files: list[str]) -> str:
@@ -831,7 +1173,7 @@ class Gen:
         relf = posixpath.relpath(f, base) if base else f
         parts = relf.split("/")
         name = parts[-1]
-        ext = name[name.index("."):] if "." in name else ""
+        ext = name[name.index(".") :] if "." in name else ""
         simple_ext = "." + name.rsplit(".", 1)[-1] if "." in name else ""
         r = self.rng.random()
         if len(parts) >= 3 and r < 0.30:
@@ -859,19 +1201,22 @@ class Gen:
         if any("{" in g for g in globs):
             style = 0.5 + style / 2  # a comma string would split a brace glob: use a YAML list
         if len(globs) == 1 and style < 0.25:
-            return [f"paths: \"{globs[0]}\""]
+            return [f'paths: "{globs[0]}"']
         if style < 0.45:
-            return [f"paths: \"{', '.join(globs)}\""]  # comma-separated string
+            return [f'paths: "{", ".join(globs)}"']  # comma-separated string
         if style < 0.55:
             return ["paths: [" + ", ".join(f"'{g}'" for g in globs) + "]"]
-        return ["paths:"] + [f"  - \"{g}\"" if "{" in g or g.startswith("*") else f"  - {g}"
-                             for g in globs]
+        return ["paths:"] + [
+            f'  - "{g}"' if "{" in g or g.startswith("*") else f"  - {g}" for g in globs
+        ]
 
     def build_rules(self) -> None:
         n = self.args.rules
         # a few packages hold their own .claude/rules (unreachable with cwd = root, which the
         # checker should say, but their globs are still evaluated)
-        pkg_candidates = [p for p in self.projects if p.path.startswith("packages/") and len(p.files) > 50]
+        pkg_candidates = [
+            p for p in self.projects if p.path.startswith("packages/") and len(p.files) > 50
+        ]
         n_pkg_dirs = min(4, len(pkg_candidates))
         rule_pkgs = self.rng.sample(pkg_candidates, k=n_pkg_dirs)
         n_pkg_rules = n // 4 if rule_pkgs else 0
@@ -880,15 +1225,26 @@ class Gen:
             proj = rule_pkgs[k % len(rule_pkgs)]
             placements.append((proj.path, proj))
         all_files = self.tracked_sources
-        rule_dirs = ["", "frontend", "backend", "backend/api", "testing", "infra", "docs",
-                     "security", "style"]
+        rule_dirs = [
+            "",
+            "frontend",
+            "backend",
+            "backend/api",
+            "testing",
+            "infra",
+            "docs",
+            "security",
+            "style",
+        ]
         taken: dict[str, set[str]] = {}
         n_uncond_root = 0
-        unmatched = [("src/legacy/**/*.coffee", "a CoffeeScript rule from 2016"),
-                     ("packages/old-billing/**", "a package that was deleted"),
-                     ("**/*.rb", "Ruby, which the repo never had"),
-                     ("apps/mobile/**/*.swift", "the iOS app moved out"),
-                     ("docs/**/*.rst", "docs were converted to Markdown")]
+        unmatched = [
+            ("src/legacy/**/*.coffee", "a CoffeeScript rule from 2016"),
+            ("packages/old-billing/**", "a package that was deleted"),
+            ("**/*.rb", "Ruby, which the repo never had"),
+            ("apps/mobile/**/*.swift", "the iOS app moved out"),
+            ("docs/**/*.rst", "docs were converted to Markdown"),
+        ]
         n_unmatched = 5 if n >= 50 else 2
         n_invalid = 3 if n >= 50 else 1
         planted_slots = list(range(0, n - n_pkg_rules))
@@ -901,7 +1257,9 @@ class Gen:
             sub = self.pick(rule_dirs)
             tk = taken.setdefault(sub, set())
             name = self.unique_name(tk, DOC_TOPICS + AREA_WORDS, ["", "-rules", "-guide"]) + ".md"
-            path = posixpath.join(rules_root, sub, name) if sub else posixpath.join(rules_root, name)
+            path = (
+                posixpath.join(rules_root, sub, name) if sub else posixpath.join(rules_root, name)
+            )
             files = proj.files if proj else all_files
             fm: list[str] = []
             globs: list[str] = []
@@ -919,16 +1277,20 @@ class Gen:
             elif idx in invalid_idx:
                 j = len(self.planted.invalid_frontmatter)
                 g = self.glob_for(base, files)
-                fm = [[f"paths: [\"{g}\"", "description: unclosed flow sequence"],
-                      ["paths:", f"  - {g}", "\t- tab-indented item", "description: tabs"],
-                      ["description: a: b: c", f"paths: {g}", "  bad: indentation"]][j % 3]
+                fm = [
+                    [f'paths: ["{g}"', "description: unclosed flow sequence"],
+                    ["paths:", f"  - {g}", "\t- tab-indented item", "description: tabs"],
+                    ["description: a: b: c", f"paths: {g}", "  bad: indentation"],
+                ][j % 3]
                 self.planted.invalid_frontmatter.append(path)
                 kind = "invalid"
             elif idx in other_tool_idx:
-                fm = [f"globs: {self.glob_for(base, files)}", "alwaysApply: false"]
+                fm = ["globs: " + json.dumps(self.glob_for(base, files)), "alwaysApply: false"]
                 self.planted.other_tool_only_rules.append(path)
                 kind = "other-tool"
-            elif (not base and n_uncond_root < max(2, n // 35)) or (base and self.rng.random() < 0.05):
+            elif (not base and n_uncond_root < max(2, n // 35)) or (
+                base and self.rng.random() < 0.05
+            ):
                 kind = "unconditional"
                 if not base:
                     n_uncond_root += 1
@@ -939,11 +1301,15 @@ class Gen:
                 globs = list(dict.fromkeys(globs))
                 fm = self.render_paths(globs)
                 if self.rng.random() < 0.15:
-                    fm.insert(0, f"description: {self.pick(SENTENCES)}")
+                    fm.insert(0, "description: " + json.dumps(self.pick(SENTENCES)))
                 if self.rng.random() < 0.08:  # several tools' keys side by side, on purpose
-                    fm.append(f"globs: {', '.join(globs)}")
+                    fm.append("globs: " + json.dumps(", ".join(globs)))
                     fm.append("alwaysApply: false")
-            size = self.rng.randint(150, 1200) if kind != "unconditional" else self.rng.randint(150, 500)
+            size = (
+                self.rng.randint(150, 1200)
+                if kind != "unconditional"
+                else self.rng.randint(150, 500)
+            )
             imports: list[str] = []
             if kind == "scoped" and self.rng.random() < 0.1:
                 imports.append(rel(posixpath.dirname(path), self.pick(self.doc_levels[2])))
@@ -967,8 +1333,11 @@ class Gen:
             if not r["globs"]:
                 continue
             base = r["base"]
-            cands = ([f[len(base) + 1:] for f in tracked if f.startswith(base + "/")]
-                     if base else tracked)
+            cands = (
+                [f[len(base) + 1 :] for f in tracked if f.startswith(base + "/")]
+                if base
+                else tracked
+            )
             for g in r["globs"]:
                 spec = pathspec.PathSpec.from_lines("gitignore", expand_braces(g))
                 regexes = [pat.regex for pat in spec.patterns if pat.include]
@@ -987,9 +1356,37 @@ class Gen:
                 if not planted and full:
                     counts.append(n)
         counts.sort()
-        return {"verified": True, "problems": bad,
-                "median_matches_sample": counts[len(counts) // 2] if counts else 0,
-                "max_matches_sample": counts[-1] if counts else 0}
+        return {
+            "verified": True,
+            "problems": bad,
+            "median_matches_sample": counts[len(counts) // 2] if counts else 0,
+            "max_matches_sample": counts[-1] if counts else 0,
+        }
+
+    def verify_frontmatter(self) -> dict:
+        """Parse each rule's frontmatter with PyYAML (if importable): only the planted ones fail."""
+        try:
+            import yaml  # type: ignore[import-untyped]
+        except ImportError:
+            return {"verified": False}
+        bad = []
+        planted = set(self.planted.invalid_frontmatter)
+        for r in self.rules:
+            text = self.files[r["path"]]
+            assert isinstance(text, str)
+            if not text.startswith("---\n"):
+                continue
+            fm = text[4 : text.index("\n---\n", 3)]
+            try:
+                data = yaml.safe_load(fm)
+                ok = isinstance(data, dict) and (
+                    "paths" not in data or isinstance(data["paths"], (str, list))
+                )
+            except yaml.YAMLError:
+                ok = False
+            if ok == (r["path"] in planted):
+                bad.append((r["path"], "parses" if ok else "does not parse"))
+        return {"verified": True, "problems": bad}
 
     def files_written_tracked(self) -> list[str]:
         ign = set(self.ignored)
@@ -1027,7 +1424,9 @@ class Gen:
         def load(path: str, seen: set[str], depth: int) -> int:
             real = path
             if real in self.symlinks:
-                real = posixpath.normpath(posixpath.join(posixpath.dirname(path), self.symlinks[path]))
+                real = posixpath.normpath(
+                    posixpath.join(posixpath.dirname(path), self.symlinks[path])
+                )
             if real in seen:
                 return 0
             t = self.text_of(real)
@@ -1041,14 +1440,26 @@ class Gen:
             return total
 
         order = ["AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"]
-        dirs = sorted({posixpath.dirname(p) if not p.endswith(".claude/CLAUDE.md")
-                       else posixpath.dirname(posixpath.dirname(p)) for p in self.instrs})
-        uncond = sorted(r["path"] for r in self.rules if r["kind"] == "unconditional" and not r["base"])
+        dirs = sorted(
+            {
+                posixpath.dirname(p)
+                if not p.endswith(".claude/CLAUDE.md")
+                else posixpath.dirname(posixpath.dirname(p))
+                for p in self.instrs
+            }
+        )
+        uncond = sorted(
+            r["path"] for r in self.rules if r["kind"] == "unconditional" and not r["base"]
+        )
         over, worst, totals = [], 0, []
         for d in dirs:
             seen: set[str] = set()
             total = 0
-            chain = [""] + [ "/".join(d.split("/")[: k + 1]) for k in range(len(d.split("/")))] if d else [""]
+            chain = (
+                [""] + ["/".join(d.split("/")[: k + 1]) for k in range(len(d.split("/")))]
+                if d
+                else [""]
+            )
             for k, cd in enumerate(chain):
                 for nm in order:
                     p = posixpath.join(cd, nm) if cd else nm
@@ -1062,8 +1473,12 @@ class Gen:
             if total > MAX_CHARS:
                 over.append(d)
         totals.sort()
-        return {"instruction_dirs": len(dirs), "dirs_over_budget": over, "max_unscoped_load": worst,
-                "median_unscoped_load": totals[len(totals) // 2] if totals else 0}
+        return {
+            "instruction_dirs": len(dirs),
+            "dirs_over_budget": over,
+            "max_unscoped_load": worst,
+            "median_unscoped_load": totals[len(totals) // 2] if totals else 0,
+        }
 
     # ------------------------------------------------------------------ write
     def write(self, dest: str) -> None:
@@ -1094,26 +1509,45 @@ class Gen:
         self.write_docs()
         self.write_instructions()
         self.build_rules()
-        self.files[".gitignore"] = ("node_modules/\ndist/\n*.log\n.env\n" + MANIFEST + "\n")
+        self.files[".gitignore"] = "node_modules/\ndist/\n*.log\n.env\n" + MANIFEST + "\n"
 
 
 def git_commit(dest: str) -> str:
     env = dict(os.environ)
-    env.update({
-        "GIT_AUTHOR_NAME": "Bench Bot", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-        "GIT_COMMITTER_NAME": "Bench Bot", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-        "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+00:00",
-        "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+00:00",
-        "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-    })
-    cfg = ["-c", "core.autocrlf=false", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main",
-           "-c", "core.symlinks=true"]
+    env.update(
+        {
+            "GIT_AUTHOR_NAME": "Bench Bot",
+            "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+            "GIT_COMMITTER_NAME": "Bench Bot",
+            "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+            "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+00:00",
+            "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+00:00",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+        }
+    )
+    cfg = [
+        "-c",
+        "core.autocrlf=false",
+        "-c",
+        "commit.gpgsign=false",
+        "-c",
+        "init.defaultBranch=main",
+        "-c",
+        "core.symlinks=true",
+    ]
     subprocess.run(["git", *cfg, "init", "-q", dest], check=True, env=env)
     subprocess.run(["git", *cfg, "-C", dest, "add", "-A"], check=True, env=env)
-    subprocess.run(["git", *cfg, "-C", dest, "commit", "-q", "-m", "synthetic monorepo"],
-                   check=True, env=env)
-    out = subprocess.run(["git", "-C", dest, "rev-parse", "HEAD"], check=True, env=env,
-                         capture_output=True, text=True)
+    subprocess.run(
+        ["git", *cfg, "-C", dest, "commit", "-q", "-m", "synthetic monorepo"], check=True, env=env
+    )
+    out = subprocess.run(
+        ["git", "-C", dest, "rev-parse", "HEAD"],
+        check=True,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     return out.stdout.strip()
 
 
@@ -1124,11 +1558,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--files", type=int, default=None, help="tracked source files (20000)")
     ap.add_argument("--instructions", type=int, default=None, help="instruction files (400)")
     ap.add_argument("--rules", type=int, default=None, help="rules (200)")
-    ap.add_argument("--small", action="store_true",
-                    help="quick preset: 2,000 files, 40 instruction files, 20 rules")
+    ap.add_argument(
+        "--small",
+        action="store_true",
+        help="quick preset: 2,000 files, 40 instruction files, 20 rules",
+    )
     ap.add_argument("--git", action="store_true", help="git init + add + commit (fixed dates)")
-    ap.add_argument("--force", action="store_true",
-                    help="replace DEST if it is a tree this script generated")
+    ap.add_argument(
+        "--force", action="store_true", help="replace DEST if it is a tree this script generated"
+    )
     ap.add_argument("--quiet", action="store_true", help="no summary on stderr")
     args = ap.parse_args(argv)
     preset = (2000, 40, 20) if args.small else (20000, 400, 200)
@@ -1143,11 +1581,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def prepare_dest(dest: str, force: bool) -> None:
     if os.path.exists(dest) and (not os.path.isdir(dest) or os.listdir(dest)):
         if not force:
-            sys.exit(f"gen_monorepo: {dest} exists and is not empty (use --force to replace a "
-                     "tree generated by this script)")
+            sys.exit(
+                f"gen_monorepo: {dest} exists and is not empty (use --force to replace a "
+                "tree generated by this script)"
+            )
         if not os.path.isfile(os.path.join(dest, MANIFEST)):
-            sys.exit(f"gen_monorepo: refusing to delete {dest}: it has no {MANIFEST}, so this "
-                     "script did not generate it")
+            sys.exit(
+                f"gen_monorepo: refusing to delete {dest}: it has no {MANIFEST}, so this "
+                "script did not generate it"
+            )
         shutil.rmtree(dest)
 
 
@@ -1159,6 +1601,7 @@ def main(argv: list[str] | None = None) -> int:
     g.run()
     g.write(dest)
     glob_check = g.verify_globs()
+    fm_check = g.verify_frontmatter()
     loads = g.estimate_loads()
     p = g.planted
     special = set(g.instrs) | {r["path"] for r in g.rules} | {".gitignore"}
@@ -1194,29 +1637,46 @@ def main(argv: list[str] | None = None) -> int:
             "commented_imports": len(p.commented_imports),
             "ignored_instruction_files": len(p.ignored_instruction_files),
         },
-        "loads": {"instruction_dirs": loads["instruction_dirs"],
-                  "dirs_over_32000_unscoped": len(loads["dirs_over_budget"]),
-                  "max_unscoped_load_chars": loads["max_unscoped_load"],
-                  "median_unscoped_load_chars": loads["median_unscoped_load"]},
+        "loads": {
+            "instruction_dirs": loads["instruction_dirs"],
+            "dirs_over_32000_unscoped": len(loads["dirs_over_budget"]),
+            "max_unscoped_load_chars": loads["max_unscoped_load"],
+            "median_unscoped_load_chars": loads["median_unscoped_load"],
+        },
         "globs": {k: v for k, v in glob_check.items() if k != "problems"},
     }
     # handy targets for the benchmarks
-    agents = sorted(k for k, v in g.instrs.items() if v.kind == "regular"
-                    and k.endswith("/AGENTS.md") and k.count("/") >= 2)
-    deep_sources = sorted((f for f in g.tracked_sources if f.endswith((".ts", ".py", ".go"))),
-                          key=lambda f: (-f.count("/"), f))
+    agents = sorted(
+        k
+        for k, v in g.instrs.items()
+        if v.kind == "regular" and k.endswith("/AGENTS.md") and k.count("/") >= 2
+    )
+    deep_sources = sorted(
+        (f for f in g.tracked_sources if f.endswith((".ts", ".py", ".go"))),
+        key=lambda f: (-f.count("/"), f),
+    )
     manifest = {
         "summary": summary,
         "details": {k: getattr(p, k) for k in p.__dataclass_fields__},
         "dirs_over_budget_unscoped": loads["dirs_over_budget"],
         "glob_problems": glob_check.get("problems", []),
+        "frontmatter_problems": fm_check.get("problems", []),
         "bench": {
             "edit_agents_md": agents[len(agents) // 2] if agents else "AGENTS.md",
             "agents_md_files": agents[:50],
             "hover_sources": deep_sources[:: max(1, len(deep_sources) // 50)][:50],
             "oversized_targets": [
-                next((f for f in g.tracked_sources if f.startswith(posixpath.dirname(o) + "/")
-                      and f.endswith((".ts", ".py", ".go"))), o) for o in p.oversized_files],
+                next(
+                    (
+                        f
+                        for f in g.tracked_sources
+                        if f.startswith(posixpath.dirname(o) + "/")
+                        and f.endswith((".ts", ".py", ".go"))
+                    ),
+                    o,
+                )
+                for o in p.oversized_files
+            ],
         },
     }
     with open(os.path.join(dest, MANIFEST), "w", encoding="utf-8") as fh:
@@ -1228,33 +1688,56 @@ def main(argv: list[str] | None = None) -> int:
     if not args.quiet:
         err = sys.stderr
         f, pl = summary["files"], summary["planted"]
-        print(f"gen_monorepo: {dest} (seed {args.seed}{', git ' + commit[:12] if commit else ''})",
-              file=err)
-        print(f"  source files        {f['source_files']:>6}   (docs import targets "
-              f"{f['import_target_docs']})", file=err)
+        print(
+            f"gen_monorepo: {dest} (seed {args.seed}{', git ' + commit[:12] if commit else ''})",
+            file=err,
+        )
+        print(
+            f"  source files        {f['source_files']:>6}   (docs import targets "
+            f"{f['import_target_docs']})",
+            file=err,
+        )
         print(f"  instruction files   {f['instruction_files']:>6}", file=err)
-        print(f"  rules               {f['rules']:>6}   (unconditional {f['rules_unconditional']}, "
-              f"in package dirs {f['rules_below_root']})", file=err)
-        print(f"  ignored files       {f['ignored_files']:>6}   (node_modules/, dist/, *.log; "
-              f"{pl['ignored_instruction_files']} instruction files among them)", file=err)
+        print(
+            f"  rules               {f['rules']:>6}   (unconditional {f['rules_unconditional']}, "
+            f"in package dirs {f['rules_below_root']})",
+            file=err,
+        )
+        print(
+            f"  ignored files       {f['ignored_files']:>6}   (node_modules/, dist/, *.log; "
+            f"{pl['ignored_instruction_files']} instruction files among them)",
+            file=err,
+        )
         print("  planted problems:", file=err)
         for k, v in pl.items():
             if k != "ignored_instruction_files":
                 print(f"    {k:<24}{v:>4}", file=err)
-        print(f"  unscoped loads > 32000 chars: {summary['loads']['dirs_over_32000_unscoped']} of "
-              f"{summary['loads']['instruction_dirs']} instruction dirs (median "
-              f"{summary['loads']['median_unscoped_load_chars']}, max "
-              f"{summary['loads']['max_unscoped_load_chars']}; estimate without scoped rules)",
-              file=err)
+        print(
+            f"  unscoped loads > 32000 chars: {summary['loads']['dirs_over_32000_unscoped']} of "
+            f"{summary['loads']['instruction_dirs']} instruction dirs (median "
+            f"{summary['loads']['median_unscoped_load_chars']}, max "
+            f"{summary['loads']['max_unscoped_load_chars']}; estimate without scoped rules)",
+            file=err,
+        )
         gc = summary["globs"]
         if gc.get("verified"):
-            print(f"  globs verified with pathspec: {len(glob_check['problems'])} problems; "
-                  f"matches per glob (sample of 60): median {gc['median_matches_sample']}, "
-                  f"max {gc['max_matches_sample']}", file=err)
+            print(
+                f"  globs verified with pathspec: {len(glob_check['problems'])} problems; "
+                f"matches per glob (sample of 60): median {gc['median_matches_sample']}, "
+                f"max {gc['max_matches_sample']}",
+                file=err,
+            )
             for prob in glob_check["problems"][:10]:
                 print(f"    ! {prob}", file=err)
         else:
             print("  globs not verified (pathspec not importable)", file=err)
+        if fm_check.get("verified"):
+            print(
+                f"  frontmatter verified with PyYAML: {len(fm_check['problems'])} problems",
+                file=err,
+            )
+            for prob in fm_check["problems"][:10]:
+                print(f"    ! {prob}", file=err)
     return 0
 
 

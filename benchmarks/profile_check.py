@@ -29,7 +29,8 @@ _last = [_w0, _c0]
 
 def lap(name, extra=""):
     w, c = time.perf_counter(), time.process_time()
-    print(f"{name:<36}{(w - _last[0]) * 1000:>8.0f} ms wall{(c - _last[1]) * 1000:>8.0f} ms cpu   {extra}")
+    wall, cpu = (w - _last[0]) * 1000, (c - _last[1]) * 1000
+    print(f"{name:<36}{wall:>8.0f} ms wall{cpu:>8.0f} ms cpu   {extra}")
     _last[:] = [w, c]
 
 from rulemap.workspace import Workspace
@@ -73,8 +74,23 @@ def main(argv: list[str] | None = None) -> int:
     subprocess.run([args.python, "-c", PHASES, tree], env=env, check=True)
     if args.no_cprofile:
         return 0
-    subprocess.run([args.python, "-m", "cProfile", "-o", args.prof, "-m", "rulemap", "check", tree,
-                    "--format", "json"], env=env, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            args.python,
+            "-m",
+            "cProfile",
+            "-o",
+            args.prof,
+            "-m",
+            "rulemap",
+            "check",
+            tree,
+            "--format",
+            "json",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+    )
     show = (
         "import pstats, sys\n"
         "p = pstats.Stats(sys.argv[1])\n"

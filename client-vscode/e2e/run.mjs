@@ -185,6 +185,7 @@ async function startCodeServer({ tmp, name, workspace, trust, settings }) {
     '--disable-telemetry',
     '--disable-update-check',
     ...(trust ? ['--disable-workspace-trust'] : []),
+    ...(process.env.RULEMAP_E2E_TRACE ? ['--log', 'trace'] : []),
     workspace,
   ];
   const logFile = join(OUT, `code-server-${name}.log`);

@@ -165,6 +165,21 @@ def literal_suffix(pattern: str) -> str:
     return "." + match.group(1).rsplit(".", 1)[-1]
 
 
+def candidates_are_exact(pattern: str) -> bool:
+    """Whether `FileIndex.candidates` returns exactly the files `pattern` matches: a literal
+    directory prefix followed by `**`, `**/*` or `**/*.ext`, or `*.ext` / `**/*.ext` alone."""
+    body = pattern.lstrip("/")
+    if "{" in body or "[" in body or "?" in body or "\\" in body:
+        return False
+    prefix = literal_prefix(body)
+    rest = body[len(prefix) :]
+    if rest in ("**", "**/*"):
+        return bool(prefix)
+    if re.fullmatch(r"\*\*/\*\.[A-Za-z0-9_-]+", rest):
+        return True
+    return not prefix and re.fullmatch(r"\*\.[A-Za-z0-9_-]+", rest) is not None
+
+
 class FileIndex:
     """A sorted list of workspace-relative file paths with prefix and suffix look-ups."""
 

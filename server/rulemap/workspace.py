@@ -17,7 +17,7 @@ from typing import Any
 
 from rulemap.config import Config, ConfigError, load_config_text
 from rulemap.documents import decode, parse_document, unreadable_document
-from rulemap.globs import CompiledGlobs, FileIndex, compile_patterns
+from rulemap.globs import CompiledGlobs, FileIndex, candidates_are_exact, compile_patterns
 from rulemap.model import Document, Explanation, Finding, ImportRef, ImportStatus, Resolved
 from rulemap.readers.base import Reader, ReadError, is_within
 
@@ -248,6 +248,19 @@ class Workspace:
             owner = self._owners[key] = info.owner
         return owner
 
+    def scoped_rules_index(self) -> dict[str, list[str]]:
+        """Workspace file → the path-scoped rules (of any directory) that match it, sorted.
+        Built from the rules' match lists; rebuilt after any change."""
+        index: dict[str, list[str]] | None = self.load_cache.get(("rules-of-file",))
+        if index is None:
+            index = {}
+            for rule in self._rules:
+                if self.is_scoped(rule.path):
+                    for path in self.rule_matches(rule.path):
+                        index.setdefault(path, []).append(rule.path)
+            self.load_cache[("rules-of-file",)] = index
+        return index
+
     def scoped_rules_matching(self, target: str, owners: Iterable[str]) -> list[str]:
         """Path-scoped rules of the `owners` directories whose globs match `target`, sorted.
 
@@ -257,14 +270,7 @@ class Workspace:
         candidates = [r for d in owners for r in self.rules_of(d) if self.is_scoped(r)]
         if target not in self.files:
             return sorted(r for r in candidates if self.rule_matches_target(r, target))
-        index = self.load_cache.get(("rules-of-file",))
-        if index is None:
-            index = {}
-            for rule in self._rules:
-                if self.is_scoped(rule.path):
-                    for path in self.rule_matches(rule.path):
-                        index.setdefault(path, []).append(rule.path)
-            self.load_cache[("rules-of-file",)] = index
+        index = self.scoped_rules_index()
         wanted = set(candidates)
         return sorted(r for r in index.get(target, ()) if r in wanted)
 
@@ -353,12 +359,16 @@ class Workspace:
         found: list[str] = []
         if compiled is not None:
             candidates: set[str] = set()
+            exact: set[str] = set()
+            negates = any(p.startswith("!") for p in compiled.patterns)
             for pattern in compiled.patterns:
                 if pattern.startswith("!"):
                     continue
-                candidates.update(self.files.candidates(owner, pattern))
+                pool = self.files.candidates(owner, pattern)
+                # when the index already selects exactly what the pattern matches, skip the regex
+                (exact if not negates and candidates_are_exact(pattern) else candidates).update(pool)
             cut = len(owner) + 1 if owner else 0
-            found = sorted(c for c in candidates if compiled.match(c[cut:]))
+            found = sorted(exact | {c for c in candidates - exact if compiled.match(c[cut:])})
         self._matches[rule] = found
         self._match_sets[rule] = frozenset(found)
         return found

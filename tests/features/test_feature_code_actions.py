@@ -73,11 +73,11 @@ def test_utf8_diagnostics_match_too():
 
 
 def test_suspicious_import_strips_punctuation():
-    files = {"AGENTS.md": "Read @CLAUDE.md, then go.\n", "CLAUDE.md": "c"}
+    files = {"AGENTS.md": "Read @docs/a.md, then go.\n", "docs/a.md": "c"}
     ws = ws_of(files)
     _, actions = actions_for(ws, "AGENTS.md", "suspicious-import")
-    assert actions[0].title == "Change to `@CLAUDE.md`"
-    assert edited(ws, "AGENTS.md", actions[0]) == "Read @CLAUDE.md then go.\n"
+    assert actions[0].title == "Change to `@docs/a.md`"
+    assert edited(ws, "AGENTS.md", actions[0]) == "Read @docs/a.md then go.\n"
 
 
 def test_unmatched_glob_fix_to_near_match():

@@ -54,9 +54,10 @@ async def session(
     init_options: Any = None,
     configuration: dict[str, Any] | None = None,
     capabilities: types.ClientCapabilities | None = None,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[LanguageClient]:
     config = ClientServerConfig(server_command=[sys.executable, "-m", "rulemap", "serve"],
-                                server_env=server_env())
+                                server_env={**server_env(), **(env or {})})
     lsp = await config.start()
     assert isinstance(lsp, LanguageClient)
     graph_changes: list[Any] = []
@@ -139,15 +140,22 @@ async def pushed(lsp: LanguageClient, uri: str, predicate: Callable[[list[str]],
 async def pulled(lsp: LanguageClient, uri: str, predicate: Callable[[list[str]], bool],
                  timeout: float = TIMEOUT) -> list[types.Diagnostic]:
     """Pull `textDocument/diagnostic` until the codes satisfy `predicate`."""
+    return await pulled_where(lsp, uri, lambda diags: predicate(codes(diags)), timeout)
+
+
+async def pulled_where(lsp: LanguageClient, uri: str,
+                       predicate: Callable[[list[types.Diagnostic]], bool],
+                       timeout: float = TIMEOUT) -> list[types.Diagnostic]:
+    """Pull `textDocument/diagnostic` until the diagnostics satisfy `predicate`."""
     deadline = time.monotonic() + timeout
     while True:
         report = await lsp.text_document_diagnostic_async(types.DocumentDiagnosticParams(
             text_document=types.TextDocumentIdentifier(uri=uri)))
         assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
-        if predicate(codes(report.items)):
+        if predicate(list(report.items)):
             return list(report.items)
         if time.monotonic() > deadline:
-            pytest.fail(f"pulled diagnostics of {uri} stayed {codes(report.items)}")
+            pytest.fail(f"pulled diagnostics of {uri} stayed {report.items}")
         await asyncio.sleep(0.05)
 
 

@@ -11,6 +11,7 @@ from lsprotocol import types
 from tests.lsp.conftest import (
     open_doc,
     pulled,
+    pulled_where,
     pushed,
     session,
     vscode_capabilities,
@@ -51,18 +52,7 @@ async def test_invalid_rulemap_toml_then_fixed(tmp_path: Path) -> None:
         lsp.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
             uri=(tmp_path / "rulemap.toml").as_uri(), type=types.FileChangeType.Changed)]))
 
-        def informational() -> bool:
-            return False
-
-        diags = await pulled(lsp, uri, lambda c: c == ["broken-import"])
-        await wait_for(lambda: True)
-        for _ in range(200):
-            diags = await pulled(lsp, uri, lambda c: c == ["broken-import"])
-            if diags[0].severity == types.DiagnosticSeverity.Information:
-                break
-            await __import__("asyncio").sleep(0.05)
-        assert diags[0].severity == types.DiagnosticSeverity.Information
-        del informational
+        await pulled_where(lsp, uri, lambda d: [x.severity for x in d] == [types.DiagnosticSeverity.Information])
 
 
 async def test_workspace_configuration_per_folder_and_change(tmp_path: Path) -> None:
@@ -77,12 +67,7 @@ async def test_workspace_configuration_per_folder_and_change(tmp_path: Path) -> 
         uri_two = open_doc(lsp, two / "AGENTS.md")
 
         async def severity(uri: str, wanted: types.DiagnosticSeverity) -> None:
-            for _ in range(300):
-                diags = await pulled(lsp, uri, lambda c: c == ["broken-import"])
-                if diags[0].severity == wanted:
-                    return
-                await __import__("asyncio").sleep(0.05)
-            raise AssertionError(f"{uri}: severity stayed {diags[0].severity}")
+            await pulled_where(lsp, uri, lambda d: [x.severity for x in d] == [wanted])
 
         await severity(uri_two, types.DiagnosticSeverity.Hint)
         await severity(uri_one, types.DiagnosticSeverity.Error)

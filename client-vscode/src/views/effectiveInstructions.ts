@@ -134,7 +134,7 @@ export function effectiveTreeItem(node: EffectiveNode): vscode.TreeItem {
     case 'skippedGroup': {
       const item = new vscode.TreeItem(`Skipped (${node.children.length})`, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = 'skipped';
-      item.iconPath = new vscode.ThemeIcon('debug-step-over');
+      item.iconPath = new vscode.ThemeIcon('eye-closed');
       item.tooltip = 'Files the loader did not bring (missing imports, duplicates, unreadable files)';
       item.contextValue = 'rulemap.skippedGroup';
       return item;
@@ -143,7 +143,7 @@ export function effectiveTreeItem(node: EffectiveNode): vscode.TreeItem {
       const item = new vscode.TreeItem(node.path, vscode.TreeItemCollapsibleState.None);
       item.id = `skipped:${node.path}:${node.why}`;
       item.description = node.why;
-      item.iconPath = new vscode.ThemeIcon('debug-step-over');
+      item.iconPath = new vscode.ThemeIcon('dash');
       item.tooltip = `${node.path}: skipped (${node.why})`;
       item.contextValue = 'rulemap.skipped';
       if (node.uri) {
@@ -166,10 +166,10 @@ export function effectiveViewHeader(
     return { description: undefined, message: 'This file is not inside a workspace folder.' };
   }
   const description = `${formatChars(result.totalChars)}/${formatChars(result.maxChars)}`;
-  const target = result.target ? basename(result.target) : 'workspace';
-  let message = `${target}: ${plural(result.files.length, 'file')}, ${formatInt(result.totalChars)} of ${formatInt(
+  const target = result.target ? basename(result.target) : 'the workspace';
+  let message = `${plural(result.files.length, 'file')} for ${target} · ${formatInt(result.totalChars)} of ${formatInt(
     result.maxChars,
-  )} chars (${result.profile})`;
+  )} chars`;
   if (isOverBudget(result)) {
     const cut = result.files.filter((f) => f.cut).length;
     message += ` — over budget: ${cut} cut, ${result.leftOut.length} left out`;

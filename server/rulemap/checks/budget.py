@@ -26,10 +26,11 @@ def check(ws: Workspace) -> list[Finding]:
     scoped_rules = (
         [r for d in chain for r in ws.rules_of(d) if ws.is_scoped(r)] if config.rules else []
     )
-    rules_of_file: dict[str, list[str]] = {}
-    for rule in scoped_rules:
-        for path in ws.rule_matches(rule):
-            rules_of_file.setdefault(path, []).append(rule)
+    wanted = set(scoped_rules)
+    index = ws.scoped_rules_index()
+    rules_of_file = {
+        path: [r for r in rules if r in wanted] for path, rules in index.items()
+    } if len(wanted) != sum(1 for r in ws.rules if ws.is_scoped(r.path)) else index
     closure = {rule: _closure_chars(ws, rule) for rule in scoped_rules}
     nested_dirs = {parent_dir(p) if "/" in p else "" for p in ws.instruction_files}
     anchor_cache: dict[str, str | None] = {}

@@ -21,6 +21,13 @@ def split_lines(text: str) -> list[str]:
 
 def line_starts(text: str) -> list[int]:
     """Code point offset where each line starts."""
+    if "\r" not in text:
+        starts = [0]
+        position = text.find("\n")
+        while position >= 0:
+            starts.append(position + 1)
+            position = text.find("\n", position + 1)
+        return starts
     starts = [0]
     starts.extend(m.end() for m in _LINE_BREAK.finditer(text))
     return starts
