@@ -23,7 +23,15 @@ REPO = Path(__file__).resolve().parent.parent
 CASES_DIR = Path(__file__).resolve().parent / "conformance" / "cases"
 
 EXPLAIN_KEYS = {
-    "profile", "root", "cwd", "target", "maxChars", "totalChars", "files", "leftOut", "skipped",
+    "profile",
+    "root",
+    "cwd",
+    "target",
+    "maxChars",
+    "totalChars",
+    "files",
+    "leftOut",
+    "skipped",
 }
 FILE_KEYS = {"path", "reason", "importedBy", "depth", "chars", "cut"}
 REASONS = {"project", "import", "rule", "nested", "scoped"}
@@ -73,8 +81,11 @@ def build(case_dir: Path, tmp_path: Path) -> tuple[dict[str, Any], dict[str, Pat
             shutil.copytree(src, dest, symlinks=True)
         else:
             dest.mkdir()
-    env = {"ROOT": str(dirs["workspace"]), "HOME": str(dirs["home"]),
-           "OUTSIDE": str(dirs["outside"])}
+    env = {
+        "ROOT": str(dirs["workspace"]),
+        "HOME": str(dirs["home"]),
+        "OUTSIDE": str(dirs["outside"]),
+    }
     for dest in dirs.values():
         _substitute_tree(dest, env)
 
@@ -120,7 +131,9 @@ def build(case_dir: Path, tmp_path: Path) -> tuple[dict[str, Any], dict[str, Pat
     return _subst_any(case, env), dirs
 
 
-def run_cli(case: dict[str, Any], dirs: dict[str, Path]) -> tuple[list[str], subprocess.CompletedProcess[str]]:
+def run_cli(
+    case: dict[str, Any], dirs: dict[str, Path]
+) -> tuple[list[str], subprocess.CompletedProcess[str]]:
     ws = dirs["workspace"]
     command = list(case["command"])
     as_json = case.get("json", True)
@@ -148,8 +161,13 @@ def run_cli(case: dict[str, Any], dirs: dict[str, Path]) -> tuple[list[str], sub
     env.pop("RULEMAP_PROFILE", None)
     argv = [sys.executable, "-m", "rulemap", *args]
     proc = subprocess.run(
-        argv, cwd=ws / case.get("run_in", "."), env=env, capture_output=True, text=True,
-        encoding="utf-8", timeout=120,
+        argv,
+        cwd=ws / case.get("run_in", "."),
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
     )
     return ["rulemap", *args], proc
 
@@ -162,11 +180,15 @@ def _dump(value: Any) -> str:
 
 
 class Report:
-    def __init__(self, case_dir: Path, case: dict[str, Any], argv: list[str],
-                 proc: subprocess.CompletedProcess[str]) -> None:
+    def __init__(
+        self,
+        case_dir: Path,
+        case: dict[str, Any],
+        argv: list[str],
+        proc: subprocess.CompletedProcess[str],
+    ) -> None:
         self.head = (
-            f"\nCASE {case_dir.name}\nSPEC {case.get('spec', '').strip()}\n"
-            f"CMD  {' '.join(argv)}\n"
+            f"\nCASE {case_dir.name}\nSPEC {case.get('spec', '').strip()}\nCMD  {' '.join(argv)}\n"
         )
         self.proc = proc
         self.problems: list[str] = []
@@ -187,7 +209,8 @@ class Report:
         if self.problems:
             out = _dump(output) if output is not None else self.proc.stdout
             pytest.fail(
-                self.head + "\n".join(self.problems)
+                self.head
+                + "\n".join(self.problems)
                 + f"\n--- exit code {self.proc.returncode}; stdout:\n{out[:6000]}"
                 + f"\n--- stderr:\n{self.proc.stderr[-3000:]}",
                 pytrace=False,
@@ -201,60 +224,92 @@ def _null(value: Any) -> Any:
     return None if value == "" else value
 
 
-def check_explain(rep: Report, case: dict[str, Any], data: dict[str, Any],
-                  dirs: dict[str, Path]) -> None:
+def check_explain(
+    rep: Report, case: dict[str, Any], data: dict[str, Any], dirs: dict[str, Path]
+) -> None:
     exp = case.get("expect", {})
-    rep.check(set(data) == EXPLAIN_KEYS, "top-level keys of explain --json",
-              sorted(EXPLAIN_KEYS), sorted(data))
+    rep.check(
+        set(data) == EXPLAIN_KEYS,
+        "top-level keys of explain --json",
+        sorted(EXPLAIN_KEYS),
+        sorted(data),
+    )
     files = data.get("files", [])
     for entry in files:
-        rep.check(isinstance(entry, dict) and set(entry) == FILE_KEYS,
-                  f"keys of files entry {entry.get('path') if isinstance(entry, dict) else entry}",
-                  sorted(FILE_KEYS), sorted(entry) if isinstance(entry, dict) else entry)
+        rep.check(
+            isinstance(entry, dict) and set(entry) == FILE_KEYS,
+            f"keys of files entry {entry.get('path') if isinstance(entry, dict) else entry}",
+            sorted(FILE_KEYS),
+            sorted(entry) if isinstance(entry, dict) else entry,
+        )
     if rep.problems:
         return
     for entry in files:
         rep.check(entry["reason"] in REASONS, f"reason of {entry['path']}", None, entry["reason"])
     # invariants of the contract
     total = sum(f["chars"] for f in files)
-    rep.check(data["totalChars"] == total, "totalChars is the sum of files[].chars",
-              total, data["totalChars"])
-    rep.check(data["totalChars"] <= data["maxChars"], "totalChars <= maxChars",
-              data["maxChars"], data["totalChars"])
+    rep.check(
+        data["totalChars"] == total,
+        "totalChars is the sum of files[].chars",
+        total,
+        data["totalChars"],
+    )
+    rep.check(
+        data["totalChars"] <= data["maxChars"],
+        "totalChars <= maxChars",
+        data["maxChars"],
+        data["totalChars"],
+    )
     root = (dirs["workspace"] / exp.get("root", ".")).resolve()
     rep.check(Path(data["root"]).resolve() == root, "root (absolute)", str(root), data["root"])
     rep.check(sum(1 for f in files if f["cut"]) <= 1, "at most one file is cut")
 
     if "files_count" in exp:
-        rep.check(len(files) == exp["files_count"], "number of files", exp["files_count"],
-                  len(files))
+        rep.check(
+            len(files) == exp["files_count"], "number of files", exp["files_count"], len(files)
+        )
     if "files" in exp:
         expected = [[p, r, _null(i), d] for p, r, i, d in exp["files"]]
         actual = [[f["path"], f["reason"], f["importedBy"], f["depth"]] for f in files]
-        rep.check(expected == actual, "files as [path, reason, importedBy, depth], in order",
-                  expected, actual)
+        rep.check(
+            expected == actual,
+            "files as [path, reason, importedBy, depth], in order",
+            expected,
+            actual,
+        )
     if "chars" in exp:
-        rep.check(exp["chars"] == [f["chars"] for f in files], "files[].chars",
-                  exp["chars"], [[f["path"], f["chars"]] for f in files])
+        rep.check(
+            exp["chars"] == [f["chars"] for f in files],
+            "files[].chars",
+            exp["chars"],
+            [[f["path"], f["chars"]] for f in files],
+        )
     if "cut" in exp:
-        rep.check(exp["cut"] == [f["cut"] for f in files], "files[].cut",
-                  exp["cut"], [[f["path"], f["cut"]] for f in files])
+        rep.check(
+            exp["cut"] == [f["cut"] for f in files],
+            "files[].cut",
+            exp["cut"],
+            [[f["path"], f["cut"]] for f in files],
+        )
     for key in ("totalChars", "maxChars", "cwd", "profile", "leftOut"):
         if key in exp:
             rep.check(exp[key] == data[key], key, exp[key], data[key])
     if "target" in exp:
-        rep.check(_null(exp["target"]) == data["target"], "target", _null(exp["target"]),
-                  data["target"])
+        rep.check(
+            _null(exp["target"]) == data["target"], "target", _null(exp["target"]), data["target"]
+        )
     skipped = [s.get("path") for s in data["skipped"]]
     for s in data["skipped"]:
         rep.check(set(s) >= {"path", "why"}, "skipped entries have path and why", None, s)
     for path in exp.get("skipped_paths", []):
-        rep.check(path in skipped, f"{path!r} listed in skipped", exp.get("skipped_paths"),
-                  skipped)
+        rep.check(path in skipped, f"{path!r} listed in skipped", exp.get("skipped_paths"), skipped)
     if exp.get("skipped_exact"):
-        rep.check(sorted(exp.get("skipped_paths", [])) == sorted(skipped),
-                  "skipped (exact list of paths)", sorted(exp.get("skipped_paths", [])),
-                  sorted(skipped))
+        rep.check(
+            sorted(exp.get("skipped_paths", [])) == sorted(skipped),
+            "skipped (exact list of paths)",
+            sorted(exp.get("skipped_paths", [])),
+            sorted(skipped),
+        )
 
 
 # ----------------------------------------------------------------------------- check
@@ -268,46 +323,70 @@ def _matches(want: dict[str, Any], diag: dict[str, Any]) -> bool:
         return actual in value if isinstance(value, list) else actual == value
 
     start, end = diag["range"]["start"], diag["range"]["end"]
-    return (one("path", diag["path"]) and one("code", diag["code"])
-            and one("line", start["line"]) and one("character", start["character"])
-            and one("end_line", end["line"]) and one("end_character", end["character"])
-            and one("severity", diag["severity"])
-            and all(s in diag["message"] for s in want.get("message_contains", [])))
+    return (
+        one("path", diag["path"])
+        and one("code", diag["code"])
+        and one("line", start["line"])
+        and one("character", start["character"])
+        and one("end_line", end["line"])
+        and one("end_character", end["character"])
+        and one("severity", diag["severity"])
+        and all(s in diag["message"] for s in want.get("message_contains", []))
+    )
 
 
 def check_check(rep: Report, case: dict[str, Any], data: dict[str, Any]) -> None:
     exp = case.get("expect", {})
-    rep.check(set(data) == {"diagnostics"}, "top-level keys of check --format json",
-              ["diagnostics"], sorted(data))
+    rep.check(
+        set(data) == {"diagnostics"},
+        "top-level keys of check --format json",
+        ["diagnostics"],
+        sorted(data),
+    )
     diags = data.get("diagnostics", [])
     for d in diags:
-        ok = (isinstance(d, dict) and set(d) == DIAG_KEYS
-              and set(d["range"]) == {"start", "end"}
-              and all(set(d["range"][k]) == {"line", "character"} for k in ("start", "end")))
-        rep.check(ok, "diagnostic shape {path, range{start,end{line,character}}, severity, "
-                  "code, message}", None, d)
+        ok = (
+            isinstance(d, dict)
+            and set(d) == DIAG_KEYS
+            and set(d["range"]) == {"start", "end"}
+            and all(set(d["range"][k]) == {"line", "character"} for k in ("start", "end"))
+        )
+        rep.check(
+            ok,
+            "diagnostic shape {path, range{start,end{line,character}}, severity, code, message}",
+            None,
+            d,
+        )
     if rep.problems:
         return
     for d in diags:
         rep.check(d["severity"] in SEVERITIES, "severity is an LSP severity", None, d)
     brief = [
-        {"path": d["path"], "code": d["code"], "line": d["range"]["start"]["line"],
-         "character": d["range"]["start"]["character"], "end_line": d["range"]["end"]["line"],
-         "end_character": d["range"]["end"]["character"], "severity": d["severity"],
-         "message": d["message"]}
+        {
+            "path": d["path"],
+            "code": d["code"],
+            "line": d["range"]["start"]["line"],
+            "character": d["range"]["start"]["character"],
+            "end_line": d["range"]["end"]["line"],
+            "end_character": d["range"]["end"]["character"],
+            "severity": d["severity"],
+            "message": d["message"],
+        }
         for d in diags
     ]
     wanted = exp.get("diagnostics", [])
     unused = list(range(len(diags)))
     for want in wanted:
+        if "count" in want:
+            n = sum(1 for d in diags if _matches(want, d))
+            rep.check(n == want["count"], f"number of diagnostics like {want}", want["count"], n)
         hit = next((i for i in unused if _matches(want, diags[i])), None)
         if hit is None:
             rep.fail(f"missing diagnostic {want}", want, brief)
         else:
             unused.remove(hit)
     if exp.get("exact"):
-        rep.check(not unused, "no other diagnostics (exact = true)", [],
-                  [brief[i] for i in unused])
+        rep.check(not unused, "no other diagnostics (exact = true)", [], [brief[i] for i in unused])
     for never in exp.get("absent", []):
         hits = [b for b, d in zip(brief, diags, strict=True) if _matches(never, d)]
         rep.check(not hits, f"no diagnostic like {never}", [], hits)
@@ -325,8 +404,9 @@ def test_conformance(case_dir: Path, tmp_path: Path) -> None:
 
     rep.check("Traceback (most recent call last)" not in proc.stderr, "no traceback on stderr")
     if "exit_code" in exp:
-        rep.check(proc.returncode == exp["exit_code"], "exit code", exp["exit_code"],
-                  proc.returncode)
+        rep.check(
+            proc.returncode == exp["exit_code"], "exit code", exp["exit_code"], proc.returncode
+        )
     elif case["command"][0] == "explain":
         rep.check(proc.returncode == 0, "exit code", 0, proc.returncode)
     for needle in exp.get("stderr_contains", []):
@@ -334,8 +414,9 @@ def test_conformance(case_dir: Path, tmp_path: Path) -> None:
     # Human output may be wrapped to the terminal width: compare with whitespace runs collapsed.
     flat = " ".join(proc.stdout.split())
     for needle in exp.get("stdout_contains", []):
-        rep.check(" ".join(needle.split()) in flat, f"stdout contains {needle!r}", needle,
-                  proc.stdout)
+        rep.check(
+            " ".join(needle.split()) in flat, f"stdout contains {needle!r}", needle, proc.stdout
+        )
 
     data = None
     if case.get("json", True) and exp.get("exit_code", 0) != 2:

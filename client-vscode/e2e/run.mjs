@@ -473,6 +473,33 @@ async function trustedRun(tmp) {
       await page.keyboard.press('Escape');
     });
 
+    await step('a settings change applies without reload (maxChars → cut, warning colour)', page, async () => {
+      // workspace settings: VS Code watches them like any workspace file
+      const file = join(ws, '.vscode/settings.json');
+      mkdirSync(dirname(file), { recursive: true });
+      const before = '{}\n';
+      writeFileSync(file, JSON.stringify({ 'rulemap.maxChars': 150 }, null, 2));
+      try {
+        await quickOpen(page, 'src/api/handler.ts');
+        const text = await until('the status bar to show the new budget', async () => {
+          const t = await rulemapStatusText(page);
+          return t === 'Rulemap 150/150' && t;
+        }, 30000);
+        const warn = await page.locator('.statusbar-item.warning-kind', { hasText: 'Rulemap' }).count();
+        assert(warn === 1, 'the status bar item should have the warning background');
+        await showContainer(page, 'Rulemap');
+        const rows = await until('a cut row', async () => {
+          const r = await viewRows(page, 'Effective Instructions');
+          return r.some((x) => x.description.endsWith('· cut')) && r;
+        });
+        log(`over budget: ${text}; ${JSON.stringify(rows.map((r) => [r.label, r.description]))}`);
+        await shot(page, 'over-budget');
+      } finally {
+        writeFileSync(file, before);
+      }
+      await until('the budget to return', async () => /\/32k$/.test(await rulemapStatusText(page)), 30000);
+    });
+
     await step('Show Effective Instructions opens the text the agent receives', page, async () => {
       await runCommand(page, 'Rulemap: Show Effective Instructions');
       const tab = page.locator('.tabs-container .tab[aria-label*="effective instructions"]').first();

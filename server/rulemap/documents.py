@@ -51,9 +51,9 @@ def parse_document(path: str, text: str, is_rule: bool) -> Document:
     first_line = frontmatter.span.end.line + 1 if frontmatter.span else 0
     if not is_rule and frontmatter.error:
         first_line = 0  # a leading `---` rule in prose, not frontmatter
-    scanned = scan(text, first_line)
+    scanned = scan(text, first_line, lines, starts)
     drop_first = first_line if is_rule else 0
-    brought, kept = brought_text(text, scanned.comment_lines, drop_first)
+    brought, kept = brought_text(text, scanned.comment_lines, drop_first, starts)
     if is_rule and frontmatter.present:
         # the blank lines between the frontmatter and the body are not brought either
         while kept and not lines[kept[0]].strip():

@@ -115,15 +115,10 @@ class Workspace:
                 rules.append(info)
             elif self._instruction_dir(path) is not None:
                 instruction.add(path)
-        # Instruction files are loaded even when git ignores them (CLAUDE.local.md usually is):
-        # probe the names in every directory.
-        for directory in directories:
-            for name in names:
-                rel = f"{directory}/{name}" if directory else name
-                if rel not in instruction and rel not in self.files:
-                    full = self.abs(rel)
-                    if self.reader.exists(full) and not self.reader.is_dir(full):
-                        instruction.add(rel)
+        # Instruction files load even when git ignores them (CLAUDE.local.md usually is).
+        for path in self.reader.ignored_files():
+            if self._instruction_dir(path) is not None:
+                instruction.add(path)
         self._directories = directories
         self._probed = {}
         self._instruction_files = sorted(instruction)

@@ -26,7 +26,8 @@ def vscode_capabilities() -> types.ClientCapabilities:
     caps = client_capabilities("visual-studio-code")
     assert caps.text_document is not None and caps.workspace is not None
     caps.text_document.diagnostic = types.DiagnosticClientCapabilities(
-        dynamic_registration=True, related_document_support=False)
+        dynamic_registration=True, related_document_support=False
+    )
     caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
     return caps
 
@@ -56,8 +57,10 @@ async def session(
     capabilities: types.ClientCapabilities | None = None,
     env: dict[str, str] | None = None,
 ) -> AsyncIterator[LanguageClient]:
-    config = ClientServerConfig(server_command=[sys.executable, "-m", "rulemap", "serve"],
-                                server_env={**server_env(), **(env or {})})
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "rulemap", "serve"],
+        server_env={**server_env(), **(env or {})},
+    )
     lsp = await config.start()
     assert isinstance(lsp, LanguageClient)
     graph_changes: list[Any] = []
@@ -77,11 +80,13 @@ async def session(
     if configuration is not None:
         lsp.set_configuration(configuration, section="rulemap")
     roots = root if isinstance(root, list) else [root]
-    lsp.init_result = await lsp.initialize_session(types.InitializeParams(  # type: ignore[attr-defined]
-        capabilities=capabilities or CLIENTS[client](),
-        workspace_folders=[types.WorkspaceFolder(uri=r.as_uri(), name=r.name) for r in roots],
-        initialization_options=init_options,
-    ))
+    lsp.init_result = await lsp.initialize_session(
+        types.InitializeParams(  # type: ignore[attr-defined]
+            capabilities=capabilities or CLIENTS[client](),
+            workspace_folders=[types.WorkspaceFolder(uri=r.as_uri(), name=r.name) for r in roots],
+            initialization_options=init_options,
+        )
+    )
     try:
         yield lsp
     finally:
@@ -100,21 +105,35 @@ def write(root: Path, files: dict[str, str | bytes]) -> None:
             path.write_text(content, encoding="utf-8")
 
 
-def open_doc(lsp: LanguageClient, path: Path, text: str | None = None, language: str = "markdown") -> str:
+def open_doc(
+    lsp: LanguageClient, path: Path, text: str | None = None, language: str = "markdown"
+) -> str:
     uri = path.as_uri()
-    lsp.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-        uri=uri, language_id=language, version=1,
-        text=path.read_text(encoding="utf-8") if text is None else text)))
+    lsp.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri,
+                language_id=language,
+                version=1,
+                text=path.read_text(encoding="utf-8") if text is None else text,
+            )
+        )
+    )
     return uri
 
 
 def change_doc(lsp: LanguageClient, uri: str, text: str, version: int) -> None:
-    lsp.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+    lsp.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
 
 
-async def wait_for(predicate: Callable[[], Any], timeout: float = TIMEOUT, what: str = "condition") -> Any:
+async def wait_for(
+    predicate: Callable[[], Any], timeout: float = TIMEOUT, what: str = "condition"
+) -> Any:
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
@@ -129,28 +148,37 @@ def codes(diagnostics: Any) -> list[str]:
     return sorted(str(d.code) for d in diagnostics or [])
 
 
-async def pushed(lsp: LanguageClient, uri: str, predicate: Callable[[list[str]], bool],
-                 timeout: float = TIMEOUT) -> list[types.Diagnostic]:
+async def pushed(
+    lsp: LanguageClient, uri: str, predicate: Callable[[list[str]], bool], timeout: float = TIMEOUT
+) -> list[types.Diagnostic]:
     """Wait until the diagnostics pushed for `uri` satisfy `predicate(codes)`."""
-    await wait_for(lambda: uri in lsp.diagnostics and predicate(codes(lsp.diagnostics[uri])),
-                   timeout, f"pushed diagnostics of {uri}")
+    await wait_for(
+        lambda: uri in lsp.diagnostics and predicate(codes(lsp.diagnostics[uri])),
+        timeout,
+        f"pushed diagnostics of {uri}",
+    )
     return list(lsp.diagnostics[uri])
 
 
-async def pulled(lsp: LanguageClient, uri: str, predicate: Callable[[list[str]], bool],
-                 timeout: float = TIMEOUT) -> list[types.Diagnostic]:
+async def pulled(
+    lsp: LanguageClient, uri: str, predicate: Callable[[list[str]], bool], timeout: float = TIMEOUT
+) -> list[types.Diagnostic]:
     """Pull `textDocument/diagnostic` until the codes satisfy `predicate`."""
     return await pulled_where(lsp, uri, lambda diags: predicate(codes(diags)), timeout)
 
 
-async def pulled_where(lsp: LanguageClient, uri: str,
-                       predicate: Callable[[list[types.Diagnostic]], bool],
-                       timeout: float = TIMEOUT) -> list[types.Diagnostic]:
+async def pulled_where(
+    lsp: LanguageClient,
+    uri: str,
+    predicate: Callable[[list[types.Diagnostic]], bool],
+    timeout: float = TIMEOUT,
+) -> list[types.Diagnostic]:
     """Pull `textDocument/diagnostic` until the diagnostics satisfy `predicate`."""
     deadline = time.monotonic() + timeout
     while True:
-        report = await lsp.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-            text_document=types.TextDocumentIdentifier(uri=uri)))
+        report = await lsp.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
         assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
         if predicate(list(report.items)):
             return list(report.items)

@@ -7,7 +7,6 @@ import copy
 from pathlib import Path
 
 from lsprotocol import types
-
 from tests.lsp.conftest import (
     open_doc,
     pulled,
@@ -28,31 +27,51 @@ def messages(lsp: object) -> str:
 
 async def test_invalid_initialization_options_fall_back(tmp_path: Path) -> None:
     write(tmp_path, {"AGENTS.md": BROKEN})
-    options = {"hover": {"sourceFiles": "sometimes"}, "diagnostics": {"debounceMs": -5},
-               "maxChars": "lots", "severty": {}, "severity": {"broken-import": "warning"}}
+    options = {
+        "hover": {"sourceFiles": "sometimes"},
+        "diagnostics": {"debounceMs": -5},
+        "maxChars": "lots",
+        "severty": {},
+        "severity": {"broken-import": "warning"},
+    }
     async with session(tmp_path, "neovim", init_options=options) as lsp:
-        diags = await pushed(lsp, (tmp_path / "AGENTS.md").as_uri(), lambda c: c == ["broken-import"])
+        diags = await pushed(
+            lsp, (tmp_path / "AGENTS.md").as_uri(), lambda c: c == ["broken-import"]
+        )
         # the valid key still applies
         assert diags[0].severity == types.DiagnosticSeverity.Warning
-        text = await wait_for(lambda: messages(lsp).count("Rulemap:") >= 4 and messages(lsp), what="messages")
+        text = await wait_for(
+            lambda: messages(lsp).count("Rulemap:") >= 4 and messages(lsp), what="messages"
+        )
         assert "hover.sourceFiles" in text and "debounceMs" in text and "maxChars" in text
         assert "did you mean `severity`" in text
 
 
 async def test_invalid_rulemap_toml_then_fixed(tmp_path: Path) -> None:
-    write(tmp_path, {"AGENTS.md": BROKEN, "rulemap.toml": "maxChars = \"x\"\n"})
+    write(tmp_path, {"AGENTS.md": BROKEN, "rulemap.toml": 'maxChars = "x"\n'})
     async with session(tmp_path, "vscode") as lsp:
         uri = open_doc(lsp, tmp_path / "AGENTS.md")
         diags = await pulled(lsp, uri, lambda c: c == ["broken-import"])
         assert diags[0].severity == types.DiagnosticSeverity.Error  # defaults
-        text = await wait_for(lambda: "rulemap.toml" in messages(lsp) and messages(lsp), what="message")
+        text = await wait_for(
+            lambda: "rulemap.toml" in messages(lsp) and messages(lsp), what="message"
+        )
         assert "maxChars" in text
         assert any(m.type == types.MessageType.Error for m in lsp.messages)
-        write(tmp_path, {"rulemap.toml": "[severity]\nbroken-import = \"information\"\n"})
-        lsp.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
-            uri=(tmp_path / "rulemap.toml").as_uri(), type=types.FileChangeType.Changed)]))
+        write(tmp_path, {"rulemap.toml": '[severity]\nbroken-import = "information"\n'})
+        lsp.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[
+                    types.FileEvent(
+                        uri=(tmp_path / "rulemap.toml").as_uri(), type=types.FileChangeType.Changed
+                    )
+                ]
+            )
+        )
 
-        await pulled_where(lsp, uri, lambda d: [x.severity for x in d] == [types.DiagnosticSeverity.Information])
+        await pulled_where(
+            lsp, uri, lambda d: [x.severity for x in d] == [types.DiagnosticSeverity.Information]
+        )
 
 
 async def test_workspace_configuration_per_folder_and_change(tmp_path: Path) -> None:
@@ -60,7 +79,9 @@ async def test_workspace_configuration_per_folder_and_change(tmp_path: Path) -> 
     write(one, {"AGENTS.md": BROKEN})
     write(two, {"AGENTS.md": BROKEN})
     async with session([one, two], "vscode") as lsp:
-        lsp.set_configuration({"severity": {"broken-import": "hint"}}, section="rulemap", scope_uri=two.as_uri())
+        lsp.set_configuration(
+            {"severity": {"broken-import": "hint"}}, section="rulemap", scope_uri=two.as_uri()
+        )
         # settings are pulled at start-up; the test sets them just after, so announce it
         lsp.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
         uri_one = open_doc(lsp, one / "AGENTS.md")
@@ -71,7 +92,9 @@ async def test_workspace_configuration_per_folder_and_change(tmp_path: Path) -> 
 
         await severity(uri_two, types.DiagnosticSeverity.Hint)
         await severity(uri_one, types.DiagnosticSeverity.Error)
-        lsp.set_configuration({"severity": {"broken-import": "warning"}}, section="rulemap", scope_uri=one.as_uri())
+        lsp.set_configuration(
+            {"severity": {"broken-import": "warning"}}, section="rulemap", scope_uri=one.as_uri()
+        )
         lsp.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
         await severity(uri_one, types.DiagnosticSeverity.Warning)
         await severity(uri_two, types.DiagnosticSeverity.Hint)
@@ -87,7 +110,8 @@ async def test_position_encoding_negotiation(tmp_path: Path) -> None:
         assert diags[0].range.start.character == 9  # h é l l o ␠ 𝄞(2) ␠
     caps = copy.deepcopy(vscode_capabilities())
     caps.general = types.GeneralClientCapabilities(
-        position_encodings=[types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf8])
+        position_encodings=[types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf8]
+    )
     async with session(tmp_path, "vscode", capabilities=caps) as lsp:
         assert lsp.init_result.capabilities.position_encoding == "utf-8"  # type: ignore[attr-defined]
         uri = open_doc(lsp, tmp_path / "AGENTS.md")

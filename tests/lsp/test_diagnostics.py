@@ -6,39 +6,43 @@ import asyncio
 from pathlib import Path
 
 from lsprotocol import types
-
 from tests.lsp.conftest import change_doc, codes, open_doc, pulled, pushed, session, wait_for, write
 
 BROKEN = "# Rules\n\nSee @docs/guide.md for more.\n"
 
 
 async def test_push_every_document_with_full_details(tmp_path: Path) -> None:
-    write(tmp_path, {
-        "AGENTS.md": BROKEN,
-        "CLAUDE.md": "@a.md\n",
-        "a.md": "@b.md\n",
-        "b.md": "@a.md\n",
-        ".claude/rules/api.md": "---\npaths:\n  - \"nowhere/**/*.ts\"\n---\nUse REST.\n",
-        "src/x.ts": "x\n",
-    })
+    write(
+        tmp_path,
+        {
+            "AGENTS.md": BROKEN,
+            "CLAUDE.md": "@a.md\n",
+            "a.md": "@b.md\n",
+            "b.md": "@a.md\n",
+            ".claude/rules/api.md": '---\npaths:\n  - "nowhere/**/*.ts"\n---\nUse REST.\n',
+            "src/x.ts": "x\n",
+        },
+    )
     async with session(tmp_path, "neovim") as lsp:
         agents = (tmp_path / "AGENTS.md").as_uri()
         # Nothing is open: every instruction file and rule is linted anyway.
         diags = await pushed(lsp, agents, lambda c: c == ["broken-import"])
         broken = diags[0]
-        assert broken.range == types.Range(start=types.Position(line=2, character=4),
-                                           end=types.Position(line=2, character=18))
+        assert broken.range == types.Range(
+            start=types.Position(line=2, character=4), end=types.Position(line=2, character=18)
+        )
         assert broken.source == "rulemap"
         assert broken.severity == types.DiagnosticSeverity.Error
         assert broken.code_description is not None
         assert broken.code_description.href.endswith("#broken-import")
         assert any(f["kind"] == "create" for f in broken.data["fixes"])
-        rule = await pushed(lsp, (tmp_path / ".claude/rules/api.md").as_uri(),
-                            lambda c: "unmatched-glob" in c)
+        rule = await pushed(
+            lsp, (tmp_path / ".claude/rules/api.md").as_uri(), lambda c: "unmatched-glob" in c
+        )
         assert rule[0].range.start.line == 2
         cycle = await pushed(lsp, (tmp_path / "b.md").as_uri(), lambda c: "import-cycle" in c)
         related = cycle[0].related_information or []
-        assert {Path(r.location.uri[len("file://"):]).name for r in related} == {"a.md", "b.md"}
+        assert {Path(r.location.uri[len("file://") :]).name for r in related} == {"a.md", "b.md"}
 
 
 async def test_push_unsaved_edit_clears_and_brings_back(tmp_path: Path) -> None:
@@ -59,43 +63,70 @@ async def test_pull_result_ids_and_unchanged(tmp_path: Path) -> None:
     async with session(tmp_path, "vscode") as lsp:
         uri = open_doc(lsp, tmp_path / "AGENTS.md")
         await pulled(lsp, uri, lambda c: c == ["broken-import"])
-        first = await lsp.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-            text_document=types.TextDocumentIdentifier(uri=uri)))
+        first = await lsp.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
         assert isinstance(first, types.RelatedFullDocumentDiagnosticReport) and first.result_id
-        again = await lsp.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-            text_document=types.TextDocumentIdentifier(uri=uri), previous_result_id=first.result_id))
+        again = await lsp.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                previous_result_id=first.result_id,
+            )
+        )
         assert isinstance(again, types.RelatedUnchangedDocumentDiagnosticReport)
         assert again.result_id == first.result_id
         # No pushes in pull mode.
         assert lsp.diagnostics == {}
         # workspace/diagnostic covers files that are not open.
-        report = await lsp.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
+        report = await lsp.workspace_diagnostic_async(
+            types.WorkspaceDiagnosticParams(previous_result_ids=[])
+        )
         by_uri = {item.uri: item for item in report.items}
         claude = by_uri[(tmp_path / "CLAUDE.md").as_uri()]
         assert isinstance(claude, types.WorkspaceFullDocumentDiagnosticReport)
         assert codes(claude.items) == ["broken-import"]
-        previous = [types.PreviousResultId(uri=i.uri, value=i.result_id) for i in report.items if i.result_id]
-        report2 = await lsp.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=previous))
-        assert all(isinstance(i, types.WorkspaceUnchangedDocumentDiagnosticReport) for i in report2.items)
+        previous = [
+            types.PreviousResultId(uri=i.uri, value=i.result_id)
+            for i in report.items
+            if i.result_id
+        ]
+        report2 = await lsp.workspace_diagnostic_async(
+            types.WorkspaceDiagnosticParams(previous_result_ids=previous)
+        )
+        assert all(
+            isinstance(i, types.WorkspaceUnchangedDocumentDiagnosticReport) for i in report2.items
+        )
 
 
 async def test_pull_unsaved_edit_and_refresh(tmp_path: Path) -> None:
-    write(tmp_path, {"AGENTS.md": BROKEN, "docs/guide2.md": "Guide.\n", "CLAUDE.md": "@docs/new.md\n"})
+    write(
+        tmp_path, {"AGENTS.md": BROKEN, "docs/guide2.md": "Guide.\n", "CLAUDE.md": "@docs/new.md\n"}
+    )
     async with session(tmp_path, "vscode") as lsp:
         uri = open_doc(lsp, tmp_path / "AGENTS.md")
         await pulled(lsp, uri, lambda c: c == ["broken-import"])
         change_doc(lsp, uri, BROKEN.replace("guide.md", "guide2.md"), 2)
         # VS Code pulls right after didChange: the answer already reflects the edit.
-        report = await lsp.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-            text_document=types.TextDocumentIdentifier(uri=uri)))
+        report = await lsp.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
         assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
         assert codes(report.items) == []
         # A file another (closed) document imports appears: the server asks for a refresh.
         before = lsp.diagnostic_refresh_count
         write(tmp_path, {"docs/new.md": "New.\n"})
-        lsp.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-            types.FileEvent(uri=(tmp_path / "docs/new.md").as_uri(), type=types.FileChangeType.Created)]))
-        await wait_for(lambda: lsp.diagnostic_refresh_count > before, what="workspace/diagnostic/refresh")
+        lsp.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[
+                    types.FileEvent(
+                        uri=(tmp_path / "docs/new.md").as_uri(), type=types.FileChangeType.Created
+                    )
+                ]
+            )
+        )
+        await wait_for(
+            lambda: lsp.diagnostic_refresh_count > before, what="workspace/diagnostic/refresh"
+        )
         await pulled(lsp, (tmp_path / "CLAUDE.md").as_uri(), lambda c: c == [])
 
 
@@ -105,13 +136,27 @@ async def test_vscode_created_file_fixes_import(tmp_path: Path) -> None:
         uri = open_doc(lsp, tmp_path / "AGENTS.md")
         await pulled(lsp, uri, lambda c: c == ["broken-import"])
         write(tmp_path, {"docs/guide.md": "The guide.\n"})
-        lsp.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-            types.FileEvent(uri=(tmp_path / "docs/guide.md").as_uri(), type=types.FileChangeType.Created)]))
+        lsp.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[
+                    types.FileEvent(
+                        uri=(tmp_path / "docs/guide.md").as_uri(), type=types.FileChangeType.Created
+                    )
+                ]
+            )
+        )
         await pulled(lsp, uri, lambda c: c == [])
         # ... and deleting it breaks the import again
         (tmp_path / "docs/guide.md").unlink()
-        lsp.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-            types.FileEvent(uri=(tmp_path / "docs/guide.md").as_uri(), type=types.FileChangeType.Deleted)]))
+        lsp.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[
+                    types.FileEvent(
+                        uri=(tmp_path / "docs/guide.md").as_uri(), type=types.FileChangeType.Deleted
+                    )
+                ]
+            )
+        )
         await pulled(lsp, uri, lambda c: c == ["broken-import"])
 
 
@@ -154,12 +199,20 @@ async def test_deleted_document_diagnostics_are_cleared(tmp_path: Path) -> None:
 
 
 async def test_suppression_and_tags(tmp_path: Path) -> None:
-    write(tmp_path, {
-        "AGENTS.md": "@shared.md\n@shared.md\n<!-- rulemap-disable-next-line broken-import -->\n@gone.md\n",
-        "shared.md": "Shared.\n",
-    })
+    write(
+        tmp_path,
+        {
+            "AGENTS.md": (
+                "@shared.md\n@shared.md\n"
+                "<!-- rulemap-disable-next-line broken-import -->\n@gone.md\n"
+            ),
+            "shared.md": "Shared.\n",
+        },
+    )
     async with session(tmp_path, "neovim") as lsp:
-        diags = await pushed(lsp, (tmp_path / "AGENTS.md").as_uri(), lambda c: "duplicate-load" in c)
+        diags = await pushed(
+            lsp, (tmp_path / "AGENTS.md").as_uri(), lambda c: "duplicate-load" in c
+        )
         assert "broken-import" not in codes(diags)
         dup = next(d for d in diags if d.code == "duplicate-load")
         assert list(dup.tags or []) == [types.DiagnosticTag.Unnecessary]

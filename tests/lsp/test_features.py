@@ -5,13 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsprotocol import types
-
 from tests.lsp.conftest import open_doc, pulled, session, write
 
 FILES = {
     "AGENTS.md": "# Project\n\nRead @docs/style.md first.\nAlso @docs/missing.md.\n",
     "docs/style.md": "Style guide: four spaces.\n",
-    ".claude/rules/api.md": "---\npaths:\n  - \"src/api/**/*.ts\"\n---\nAPI rules.\n",
+    ".claude/rules/api.md": '---\npaths:\n  - "src/api/**/*.ts"\n---\nAPI rules.\n',
     "src/api/users.ts": "export const users = 1;\n",
     "src/api/orders.ts": "export const orders = 2;\n",
 }
@@ -38,80 +37,143 @@ async def test_features_vscode(tmp_path: Path) -> None:
         await pulled(lsp, agents, lambda c: c == ["broken-import"])
 
         # hover on an import: its target, size
-        text = hover_text(await lsp.text_document_hover_async(types.HoverParams(
-            text_document=doc_id(agents), position=pos(2, 8))))
+        text = hover_text(
+            await lsp.text_document_hover_async(
+                types.HoverParams(text_document=doc_id(agents), position=pos(2, 8))
+            )
+        )
         assert "docs/style.md" in text
 
         # hover on a source file's first line: what loads for it, rules included
         source = open_doc(lsp, tmp_path / "src/api/users.ts", language="typescript")
-        text = hover_text(await lsp.text_document_hover_async(types.HoverParams(
-            text_document=doc_id(source), position=pos(0, 0))))
+        text = hover_text(
+            await lsp.text_document_hover_async(
+                types.HoverParams(text_document=doc_id(source), position=pos(0, 0))
+            )
+        )
         assert "AGENTS.md" in text and ".claude/rules/api.md" in text
         # ... and not further down (hover.sourceFiles = firstLine)
-        assert await lsp.text_document_hover_async(types.HoverParams(
-            text_document=doc_id(source), position=pos(5, 0))) is None
+        assert (
+            await lsp.text_document_hover_async(
+                types.HoverParams(text_document=doc_id(source), position=pos(5, 0))
+            )
+            is None
+        )
 
         # links and definition on imports
-        links = await lsp.text_document_document_link_async(types.DocumentLinkParams(text_document=doc_id(agents)))
+        links = await lsp.text_document_document_link_async(
+            types.DocumentLinkParams(text_document=doc_id(agents))
+        )
         assert any(link.target and link.target.endswith("docs/style.md") for link in links)
-        definition = await lsp.text_document_definition_async(types.DefinitionParams(
-            text_document=doc_id(agents), position=pos(2, 8)))
+        definition = await lsp.text_document_definition_async(
+            types.DefinitionParams(text_document=doc_id(agents), position=pos(2, 8))
+        )
         assert definition and str(definition[0].uri).endswith("docs/style.md")  # type: ignore[index,union-attr]
 
         # references: who imports docs/style.md
         style = open_doc(lsp, tmp_path / "docs/style.md")
-        refs = await lsp.text_document_references_async(types.ReferenceParams(
-            text_document=doc_id(style), position=pos(0, 0),
-            context=types.ReferenceContext(include_declaration=False)))
+        refs = await lsp.text_document_references_async(
+            types.ReferenceParams(
+                text_document=doc_id(style),
+                position=pos(0, 0),
+                context=types.ReferenceContext(include_declaration=False),
+            )
+        )
         assert refs and refs[0].uri == agents
 
         # completion after @
-        completions = await lsp.text_document_completion_async(types.CompletionParams(
-            text_document=doc_id(agents), position=pos(2, 11)))
-        items = completions.items if isinstance(completions, types.CompletionList) else completions or []
+        completions = await lsp.text_document_completion_async(
+            types.CompletionParams(text_document=doc_id(agents), position=pos(2, 11))
+        )
+        items = (
+            completions.items
+            if isinstance(completions, types.CompletionList)
+            else completions or []
+        )
         assert any("style.md" in item.label for item in items)
 
         # code actions for the broken import: change to the closest file / create it
-        report = await lsp.text_document_diagnostic_async(types.DocumentDiagnosticParams(text_document=doc_id(agents)))
+        report = await lsp.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(text_document=doc_id(agents))
+        )
         assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
-        actions = await lsp.text_document_code_action_async(types.CodeActionParams(
-            text_document=doc_id(agents), range=report.items[0].range,
-            context=types.CodeActionContext(diagnostics=list(report.items))))
+        actions = await lsp.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=doc_id(agents),
+                range=report.items[0].range,
+                context=types.CodeActionContext(diagnostics=list(report.items)),
+            )
+        )
         titles = [a.title for a in actions or [] if isinstance(a, types.CodeAction)]
         assert any("Create" in t for t in titles), titles
 
-        symbols = await lsp.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc_id(agents)))
+        symbols = await lsp.text_document_document_symbol_async(
+            types.DocumentSymbolParams(text_document=doc_id(agents))
+        )
         assert symbols
         found = await lsp.workspace_symbol_async(types.WorkspaceSymbolParams(query="api"))
-        assert any(".claude/rules/api.md" in (s.name + (s.container_name or "")) or "api" in s.name for s in found or [])
-        hints = await lsp.text_document_inlay_hint_async(types.InlayHintParams(
-            text_document=doc_id(agents), range=types.Range(start=pos(0, 0), end=pos(10, 0))))
+        assert any(
+            ".claude/rules/api.md" in (s.name + (s.container_name or "")) or "api" in s.name
+            for s in found or []
+        )
+        hints = await lsp.text_document_inlay_hint_async(
+            types.InlayHintParams(
+                text_document=doc_id(agents), range=types.Range(start=pos(0, 0), end=pos(10, 0))
+            )
+        )
         assert hints
-        lenses = await lsp.text_document_code_lens_async(types.CodeLensParams(text_document=doc_id(agents)))
+        lenses = await lsp.text_document_code_lens_async(
+            types.CodeLensParams(text_document=doc_id(agents))
+        )
         assert lenses and lenses[0].command is not None
 
         # willRenameFiles: the import follows the file; nothing is written
-        edit = await lsp.workspace_will_rename_files_async(types.RenameFilesParams(files=[types.FileRename(
-            old_uri=(tmp_path / "docs/style.md").as_uri(), new_uri=(tmp_path / "docs/guide/style.md").as_uri())]))
+        edit = await lsp.workspace_will_rename_files_async(
+            types.RenameFilesParams(
+                files=[
+                    types.FileRename(
+                        old_uri=(tmp_path / "docs/style.md").as_uri(),
+                        new_uri=(tmp_path / "docs/guide/style.md").as_uri(),
+                    )
+                ]
+            )
+        )
         assert edit is not None
         new_texts = [e.new_text for edits in (edit.changes or {}).values() for e in edits]
-        new_texts += [e.new_text for dc in edit.document_changes or [] for e in getattr(dc, "edits", [])]
+        new_texts += [
+            e.new_text for dc in edit.document_changes or [] for e in getattr(dc, "edits", [])
+        ]
         assert any("docs/guide/style.md" in t for t in new_texts), edit
         assert (tmp_path / "AGENTS.md").read_text() == FILES["AGENTS.md"]
 
 
 async def test_hover_source_files_setting_and_neovim(tmp_path: Path) -> None:
     write(tmp_path, FILES)
-    async with session(tmp_path, "neovim", init_options={"hover": {"sourceFiles": "everywhere"}}) as lsp:
+    async with session(
+        tmp_path, "neovim", init_options={"hover": {"sourceFiles": "everywhere"}}
+    ) as lsp:
         source = open_doc(lsp, tmp_path / "src/api/orders.ts", language="typescript")
-        text = hover_text(await lsp.text_document_hover_async(types.HoverParams(
-            text_document=doc_id(source), position=pos(0, 5))))
+        text = hover_text(
+            await lsp.text_document_hover_async(
+                types.HoverParams(text_document=doc_id(source), position=pos(0, 5))
+            )
+        )
         assert "AGENTS.md" in text
         # a position past the end of the line and of the file
-        assert await lsp.text_document_hover_async(types.HoverParams(
-            text_document=doc_id(source), position=pos(0, 500))) is not None
-        await lsp.text_document_hover_async(types.HoverParams(text_document=doc_id(source), position=pos(99, 0)))
+        assert (
+            await lsp.text_document_hover_async(
+                types.HoverParams(text_document=doc_id(source), position=pos(0, 500))
+            )
+            is not None
+        )
+        await lsp.text_document_hover_async(
+            types.HoverParams(text_document=doc_id(source), position=pos(99, 0))
+        )
     async with session(tmp_path, "neovim", init_options={"hover.sourceFiles": "off"}) as lsp:
         source = open_doc(lsp, tmp_path / "src/api/orders.ts", language="typescript")
-        assert await lsp.text_document_hover_async(types.HoverParams(
-            text_document=doc_id(source), position=pos(0, 0))) is None
+        assert (
+            await lsp.text_document_hover_async(
+                types.HoverParams(text_document=doc_id(source), position=pos(0, 0))
+            )
+            is None
+        )

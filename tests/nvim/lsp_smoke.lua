@@ -1,5 +1,7 @@
--- Drives `rulemap serve` from a real Neovim (0.7+), headless:
---   RULEMAP_PYTHON=... RULEMAP_ROOT=... RULEMAP_OUT=... nvim --headless --clean -c 'luafile lsp_smoke.lua'
+-- Drives `rulemap serve` from a real Neovim (0.7+), headless, configured with the snippet
+-- docs/lsp.md gives (rulemap.lua, loaded with -u):
+--   RULEMAP_PYTHON=... RULEMAP_ROOT=... RULEMAP_OUT=... \
+--     nvim --headless -u rulemap.lua -i NONE -c 'luafile lsp_smoke.lua'
 -- 1. opens AGENTS.md (whose `@docs/guid.md` import is broken) and waits for pushed diagnostics,
 -- 2. fixes the import in the buffer without saving and waits for the diagnostic to clear,
 -- 3. hovers the import and the first line of a source file.
@@ -51,16 +53,22 @@ local function hover_text(bufnr, line, character)
 end
 
 local function run()
-  local client_id = vim.lsp.start_client({
-    name = 'rulemap',
-    cmd = { python, '-m', 'rulemap', 'serve' },
-    root_dir = root,
-  })
-  assert(client_id, 'the client did not start')
-
+  vim.g.rulemap_cmd = { python, '-m', 'rulemap', 'serve' }
   vim.cmd('edit ' .. vim.fn.fnameescape(root .. '/AGENTS.md'))
   local bufnr = vim.api.nvim_get_current_buf()
-  vim.lsp.buf_attach_client(bufnr, client_id)
+  -- rulemap.lua's autocmd started the client and attached the buffer (the client is listed
+  -- once the server has answered `initialize`)
+  local client_id = nil
+  vim.wait(30000, function()
+    for id, client in pairs(vim.lsp.buf_get_clients(bufnr)) do
+      if client.name == 'rulemap' then
+        client_id = id
+      end
+    end
+    return client_id ~= nil
+  end, 50)
+  assert(client_id, 'rulemap.lua did not start and attach the client')
+  result.steps.root_dir = vim.lsp.get_client_by_id(client_id).config.root_dir
 
   local function has_broken()
     for _, d in ipairs(plain(vim.diagnostic.get(bufnr))) do
@@ -86,7 +94,7 @@ local function run()
 
   vim.cmd('edit ' .. vim.fn.fnameescape(root .. '/src/app.ts'))
   local source = vim.api.nvim_get_current_buf()
-  vim.lsp.buf_attach_client(source, client_id)
+  result.steps.same_client = vim.lsp.buf_get_clients(source)[client_id] ~= nil
   result.steps.hover_source = hover_text(source, 0, 0)
 
   vim.lsp.stop_client(client_id)

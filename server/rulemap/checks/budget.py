@@ -26,11 +26,9 @@ def check(ws: Workspace) -> list[Finding]:
     scoped_rules = (
         [r for d in chain for r in ws.rules_of(d) if ws.is_scoped(r)] if config.rules else []
     )
-    wanted = set(scoped_rules)
-    index = ws.scoped_rules_index()
-    rules_of_file = {
-        path: [r for r in rules if r in wanted] for path, rules in index.items()
-    } if len(wanted) != sum(1 for r in ws.rules if ws.is_scoped(r.path)) else index
+    # file → every scoped rule matching it; rules the load never reads (below cwd) only make
+    # groups finer, and count 0 in the upper bound below
+    rules_of_file = ws.scoped_rules_index()
     closure = {rule: _closure_chars(ws, rule) for rule in scoped_rules}
     nested_dirs = {parent_dir(p) if "/" in p else "" for p in ws.instruction_files}
     anchor_cache: dict[str, str | None] = {}
@@ -60,23 +58,26 @@ def check(ws: Workspace) -> list[Finding]:
         return result
 
     groups: dict[tuple[str | None, tuple[str, ...]], str] = {}
+    sizes: dict[tuple[str | None, tuple[str, ...]], int] = {}
     for path in ws.files:
         key = (anchor(parent_dir(path)), tuple(rules_of_file.get(path, ())))
         if key not in groups:
             groups[key] = path
+        sizes[key] = sizes.get(key, 0) + 1
     base_total: dict[str | None, int] = {}
-    overflows: list[Explanation] = []
+    overflows: list[tuple[Explanation, int]] = []
     for (anchor_dir, rules), representative in sorted(groups.items(), key=lambda kv: kv[1]):
+        size = sizes[(anchor_dir, rules)]
         if anchor_dir not in base_total:
             nested = anchor_dir if anchor_dir is not None and anchor_dir != cwd_dir else None
             base = profile.base_load(ws, chain, nested)
             base_total[anchor_dir] = sum(f.chars for f in base.files)
-        upper = base_total[anchor_dir] + sum(closure[r] for r in rules)
+        upper = base_total[anchor_dir] + sum(closure.get(r, 0) for r in rules)
         if upper <= config.max_chars:
             continue
         explanation = profile.explain(ws, representative, config.cwd)
         if explanation.left_out or any(f.cut for f in explanation.files):
-            overflows.append(explanation)
+            overflows.append((explanation, size))
     return _findings(ws, overflows)
 
 
@@ -97,17 +98,19 @@ def _closure_chars(ws: Workspace, rule: str) -> int:
     return total
 
 
-def _findings(ws: Workspace, overflows: list[Explanation]) -> list[Finding]:
+def _findings(ws: Workspace, overflows: list[tuple[Explanation, int]]) -> list[Finding]:
+    """One finding per file that some load cuts or leaves out, naming the first such target
+    and how many workspace files in all get such a load."""
     first: dict[str, tuple[Explanation, bool]] = {}
     counts: dict[str, int] = {}
-    for explanation in overflows:
+    for explanation, size in overflows:
         for f in explanation.files:
             if f.cut:
                 first.setdefault(f.path, (explanation, True))
-                counts[f.path] = counts.get(f.path, 0) + 1
+                counts[f.path] = counts.get(f.path, 0) + size
         for path in explanation.left_out:
             first.setdefault(path, (explanation, False))
-            counts[path] = counts.get(path, 0) + 1
+            counts[path] = counts.get(path, 0) + size
     out: list[Finding] = []
     limit = ws.config.max_chars
     for path, (explanation, is_cut) in first.items():
@@ -118,7 +121,7 @@ def _findings(ws: Workspace, overflows: list[Explanation]) -> list[Finding]:
             ws.document(p).chars for p in explanation.left_out
         )
         others = counts[path] - 1
-        more = f" (and {others} other kind{'s' if others != 1 else ''} of target)" if others else ""
+        more = f" (and {others:,} other file{'s' if others != 1 else ''})" if others else ""
         if is_cut:
             kept = next(f.chars for f in explanation.files if f.path == path)
             line = _original_line(doc.kept_lines, doc.brought, kept)

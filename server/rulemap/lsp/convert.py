@@ -27,7 +27,9 @@ def encoding_of(kind: types.PositionEncodingKind | str | None) -> Encoding:
 
 def to_range(lines: list[str], span: Span, encoding: Encoding) -> types.Range:
     (sl, sc), (el, ec) = encode_span(lines, span, encoding)
-    return types.Range(start=types.Position(line=sl, character=sc), end=types.Position(line=el, character=ec))
+    return types.Range(
+        start=types.Position(line=sl, character=sc), end=types.Position(line=el, character=ec)
+    )
 
 
 def to_pos(lines: list[str], position: types.Position, encoding: Encoding) -> Pos:

@@ -60,12 +60,12 @@ async def effective_instructions(engine: Engine, raw: Any) -> dict[str, Any] | N
         explanation = ws.explain(key, profile=profile or folder.settings.profile)
     except UnknownProfile as exc:
         raise InvalidParams(str(exc)) from None
-    result = explanation.to_json()
-    for entry, loaded in zip(result["files"], explanation.files, strict=True):  # type: ignore[arg-type]
+    result: dict[str, Any] = explanation.to_json()
+    for entry, loaded in zip(result["files"], explanation.files, strict=True):
         entry["uri"] = _file_uri(ws, loaded.path)
         if loaded.imported_by is not None and loaded.import_line is not None:
             entry["line"] = loaded.import_line
-    for entry, skipped in zip(result["skipped"], explanation.skipped, strict=True):  # type: ignore[arg-type]
+    for entry, skipped in zip(result["skipped"], explanation.skipped, strict=True):
         entry["uri"] = _file_uri(ws, skipped.path)
     result["uri"] = engine.canonical(uri)
     if params.get("includeText"):
@@ -86,8 +86,14 @@ async def rules_for_file(engine: Engine, raw: Any) -> dict[str, Any]:
     rules = []
     for rule, matched_by in ws.rules_for_file(key):
         doc = ws.document(rule)
-        rules.append({"path": rule, "uri": _file_uri(ws, rule),
-                      "globs": [g.pattern for g in doc.globs or []], "matchedBy": matched_by})
+        rules.append(
+            {
+                "path": rule,
+                "uri": _file_uri(ws, rule),
+                "globs": [g.pattern for g in doc.globs or []],
+                "matchedBy": matched_by,
+            }
+        )
     return {"rules": rules}
 
 
@@ -99,15 +105,17 @@ def _instruction_files(engine: Engine, folder: Folder, ws: Workspace) -> list[di
         problems = {"error": 0, "warning": 0, "information": 0, "hint": 0}
         for finding in engine.findings(folder, path):
             problems[finding.severity] += 1
-        out.append({
-            "path": path,
-            "uri": _file_uri(ws, path),
-            "kind": "rule" if is_rule else "instruction",
-            "scoped": scoped,
-            "problems": problems,
-            "matches": len(ws.rule_matches(path)) if scoped else None,
-            "chars": ws.document(path).chars,
-        })
+        out.append(
+            {
+                "path": path,
+                "uri": _file_uri(ws, path),
+                "kind": "rule" if is_rule else "instruction",
+                "scoped": scoped,
+                "problems": problems,
+                "matches": len(ws.rule_matches(path)) if scoped else None,
+                "chars": ws.document(path).chars,
+            }
+        )
     return out
 
 
@@ -149,7 +157,9 @@ async def profiles(engine: Engine, raw: Any) -> dict[str, Any]:
             active = folder.ws.config.profile
             break
     return {
-        "profiles": [{"name": p.name, "title": p.title, "description": p.description}
-                     for p in PROFILES.values()],
+        "profiles": [
+            {"name": p.name, "title": p.title, "description": p.description}
+            for p in PROFILES.values()
+        ],
         "active": active,
     }

@@ -17,7 +17,10 @@ if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
 SOURCE = "rulemap"
-_TAGS = {"unnecessary": types.DiagnosticTag.Unnecessary, "deprecated": types.DiagnosticTag.Deprecated}
+_TAGS = {
+    "unnecessary": types.DiagnosticTag.Unnecessary,
+    "deprecated": types.DiagnosticTag.Deprecated,
+}
 
 
 def uri_for(path: str) -> str:
@@ -37,22 +40,33 @@ def _span_json(span: Span) -> dict[str, Any]:
 
 
 def _fix_json(ws: Workspace, fix: Fix, encoding: Encoding) -> dict[str, Any]:
-    out: dict[str, Any] = {"title": fix.title, "kind": fix.kind, "path": fix.path,
-                           "uri": uri_for(ws.abs(fix.path)), "newText": fix.new_text,
-                           "span": _span_json(fix.span)}
+    out: dict[str, Any] = {
+        "title": fix.title,
+        "kind": fix.kind,
+        "path": fix.path,
+        "uri": uri_for(ws.abs(fix.path)),
+        "newText": fix.new_text,
+        "span": _span_json(fix.span),
+    }
     if fix.kind != "create":
         rng = to_range(_lines(ws, fix.path), fix.span, encoding)
-        out["range"] = {"start": {"line": rng.start.line, "character": rng.start.character},
-                        "end": {"line": rng.end.line, "character": rng.end.character}}
+        out["range"] = {
+            "start": {"line": rng.start.line, "character": rng.start.character},
+            "end": {"line": rng.end.line, "character": rng.end.character},
+        }
     return out
 
 
-def to_diagnostic(ws: Workspace, finding: Finding, lines: list[str], encoding: Encoding) -> types.Diagnostic:
+def to_diagnostic(
+    ws: Workspace, finding: Finding, lines: list[str], encoding: Encoding
+) -> types.Diagnostic:
     related = [
         types.DiagnosticRelatedInformation(
             location=types.Location(
                 uri=uri_for(ws.abs(r.path)),
-                range=to_range(lines if r.path == finding.path else _lines(ws, r.path), r.span, encoding),
+                range=to_range(
+                    lines if r.path == finding.path else _lines(ws, r.path), r.span, encoding
+                ),
             ),
             message=r.message,
         )
@@ -74,7 +88,9 @@ def to_diagnostic(ws: Workspace, finding: Finding, lines: list[str], encoding: E
     )
 
 
-def to_diagnostics(ws: Workspace, key: str, findings: list[Finding], encoding: Encoding) -> list[types.Diagnostic]:
+def to_diagnostics(
+    ws: Workspace, key: str, findings: list[Finding], encoding: Encoding
+) -> list[types.Diagnostic]:
     if not findings:
         return []
     lines = _lines(ws, key)

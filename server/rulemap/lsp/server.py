@@ -33,8 +33,13 @@ WATCHERS = (
     ("**/pyproject.toml", types.WatchKind.Change),
     ("**/.gitignore", types.WatchKind.Change),
 )
-CUSTOM = ("rulemap/effectiveInstructions", "rulemap/rulesForFile", "rulemap/instructionFiles",
-          "rulemap/graph", "rulemap/profiles")
+CUSTOM = (
+    "rulemap/effectiveInstructions",
+    "rulemap/rulesForFile",
+    "rulemap/instructionFiles",
+    "rulemap/graph",
+    "rulemap/profiles",
+)
 
 
 class _Ignored:
@@ -48,10 +53,14 @@ class RulemapProtocol(LanguageServerProtocol):
     def lsp_initialize(self, params: types.InitializeParams) -> Any:
         # UTF-16 unless the client offers UTF-8 (pygls would take the client's first choice).
         general = params.capabilities.general
-        offered = [getattr(e, "value", e) for e in (general.position_encodings or [])] if general else []
+        offered = (
+            [getattr(e, "value", e) for e in (general.position_encodings or [])] if general else []
+        )
         if general is not None:
             general.position_encodings = [
-                types.PositionEncodingKind.Utf8 if "utf-8" in offered else types.PositionEncodingKind.Utf16
+                types.PositionEncodingKind.Utf8
+                if "utf-8" in offered
+                else types.PositionEncodingKind.Utf16
             ]
         return (yield from super().lsp_initialize(params))
 
@@ -68,8 +77,12 @@ class RulemapProtocol(LanguageServerProtocol):
 
 class RulemapServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("rulemap", VERSION, text_document_sync_kind=types.TextDocumentSyncKind.Full,
-                         protocol_cls=RulemapProtocol)
+        super().__init__(
+            "rulemap",
+            VERSION,
+            text_document_sync_kind=types.TextDocumentSyncKind.Full,
+            protocol_cls=RulemapProtocol,
+        )
         self.engine: Engine | None = None
         self.watcher: Any = None
         self.dynamic_watch = False
@@ -80,14 +93,19 @@ class RulemapServer(LanguageServer):
         # Log, never pop up: a bad notification must not spam the user. (A failed request has
         # already been answered with the error.)
         request = getattr(source, "__name__", "") == "FeatureRequestError"
-        log.log(logging.DEBUG if request else logging.WARNING, "%s: %s",
-                getattr(source, "__name__", source), error)
+        log.log(
+            logging.DEBUG if request else logging.WARNING,
+            "%s: %s",
+            getattr(source, "__name__", source),
+            error,
+        )
 
     # ----- Port (state.py talks to the client through these) -------------------------------
 
     def publish(self, uri: str, diagnostics: list[types.Diagnostic], version: int | None) -> None:
         self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+        )
 
     def refresh_diagnostics(self) -> None:
         try:
@@ -110,7 +128,9 @@ class RulemapServer(LanguageServer):
             await asyncio.wait_for(self.work_done_progress.create_async(token), 2.0)
         except Exception:
             return None
-        self.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, message=message))
+        self.work_done_progress.begin(
+            token, types.WorkDoneProgressBegin(title=title, message=message)
+        )
         return token
 
     def progress_end(self, token: object | None, message: str) -> None:
@@ -120,7 +140,8 @@ class RulemapServer(LanguageServer):
     async def fetch_settings(self, scope_uris: list[str]) -> list[Any] | None:
         items = [types.ConfigurationItem(scope_uri=u, section="rulemap") for u in scope_uris]
         result = await asyncio.wait_for(
-            self.workspace_configuration_async(types.ConfigurationParams(items=items)), 5.0)
+            self.workspace_configuration_async(types.ConfigurationParams(items=items)), 5.0
+        )
         return list(result) if result is not None else None
 
 
@@ -187,8 +208,10 @@ def initialize(ls: RulemapServer, params: types.InitializeParams) -> None:
         section = options.get("rulemap")
         engine.init_options = section if isinstance(section, dict) else options
     elif options is not None:
-        ls.show_message(types.MessageType.Error,
-                        "Rulemap: initializationOptions must be an object; using the defaults.")
+        ls.show_message(
+            types.MessageType.Error,
+            "Rulemap: initializationOptions must be an object; using the defaults.",
+        )
     folders = list(params.workspace_folders or [])
     if not folders:
         root = params.root_uri or (uri_for(params.root_path) if params.root_path else None)
@@ -196,8 +219,12 @@ def initialize(ls: RulemapServer, params: types.InitializeParams) -> None:
             folders = [types.WorkspaceFolder(uri=root, name="")]
     for folder in folders:
         engine.add_folder(folder.uri, folder.name or None)
-    log.info("initialize: %d folder(s), %s, %s diagnostics", len(engine.folders), engine.encoding,
-             "pull" if engine.pull else "push")
+    log.info(
+        "initialize: %d folder(s), %s, %s diagnostics",
+        len(engine.folders),
+        engine.encoding,
+        "pull" if engine.pull else "push",
+    )
 
 
 def _first(values: Sequence[Any] | None) -> Any:
@@ -208,10 +235,14 @@ def _first(values: Sequence[Any] | None) -> Any:
 async def initialized(ls: RulemapServer, params: types.InitializedParams) -> None:
     engine = _engine()
     if ls.dynamic_watch:
-        watchers = [types.FileSystemWatcher(glob_pattern=glob, kind=kind) for glob, kind in WATCHERS]
+        watchers = [
+            types.FileSystemWatcher(glob_pattern=glob, kind=kind) for glob, kind in WATCHERS
+        ]
         registration = types.Registration(
-            id="rulemap-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-            register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers))
+            id="rulemap-watched-files",
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
+        )
         try:
             ls.client_register_capability(types.RegistrationParams(registrations=[registration]))
         except Exception as exc:  # pragma: no cover
@@ -275,8 +306,11 @@ def did_save(ls: RulemapServer, params: types.DidSaveTextDocumentParams) -> None
     _engine().did_save(params.text_document.uri)
 
 
-_KINDS = {types.FileChangeType.Created: "created", types.FileChangeType.Changed: "changed",
-          types.FileChangeType.Deleted: "deleted"}
+_KINDS = {
+    types.FileChangeType.Created: "created",
+    types.FileChangeType.Changed: "changed",
+    types.FileChangeType.Deleted: "deleted",
+}
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
@@ -290,14 +324,20 @@ def did_change_watched_files(ls: RulemapServer, params: types.DidChangeWatchedFi
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-async def did_change_workspace_folders(ls: RulemapServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+async def did_change_workspace_folders(
+    ls: RulemapServer, params: types.DidChangeWorkspaceFoldersParams
+) -> None:
     engine = _engine()
     for removed in params.event.removed:
         path = path_of(removed.uri)
         if ls.watcher is not None and path:
             ls.watcher.unwatch(path)
         engine.remove_folder(removed.uri)
-    added = [f for f in (engine.add_folder(a.uri, a.name) for a in params.event.added) if f and not f.refused]
+    added = [
+        f
+        for f in (engine.add_folder(a.uri, a.name) for a in params.event.added)
+        if f and not f.refused
+    ]
     await engine.load_settings(added, ls.config_pull)
     if not ls.dynamic_watch:
         _start_watching(added)
@@ -306,7 +346,9 @@ async def did_change_workspace_folders(ls: RulemapServer, params: types.DidChang
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-async def did_change_configuration(ls: RulemapServer, params: types.DidChangeConfigurationParams) -> None:
+async def did_change_configuration(
+    ls: RulemapServer, params: types.DidChangeConfigurationParams
+) -> None:
     engine = _engine()
     settings = params.settings
     if isinstance(settings, dict) and isinstance(settings.get("rulemap"), dict):
@@ -326,9 +368,12 @@ async def did_change_configuration(ls: RulemapServer, params: types.DidChangeCon
 # ----- diagnostics (pull) ---------------------------------------------------------------------
 
 
-@server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
-                types.DiagnosticOptions(identifier="rulemap", inter_file_dependencies=True,
-                                        workspace_diagnostics=True))
+@server.feature(
+    types.TEXT_DOCUMENT_DIAGNOSTIC,
+    types.DiagnosticOptions(
+        identifier="rulemap", inter_file_dependencies=True, workspace_diagnostics=True
+    ),
+)
 async def document_diagnostic(ls: RulemapServer, params: types.DocumentDiagnosticParams) -> Any:
     return await _engine().document_report(params.text_document.uri, params.previous_result_id)
 
@@ -336,7 +381,9 @@ async def document_diagnostic(ls: RulemapServer, params: types.DocumentDiagnosti
 @server.feature(types.WORKSPACE_DIAGNOSTIC)
 async def workspace_diagnostic(ls: RulemapServer, params: types.WorkspaceDiagnosticParams) -> Any:
     previous = {_engine().canonical(p.uri): p.value for p in params.previous_result_ids}
-    return await _engine().workspace_report(previous, long_poll=params.partial_result_token is not None)
+    return await _engine().workspace_report(
+        previous, long_poll=params.partial_result_token is not None
+    )
 
 
 # ----- editor features ------------------------------------------------------------------------
@@ -352,7 +399,9 @@ async def hover(ls: RulemapServer, params: types.HoverParams) -> types.Hover | N
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
-async def document_link(ls: RulemapServer, params: types.DocumentLinkParams) -> list[types.DocumentLink]:
+async def document_link(
+    ls: RulemapServer, params: types.DocumentLinkParams
+) -> list[types.DocumentLink]:
     target = await _target(params.text_document.uri)
     if target is None:
         return []
@@ -375,8 +424,9 @@ async def references(ls: RulemapServer, params: types.ReferenceParams) -> list[t
     return _features().references(target[1], target[2], params.position, _encoding())  # type: ignore[no-any-return]
 
 
-@server.feature(types.TEXT_DOCUMENT_COMPLETION,
-                types.CompletionOptions(trigger_characters=["@", "/", '"', "'"]))
+@server.feature(
+    types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["@", "/", '"', "'"])
+)
 async def completion(ls: RulemapServer, params: types.CompletionParams) -> types.CompletionList:
     target = await _target(params.text_document.uri)
     if target is None:
@@ -399,8 +449,10 @@ class _WithFindings:
         return self._findings
 
 
-@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+)
 async def code_action(ls: RulemapServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     target = await _target(params.text_document.uri)
     if target is None:
@@ -431,7 +483,9 @@ async def inlay_hint(ls: RulemapServer, params: types.InlayHintParams) -> list[t
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-async def document_symbol(ls: RulemapServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+async def document_symbol(
+    ls: RulemapServer, params: types.DocumentSymbolParams
+) -> list[types.DocumentSymbol]:
     target = await _target(params.text_document.uri)
     if target is None:
         return []
@@ -439,7 +493,9 @@ async def document_symbol(ls: RulemapServer, params: types.DocumentSymbolParams)
 
 
 @server.feature(types.WORKSPACE_SYMBOL)
-async def workspace_symbol(ls: RulemapServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
+async def workspace_symbol(
+    ls: RulemapServer, params: types.WorkspaceSymbolParams
+) -> list[types.WorkspaceSymbol]:
     engine = _engine()
     out: list[types.WorkspaceSymbol] = []
     for folder in list(engine.folders.values()):
@@ -449,10 +505,19 @@ async def workspace_symbol(ls: RulemapServer, params: types.WorkspaceSymbolParam
     return out
 
 
-@server.feature(types.WORKSPACE_WILL_RENAME_FILES,
-                types.FileOperationRegistrationOptions(filters=[
-                    types.FileOperationFilter(scheme="file", pattern=types.FileOperationPattern(glob="**/*"))]))
-async def will_rename_files(ls: RulemapServer, params: types.RenameFilesParams) -> types.WorkspaceEdit | None:
+@server.feature(
+    types.WORKSPACE_WILL_RENAME_FILES,
+    types.FileOperationRegistrationOptions(
+        filters=[
+            types.FileOperationFilter(
+                scheme="file", pattern=types.FileOperationPattern(glob="**/*")
+            )
+        ]
+    ),
+)
+async def will_rename_files(
+    ls: RulemapServer, params: types.RenameFilesParams
+) -> types.WorkspaceEdit | None:
     engine = _engine()
     by_folder: dict[str, tuple[Folder, list[tuple[str, str]]]] = {}
     for rename in params.files:
@@ -490,13 +555,16 @@ def _merge_edits(edits: list[types.WorkspaceEdit]) -> types.WorkspaceEdit | None
 def _custom(method: str) -> None:
     from rulemap.lsp import custom
 
-    function = getattr(custom, {
-        "rulemap/effectiveInstructions": "effective_instructions",
-        "rulemap/rulesForFile": "rules_for_file",
-        "rulemap/instructionFiles": "instruction_files",
-        "rulemap/graph": "graph",
-        "rulemap/profiles": "profiles",
-    }[method])
+    function = getattr(
+        custom,
+        {
+            "rulemap/effectiveInstructions": "effective_instructions",
+            "rulemap/rulesForFile": "rules_for_file",
+            "rulemap/instructionFiles": "instruction_files",
+            "rulemap/graph": "graph",
+            "rulemap/profiles": "profiles",
+        }[method],
+    )
 
     async def handler(ls: RulemapServer, params: Any) -> Any:
         try:
@@ -520,8 +588,9 @@ def run_server(tcp: str | None = None, log_level: str = "WARNING") -> int:
     if not isinstance(level, int):
         print(f"rulemap: unknown log level {log_level!r}", file=sys.stderr)
         return 2
-    logging.basicConfig(stream=sys.stderr, level=level,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     # A whole-workspace check runs in a worker thread; hand the GIL back to the event loop often
     # so requests keep answering in milliseconds meanwhile.
     sys.setswitchinterval(0.002)

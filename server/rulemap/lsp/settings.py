@@ -69,7 +69,9 @@ def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, lis
     if raw is None:
         return Settings(), []
     if not isinstance(raw, Mapping):
-        return Settings(), [f"{source}: the `rulemap` section must be an object, not {type(raw).__name__}"]
+        return Settings(), [
+            f"{source}: the `rulemap` section must be an object, not {type(raw).__name__}"
+        ]
     errors: list[str] = []
     values: dict[str, Any] = {}
     overrides: dict[str, Any] = {}
@@ -79,20 +81,30 @@ def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, lis
             continue  # null: "not set here"
         if key == "hover.sourceFiles":
             if value not in HOVER_MODES:
-                errors.append(f"{source}: `hover.sourceFiles` must be one of "
-                              f"{', '.join(HOVER_MODES)}, not {value!r}; using `firstLine`")
+                errors.append(
+                    f"{source}: `hover.sourceFiles` must be one of "
+                    f"{', '.join(HOVER_MODES)}, not {value!r}; using `firstLine`"
+                )
             else:
                 values["hover_source_files"] = value
         elif key == "diagnostics.debounceMs":
-            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 60_000:
-                errors.append(f"{source}: `diagnostics.debounceMs` must be a number of milliseconds "
-                              f"from 0 to 60000, not {value!r}; using {DEFAULT_DEBOUNCE_MS}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not 0 <= value <= 60_000
+            ):
+                errors.append(
+                    f"{source}: `diagnostics.debounceMs` must be a number of milliseconds "
+                    f"from 0 to 60000, not {value!r}; using {DEFAULT_DEBOUNCE_MS}"
+                )
             else:
                 values["debounce_ms"] = int(value)
         elif key == "profile":
             if value not in PROFILES:
-                errors.append(f"{source}: `profile` must be one of {', '.join(PROFILES)}, not "
-                              f"{value!r}; using the default")
+                errors.append(
+                    f"{source}: `profile` must be one of {', '.join(PROFILES)}, not "
+                    f"{value!r}; using the default"
+                )
             else:
                 values["profile"] = value
                 overrides["profile"] = value

@@ -11,6 +11,7 @@ on the loop at once (debounced), the graph-wide check follows in the worker.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import posixpath
@@ -45,7 +46,9 @@ MAX_LOCAL_BATCH = 25  # more touched documents than this → wait for the full c
 class Port(Protocol):
     """What the state needs from the client connection."""
 
-    def publish(self, uri: str, diagnostics: list[types.Diagnostic], version: int | None) -> None: ...
+    def publish(
+        self, uri: str, diagnostics: list[types.Diagnostic], version: int | None
+    ) -> None: ...
 
     def refresh_diagnostics(self) -> None: ...
 
@@ -144,8 +147,10 @@ class Engine:
     def add_folder(self, uri: str, name: str | None = None) -> Folder | None:
         path = path_of(uri)
         if path is None:
-            self.port.show_message(types.MessageType.Warning,
-                                   f"Rulemap: workspace folder {uri} is not a local folder; skipping it.")
+            self.port.show_message(
+                types.MessageType.Warning,
+                f"Rulemap: workspace folder {uri} is not a local folder; skipping it.",
+            )
             return None
         if path in self.folders:
             return self.folders[path]
@@ -153,8 +158,10 @@ class Engine:
         real = os.path.realpath(path)
         if real == "/" or real == self.home:
             where = "the file system root" if real == "/" else "your home directory"
-            folder.refused = (f"Rulemap: not indexing {path}: it is {where}, and crawling it could take "
-                              f"minutes. Open a project folder instead.")
+            folder.refused = (
+                f"Rulemap: not indexing {path}: it is {where}, and crawling it could take "
+                f"minutes. Open a project folder instead."
+            )
             self.port.show_message(types.MessageType.Warning, folder.refused)
             folder.ready.set()
         elif not os.path.isdir(path):
@@ -190,7 +197,11 @@ class Engine:
     def locate_path(self, path: str) -> tuple[Folder, str] | None:
         best: Folder | None = None
         for root, folder in self.folders.items():
-            if path != root and is_within(path, root) and (best is None or len(root) > len(best.root)):
+            if (
+                path != root
+                and is_within(path, root)
+                and (best is None or len(root) > len(best.root))
+            ):
                 best = folder
         if best is None:
             return None
@@ -257,11 +268,15 @@ class Engine:
         try:
             done, _ = await asyncio.wait({job}, timeout=PROGRESS_AFTER_S)
             if not done:
-                token = await self.port.progress_begin(f"Rulemap: indexing {folder.name}", folder.root)
+                token = await self.port.progress_begin(
+                    f"Rulemap: indexing {folder.name}", folder.root
+                )
             ws, overlay, errors = await job
         except Exception as exc:
             log.exception("indexing %s failed", folder.root)
-            self.port.show_message(types.MessageType.Error, f"Rulemap: indexing {folder.root} failed: {exc}")
+            self.port.show_message(
+                types.MessageType.Error, f"Rulemap: indexing {folder.root} failed: {exc}"
+            )
             ws, overlay, errors = None, None, []
         finally:
             self.port.progress_end(token, "done")
@@ -273,7 +288,7 @@ class Engine:
         folder.indexing = False
         folder.full, folder.full_gen, folder.local, folder.dirty = {}, -1, {}, {}
         folder.local_queue.clear()
-        if ws is None:
+        if ws is None or overlay is None:
             folder.ready.set()
             return
         for uri in self.open_docs:
@@ -287,9 +302,9 @@ class Engine:
         pending, folder.pending = folder.pending, set()
         if pending:
             for uri, (text, _version) in self.open_docs.items():
-                path = path_of(uri)
-                if path and is_within(path, folder.root) and len(text) <= MAX_FILE_BYTES:
-                    overlay.set_buffer(path, text)  # edits made while the walk ran
+                edited = path_of(uri)
+                if edited and is_within(edited, folder.root) and len(text) <= MAX_FILE_BYTES:
+                    overlay.set_buffer(edited, text)  # edits made while the walk ran
             ws.update(changed=pending)
         events, folder.pending_events = folder.pending_events, []
         folder.ready.set()
@@ -305,8 +320,9 @@ class Engine:
         await self._run_full(folder)
         self.graph_changed([])
 
-    def _open(self, folder: Folder, overrides: dict[str, Any],
-              buffers: dict[str | None, str]) -> tuple[Workspace, OverlayReader, list[str]]:
+    def _open(
+        self, folder: Folder, overrides: dict[str, Any], buffers: dict[str | None, str]
+    ) -> tuple[Workspace, OverlayReader, list[str]]:
         """Runs in the worker: walk the folder, read its configuration."""
         from rulemap.config import ConfigError
         from rulemap.readers.local import LocalReader
@@ -496,7 +512,9 @@ class Engine:
         changed = {k for k in changed if self._matters(folder, k)}
         if not (created or changed or deleted or ignores):
             return
-        log.debug("file events in %s: +%d ~%d -%d", folder.root, len(created), len(changed), len(deleted))
+        log.debug(
+            "file events in %s: +%d ~%d -%d", folder.root, len(created), len(changed), len(deleted)
+        )
         if config or ignores:
             self.schedule_reopen(folder)
             self.graph_changed([uri_for(ws.abs(k)) for k in created | changed | deleted])
@@ -522,7 +540,9 @@ class Engine:
         for key in stale:
             folder.local.pop(key, None)
         folder.local_queue |= {k for k in touched if k in lint}
-        folder.local_queue |= {k for k in touched if k not in lint and self._has_diagnostics(folder, k)}
+        folder.local_queue |= {
+            k for k in touched if k not in lint and self._has_diagnostics(folder, k)
+        }
         self._schedule_local(folder, touched)
         self._schedule_full(folder)
 
@@ -542,9 +562,13 @@ class Engine:
         quiet = now - folder.last_local.get(anchor, 0.0) >= delay and not folder.timers
         if quiet:
             folder.last_local[anchor] = now
-            folder.timers[anchor] = self.loop.call_soon(self._local_timer, folder, anchor, folder.epoch)  # type: ignore[assignment]
+            folder.timers[anchor] = self.loop.call_soon(
+                self._local_timer, folder, anchor, folder.epoch
+            )  # type: ignore[assignment]
         else:
-            folder.timers[anchor] = self.loop.call_later(delay, self._local_timer, folder, anchor, folder.epoch)
+            folder.timers[anchor] = self.loop.call_later(
+                delay, self._local_timer, folder, anchor, folder.epoch
+            )
 
     def _local_timer(self, folder: Folder, anchor: str, epoch: int) -> None:
         folder.timers.pop(anchor, None)
@@ -609,7 +633,8 @@ class Engine:
                 started = time.monotonic()
                 try:
                     findings: list[Finding] | None = await self.loop.run_in_executor(
-                        self.executor, full_findings, ws)
+                        self.executor, full_findings, ws
+                    )
                 except Exception:
                     if ws.generation == generation:
                         log.exception("checking %s failed", folder.root)
@@ -672,9 +697,9 @@ class Engine:
             prefix = folder.uri + "/"
             for uri in [u for u, s in self.docs.items() if u.startswith(prefix) and s.diagnostics]:
                 found = self.locate(uri)
-                if found is None or found[0] is not folder or found[1] not in wanted:
-                    if self._set_diagnostics(uri, [], self._version(uri)):
-                        changed.append(uri)
+                gone = found is None or found[0] is not folder or found[1] not in wanted
+                if gone and self._set_diagnostics(uri, [], self._version(uri)):
+                    changed.append(uri)
         if changed:
             self._wake()
             if self.pull and (keys is None or len(changed) > 1):
@@ -684,7 +709,9 @@ class Engine:
         entry = self.open_docs.get(uri)
         return entry[1] if entry else None
 
-    def _set_diagnostics(self, uri: str, diagnostics: list[types.Diagnostic], version: int | None) -> bool:
+    def _set_diagnostics(
+        self, uri: str, diagnostics: list[types.Diagnostic], version: int | None
+    ) -> bool:
         state = self.docs.get(uri)
         if state is not None and state.diagnostics == diagnostics:
             return False
@@ -712,7 +739,9 @@ class Engine:
 
     # ----- pull diagnostics ----------------------------------------------------------------
 
-    async def document_report(self, uri: str, previous: str | None) -> types.DocumentDiagnosticReport:
+    async def document_report(
+        self, uri: str, previous: str | None
+    ) -> types.DocumentDiagnosticReport:
         canonical = self.canonical(uri)
         found = self.locate(uri)
         if found is None:
@@ -730,9 +759,13 @@ class Engine:
             self.docs[canonical] = state
         if previous is not None and previous == state.result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=state.result_id)
-        return types.RelatedFullDocumentDiagnosticReport(items=state.diagnostics, result_id=state.result_id)
+        return types.RelatedFullDocumentDiagnosticReport(
+            items=state.diagnostics, result_id=state.result_id
+        )
 
-    async def workspace_report(self, previous: dict[str, str], long_poll: bool) -> types.WorkspaceDiagnosticReport:
+    async def workspace_report(
+        self, previous: dict[str, str], long_poll: bool
+    ) -> types.WorkspaceDiagnosticReport:
         await self.ready_all()
         for folder in self.folders.values():
             self.flush(folder)
@@ -747,18 +780,27 @@ class Engine:
                     continue
                 version = self._version(uri)
                 if previous.get(uri) == state.result_id:
-                    items.append(types.WorkspaceUnchangedDocumentDiagnosticReport(
-                        uri=uri, version=version, result_id=state.result_id))
+                    items.append(
+                        types.WorkspaceUnchangedDocumentDiagnosticReport(
+                            uri=uri, version=version, result_id=state.result_id
+                        )
+                    )
                 else:
                     anything_new = True
-                    items.append(types.WorkspaceFullDocumentDiagnosticReport(
-                        uri=uri, version=version, items=state.diagnostics, result_id=state.result_id))
+                    items.append(
+                        types.WorkspaceFullDocumentDiagnosticReport(
+                            uri=uri,
+                            version=version,
+                            items=state.diagnostics,
+                            result_id=state.result_id,
+                        )
+                    )
             if anything_new or not long_poll or time.monotonic() >= deadline:
                 return types.WorkspaceDiagnosticReport(items=items)
-            try:
-                await asyncio.wait_for(changed_event.wait(), timeout=max(0.1, deadline - time.monotonic()))
-            except TimeoutError:
-                pass
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    changed_event.wait(), timeout=max(0.1, deadline - time.monotonic())
+                )
 
     # ----- graph changed -------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ watchdog calls back on its own thread; events go to the event loop with
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -27,10 +28,8 @@ class FolderWatcher:
     def _deliver(self, kind: str, path: str) -> None:
         if "/.git/" in path or "/node_modules/" in path:
             return
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: shutting down
             self.loop.call_soon_threadsafe(self.sink, kind, path)
-        except RuntimeError:  # the loop is closed: shutting down
-            pass
 
     def _handler(self) -> Any:
         from watchdog.events import FileSystemEvent, FileSystemEventHandler
@@ -70,17 +69,13 @@ class FolderWatcher:
     def unwatch(self, root: str) -> None:
         watch = self._watches.pop(root, None)
         if watch is not None and self._observer is not None:
-            try:
+            with contextlib.suppress(Exception):
                 self._observer.unschedule(watch)
-            except Exception:  # pragma: no cover
-                pass
 
     def stop(self) -> None:
         if self._observer is not None:
-            try:
+            with contextlib.suppress(Exception):
                 self._observer.stop()
-            except Exception:  # pragma: no cover
-                pass
             self._observer = None
 
 

@@ -35,6 +35,10 @@ class Reader(Protocol):
         """Every file of the workspace, root-relative, ignored files left out."""
         ...
 
+    def ignored_files(self) -> Iterable[str]:
+        """Files the last `list_files` skipped as ignored (instruction files still load)."""
+        ...
+
 
 def is_within(path: str, directory: str) -> bool:
     directory = directory.rstrip("/") or "/"

@@ -6,10 +6,7 @@ import os
 import posixpath
 from collections.abc import Iterable, Iterator, Sequence
 
-from typing import Any
-
-import pathspec
-
+from rulemap.globs import CompiledGlobs
 from rulemap.readers.base import MAX_FILE_BYTES, ReadError, is_within
 
 ALWAYS_SKIPPED_DIRS = frozenset({".git", "node_modules"})
@@ -22,9 +19,13 @@ class LocalReader:
         self.allowed = [posixpath.normpath(os.path.expanduser(a)) for a in allowed]
         self._real_allowed = [os.path.realpath(a) for a in self.allowed]
         self.max_bytes = max_bytes
+        # What the last walk saw: files it left out because .gitignore ignores them, and
+        # paths with no symlink anywhere on the way (their identity is their path).
+        self._ignored: list[str] = []
+        self._plain: set[str] = set()
 
     def _confined(self, path: str) -> bool:
-        real = os.path.realpath(path)
+        real = self.identity(path)
         return is_within(real, self._real_root) or any(
             is_within(real, a) for a in self._real_allowed
         )
@@ -36,7 +37,14 @@ class LocalReader:
         return os.path.isdir(path)
 
     def identity(self, path: str) -> str:
+        if path.startswith(self.root + "/") and path[len(self.root) + 1 :] in self._plain:
+            return self._real_root + path[len(self.root) :]
         return os.path.realpath(path)
+
+    def ignored_files(self) -> Iterable[str]:
+        """Files the last `list_files` left out because .gitignore ignores them (not the
+        contents of ignored directories, which it never enters)."""
+        return list(self._ignored)
 
     def read_bytes(self, path: str) -> bytes:
         if not self._confined(path):
@@ -59,16 +67,18 @@ class LocalReader:
             raise ReadError(exc.strerror or str(exc)) from None
 
     def list_files(self) -> Iterable[str]:
+        self._ignored = []
+        self._plain = set()
         return list(self._walk())
 
     def _walk(self) -> Iterator[str]:
         seen_dirs: set[str] = set()
-        # (path, root-relative path, real path, gitignore specs in force)
-        stack: list[tuple[str, str, str, list[tuple[str, pathspec.PathSpec[Any]]]]] = [
-            (self.root, "", self._real_root, [])
+        # (path, root-relative path, real path, no symlink on the way, gitignores in force)
+        stack: list[tuple[str, str, str, bool, list[tuple[str, CompiledGlobs]]]] = [
+            (self.root, "", self._real_root, True, [])
         ]
         while stack:
-            directory, rel_dir, real, specs = stack.pop()
+            directory, rel_dir, real, plain, specs = stack.pop()
             if real in seen_dirs or not is_within(real, self._real_root):
                 continue  # a symlink loop, or a directory link out of the workspace
             seen_dirs.add(real)
@@ -88,27 +98,33 @@ class LocalReader:
                     is_link = entry.is_symlink()
                 except OSError:
                     continue
+                if plain and not is_link:
+                    self._plain.add(rel)
                 if is_dir:
                     if entry.name in ALWAYS_SKIPPED_DIRS or _ignored(local_specs, rel + "/"):
                         continue
                     # only a link needs the (slow) real-path resolution
                     child_real = os.path.realpath(entry.path) if is_link else f"{real}/{entry.name}"
-                    stack.append((entry.path, rel, child_real, local_specs))
-                elif not _ignored(local_specs, rel):
+                    stack.append((entry.path, rel, child_real, plain and not is_link, local_specs))
+                elif _ignored(local_specs, rel):
+                    self._ignored.append(rel)
+                else:
                     yield rel
 
 
-def _read_gitignore(path: str) -> pathspec.PathSpec[Any] | None:
+def _read_gitignore(path: str) -> CompiledGlobs | None:
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            return pathspec.GitIgnoreSpec.from_lines(handle.read().splitlines())
-    except (OSError, ValueError):
+            lines = [line.rstrip("\n") for line in handle.read().splitlines()]
+    except OSError:
         return None
+    patterns = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    return CompiledGlobs(patterns=patterns) if patterns else None
 
 
-def _ignored(specs: list[tuple[str, pathspec.PathSpec[Any]]], rel: str) -> bool:
+def _ignored(specs: list[tuple[str, CompiledGlobs]], rel: str) -> bool:
     for base, spec in specs:
         sub = rel[len(base) + 1 :] if base else rel
-        if spec.match_file(sub):
+        if spec.match(sub):
             return True
     return False

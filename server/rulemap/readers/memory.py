@@ -95,3 +95,6 @@ class MemoryReader:
                 if real is not None and real in self.files:
                     out.append(posixpath.relpath(path, self.root))
         return sorted(out)
+
+    def ignored_files(self) -> Iterable[str]:
+        return []

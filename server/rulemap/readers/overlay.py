@@ -43,3 +43,6 @@ class OverlayReader:
             if is_within(path, self.root) and path != self.root:
                 files.add(posixpath.relpath(path, self.root))
         return sorted(files)
+
+    def ignored_files(self) -> Iterable[str]:
+        return self.base.ignored_files()

@@ -29,6 +29,47 @@ class _BoundedLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
+_C_LOADER = getattr(yaml, "CSafeLoader", None)
+
+
+def _refuse_aliases(root: Node) -> None:
+    """libyaml composes an alias as the same node object again: any node met twice is one."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            raise yaml.composer.ComposerError(
+                None, None, "YAML aliases are not allowed in frontmatter", node.start_mark
+            )
+        seen.add(id(node))
+        if isinstance(node, SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, MappingNode):
+            for key, value in node.value:
+                stack.extend((key, value))
+
+
+def _compose_and_construct(source: str) -> tuple[Node | None, object]:
+    """Parse with libyaml when present (a C parser: 10x faster on every keystroke), else
+    with the pure-Python loader that refuses aliases while composing."""
+    if _C_LOADER is not None:
+        fast = _C_LOADER(source)
+        try:
+            node = fast.get_single_node()
+            if node is not None:
+                _refuse_aliases(node)
+            return node, fast.construct_document(node) if node is not None else None
+        finally:
+            fast.dispose()
+    slow = _BoundedLoader(source)
+    try:
+        node = slow.get_single_node()
+        return node, slow.construct_document(node) if node is not None else None
+    finally:
+        slow.dispose()
+
+
 def frontmatter_end(lines: list[str]) -> int | None:
     """Index of the closing fence line, or None when the file has no frontmatter."""
     if not lines or lines[0].rstrip() != "---":
@@ -55,10 +96,8 @@ def parse_frontmatter(lines: list[str], starts: list[int]) -> Frontmatter:
         result.error = f"frontmatter is nested more than {MAX_NESTING} levels deep"
         result.error_span = Span.at(0, 0, 3)
         return result
-    loader = _BoundedLoader(source)
     try:
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
+        node, data = _compose_and_construct(source)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = 1 + (mark.line if mark else 0)
@@ -75,8 +114,6 @@ def parse_frontmatter(lines: list[str], starts: list[int]) -> Frontmatter:
         )
         result.error_span = Span.at(0, 0, 3)
         return result
-    finally:
-        loader.dispose()
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -35,10 +35,17 @@ class Scan:
     inline_code: list[tuple[int, int]] = field(default_factory=list)
 
 
-def scan(text: str, first_line: int = 0) -> Scan:
-    """Scan `text`; lines before `first_line` (frontmatter) are skipped."""
-    lines = split_lines(text)
-    result = Scan(lines=lines, starts=line_starts(text))
+def scan(
+    text: str,
+    first_line: int = 0,
+    lines: list[str] | None = None,
+    starts: list[int] | None = None,
+) -> Scan:
+    """Scan `text`; lines before `first_line` (frontmatter) are skipped. `lines` and `starts`
+    may be passed when the caller has them already."""
+    if lines is None:
+        lines = split_lines(text)
+    result = Scan(lines=lines, starts=starts if starts is not None else line_starts(text))
     fence: tuple[str, int] | None = None
     in_comment = False
     comment_text: list[tuple[int, str]] = []
@@ -209,14 +216,17 @@ def _next_content_line(result: Scan, number: int) -> int:
     return target
 
 
-def brought_text(text: str, drop_lines: set[int], first_line: int) -> tuple[str, list[int]]:
+def brought_text(
+    text: str, drop_lines: set[int], first_line: int, starts: list[int] | None = None
+) -> tuple[str, list[int]]:
     """The text without `drop_lines` and lines before `first_line`, and the kept line numbers.
 
     Line terminators are kept exactly as they are in the original.
     """
     if not drop_lines and first_line == 0:
         return text, []
-    starts = line_starts(text)
+    if starts is None:
+        starts = line_starts(text)
     pieces: list[str] = []
     kept: list[int] = []
     for number, begin in enumerate(starts):
