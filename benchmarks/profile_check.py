@@ -50,6 +50,14 @@ for family in FAMILIES:
     lap(f"{family.__module__}.{family.__name__}", f"{len(found)} findings")
 out = finalize(ws, raw)
 lap("finalize", f"{len(out)} findings")
+try:  # the CLI's JSON formatter (positions → UTF-16, JSON encoding), when it has one
+    from rulemap.cli.formats import FORMATTERS
+except ImportError:
+    FORMATTERS = {}
+lap("import rulemap.cli.formats")
+if "json" in FORMATTERS:
+    text = FORMATTERS["json"](ws, out)
+    lap("format json", f"{len(text):,} chars")
 w, c = time.perf_counter(), time.process_time()
 print(f"{'total (in process)':<36}{(w - _w0) * 1000:>8.0f} ms wall{(c - _c0) * 1000:>8.0f} ms cpu")
 import os, resource

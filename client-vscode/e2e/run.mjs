@@ -381,7 +381,8 @@ async function trustedRun(tmp) {
         'the Effective Instructions rows',
         async () => {
           const r = await viewRows(page, 'Effective Instructions');
-          return r.some((x) => x.label === '.claude/rules/api.md') && r;
+          // (the server may still be applying the unsaved edit: wait for its graphChanged)
+          return r.some((x) => x.label === '.claude/rules/api.md') && r.some((x) => x.label === 'docs/guide.md') && r;
         },
         30000,
       );
@@ -509,6 +510,28 @@ async function trustedRun(tmp) {
         return t.includes('Validate every request body.') && t.includes('Use TypeScript strict mode.');
       });
       await shot(page, 'show-effective-instructions');
+    });
+    await step('a Python without rulemap gets an actionable message with the pip command', page, async () => {
+      const venv = join(tmp, 'venv-without-rulemap');
+      const base = spawnSync('python3', ['--version']).status === 0 ? 'python3' : PYTHON;
+      const r = spawnSync(base, ['-m', 'venv', '--without-pip', venv], { encoding: 'utf8' });
+      assert(r.status === 0, `creating a venv failed: ${r.stderr}`);
+      const py = join(venv, 'bin/python');
+      write(ws, '.vscode/settings.json', JSON.stringify({ 'rulemap.server.command': [py, '-m', 'rulemap', 'serve'] }, null, 2));
+      const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'is not installed in' }).first();
+      await toast.waitFor({ state: 'visible', timeout: 30000 });
+      const t = text(await toast.textContent());
+      log(`notification: ${t}`);
+      assert(t.includes(`${py} -m pip install rulemap`), `the message should give the exact pip command: ${t}`);
+      for (const b of ['Create Virtual Environment and Install', 'Copy Command']) {
+        assert((await toast.locator('.monaco-button', { hasText: b }).count()) === 1, `button "${b}" missing: ${t}`);
+      }
+      await showContainer(page, 'Rulemap');
+      await page
+        .locator('[id="workbench.view.extension.rulemap"] .welcome-view-content', { hasText: 'not running' })
+        .first()
+        .waitFor({ state: 'visible' });
+      await shot(page, 'missing-module-message');
     });
   } finally {
     await ctx.close().catch(() => {});

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { ActiveInstructions } from './activeInstructions';
 import { RulemapClient } from './client';
 import { configuredProfile } from './config';
+import { interpreterChangeNeedsRestart } from './launch';
 import { RuleDecorationProvider } from './decorations';
 import { PythonInterpreter } from './python';
 import { RulemapStatusBar } from './statusBar';
@@ -84,7 +85,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('rulemap.server.command')) {
-        void client.restart('rulemap.server.command changed');
+        // (after the running client has forwarded the change: stopping it first races with that)
+        setTimeout(() => void client.restart('rulemap.server.command changed'), 250);
       } else if (e.affectsConfiguration('rulemap')) {
         // The server re-pulls its configuration and sends graphChanged; refresh anyway for the
         // settings the client itself sends (rulemap.profile).
@@ -92,7 +94,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => void client.restart('the workspace is now trusted')),
-    python.onDidChange(() => void client.restart('the Python interpreter changed')),
+    python.onDidChange(async () => {
+      const interpreter = vscode.workspace.isTrusted
+        ? await python.interpreter(vscode.workspace.workspaceFolders?.[0]?.uri)
+        : undefined;
+      if (interpreterChangeNeedsRestart(client.current, interpreter, vscode.workspace.isTrusted)) {
+        void client.restart(`the Python interpreter changed (${interpreter ?? 'none'})`);
+      }
+    }),
   );
 
   // Commands

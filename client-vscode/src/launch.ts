@@ -229,3 +229,28 @@ export function cleanServerConfig(value: unknown, topLevel = true): unknown {
   }
   return value;
 }
+
+/**
+ * Pure: does a change of the Python extension's interpreter call for a restart? Only when the
+ * interpreter could be used (trusted workspace, no explicit command) and differs from the one
+ * running — the Python extension fires its event more often than the interpreter changes.
+ */
+export function interpreterChangeNeedsRestart(
+  current: LaunchCandidate | undefined,
+  interpreter: string | undefined,
+  trusted: boolean,
+): boolean {
+  if (current && (current.source === 'user-setting' || current.source === 'workspace-setting')) {
+    return false;
+  }
+  if (!trusted) {
+    return false;
+  }
+  if (!current) {
+    return interpreter !== undefined; // not running: a new interpreter may have rulemap
+  }
+  if (current.source === 'python-extension') {
+    return current.python !== interpreter;
+  }
+  return interpreter !== undefined && interpreter !== current.python;
+}

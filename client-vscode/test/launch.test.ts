@@ -3,6 +3,7 @@ import {
   asCommand,
   cleanServerConfig,
   interpretModuleCheck,
+  interpreterChangeNeedsRestart,
   looksLikeMissingModule,
   pipInstallCommand,
   resolveLaunch,
@@ -141,5 +142,35 @@ describe('helpers', () => {
       severity: { 'duplicate-load': 'off' },
       diagnostics: { debounceMs: 150 },
     });
+  });
+});
+
+describe('interpreterChangeNeedsRestart', () => {
+  const py = (python: string, source: 'python-extension' | 'default-python' | 'managed-venv') => ({
+    command: python,
+    args: ['-m', 'rulemap', 'serve'],
+    source,
+    python,
+  });
+  const explicit = { command: '/x/python', args: ['-m', 'rulemap', 'serve'], source: 'user-setting' as const };
+
+  it('ignores interpreter changes while an explicit command is used', () => {
+    expect(interpreterChangeNeedsRestart(explicit, '/new/python', true)).toBe(false);
+  });
+  it('ignores them in Restricted Mode', () => {
+    expect(interpreterChangeNeedsRestart(py('python3', 'default-python'), '/new/python', false)).toBe(false);
+  });
+  it('restarts when the selected interpreter really changed', () => {
+    expect(interpreterChangeNeedsRestart(py('/a/python', 'python-extension'), '/a/python', true)).toBe(false);
+    expect(interpreterChangeNeedsRestart(py('/a/python', 'python-extension'), '/b/python', true)).toBe(true);
+    expect(interpreterChangeNeedsRestart(py('/a/python', 'python-extension'), undefined, true)).toBe(true);
+  });
+  it('switches from the fallback to a newly selected interpreter', () => {
+    expect(interpreterChangeNeedsRestart(py('python3', 'default-python'), '/b/python', true)).toBe(true);
+    expect(interpreterChangeNeedsRestart(py('python3', 'default-python'), undefined, true)).toBe(false);
+  });
+  it('retries a failed start when an interpreter appears', () => {
+    expect(interpreterChangeNeedsRestart(undefined, '/b/python', true)).toBe(true);
+    expect(interpreterChangeNeedsRestart(undefined, undefined, true)).toBe(false);
   });
 });

@@ -16,8 +16,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rulemap.config import Config, ConfigError, load_config_text
+from rulemap.derived import RULE_GLOBS, DerivedCache
 from rulemap.documents import decode, parse_document, unreadable_document
-from rulemap.globs import CompiledGlobs, FileIndex, candidates_are_exact, compile_patterns
+from rulemap.globs import (
+    CompiledGlobs,
+    FileIndex,
+    candidates_are_exact,
+    compile_patterns,
+    literal_prefix,
+)
 from rulemap.model import Document, Explanation, Finding, ImportRef, ImportStatus, Resolved
 from rulemap.readers.base import Reader, ReadError, is_within
 
@@ -61,8 +68,10 @@ class Workspace:
         self._directories: set[str] = set()
         self._probed: dict[str, list[str]] = {}
         self._findings_cache: list[Finding] | None = None
-        # derived loads, shared by explain and the checks; emptied on every change
+        # derived values shared by explain and the checks: `load_cache` is emptied on every
+        # change, `derived` drops only what read a changed file
         self.load_cache: dict[tuple[object, ...], Any] = {}
+        self.derived = DerivedCache()
         self._index_instruction_files()
 
     # ----- construction ---------------------------------------------------------------------
@@ -217,10 +226,41 @@ class Workspace:
         """Instruction files and rules, sorted."""
         return sorted({*self._instruction_files, *(r.path for r in self._rules)})
 
+    def canonical(self, key: str) -> str:
+        """The key of the real file behind `key` (symlinks resolved), when it is inside the
+        root; `key` itself otherwise. Graph walks use it so a link is not a new file."""
+        real = self.identity(key)
+        if real.startswith(self._real_root + "/"):
+            return real[len(self._real_root) + 1 :]
+        return key
+
+    def imported_documents(self) -> list[str]:
+        """Files inside the root that some instruction file or rule imports, transitively
+        (canonical keys, sorted): their own imports are checked too."""
+        cached: list[str] | None = self.load_cache.get(("imported",))
+        if cached is not None:
+            return cached
+        roots = set(self.all_documents())
+        seen: set[str] = set()
+        stack = list(roots)
+        while stack:
+            path = stack.pop()
+            for _, resolved in self.imports(path):
+                if resolved.status is not ImportStatus.OK or resolved.target.startswith("/"):
+                    continue
+                target = self.canonical(resolved.target)
+                if target not in seen and target not in roots:
+                    seen.add(target)
+                    stack.append(target)
+        result = sorted(seen)
+        self.load_cache[("imported",)] = result
+        return result
+
     def lint_documents(self) -> list[str]:
-        """Documents to lint: each real file once (a symlinked alias is linted as its target)."""
+        """Documents to lint: instruction files, rules and the files they import, each real
+        file once (a symlinked alias is linted as its target)."""
         chosen: dict[str, str] = {}
-        for path in self.all_documents():
+        for path in [*self.all_documents(), *self.imported_documents()]:
             identity = self.identity(path)
             current = chosen.get(identity)
             if current is None or (identity == self.abs(path) and identity != self.abs(current)):
@@ -246,14 +286,14 @@ class Workspace:
     def scoped_rules_index(self) -> dict[str, list[str]]:
         """Workspace file → the path-scoped rules (of any directory) that match it, sorted.
         Built from the rules' match lists; rebuilt after any change."""
-        index: dict[str, list[str]] | None = self.load_cache.get(("rules-of-file",))
+        index: dict[str, list[str]] | None = self.derived.get("rules-of-file")
         if index is None:
             index = {}
             for rule in self._rules:
                 if self.is_scoped(rule.path):
                     for path in self.rule_matches(rule.path):
                         index.setdefault(path, []).append(rule.path)
-            self.load_cache[("rules-of-file",)] = index
+            self.derived.put("rules-of-file", index, reads=[RULE_GLOBS])
         return index
 
     def scoped_rules_matching(self, target: str, owners: Iterable[str]) -> list[str]:
@@ -315,7 +355,7 @@ class Workspace:
                 return Resolved(ImportStatus.HOME, path, None)
             absolute = posixpath.normpath(self.home + path[1:])
             if not any(is_within(absolute, a) for a in self._allowed):
-                return Resolved(ImportStatus.HOME, path, None)
+                return Resolved(ImportStatus.HOME, absolute, None)
         elif path.startswith("/"):
             absolute = posixpath.normpath(path)
         else:
@@ -384,6 +424,35 @@ class Workspace:
                         return found
         return sorted(set(found))
 
+    def glob_has_matches(self, rule: str, pattern: str) -> bool:
+        """Whether one written glob of `rule` matches any file, counting files git ignores
+        (the agent knows nothing of git: a `dist/**` rule does load for files in dist/).
+        Cached until the rule changes or a file is created or deleted."""
+        key = ("glob-any", rule, pattern)
+        cached: bool | None = self.derived.get(key)
+        if cached is None:
+            cached = bool(self.glob_matches(rule, pattern, limit=1)) or self._matches_ignored(
+                rule, pattern
+            )
+            self.derived.put(key, cached, reads=(rule,))
+        return cached
+
+    def _matches_ignored(self, rule: str, pattern: str) -> bool:
+        owner = self.rule_owner(rule) or ""
+        cut = len(owner) + 1 if owner else 0
+        for expanded in _safe_expand(pattern):
+            compiled = compile_patterns([expanded])
+            for path in self.reader.ignored_files():
+                if (not owner or path.startswith(owner + "/")) and compiled.match(path[cut:]):
+                    return True
+            # an ignored directory is never walked: its literal prefix existing is enough
+            prefix = literal_prefix(compiled.patterns[0]).rstrip("/")
+            if prefix:
+                directory = f"{owner}/{prefix}" if owner else prefix
+                if not self.files.under(directory + "/") and self.reader.is_dir(self.abs(directory)):
+                    return True
+        return False
+
     def rule_matches_target(self, rule: str, target: str) -> bool:
         known = self._match_sets.get(rule)
         if known is not None and target in self.files:
@@ -450,18 +519,33 @@ class Workspace:
         touched = changed | created | deleted
         if not touched:
             return set()
+        structural = bool(created or deleted)
         self.generation += 1
         self._findings_cache = None
         self.load_cache.clear()
         self._probed.clear()
+        # a symlinked alias (CLAUDE.md → AGENTS.md) reads the same bytes as its target
+        identities = {self._identity[k] for k in touched if k in self._identity}
+        aliases = {k for k, ident in self._identity.items() if ident in identities}
+        touched |= aliases
+        changed |= aliases - created - deleted
+        # an edit of a rule's body keeps which files it matches; only new `paths` redo that
+        globs_changed = structural
         for key in touched:
-            self._docs.pop(key, None)
+            old = self._docs.pop(key, None)
+            if key in changed and self._rule_info(key) is not None:
+                if old is None or _glob_patterns(old) != _glob_patterns(self.document(key)):
+                    globs_changed = True
+                    self._compiled.pop(key, None)
+                    self._matches.pop(key, None)
+                    self._match_sets.pop(key, None)
+            else:
+                self._compiled.pop(key, None)
+                self._matches.pop(key, None)
+                self._match_sets.pop(key, None)
             self._identity.pop(key, None)
-            self._compiled.pop(key, None)
-            self._matches.pop(key, None)
-            self._match_sets.pop(key, None)
             self._drop_resolution(key)
-        if created or deleted:
+        if structural:
             for key in created:
                 if not key.startswith("/"):
                     self.files.add(key)
@@ -475,6 +559,7 @@ class Workspace:
             self._update_rule_matches(created, deleted)
             if any(self._affects_index(k) for k in created | deleted):
                 self._index_instruction_files()
+        self.derived.invalidate(touched | ({RULE_GLOBS} if globs_changed else set()), structural)
         if any(k in CONFIG_FILES for k in touched):
             touched.add("*config*")
         return touched
@@ -506,6 +591,13 @@ class Workspace:
                 if compiled is not None and inside and compiled.match(sub):
                     self._matches[rule] = sorted({*self._matches[rule], key})
             self._match_sets[rule] = frozenset(self._matches[rule])
+
+
+def _glob_patterns(doc: Document) -> tuple[str, ...] | None:
+    """What decides which files a rule matches: its written globs (None: unconditional)."""
+    if doc.globs is None or doc.rule_skip is not None:
+        return None
+    return tuple(g.pattern for g in doc.globs)
 
 
 def _safe_expand(pattern: str) -> list[str]:

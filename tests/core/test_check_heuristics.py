@@ -55,7 +55,7 @@ def test_root_relative_import_explains_relative_to_importer():
 
 
 def test_dot_slash_root_relative_import_explained():
-    # edfactor/encyclo-mapoli: `@./ai-templates/...` from .github/instructions (.claude/rules/shared)
+    # edfactor/encyclo-mapoli: `@./ai-templates/...` in .claude/rules/shared (.github/instructions)
     ws = make_ws({".claude/rules/shared/ui.md": "@./ai-templates/front-end.md\n",
                   "ai-templates/front-end.md": "f"})
     assert "where `ai-templates/front-end.md` exists" in only(ws, "broken-import").message
@@ -73,7 +73,7 @@ def test_decorators_scopes_mentions_are_information():
 
 
 def test_foreign_key_meaning_every_file_is_fine():
-    # Cratis/Chronicle: 7 rules with only `applyTo: "**/*"` -- meant to load everywhere
+    # Cratis/Chronicle: 8 rules with only `applyTo: "**/*"` -- meant to load everywhere
     ws = make_ws({
         ".claude/rules/all.md": '---\napplyTo: "**/*"\n---\nx',
         ".claude/rules/always.md": "---\nglobs: src/**\nalwaysApply: true\n---\nx",
@@ -109,7 +109,8 @@ def test_near_match_needs_a_similar_last_directory():
         "src/components/magic-pen/a.tsx": "",
         "src/components/research/b.tsx": "",
     })
-    messages = sorted((f.span.start.line, f.message) for f in ws.check() if f.code == "unmatched-glob")
+    messages = sorted((f.span.start.line, f.message) for f in ws.check()
+                      if f.code == "unmatched-glob")
     assert "Did you mean `src/components/magic-pen/**/*`?" in messages[0][1]
     assert "Did you mean" not in messages[1][1]
 

@@ -29,7 +29,9 @@ def dump(data: dict[str, object]) -> str:
     lines = json.dumps(head, ensure_ascii=False, indent=2)[:-2]
     rows = [json.dumps(f, ensure_ascii=False) for f in data["findings"]]  # type: ignore[attr-defined]
     body = ",\n".join(f"    {r}" for r in rows)
-    return f'{lines},\n  "findings": [\n{body}\n  ]\n}}\n' if rows else f'{lines},\n  "findings": []\n}}\n'
+    if not rows:
+        return f'{lines},\n  "findings": []\n}}\n'
+    return f'{lines},\n  "findings": [\n{body}\n  ]\n}}\n'
 
 
 def main(entries: list[str]) -> int:

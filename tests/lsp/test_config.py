@@ -117,3 +117,39 @@ async def test_position_encoding_negotiation(tmp_path: Path) -> None:
         uri = open_doc(lsp, tmp_path / "AGENTS.md")
         diags = await pulled(lsp, uri, lambda c: c == ["broken-import"])
         assert diags[0].range.start.character == 12  # é is 2 bytes, 𝄞 is 4
+
+
+async def test_neovim_settings_by_notification_and_unsaved_rulemap_toml(tmp_path: Path) -> None:
+    write(tmp_path, {"AGENTS.md": BROKEN, "rulemap.toml": "maxChars = 32000\n"})
+    async with session(tmp_path, "neovim") as lsp:
+        uri = (tmp_path / "AGENTS.md").as_uri()
+        await pushed(lsp, uri, lambda c: c == ["broken-import"])
+        # Neovim 0.7 has no workspace/configuration: settings come with the notification.
+        lsp.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(
+                settings={"rulemap": {"severity": {"broken-import": "warning"}}}
+            )
+        )
+        await wait_for(
+            lambda: (
+                [d.severity for d in lsp.diagnostics[uri]] == [types.DiagnosticSeverity.Warning]
+            ),
+            what="the new severity",
+        )
+        # An unsaved rulemap.toml counts too (it is what the user sees) ...
+        toml = open_doc(
+            lsp,
+            tmp_path / "rulemap.toml",
+            text='[severity]\nbroken-import = "off"\n',
+            language="toml",
+        )
+        # ... but settings still override it: drop the override to see the file's effect.
+        lsp.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings={"rulemap": {}})
+        )
+        await wait_for(
+            lambda: uri in lsp.diagnostics and not lsp.diagnostics[uri],
+            what="broken-import switched off by the unsaved rulemap.toml",
+        )
+        assert (tmp_path / "rulemap.toml").read_text() == "maxChars = 32000\n"
+        del toml

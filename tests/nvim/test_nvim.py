@@ -47,8 +47,16 @@ def test_neovim_diagnostics_edit_and_hover(tmp_path: Path) -> None:
         }
     )
     proc = subprocess.run(
-        [NVIM, "--headless", "-u", str(HERE / "rulemap.lua"), "-i", "NONE",
-         "-c", f"luafile {HERE / 'lsp_smoke.lua'}"],
+        [
+            NVIM,
+            "--headless",
+            "-u",
+            str(HERE / "rulemap.lua"),
+            "-i",
+            "NONE",
+            "-c",
+            f"luafile {HERE / 'lsp_smoke.lua'}",
+        ],
         env=env,
         cwd=root,
         capture_output=True,

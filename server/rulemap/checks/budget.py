@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from rulemap.model import Explanation, Finding, ImportStatus, Span
 from rulemap.profiles.base import directory_chain, parent_dir
+from rulemap.derived import RULE_GLOBS
 from rulemap.profiles.cogitator import CogitatorProfile
 
 if TYPE_CHECKING:
@@ -28,43 +29,10 @@ def check(ws: Workspace) -> list[Finding]:
     )
     # file → every scoped rule matching it; rules the load never reads (below cwd) only make
     # groups finer, and count 0 in the upper bound below
-    rules_of_file = ws.scoped_rules_index()
     closure = {rule: _closure_chars(ws, rule) for rule in scoped_rules}
-    nested_dirs = {parent_dir(p) if "/" in p else "" for p in ws.instruction_files}
-    anchor_cache: dict[str, str | None] = {}
-
-    def anchor(directory: str) -> str | None:
-        """The deepest directory below cwd (or cwd itself) with instruction files; None outside."""
-        walked: list[str] = []
-        result: str | None
-        while True:
-            if directory in anchor_cache:
-                result = anchor_cache[directory]
-                break
-            walked.append(directory)
-            inside = not cwd_dir or directory == cwd_dir or directory.startswith(cwd_dir + "/")
-            if not inside:
-                result = None
-                break
-            if directory == cwd_dir or not config.nested:
-                result = cwd_dir
-                break
-            if directory in nested_dirs:
-                result = directory
-                break
-            directory = parent_dir(directory)
-        for seen in walked:
-            anchor_cache[seen] = result
-        return result
-
-    groups: dict[tuple[str | None, tuple[str, ...]], str] = {}
-    sizes: dict[tuple[str | None, tuple[str, ...]], int] = {}
-    for path in ws.files:
-        key = (anchor(parent_dir(path)), tuple(rules_of_file.get(path, ())))
-        if key not in groups:
-            groups[key] = path
-        sizes[key] = sizes.get(key, 0) + 1
+    groups, sizes = _target_groups(ws, cwd_dir)
     base_total: dict[str | None, int] = {}
+    rule_chars: dict[tuple[str, ...], int] = {}
     overflows: list[tuple[Explanation, int]] = []
     for (anchor_dir, rules), representative in sorted(groups.items(), key=lambda kv: kv[1]):
         size = sizes[(anchor_dir, rules)]
@@ -72,7 +40,9 @@ def check(ws: Workspace) -> list[Finding]:
             nested = anchor_dir if anchor_dir is not None and anchor_dir != cwd_dir else None
             base = profile.base_load(ws, chain, nested)
             base_total[anchor_dir] = sum(f.chars for f in base.files)
-        upper = base_total[anchor_dir] + sum(closure.get(r, 0) for r in rules)
+        if rules not in rule_chars:
+            rule_chars[rules] = sum(closure.get(r, 0) for r in rules)
+        upper = base_total[anchor_dir] + rule_chars[rules]
         if upper <= config.max_chars:
             continue
         explanation = profile.explain(ws, representative, config.cwd)
@@ -147,3 +117,57 @@ def _original_line(kept_lines: list[int], brought: str, offset: int) -> int:
     if not kept_lines:
         return brought_line
     return kept_lines[min(brought_line, len(kept_lines) - 1)]
+
+
+Group = tuple[str | None, tuple[str, ...]]
+
+
+def _target_groups(ws: Workspace, cwd_dir: str) -> tuple[dict[Group, str], dict[Group, int]]:
+    """Workspace files grouped by what they load: (deepest instruction directory on the way,
+    matching scoped rules) → a representative file, and the group's size. Depends only on the
+    file set and the rules, so it survives edits of instruction files."""
+    key = ("budget-groups", cwd_dir, ws.config.nested)
+    cached: tuple[dict[Group, str], dict[Group, int]] | None = ws.derived.get(key)
+    if cached is not None:
+        return cached
+    config = ws.config
+    # file → every scoped rule matching it; rules the load never reads (below cwd) only make
+    # groups finer, and count 0 in the upper bound
+    rules_of_file = ws.scoped_rules_index()
+    nested_dirs = {parent_dir(p) if "/" in p else "" for p in ws.instruction_files}
+    anchor_cache: dict[str, str | None] = {}
+
+    def anchor(directory: str) -> str | None:
+        """The deepest directory below cwd (or cwd itself) with instruction files; None outside."""
+        walked: list[str] = []
+        result: str | None
+        while True:
+            if directory in anchor_cache:
+                result = anchor_cache[directory]
+                break
+            walked.append(directory)
+            inside = not cwd_dir or directory == cwd_dir or directory.startswith(cwd_dir + "/")
+            if not inside:
+                result = None
+                break
+            if directory == cwd_dir or not config.nested:
+                result = cwd_dir
+                break
+            if directory in nested_dirs:
+                result = directory
+                break
+            directory = parent_dir(directory)
+        for seen in walked:
+            anchor_cache[seen] = result
+        return result
+
+    groups: dict[Group, str] = {}
+    sizes: dict[Group, int] = {}
+    for path in ws.files:
+        group = (anchor(parent_dir(path)), tuple(rules_of_file.get(path, ())))
+        # name a source file as the example target rather than an instruction file
+        current = groups.get(group)
+        if current is None or (ws.is_instruction(current) and not ws.is_instruction(path)):
+            groups[group] = path
+        sizes[group] = sizes.get(group, 0) + 1
+    return ws.derived.put(key, (groups, sizes), reads=[RULE_GLOBS])

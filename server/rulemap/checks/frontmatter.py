@@ -26,14 +26,15 @@ def check(ws: Workspace) -> list[Finding]:
         fm = doc.frontmatter
         path = rule.path
         if fm.error:
-            out.append(Finding(path, fm.error_span or Span.at(0, 0, 3), "error", "invalid-frontmatter",
-                               f"{fm.error}. The loader skips this rule."))
+            out.append(Finding(path, fm.error_span or Span.at(0, 0, 3), "error",
+                               "invalid-frontmatter", f"{fm.error}. The loader skips this rule."))
             continue
         data = fm.data or {}
         key_span = fm.key_spans.get("paths", Span.at(0, 0, 3))
         if doc.rule_skip:
+            kind = type(data.get("paths")).__name__
             out.append(Finding(path, key_span, "error", "invalid-frontmatter",
-                               f"{doc.rule_skip}, not {type(data.get('paths')).__name__}. The loader skips this rule."))
+                               f"{doc.rule_skip}, not {kind}. The loader skips this rule."))
             continue
         if "paths" in data and doc.globs is None:
             out.append(Finding(path, key_span, "warning", "invalid-frontmatter",
@@ -43,22 +44,25 @@ def check(ws: Workspace) -> list[Finding]:
             for key, tool in FOREIGN_KEYS.items():
                 if key in data and key != "trigger" and not _matches_everything(data[key]):
                     out.append(Finding(
-                        path, fm.key_spans.get(key, Span.at(0, 0, 3)), "warning", "invalid-frontmatter",
-                        f"`{key}` is {tool}'s key; this loader reads only `paths`, so the rule loads "
-                        f"for every file. Add `paths:` with the same globs to scope it."))
+                        path, fm.key_spans.get(key, Span.at(0, 0, 3)), "warning",
+                        "invalid-frontmatter",
+                        f"`{key}` is {tool}'s key; this loader reads only `paths`, so the rule "
+                        f"loads for every file. Add `paths:` with the same globs to scope it."))
         if rule.owner not in chain:
             where = f"{rule.owner}/.claude/rules" if rule.owner else ".claude/rules"
             cwd = ws.config.cwd
             out.append(Finding(
                 path, Span.at(0, 0, len(doc.lines[0])), "warning", "unreachable-rule",
-                f"rules are read from the `.claude/rules` of the directories from the root down to "
-                f"the cwd (`{cwd}`); `{where}` is below it, so this rule never loads. Move it to the "
-                f"root's `.claude/rules` (prefixing its globs with `{rule.owner}/`), or set `cwd`."))
+                f"rules are read from the `.claude/rules` of the directories from the root down "
+                f"to the cwd (`{cwd}`); `{where}` is below it, so this rule never loads. Move it "
+                f"to the root's `.claude/rules` (prefixing its globs with `{rule.owner}/`), or "
+                f"set `cwd`."))
         live = [g for g in doc.globs or [] if not g.error and not g.pattern.startswith("!")]
-        dead = {id(g) for g in live if not ws.glob_matches(path, g.pattern, limit=1)}
+        dead = {id(g) for g in live if not ws.glob_has_matches(path, g.pattern)}
         for glob in doc.globs or []:
             if glob.error:
-                out.append(Finding(path, glob.span, "error", "invalid-glob", f"`{glob.pattern}`: {glob.error}"))
+                out.append(Finding(path, glob.span, "error", "invalid-glob",
+                                   f"`{glob.pattern}`: {glob.error}"))
                 continue
             if glob.pattern.startswith("!"):
                 continue
@@ -76,8 +80,9 @@ def check(ws: Workspace) -> list[Finding]:
                     f"`{glob.pattern}` matches no file in the workspace (globs are relative to "
                     f"{base}).{tail}{hint}")
                 if fix:
-                    finding.fixes.append(Fix(f"Change the glob to `{fix}`", "replace", path, glob.span,
-                                             _requote(doc.lines[glob.span.start.line], glob.span, fix)))
+                    new = _requote(doc.lines[glob.span.start.line], glob.span, fix)
+                    finding.fixes.append(
+                        Fix(f"Change the glob to `{fix}`", "replace", path, glob.span, new))
                 out.append(finding)
     return out
 
@@ -119,6 +124,16 @@ def _requote(line: str, span: Span, new: str) -> str:
 
 
 def _near_match(ws: Workspace, rule: str, pattern: str) -> str | None:
+    """A close glob that does match (cached until a file is created or deleted, or the rule
+    changes)."""
+    key = ("near-glob", rule, pattern)
+    cached = ws.derived.get(key, default=key)
+    if cached is not key:
+        return cached  # type: ignore[no-any-return]
+    return ws.derived.put(key, _find_near_match(ws, rule, pattern), reads=(rule,))  # type: ignore[no-any-return]
+
+
+def _find_near_match(ws: Workspace, rule: str, pattern: str) -> str | None:
     """A close glob that does match: anywhere-depth, or the nearest existing directory prefix."""
     if not pattern.startswith("**/") and "/" in pattern.strip("/"):
         widened = "**/" + pattern.lstrip("/")
@@ -148,11 +163,11 @@ def _same_leaf(written: str, candidate: str) -> bool:
 def _directories(ws: Workspace, base: str) -> list[str]:
     """Every directory below `base` (as `dir/`, relative to it), cached until the next change."""
     key = ("directories", base)
-    cached = ws.load_cache.get(key)
+    cached = ws.derived.get(key)
     if cached is None:
         cached = sorted({
             f[len(base):].rsplit("/", 1)[0] + "/"
             for f in ws.files.under(base) if "/" in f[len(base):]
         })
-        ws.load_cache[key] = cached
+        ws.derived.put(key, cached, reads=())  # only the file list: kept until a create/delete
     return cached  # type: ignore[no-any-return]

@@ -66,9 +66,10 @@ def _check_token(ws: Workspace, importer: str, ref: ImportRef, resolved: object)
                         f"which does not exist (`@/` is usually a bundler alias for the source "
                         f"directory); an agent following the import syntax still tries it. If it "
                         f"is not a file, wrap it in backticks",
-                        fixes=[Fix("Wrap in backticks", "replace", importer, span, f"`@{ref.raw}`")])]
+                        fixes=[_backticks(importer, span, ref)])]
     if status in (ImportStatus.OUTSIDE, ImportStatus.HOME):
-        where = "into your home directory" if status is ImportStatus.HOME else "outside the workspace"
+        home = status is ImportStatus.HOME
+        where = "into your home directory" if home else "outside the workspace"
         via = " (through a symlink)" if resolved.identity else ""
         return [Finding(importer, span, "warning", "import-outside-workspace",
                         f"`@{ref.raw}` points {where}{via}, so the loader skips it; add its "
@@ -88,19 +89,19 @@ def _check_token(ws: Workspace, importer: str, ref: ImportRef, resolved: object)
                             f"`@{ref.raw}` names `{ref.path}`, which does not exist; without "
                             f"`{ref.raw[len(trimmed):]}` it would be {anyway}, so nothing is lost. "
                             f"If it is a mention, wrap it in backticks",
-                            fixes=[Fix("Wrap in backticks", "replace", importer, span,
-                                       f"`@{ref.raw}`")])]
+                            fixes=[_backticks(importer, span, ref)])]
         return [Finding(importer, span, "warning", "suspicious-import",
-                        f"`@{ref.raw}` names `{ref.path}`, which does not exist; the import runs to "
-                        f"the next space, so `{ref.raw[len(trimmed):]}` is part of the path. "
+                        f"`@{ref.raw}` names `{ref.path}`, which does not exist; the import runs "
+                        f"to the next space, so `{ref.raw[len(trimmed):]}` is part of the path. "
                         f"Use `{new_token}` and move the punctuation away",
-                        fixes=[Fix(f"Change to `{new_token}`", "replace", importer, span, new_token)])]
+                        fixes=[Fix(f"Change to `{new_token}`", "replace", importer, span,
+                                   new_token)])]
     if not looks_like_file(ws, importer, ref.path):
         return [Finding(importer, span, "information", "broken-import",
                         f"`@{ref.raw}` is read as an import of `{resolved.target}`, which does not "
                         f"exist; an agent following the import syntax still tries it. If it is not "
                         f"a file, wrap it in backticks",
-                        fixes=[Fix("Wrap in backticks", "replace", importer, span, f"`@{ref.raw}`")])]
+                        fixes=[_backticks(importer, span, ref)])]
     suggestion = closest_path(ws, resolved.target)
     finding = Finding(importer, span, "error", "broken-import",
                       f"`@{ref.raw}`: `{resolved.target}` does not exist")
@@ -116,6 +117,10 @@ def _check_token(ws: Workspace, importer: str, ref: ImportRef, resolved: object)
                                  "@" + relative.replace(" ", "\\ ")))
     finding.fixes.append(Fix(f"Create `{resolved.target}`", "create", resolved.target))
     return [finding]
+
+
+def _backticks(importer: str, span: Span, ref: ImportRef) -> Fix:
+    return Fix("Wrap in backticks", "replace", importer, span, f"`@{ref.raw}`")
 
 
 def _loads_anyway(ws: Workspace, importer: str, trimmed: str, ref: ImportRef) -> str | None:
@@ -185,7 +190,16 @@ def _trimmed_candidate(ws: Workspace, importer: str, ref: ImportRef) -> str | No
 
 
 def closest_path(ws: Workspace, target: str) -> str | None:
-    """The existing workspace file most like the missing `target`."""
+    """The existing workspace file most like the missing `target` (cached until a file is
+    created or deleted: it reads only the file list)."""
+    key = ("closest-path", target)
+    cached = ws.derived.get(key, default=key)
+    if cached is not key:
+        return cached  # type: ignore[no-any-return]
+    return ws.derived.put(key, _closest_path(ws, target), reads=())  # type: ignore[no-any-return]
+
+
+def _closest_path(ws: Workspace, target: str) -> str | None:
     if target.startswith("/"):
         return None
     name = target.rsplit("/", 1)[-1]
@@ -221,7 +235,11 @@ def _common_prefix(a: str, b: str) -> int:
 
 
 def _ok_edges(ws: Workspace, path: str) -> list[tuple[ImportRef, str]]:
-    return [(ref, r.target) for ref, r in ws.imports(path) if r.status is ImportStatus.OK]
+    """Imports that load, to canonical keys (a directory link back up is a cycle, not an
+    endless chain of new paths)."""
+    return [
+        (ref, ws.canonical(r.target)) for ref, r in ws.imports(path) if r.status is ImportStatus.OK
+    ]
 
 
 def _cycles(ws: Workspace) -> list[Finding]:
@@ -293,7 +311,7 @@ def _too_deep(ws: Workspace) -> list[Finding]:
         for ref, target in _ok_edges(ws, node):
             if target not in hops:
                 out.append(Finding(
-                    node if not node.startswith("/") else node, ref.span, "warning", "import-too-deep",
+                    node, ref.span, "warning", "import-too-deep",
                     f"`@{ref.raw}` would be import hop {hop + 1}, past maxImportDepth {limit}: "
                     f"`{target}` is never loaded through this chain"))
     return [f for f in out if not f.path.startswith("/")]
@@ -337,17 +355,19 @@ def _duplicates(ws: Workspace) -> list[Finding]:
                 if ref is None or skip.importer.startswith("/"):
                     continue
                 out.append(Finding(skip.importer, ref.span, "information", "duplicate-load",
-                                   f"`{skip.path}` is {skip.why} before this import, so it brings "
-                                   f"nothing here", tags=["unnecessary"]))
+                                   f"`{skip.path}` is {skip.why} before this import, so it "
+                                   f"brings nothing here", tags=["unnecessary"]))
             elif not skip.path.startswith("/"):
                 doc = ws.document(skip.path)
                 out.append(Finding(skip.path, Span.at(0, 0, len(doc.lines[0])), "information",
                                    "duplicate-load",
-                                   f"`{skip.path}` is the same file as `{_first(skip.why)}`, "
-                                   f"which loads before it; it is read once"))
+                                   _alias_message(skip.path, skip.why)))
     return out
 
 
 
-def _first(why: str) -> str:
-    return why.rsplit(" as ", 1)[-1] if " as " in why else why
+def _alias_message(path: str, why: str) -> str:
+    if " as " in why:
+        first = why.rsplit(" as ", 1)[-1]
+        return f"`{path}` is the same file as `{first}`, which loads before it; it is read once"
+    return f"`{path}` is already loaded earlier (imported by another file); it is read once"

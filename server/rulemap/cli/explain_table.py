@@ -49,4 +49,4 @@ def print_explanation(explanation: Explanation, console: Console | None = None) 
             )
             console.print(f"  {skip.path}{where}: {skip.why}", markup=False)
     if explanation.notice:
-        console.print(explanation.notice, style="yellow", markup=False)
+        console.print(explanation.notice, style="yellow", markup=False, soft_wrap=True)

@@ -18,12 +18,12 @@ def _text(ws: Workspace, findings: list[Finding]) -> str:
         for f in findings
     ]
     counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning")}
-    files = len(ws.all_documents())
+    files = len(ws.lint_documents())
     summary = (
         f"{len(findings)} finding{'s' if len(findings) != 1 else ''} "
         f"({counts['error']} error{'s' if counts['error'] != 1 else ''}, "
         f"{counts['warning']} warning{'s' if counts['warning'] != 1 else ''}) "
-        f"in {files} instruction file{'s' if files != 1 else ''}"
+        f"in {files} file{'s' if files != 1 else ''} (instruction files, rules and imports)"
     )
     return "\n".join([*lines, summary]) + "\n"
 

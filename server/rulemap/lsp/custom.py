@@ -97,7 +97,7 @@ async def rules_for_file(engine: Engine, raw: Any) -> dict[str, Any]:
     return {"rules": rules}
 
 
-def _instruction_files(engine: Engine, folder: Folder, ws: Workspace) -> list[dict[str, Any]]:
+def _instruction_files(ws: Workspace, engine: Engine, folder: Folder) -> list[dict[str, Any]]:
     out = []
     for path in ws.all_documents():
         is_rule = ws.is_rule(path)
@@ -128,7 +128,7 @@ async def instruction_files(engine: Engine, raw: Any) -> dict[str, Any]:
             continue
         engine.flush(folder)
         # Parsing every document of a big tree the first time takes a while: the worker does it.
-        files.extend(await engine.in_worker(_instruction_files, engine, folder, ws))
+        files.extend(await engine.on_replica(folder, _instruction_files, engine, folder))
     return {"files": files}
 
 
@@ -140,7 +140,7 @@ async def graph(engine: Engine, raw: Any) -> dict[str, Any]:
     for folder in list(engine.folders.values()):
         ws = await engine.ready(folder)
         if ws is not None:
-            roots.append(await engine.in_worker(build_graph, ws))
+            roots.append(await engine.on_replica(folder, build_graph))
     return {"roots": roots}
 
 

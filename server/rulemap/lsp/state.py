@@ -1,9 +1,11 @@
 """The server's state: one Workspace per workspace folder, open buffers, diagnostics.
 
-Everything here runs on the event loop except two kinds of work handed to one worker thread:
-indexing a folder (walking the tree) and the whole-workspace check. Edits are applied to the
-Workspace on the loop (`ws.update` is cheap); the edited document's own findings are computed
-on the loop at once (debounced), the graph-wide check follows in the worker.
+Everything here runs on the event loop except the work handed to one worker thread: indexing a
+folder (walking the tree), the whole-workspace check and the requests that read every document.
+A Workspace is not thread-safe (its caches fill lazily), so each folder has two: `ws`, which
+only the loop touches (edits, hovers, the edited document's own findings), and `replica`, which
+only the worker touches (the whole-workspace check). Every `ws.update` is logged with the
+buffers it saw and replayed on the replica, in order, before the worker next uses it.
 
 `Port` is how the state talks back to the client (implemented by the pygls server).
 """
@@ -77,6 +79,10 @@ def path_of(uri: str) -> str | None:
     return posixpath.normpath(path)
 
 
+# (changed, created, deleted, {key: buffer text or None}) — one `ws.update`, to replay
+Replayed = tuple[set[str], set[str], set[str], dict[str, str | None]]
+
+
 @dataclass
 class DocState:
     """What the client was last given for one URI."""
@@ -92,6 +98,8 @@ class Folder:
     name: str
     ws: Workspace | None = None
     overlay: OverlayReader | None = None
+    replica: Workspace | None = None  # the worker thread's copy
+    replica_log: list[Replayed] = field(default_factory=list)  # updates not yet replayed
     refused: str | None = None
     settings: Settings = field(default_factory=Settings)
     raw_settings: dict[str, Any] = field(default_factory=dict)
@@ -112,7 +120,8 @@ class Folder:
     reopen_timer: asyncio.TimerHandle | None = None
     check_running: bool = False
     check_again: bool = False
-    shown: set[str] = field(default_factory=set)  # messages already shown for this folder
+    # messages shown for the current settings / configuration file (shown again only after a fix)
+    shown: dict[str, set[str]] = field(default_factory=dict)
 
     def key_of(self, path: str) -> str:
         return path[len(self.root) :].lstrip("/")
@@ -241,14 +250,17 @@ class Engine:
                 settings, errors = parse_settings(raw["__invalid__"], "settings")
             else:
                 settings, errors = parse_settings(raw, "settings")
-            for message in errors:
-                self._show_once(folder, types.MessageType.Error, f"Rulemap: {message}")
+            self._show_new(folder, "settings", errors)
             folder.settings = settings
 
-    def _show_once(self, folder: Folder, kind: types.MessageType, message: str) -> None:
-        if message not in folder.shown:
-            folder.shown.add(message)
-            self.port.show_message(kind, message)
+    def _show_new(self, folder: Folder, topic: str, errors: list[str]) -> None:
+        """Show the errors not shown last time for this topic (no repeats on every edit)."""
+        messages = [f"Rulemap: {e}" for e in errors]
+        before = folder.shown.get(topic, set())
+        for message in messages:
+            if message not in before:
+                self.port.show_message(types.MessageType.Error, message)
+        folder.shown[topic] = set(messages)
 
     # ----- indexing ------------------------------------------------------------------------
 
@@ -271,20 +283,20 @@ class Engine:
                 token = await self.port.progress_begin(
                     f"Rulemap: indexing {folder.name}", folder.root
                 )
-            ws, overlay, errors = await job
+            ws, overlay, replica, errors = await job
         except Exception as exc:
             log.exception("indexing %s failed", folder.root)
             self.port.show_message(
                 types.MessageType.Error, f"Rulemap: indexing {folder.root} failed: {exc}"
             )
-            ws, overlay, errors = None, None, []
+            ws, overlay, replica, errors = None, None, None, []
         finally:
             self.port.progress_end(token, "done")
         if epoch != folder.epoch or self.folders.get(folder.root) is not folder:
             return  # re-indexed or removed meanwhile
-        for message in errors:
-            self._show_once(folder, types.MessageType.Error, f"Rulemap: {message}")
-        folder.ws, folder.overlay = ws, overlay
+        self._show_new(folder, "config", errors)
+        folder.ws, folder.overlay, folder.replica = ws, overlay, replica
+        folder.replica_log = []
         folder.indexing = False
         folder.full, folder.full_gen, folder.local, folder.dirty = {}, -1, {}, {}
         folder.local_queue.clear()
@@ -305,7 +317,7 @@ class Engine:
                 edited = path_of(uri)
                 if edited and is_within(edited, folder.root) and len(text) <= MAX_FILE_BYTES:
                     overlay.set_buffer(edited, text)  # edits made while the walk ran
-            ws.update(changed=pending)
+            self._update(folder, changed=pending)
         events, folder.pending_events = folder.pending_events, []
         folder.ready.set()
         if events:
@@ -322,17 +334,22 @@ class Engine:
 
     def _open(
         self, folder: Folder, overrides: dict[str, Any], buffers: dict[str | None, str]
-    ) -> tuple[Workspace, OverlayReader, list[str]]:
-        """Runs in the worker: walk the folder, read its configuration."""
+    ) -> tuple[Workspace, OverlayReader, Workspace, list[str]]:
+        """Runs in the worker: walk the folder (twice: the loop's copy and the worker's), read
+        its configuration."""
         from rulemap.config import ConfigError
         from rulemap.readers.local import LocalReader
         from rulemap.readers.overlay import OverlayReader
         from rulemap.workspace import Workspace
 
-        overlay = OverlayReader(LocalReader(folder.root))
-        for path, text in buffers.items():
-            if path and is_within(path, folder.root) and len(text) <= MAX_FILE_BYTES:
-                overlay.set_buffer(path, text)
+        def overlay_reader(allowed: tuple[str, ...] = ()) -> OverlayReader:
+            overlay = OverlayReader(LocalReader(folder.root, allowed=allowed))
+            for path, text in buffers.items():
+                if path and is_within(path, folder.root) and len(text) <= MAX_FILE_BYTES:
+                    overlay.set_buffer(path, text)
+            return overlay
+
+        overlay = overlay_reader()
         errors: list[str] = []
         try:
             ws = Workspace.open(folder.root, reader=overlay, overrides=overrides, home=self.home)
@@ -345,7 +362,35 @@ class Engine:
         if ws.config.allow_imports_from:
             # The reader confines reads to the root; widen it as Workspace.open does without one.
             overlay.base = LocalReader(folder.root, allowed=ws.config.allow_imports_from)
-        return ws, overlay, errors
+        replica = Workspace(overlay_reader(ws.config.allow_imports_from), ws.config, home=self.home)
+        return ws, overlay, replica, errors
+
+    def _update(
+        self,
+        folder: Folder,
+        changed: Iterable[str] = (),
+        created: Iterable[str] = (),
+        deleted: Iterable[str] = (),
+    ) -> set[str]:
+        """`ws.update` on the loop's Workspace, logged for the worker's replica."""
+        ws, overlay = folder.ws, folder.overlay
+        assert ws is not None and overlay is not None
+        changed, created, deleted = set(changed), set(created), set(deleted)
+        touched = self._update(folder, changed=changed, created=created, deleted=deleted)
+        keys = changed | created | deleted
+        buffers = {k: overlay.buffers.get(posixpath.normpath(ws.abs(k))) for k in keys}
+        folder.replica_log.append((changed, created, deleted, buffers))
+        return touched
+
+    async def on_replica(self, folder: Folder, function: Callable[..., T], *args: Any) -> T:
+        """Run `function(replica, *args)` in the worker, after replaying the pending updates."""
+        replica = folder.replica
+        if replica is None:
+            raise RuntimeError(f"{folder.root} is not indexed")
+        log, folder.replica_log = folder.replica_log, []
+        return await self.loop.run_in_executor(
+            self.executor, _on_replica, replica, log, function, args
+        )
 
     def schedule_reopen(self, folder: Folder, delay: float | None = None) -> None:
         if folder.reopen_timer is not None:
@@ -383,9 +428,9 @@ class Engine:
         path = folder.ws.abs(key)
         folder.overlay.drop_buffer(path)
         if folder.overlay.base.exists(path):
-            self._touch(folder, folder.ws.update(changed=[key]))
+            self._touch(folder, self._update(folder, changed=[key]))
         else:
-            self._touch(folder, folder.ws.update(deleted=[key]))
+            self._touch(folder, self._update(folder, deleted=[key]))
         self.graph_changed([canonical])
 
     def did_save(self, uri: str) -> None:
@@ -414,7 +459,7 @@ class Engine:
             if uri in self.overlaid:  # too big: let the disk reader say so
                 overlay.drop_buffer(path)
                 self.overlaid.pop(uri, None)
-                self._touch(folder, ws.update(changed=[key]))
+                self._touch(folder, self._update(folder, changed=[key]))
             return
         on_disk = overlay.base.exists(path)
         if on_disk and not self._matters(folder, key):
@@ -429,9 +474,9 @@ class Engine:
         overlay.set_buffer(path, text)
         self.overlaid[uri] = (folder, key)
         if not on_disk and key not in ws.files:
-            touched = ws.update(created=[key])
+            touched = self._update(folder, created=[key])
         else:
-            touched = ws.update(changed=[key])
+            touched = self._update(folder, changed=[key])
         self._touch(folder, touched)
         self.graph_changed([uri])
 
@@ -486,6 +531,7 @@ class Engine:
         changed: set[str] = set()
         deleted: set[str] = set()
         config = False
+        ignored = _GitIgnored(folder.root)
         for kind, path in events:
             key = folder.key_of(path)
             if not key:
@@ -493,7 +539,7 @@ class Engine:
             exists = os.path.exists(path)
             if exists and os.path.isdir(path):
                 if kind == "created":
-                    created.update(_walk(folder.root, path))
+                    created.update(k for k in _walk(folder.root, path) if not ignored(k))
                 continue
             if kind == "deleted" or not exists:
                 if key in ws.files:
@@ -503,7 +549,8 @@ class Engine:
                     if overlay.exists(path) or key in CONFIG_FILES:
                         deleted.add(key)
             elif key not in ws.files:
-                created.add(key)
+                if not ignored(key) or ws.is_instruction(key):
+                    created.add(key)
             else:
                 changed.add(key)
             if key in CONFIG_FILES:
@@ -519,7 +566,7 @@ class Engine:
             self.schedule_reopen(folder)
             self.graph_changed([uri_for(ws.abs(k)) for k in created | changed | deleted])
             return
-        touched = ws.update(changed=changed, created=created, deleted=deleted)
+        touched = self._update(folder, changed=changed, created=created, deleted=deleted)
         self._touch(folder, touched)
         self.graph_changed([uri_for(ws.abs(k)) for k in created | changed | deleted])
 
@@ -618,7 +665,7 @@ class Engine:
     async def _run_full(self, folder: Folder) -> None:
         from rulemap.lsp.checking import full_findings
 
-        if folder.check_running:
+        if folder.check_running or folder.replica is None:
             folder.check_again = True
             return
         folder.check_running = True
@@ -629,17 +676,13 @@ class Engine:
                 epoch = folder.epoch
                 if ws is None or self.closed:
                     return
-                generation = ws.generation
+                generation = ws.generation  # the replica will be at this point of the log
                 started = time.monotonic()
                 try:
-                    findings: list[Finding] | None = await self.loop.run_in_executor(
-                        self.executor, full_findings, ws
-                    )
+                    findings: list[Finding] | None = await self.on_replica(folder, full_findings)
                 except Exception:
-                    if ws.generation == generation:
-                        log.exception("checking %s failed", folder.root)
-                    findings = None  # most likely a concurrent edit: check again
-                    folder.check_again = ws.generation != generation
+                    log.exception("checking %s failed", folder.root)
+                    findings = None
                 folder.full_seconds = time.monotonic() - started
                 if epoch != folder.epoch or folder.ws is not ws:
                     return
@@ -715,7 +758,7 @@ class Engine:
         state = self.docs.get(uri)
         if state is not None and state.diagnostics == diagnostics:
             return False
-        if state is None and not diagnostics:
+        if state is None and not diagnostics and uri not in self.open_docs:
             self._result_counter += 1
             self.docs[uri] = DocState([], f"r{self._result_counter}")
             return False
@@ -816,12 +859,25 @@ class Engine:
 
     # ----- helpers -------------------------------------------------------------------------
 
-    async def in_worker(self, function: Callable[..., T], *args: Any) -> T:
-        return await self.loop.run_in_executor(self.executor, function, *args)
-
     def close(self) -> None:
         self.closed = True
         self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _on_replica(
+    replica: Workspace, log: list[Replayed], function: Callable[..., T], args: tuple[Any, ...]
+) -> T:
+    """In the worker: bring the replica up to date, then run `function` on it."""
+    overlay: Any = replica.reader
+    for changed, created, deleted, buffers in log:
+        for key, text in buffers.items():
+            path = replica.abs(key)
+            if text is None:
+                overlay.drop_buffer(path)
+            else:
+                overlay.set_buffer(path, text)
+        replica.update(changed=changed, created=created, deleted=deleted)
+    return function(replica, *args)
 
 
 def _walk(root: str, directory: str) -> list[str]:
@@ -832,6 +888,47 @@ def _walk(root: str, directory: str) -> list[str]:
             full = posixpath.join(current, name)
             out.append(full[len(root) :].lstrip("/"))
     return out
+
+
+class _GitIgnored:
+    """Whether a new file is one the folder's .gitignore files leave out (as the walk would),
+    for one batch of file events."""
+
+    def __init__(self, root: str):
+        self.root = root
+        self._specs: dict[str, Any] = {}
+
+    def _spec(self, directory: str) -> Any:
+        if directory not in self._specs:
+            try:
+                from rulemap.readers.local import _read_gitignore
+
+                self._specs[directory] = _read_gitignore(
+                    posixpath.join(self.root, directory, ".gitignore")
+                )
+            except Exception:  # pragma: no cover - a reader without the helper
+                self._specs[directory] = None
+        return self._specs[directory]
+
+    def __call__(self, key: str) -> bool:
+        try:
+            from rulemap.readers.local import _ignored
+        except ImportError:  # pragma: no cover
+            return False
+        parts = key.split("/")
+        specs: list[tuple[str, Any]] = []
+        for depth in range(len(parts)):
+            directory = "/".join(parts[:depth])
+            spec = self._spec(directory)
+            if spec is not None:
+                specs.append((directory, spec))
+            rel = "/".join(parts[: depth + 1])
+            last = depth == len(parts) - 1
+            if parts[depth] in (".git", "node_modules") and not last:
+                return True
+            if _ignored(specs, rel if last else rel + "/"):
+                return True
+        return False
 
 
 def _is_gitignore(key: str) -> bool:

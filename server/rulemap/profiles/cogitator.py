@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from rulemap.model import Explanation, ImportStatus, LoadedFile, Reason, Skipped
 from rulemap.profiles.base import directory_chain, parent_dir
 from rulemap.profiles.budget import apply_shared_budget
+from rulemap.derived import RULE_GLOBS
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -33,12 +34,14 @@ class _Load:
         self.files: list[LoadedFile] = []
         self.skipped: list[Skipped] = []
         self.loaded: dict[str, str] = {}  # identity → first path
+        self.reads: set[str] = set()  # every key this load looked at (for cache invalidation)
 
     def copy(self) -> _Load:
         twin = _Load(self.ws)
         twin.files = list(self.files)
         twin.skipped = list(self.skipped)
         twin.loaded = dict(self.loaded)
+        twin.reads = set(self.reads)
         return twin
 
     def add(self, key: str, reason: Reason) -> None:
@@ -51,6 +54,7 @@ class _Load:
         ]
         while stack:
             path, why, importer, depth, line, chain = stack.pop()
+            self.reads.add(path)
             identity = ws.identity(path)
             if identity in self.loaded:
                 first = self.loaded[identity]
@@ -97,6 +101,7 @@ class _Load:
             )
             children = []
             for ref, resolved in ws.imports(path):
+                self.reads.add(resolved.target)
                 if resolved.status is not ImportStatus.OK:
                     text, code = _STATUS_WHY[resolved.status]
                     self.skipped.append(
@@ -136,6 +141,14 @@ class CogitatorProfile:
     )
 
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
+        key = ("explain", target, cwd)
+        cached: Explanation | None = ws.derived.get(key)
+        if cached is None:
+            cached, reads = self._explain(ws, target, cwd)
+            ws.derived.put(key, cached, reads=reads)
+        return cached
+
+    def _explain(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Explanation, set[str]]:
         config = ws.config
         chain = directory_chain(cwd)
         anchor = self.nested_anchor(ws, chain[-1], parent_dir(target)) if target is not None else None
@@ -144,6 +157,8 @@ class CogitatorProfile:
             for rule in ws.scoped_rules_matching(target, chain):
                 load.add(rule, "scoped")
         files, left_out, notice = apply_shared_budget(load.files, config.max_chars)
+        # which scoped rules match reads every rule; the load reads its files
+        reads = load.reads | {RULE_GLOBS}
         return Explanation(
             profile=self.name,
             root=ws.root,
@@ -154,7 +169,7 @@ class CogitatorProfile:
             left_out=left_out,
             skipped=load.skipped,
             notice=notice,
-        )
+        ), reads
 
     @staticmethod
     def nested_anchor(ws: Workspace, cwd_dir: str, target_dir: str) -> str | None:
@@ -175,9 +190,8 @@ class CogitatorProfile:
     def base_load(self, ws: Workspace, chain: list[str], anchor: str | None) -> _Load:
         """Project files and unconditional rules of root→cwd, then nested files down to
         `anchor`. Cached per workspace generation: every target below one anchor shares it."""
-        cache: dict[tuple[object, ...], _Load] = ws.load_cache
-        key = (tuple(chain), anchor)
-        cached = cache.get(key)
+        key = ("base-load", tuple(chain), anchor)
+        cached: _Load | None = ws.derived.get(key)
         if cached is not None:
             return cached
         if anchor is None:
@@ -194,5 +208,10 @@ class CogitatorProfile:
             load = self.base_load(ws, chain, parent).copy()
             for path in ws.instruction_files_in(anchor):
                 load.add(path, "nested")
-        cache[key] = load
+        # rules and instruction files of the chain are read too (a rule that gains `paths`)
+        reads = set(load.reads)
+        for directory in chain:
+            reads.update(ws.rules_of(directory))
+        reads.add(RULE_GLOBS)
+        ws.derived.put(key, load, reads=reads)
         return load

@@ -1,0 +1,43 @@
+"""Values derived from many files, each kept with the set of files it read.
+
+`Workspace.update` drops only the entries that read a changed file; an entry stored without a
+read set (or any entry, after a file is created or deleted) is dropped on every change. This is
+what makes an edit to one nested AGENTS.md recompute the loads below it, not all 400.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from typing import Any
+
+_MISSING = object()
+
+# A pseudo-key read by everything derived from rule globs (which rule matches which file):
+# invalidated when a rule's `paths` change, not when only its body does.
+RULE_GLOBS = "*rule-globs*"
+
+
+class DerivedCache:
+    def __init__(self) -> None:
+        self._values: dict[Hashable, tuple[Any, frozenset[str] | None]] = {}
+
+    def get(self, key: Hashable, default: Any = None) -> Any:
+        entry = self._values.get(key, _MISSING)
+        return default if entry is _MISSING else entry[0]  # type: ignore[index]
+
+    def put(self, key: Hashable, value: Any, reads: Iterable[str] | None) -> Any:
+        self._values[key] = (value, frozenset(reads) if reads is not None else None)
+        return value
+
+    def invalidate(self, changed: set[str], structural: bool) -> None:
+        if structural:
+            self._values.clear()
+            return
+        self._values = {
+            key: entry
+            for key, entry in self._values.items()
+            if entry[1] is not None and not (entry[1] & changed)
+        }
+
+    def __len__(self) -> int:
+        return len(self._values)
