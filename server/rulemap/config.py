@@ -120,7 +120,8 @@ def _check(key: str, value: Any, source: str, known_codes: frozenset[str]) -> An
                 )
             if level not in allowed:
                 raise ConfigError(
-                    f"{source}: `severity.{code}` must be one of {', '.join(allowed)}, not {level!r}"
+                    f"{source}: `severity.{code}` must be one of "
+                    f"{', '.join(allowed)}, not {level!r}"
                 )
         return dict(value)
     raise AssertionError(key)

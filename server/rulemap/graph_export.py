@@ -60,7 +60,8 @@ def to_dot(graph: dict[str, Any]) -> str:
         style = "" if n["kind"] in shapes else ", style=dashed, color=red"
         label = n["id"] + (f"\\n{n['kind']}" if n["kind"] not in ("instruction", "import") else "")
         lines.append(
-            f'  "{_esc(n["id"])}" [shape={shapes.get(n["kind"], "plaintext")}, label="{_esc(label)}"{style}];'
+            f'  "{_esc(n["id"])}" [shape={shapes.get(n["kind"], "plaintext")}, '
+            f'label="{_esc(label)}"{style}];'
         )
     for e in graph["edges"]:
         style = "" if e["status"] == "ok" else ", style=dashed, color=red"

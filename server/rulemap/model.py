@@ -7,7 +7,7 @@ original text; `rulemap.text.positions` converts them to UTF-16 or UTF-8 at the 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Literal
 
 Severity = Literal["error", "warning", "information", "hint"]
@@ -35,7 +35,7 @@ class Span:
 ZERO_SPAN = Span.at(0, 0)
 
 
-class ImportStatus(str, Enum):
+class ImportStatus(StrEnum):
     OK = "ok"
     MISSING = "missing"
     OUTSIDE = "outside"  # outside the workspace and not allowed

@@ -401,7 +401,9 @@ class Workspace:
                     continue
                 pool = self.files.candidates(owner, pattern)
                 # when the index already selects exactly what the pattern matches, skip the regex
-                (exact if not negates and candidates_are_exact(pattern) else candidates).update(pool)
+                (exact if not negates and candidates_are_exact(pattern) else candidates).update(
+                    pool
+                )
             cut = len(owner) + 1 if owner else 0
             found = sorted(exact | {c for c in candidates - exact if compiled.match(c[cut:])})
         self._matches[rule] = found
@@ -449,7 +451,9 @@ class Workspace:
             prefix = literal_prefix(compiled.patterns[0]).rstrip("/")
             if prefix:
                 directory = f"{owner}/{prefix}" if owner else prefix
-                if not self.files.under(directory + "/") and self.reader.is_dir(self.abs(directory)):
+                if not self.files.under(directory + "/") and self.reader.is_dir(
+                    self.abs(directory)
+                ):
                     return True
         return False
 

@@ -10,8 +10,11 @@ def make_ws(files):
 
 
 def found(ws, code=None):
-    return [(f.path, f.span.start.line, f.code, f.severity) for f in ws.check()
-            if code is None or f.code == code]
+    return [
+        (f.path, f.span.start.line, f.code, f.severity)
+        for f in ws.check()
+        if code is None or f.code == code
+    ]
 
 
 def only(ws, code):
@@ -44,10 +47,15 @@ def test_home_import_message_reads_into_home():
 
 def test_root_relative_import_explains_relative_to_importer():
     # xsynaptic/spectralcodex: .claude/CLAUDE.md imports `@.claude/conventions.md`
-    ws = make_ws({".claude/CLAUDE.md": "@.claude/conventions.md\n@.claude/tasks/gone.md\n",
-                  ".claude/conventions.md": "c"})
-    first, second = sorted((f for f in ws.check() if f.code == "broken-import"),
-                           key=lambda f: f.span.start.line)
+    ws = make_ws(
+        {
+            ".claude/CLAUDE.md": "@.claude/conventions.md\n@.claude/tasks/gone.md\n",
+            ".claude/conventions.md": "c",
+        }
+    )
+    first, second = sorted(
+        (f for f in ws.check() if f.code == "broken-import"), key=lambda f: f.span.start.line
+    )
     assert first.severity == "error"
     assert "not the workspace root, where `.claude/conventions.md` exists" in first.message
     assert "did you mean `@conventions.md`?" in first.message
@@ -56,14 +64,20 @@ def test_root_relative_import_explains_relative_to_importer():
 
 def test_dot_slash_root_relative_import_explained():
     # edfactor/encyclo-mapoli: `@./ai-templates/...` in .claude/rules/shared (.github/instructions)
-    ws = make_ws({".claude/rules/shared/ui.md": "@./ai-templates/front-end.md\n",
-                  "ai-templates/front-end.md": "f"})
+    ws = make_ws(
+        {
+            ".claude/rules/shared/ui.md": "@./ai-templates/front-end.md\n",
+            "ai-templates/front-end.md": "f",
+        }
+    )
     assert "where `ai-templates/front-end.md` exists" in only(ws, "broken-import").message
 
 
 def test_decorators_scopes_mentions_are_information():
-    text = ("Use @field_validator or @model_validator) here.\n"
-            "Use @mcp.tool() and @apply, ask @octocat. Uses @tldraw/state.\n")
+    text = (
+        "Use @field_validator or @model_validator) here.\n"
+        "Use @mcp.tool() and @apply, ask @octocat. Uses @tldraw/state.\n"
+    )
     ws = make_ws({"AGENTS.md": text})
     assert {f[3] for f in found(ws, "broken-import")} == {"information"}
     assert len(found(ws, "broken-import")) == 6
@@ -74,25 +88,30 @@ def test_decorators_scopes_mentions_are_information():
 
 def test_foreign_key_meaning_every_file_is_fine():
     # Cratis/Chronicle: 8 rules with only `applyTo: "**/*"` -- meant to load everywhere
-    ws = make_ws({
-        ".claude/rules/all.md": '---\napplyTo: "**/*"\n---\nx',
-        ".claude/rules/always.md": "---\nglobs: src/**\nalwaysApply: true\n---\nx",
-        ".claude/rules/empty.md": "---\nglobs:\nalwaysApply: false\n---\nx",
-        ".claude/rules/scoped.md": "---\napplyTo: 'src/**/*.ts'\n---\nx",
-        "src/a.ts": "",
-    })
+    ws = make_ws(
+        {
+            ".claude/rules/all.md": '---\napplyTo: "**/*"\n---\nx',
+            ".claude/rules/always.md": "---\nglobs: src/**\nalwaysApply: true\n---\nx",
+            ".claude/rules/empty.md": "---\nglobs:\nalwaysApply: false\n---\nx",
+            ".claude/rules/scoped.md": "---\napplyTo: 'src/**/*.ts'\n---\nx",
+            "src/a.ts": "",
+        }
+    )
     assert found(ws, "invalid-frontmatter") == [
-        (".claude/rules/scoped.md", 1, "invalid-frontmatter", "warning")]
+        (".claude/rules/scoped.md", 1, "invalid-frontmatter", "warning")
+    ]
 
 
 def test_dead_glob_beside_live_ones_is_information():
     # Cratis `**/for_*/**/*.tsx` next to `**/for_*/**/*.ts`; baglett `*.yaml` next to `*.yml`
-    ws = make_ws({
-        ".claude/rules/docker.md": "---\npaths:\n  - '**/docker-compose*.yml'\n"
-                                   "  - '**/docker-compose*.yaml'\n---\nx",
-        ".claude/rules/dead.md": "---\npaths:\n  - 'tests/**/*'\n---\nx",
-        "docker-compose.yml": "",
-    })
+    ws = make_ws(
+        {
+            ".claude/rules/docker.md": "---\npaths:\n  - '**/docker-compose*.yml'\n"
+            "  - '**/docker-compose*.yaml'\n---\nx",
+            ".claude/rules/dead.md": "---\npaths:\n  - 'tests/**/*'\n---\nx",
+            "docker-compose.yml": "",
+        }
+    )
     assert found(ws, "unmatched-glob") == [
         (".claude/rules/dead.md", 2, "unmatched-glob", "warning"),
         (".claude/rules/docker.md", 3, "unmatched-glob", "information"),
@@ -103,33 +122,41 @@ def test_dead_glob_beside_live_ones_is_information():
 
 def test_near_match_needs_a_similar_last_directory():
     # takerun2002: `src/components/features/canvas/**/*` was "fixed" to `.../research/**/*`
-    ws = make_ws({
-        ".claude/rules/canvas.md": "---\npaths:\n  - src/components/features/magic-pen/**/*\n"
-                                   "  - src/components/features/canvas/**/*\n---\nx",
-        "src/components/magic-pen/a.tsx": "",
-        "src/components/research/b.tsx": "",
-    })
-    messages = sorted((f.span.start.line, f.message) for f in ws.check()
-                      if f.code == "unmatched-glob")
+    ws = make_ws(
+        {
+            ".claude/rules/canvas.md": "---\npaths:\n  - src/components/features/magic-pen/**/*\n"
+            "  - src/components/features/canvas/**/*\n---\nx",
+            "src/components/magic-pen/a.tsx": "",
+            "src/components/research/b.tsx": "",
+        }
+    )
+    messages = sorted(
+        (f.span.start.line, f.message) for f in ws.check() if f.code == "unmatched-glob"
+    )
     assert "Did you mean `src/components/magic-pen/**/*`?" in messages[0][1]
     assert "Did you mean" not in messages[1][1]
 
 
 def test_trailing_period_on_a_file_that_loads_anyway_is_information():
     # sotayamashita/claude-code-statusline CLAUDE.md: "…defined in @AGENTS.md." and "@CLAUDE.md."
-    ws = make_ws({
-        "AGENTS.md": "a",
-        "CLAUDE.md": "Rules live in @AGENTS.md.\nTools look for @CLAUDE.md.\n",
-        "docs/guide.md": "g",
-        "pkg/AGENTS.md": "Read @../docs/guide.md. And @../AGENTS.md.\n",
-    })
-    got = sorted((f.path, f.span.start.line, f.severity, f.message) for f in ws.check()
-                 if f.code == "suspicious-import")
+    ws = make_ws(
+        {
+            "AGENTS.md": "a",
+            "CLAUDE.md": "Rules live in @AGENTS.md.\nTools look for @CLAUDE.md.\n",
+            "docs/guide.md": "g",
+            "pkg/AGENTS.md": "Read @../docs/guide.md. And @../AGENTS.md.\n",
+        }
+    )
+    got = sorted(
+        (f.path, f.span.start.line, f.severity, f.message)
+        for f in ws.check()
+        if f.code == "suspicious-import"
+    )
     assert [g[:3] for g in got] == [
         ("CLAUDE.md", 0, "information"),
         ("CLAUDE.md", 1, "information"),
         ("pkg/AGENTS.md", 0, "information"),  # the root AGENTS.md loads anyway
-        ("pkg/AGENTS.md", 0, "warning"),      # docs/guide.md is lost: still a warning
+        ("pkg/AGENTS.md", 0, "warning"),  # docs/guide.md is lost: still a warning
     ]
     assert "loads anyway" in got[0][3]
     assert "this file itself" in got[1][3]

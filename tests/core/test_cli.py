@@ -6,7 +6,13 @@ import sys
 
 
 def run(args, cwd):
-    return subprocess.run([sys.executable, "-m", "rulemap", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "rulemap", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def make(tmp_path, files):
@@ -44,7 +50,11 @@ def test_config_errors_exit_2_and_name_key_and_file(tmp_path):
     root = make(tmp_path, {"AGENTS.md": "x", "rulemap.toml": "maxChar = 3\n"})
     result = run(["check"], root)
     assert result.returncode == 2
-    assert "rulemap.toml" in result.stderr and "maxChar" in result.stderr and "maxChars" in result.stderr
+    assert (
+        "rulemap.toml" in result.stderr
+        and "maxChar" in result.stderr
+        and "maxChars" in result.stderr
+    )
     assert "Traceback" not in result.stderr
     (root / "rulemap.toml").write_text("maxChars = 'big'\n")
     result = run(["check"], root)
@@ -52,7 +62,13 @@ def test_config_errors_exit_2_and_name_key_and_file(tmp_path):
 
 
 def test_pyproject_section(tmp_path):
-    root = make(tmp_path, {"AGENTS.md": "@x.md", "pyproject.toml": "[tool.rulemap]\nseverity = {broken-import = 'off'}\n"})
+    root = make(
+        tmp_path,
+        {
+            "AGENTS.md": "@x.md",
+            "pyproject.toml": "[tool.rulemap]\nseverity = {broken-import = 'off'}\n",
+        },
+    )
     assert run(["check"], root).returncode == 0
 
 
@@ -63,7 +79,17 @@ def test_explain_relative_target_and_cwd(tmp_path):
     assert [f["path"] for f in out["files"]] == ["AGENTS.md", "pkg/AGENTS.md"]
     out = json.loads(run(["explain", "pkg/src/a.ts", "--cwd", "pkg", "--json"], root).stdout)
     assert out["cwd"] == "pkg" and [f["reason"] for f in out["files"]] == ["project", "project"]
-    assert set(out) == {"profile", "root", "cwd", "target", "maxChars", "totalChars", "files", "leftOut", "skipped"}
+    assert set(out) == {
+        "profile",
+        "root",
+        "cwd",
+        "target",
+        "maxChars",
+        "totalChars",
+        "files",
+        "leftOut",
+        "skipped",
+    }
 
 
 def test_explain_outside_root_is_a_usage_error(tmp_path):
@@ -75,7 +101,10 @@ def test_explain_outside_root_is_a_usage_error(tmp_path):
 def test_graph_formats(tmp_path):
     root = make(tmp_path, {"AGENTS.md": "@a.md @gone.md", "a.md": "a"})
     graph = json.loads(run(["graph"], root).stdout)
-    assert {(e["from"], e["to"], e["status"]) for e in graph["edges"]} == {("AGENTS.md", "a.md", "ok"), ("AGENTS.md", "gone.md", "missing")}
+    assert {(e["from"], e["to"], e["status"]) for e in graph["edges"]} == {
+        ("AGENTS.md", "a.md", "ok"),
+        ("AGENTS.md", "gone.md", "missing"),
+    }
     assert "digraph" in run(["graph", "--format", "dot"], root).stdout
     assert run(["graph", "--format", "mermaid"], root).stdout.startswith("graph LR")
 

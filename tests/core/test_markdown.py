@@ -57,7 +57,8 @@ def test_crlf_lines():
 
 def test_suppression_directives():
     result = scan(
-        "<!-- rulemap-disable-next-line broken-import -->\n\n@x.md\n<!-- rulemap-disable unmatched-glob, budget-overflow -->\n"
+        "<!-- rulemap-disable-next-line broken-import -->\n\n@x.md\n"
+        "<!-- rulemap-disable unmatched-glob, budget-overflow -->\n"
     )
     assert result.suppressions.suppressed("broken-import", 2)
     assert not result.suppressions.suppressed("broken-import", 3)

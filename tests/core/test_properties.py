@@ -7,7 +7,9 @@ from hypothesis import strategies as st
 from rulemap.documents import parse_document
 from rulemap.text.markdown import scan
 
-ALPHABET = st.sampled_from(list("@ab/.`~-<>!\n\t \\:,[]{}*#😀中\r\"'") + ["```", "~~~", "<!--", "-->", "---\n"])
+ALPHABET = st.sampled_from(
+    list("@ab/.`~-<>!\n\t \\:,[]{}*#😀中\r\"'") + ["```", "~~~", "<!--", "-->", "---\n"]
+)
 texts = st.lists(ALPHABET, max_size=80).map("".join)
 
 
@@ -25,7 +27,11 @@ def test_scanner_never_crashes_and_ranges_are_inside(text):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["@a.md", "x", " ", "\n", "`", "y@b.md", "\n\n"]), max_size=30).map("".join))
+@given(
+    st.lists(st.sampled_from(["@a.md", "x", " ", "\n", "`", "y@b.md", "\n\n"]), max_size=30).map(
+        "".join
+    )
+)
 def test_imports_never_inside_fences_or_spans(body):
     text = f"```\n{body.replace('```', '')}\n```\n`{body.replace('`', '').replace(chr(10), ' ')}`\n"
     assert scan(text).imports == []

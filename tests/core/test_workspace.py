@@ -10,17 +10,19 @@ def codes(ws):
 
 
 def test_order_project_rules_nested_scoped():
-    ws = make_ws({
-        "AGENTS.md": "root @docs/a.md",
-        "CLAUDE.md": "claude",
-        "docs/a.md": "a",
-        ".claude/rules/z.md": "always z",
-        ".claude/rules/a.md": "always a",
-        ".claude/rules/api.md": "---\npaths: ['pkg/**/*.ts']\n---\napi",
-        "pkg/AGENTS.md": "pkg",
-        "pkg/sub/CLAUDE.md": "sub",
-        "pkg/sub/x.ts": "",
-    })
+    ws = make_ws(
+        {
+            "AGENTS.md": "root @docs/a.md",
+            "CLAUDE.md": "claude",
+            "docs/a.md": "a",
+            ".claude/rules/z.md": "always z",
+            ".claude/rules/a.md": "always a",
+            ".claude/rules/api.md": "---\npaths: ['pkg/**/*.ts']\n---\napi",
+            "pkg/AGENTS.md": "pkg",
+            "pkg/sub/CLAUDE.md": "sub",
+            "pkg/sub/x.ts": "",
+        }
+    )
     assert rows(ws.explain("pkg/sub/x.ts")) == [
         ("AGENTS.md", "project", None, 0),
         ("docs/a.md", "import", "AGENTS.md", 1),
@@ -36,7 +38,10 @@ def test_order_project_rules_nested_scoped():
 def test_budget_cut_and_left_out_and_notice():
     ws = make_ws({"AGENTS.md": "a" * 6, "CLAUDE.md": "b" * 6, "CLAUDE.local.md": "c"}, maxChars=10)
     e = ws.explain()
-    assert [(f.path, f.chars, f.cut) for f in e.files] == [("AGENTS.md", 6, False), ("CLAUDE.md", 4, True)]
+    assert [(f.path, f.chars, f.cut) for f in e.files] == [
+        ("AGENTS.md", 6, False),
+        ("CLAUDE.md", 4, True),
+    ]
     assert e.left_out == ["CLAUDE.local.md"]
     assert e.total_chars == 10
     assert e.render().endswith("Cut: CLAUDE.md. Left out: CLAUDE.local.md.]")
@@ -79,13 +84,17 @@ def test_symlinked_claude_md_is_read_once():
 
 
 def test_import_out_through_symlink_is_skipped():
-    ws = make_ws({"AGENTS.md": "@link/x.md", "/outside/x.md": "secret"}, symlinks={"link": "/outside"})
+    ws = make_ws(
+        {"AGENTS.md": "@link/x.md", "/outside/x.md": "secret"}, symlinks={"link": "/outside"}
+    )
     assert [f.path for f in ws.explain().files] == ["AGENTS.md"]
     assert ("AGENTS.md", "import-outside-workspace") in codes(ws)
 
 
 def test_allow_imports_from_home():
-    ws = make_ws({"AGENTS.md": "@~/notes/x.md", "/home/u/notes/x.md": "mine"}, allowImportsFrom=["~/notes"])
+    ws = make_ws(
+        {"AGENTS.md": "@~/notes/x.md", "/home/u/notes/x.md": "mine"}, allowImportsFrom=["~/notes"]
+    )
     assert [f.path for f in ws.explain().files] == ["AGENTS.md", "/home/u/notes/x.md"]
 
 
@@ -110,11 +119,14 @@ def test_unreachable_rule_below_cwd():
 
 
 def test_budget_overflow_names_target():
-    ws = make_ws({
-        "AGENTS.md": "a" * 50,
-        ".claude/rules/big.md": "---\npaths: ['src/**']\n---\n" + "b\n" * 40,
-        "src/x.ts": "",
-    }, maxChars=80)
+    ws = make_ws(
+        {
+            "AGENTS.md": "a" * 50,
+            ".claude/rules/big.md": "---\npaths: ['src/**']\n---\n" + "b\n" * 40,
+            "src/x.ts": "",
+        },
+        maxChars=80,
+    )
     findings = [f for f in ws.check() if f.code == "budget-overflow"]
     assert len(findings) == 1
     assert findings[0].path == ".claude/rules/big.md"

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
+from rulemap.derived import RULE_GLOBS
 from rulemap.model import Explanation, Finding, ImportStatus, Span
 from rulemap.profiles.base import directory_chain, parent_dir
-from rulemap.derived import RULE_GLOBS
 from rulemap.profiles.cogitator import CogitatorProfile
 
 if TYPE_CHECKING:
@@ -170,4 +170,5 @@ def _target_groups(ws: Workspace, cwd_dir: str) -> tuple[dict[Group, str], dict[
         if current is None or (ws.is_instruction(current) and not ws.is_instruction(path)):
             groups[group] = path
         sizes[group] = sizes.get(group, 0) + 1
-    return ws.derived.put(key, (groups, sizes), reads=[RULE_GLOBS])
+    ws.derived.put(key, (groups, sizes), reads=[RULE_GLOBS])
+    return groups, sizes

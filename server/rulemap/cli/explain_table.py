@@ -19,7 +19,8 @@ REASON_STYLE = {
 
 def print_explanation(explanation: Explanation, console: Console | None = None) -> None:
     console = console or Console(highlight=False)
-    title = f"{explanation.profile}: loaded for {explanation.target or '(start-up)'} from cwd {explanation.cwd}"
+    target = explanation.target or "(start-up)"
+    title = f"{explanation.profile}: loaded for {target} from cwd {explanation.cwd}"
     table = Table(title=title, title_justify="left", show_lines=False)
     table.add_column("#", justify="right")
     table.add_column("path")

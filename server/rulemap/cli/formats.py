@@ -14,7 +14,8 @@ from rulemap.workspace import Workspace
 
 def _text(ws: Workspace, findings: list[Finding]) -> str:
     lines = [
-        f"{f.path}:{f.span.start.line + 1}:{f.span.start.col + 1}: {f.severity} {f.code} {f.message}"
+        f"{f.path}:{f.span.start.line + 1}:{f.span.start.col + 1}: "
+        f"{f.severity} {f.code} {f.message}"
         for f in findings
     ]
     counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning")}

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rulemap.derived import RULE_GLOBS
 from rulemap.model import Explanation, ImportStatus, LoadedFile, Reason, Skipped
 from rulemap.profiles.base import directory_chain, parent_dir
 from rulemap.profiles.budget import apply_shared_budget
-from rulemap.derived import RULE_GLOBS
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -151,7 +151,9 @@ class CogitatorProfile:
     def _explain(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Explanation, set[str]]:
         config = ws.config
         chain = directory_chain(cwd)
-        anchor = self.nested_anchor(ws, chain[-1], parent_dir(target)) if target is not None else None
+        anchor = (
+            self.nested_anchor(ws, chain[-1], parent_dir(target)) if target is not None else None
+        )
         load = self.base_load(ws, chain, anchor).copy()
         if target is not None and config.rules:
             for rule in ws.scoped_rules_matching(target, chain):

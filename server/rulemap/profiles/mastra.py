@@ -18,7 +18,10 @@ CHARS_PER_TOKEN = 4
 class MastraProfile:
     name = "mastra"
     title = "Mastra AgentsMDInjector"
-    description = "AGENTS.md / CLAUDE.md / CONTEXT.md from the touched file's directory up, nearest first, one per step, each cut at ~1000 tokens."
+    description = (
+        "AGENTS.md / CLAUDE.md / CONTEXT.md from the touched file's directory up, nearest "
+        "first, one per step, each cut at ~1000 tokens."
+    )
 
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         files: list[LoadedFile] = []

@@ -54,7 +54,8 @@ class LocalReader:
                 size = os.fstat(handle.fileno()).st_size
                 if size > self.max_bytes:
                     raise ReadError(
-                        f"it is {size / 1048576:.1f} MiB, over the {self.max_bytes // 1048576} MiB limit"
+                        f"it is {size / 1048576:.1f} MiB, over the "
+                        f"{self.max_bytes // 1048576} MiB limit"
                     )
                 return handle.read(self.max_bytes + 1)
         except IsADirectoryError:
