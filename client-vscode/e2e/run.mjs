@@ -293,6 +293,12 @@ async function runCommand(page, title) {
   await page.keyboard.press('Enter');
 }
 
+async function hidePanel(page) {
+  if (await page.locator('.part.panel').isVisible().catch(() => false)) {
+    await runCommand(page, 'View: Hide Panel');
+  }
+}
+
 async function showContainer(page, title) {
   const item = page.locator(`.activitybar li.action-item:has(a.action-label[aria-label^="${title}"])`).first();
   await item.waitFor({ state: 'visible' });
@@ -371,7 +377,7 @@ async function trustedRun(tmp) {
       assert(onDisk.includes('missing.md'), 'the file on disk changed (auto save?)');
       await page.locator('.markers-panel .monaco-list-row', { hasText: 'missing.md' }).waitFor({ state: 'detached' });
       await shot(page, 'fixed-import');
-      await runCommand(page, 'View: Hide Panel');
+      await hidePanel(page);
     });
 
     await step('Effective Instructions tree for src/api/handler.ts', page, async () => {

@@ -31,6 +31,8 @@ import {
 import { PythonInterpreter } from './python';
 import { ServerState } from './statusBar';
 
+const REQUEST_TIMEOUT_MS = 15000;
+
 export const DOCUMENT_SELECTOR = [
   { scheme: 'file', language: 'markdown' },
   // every file, for the "which instructions load for this file" hover
@@ -296,11 +298,22 @@ export class RulemapClient implements RulemapApi, vscode.Disposable {
     if (!c || !this.isReady) {
       return undefined;
     }
+    // A server that never answers must not leave the views waiting forever.
+    const cts = new vscode.CancellationTokenSource();
+    const timer = setTimeout(() => {
+      this.log.warn(`${method} got no answer in ${REQUEST_TIMEOUT_MS / 1000} s; cancelled`);
+      cts.cancel();
+    }, REQUEST_TIMEOUT_MS);
     try {
-      return (await c.sendRequest(method, params)) as T;
+      return (await c.sendRequest(method, params, cts.token)) as T;
     } catch (e) {
-      this.log.warn(`${method} failed: ${e instanceof Error ? e.message : String(e)}`);
+      if (!cts.token.isCancellationRequested && this.client === c) {
+        this.log.warn(`${method} failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
       return undefined;
+    } finally {
+      clearTimeout(timer);
+      cts.dispose();
     }
   }
 

@@ -34,6 +34,21 @@ export function isDecoratable(uri: { scheme: string; path: string }): boolean {
   return !/\/(\.git|node_modules)(\/|$)/.test(uri.path);
 }
 
+/**
+ * Pure: can a `rulemap/graphChanged` with these URIs change which rules match which file? Only
+ * when a rule or the configuration changed (or the server did not say what changed) — edits to
+ * AGENTS.md and its imports do not move badges.
+ */
+export function affectsRuleMatches(uris: string[]): boolean {
+  if (uris.length === 0) {
+    return true;
+  }
+  return uris.some((u) => {
+    const path = decodeURIComponent(u.replace(/^[a-z][\w+.-]*:(\/\/[^/]*)?/i, ''));
+    return /\/\.claude\/rules(\/|$)/.test(path) || /\/(rulemap\.toml|pyproject\.toml|\.gitignore)$/.test(path);
+  });
+}
+
 export class RuleDecorationProvider implements vscode.FileDecorationProvider, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<vscode.Uri | vscode.Uri[] | undefined>();
   readonly onDidChangeFileDecorations = this.emitter.event;

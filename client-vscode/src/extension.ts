@@ -5,7 +5,7 @@ import { ActiveInstructions } from './activeInstructions';
 import { RulemapClient } from './client';
 import { configuredProfile } from './config';
 import { interpreterChangeNeedsRestart } from './launch';
-import { RuleDecorationProvider } from './decorations';
+import { affectsRuleMatches, RuleDecorationProvider } from './decorations';
 import { PythonInterpreter } from './python';
 import { RulemapStatusBar } from './statusBar';
 import { EffectiveInstructionsProvider, EffectiveNode } from './views/effectiveInstructions';
@@ -22,7 +22,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const python = new PythonInterpreter(log);
   const client = new RulemapClient(context, log, python);
   rulemapClient = client;
-  context.subscriptions.push(python, { dispose: () => void client.dispose() });
+  context.subscriptions.push(python); // the client is stopped in deactivate()
 
   const profile = () => configuredProfile(vscode.workspace.workspaceFolders?.[0]?.uri);
 
@@ -64,15 +64,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   // Refreshing
   let filesTimer: ReturnType<typeof setTimeout> | undefined;
-  const refreshAll = () => {
-    decorations.clear();
+  const refreshAll = (uris?: string[]) => {
+    if (!uris || affectsRuleMatches(uris)) decorations.clear();
     active.scheduleRefresh();
     docs.refreshOpen();
     if (filesTimer) clearTimeout(filesTimer);
     filesTimer = setTimeout(() => void files.refresh(), 150);
   };
   context.subscriptions.push({ dispose: () => filesTimer && clearTimeout(filesTimer) });
-  client.onGraphChanged(refreshAll);
+  client.onGraphChanged((e) => refreshAll(e.uris));
   client.onDidChangeState((s) => {
     if (s !== 'starting') refreshAll();
   });
@@ -90,7 +90,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       } else if (e.affectsConfiguration('rulemap')) {
         // The server re-pulls its configuration and sends graphChanged; refresh anyway for the
         // settings the client itself sends (rulemap.profile).
-        setTimeout(refreshAll, 300);
+        setTimeout(() => refreshAll(), 300);
       }
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => void client.restart('the workspace is now trusted')),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decorationModel, isDecoratable, RuleDecorationProvider, ruleBadge } from '../src/decorations';
+import { affectsRuleMatches, decorationModel, isDecoratable, RuleDecorationProvider, ruleBadge } from '../src/decorations';
 import { fakeApi } from './fixtures';
 import { FileDecoration, Uri } from './vscode-mock';
 
@@ -79,5 +79,20 @@ describe('RuleDecorationProvider', () => {
     const api = fakeApi({ rulesForFile: async () => Promise.reject(new Error('boom')) });
     const p = new RuleDecorationProvider(api);
     expect(await p.provideFileDecoration(Uri.file('/ws/a.ts') as never)).toBeUndefined();
+  });
+});
+
+describe('affectsRuleMatches', () => {
+  it('clears badges when rules or configuration change, or when the server does not say', () => {
+    expect(affectsRuleMatches([])).toBe(true);
+    expect(affectsRuleMatches(['file:///ws/.claude/rules/api.md'])).toBe(true);
+    expect(affectsRuleMatches(['file:///ws/pkg/.claude/rules/sub/x.md'])).toBe(true);
+    expect(affectsRuleMatches(['file:///ws/rulemap.toml'])).toBe(true);
+    expect(affectsRuleMatches(['file:///ws/pyproject.toml'])).toBe(true);
+    expect(affectsRuleMatches(['file:///ws/My%20Project/.claude/rules/a.md'])).toBe(true);
+  });
+  it('keeps badges when only instruction files or imports changed', () => {
+    expect(affectsRuleMatches(['file:///ws/AGENTS.md', 'file:///ws/docs/guide.md'])).toBe(false);
+    expect(affectsRuleMatches(['file:///ws/.claude/CLAUDE.md'])).toBe(false);
   });
 });

@@ -48,9 +48,9 @@ def parse_document(path: str, text: str, is_rule: bool) -> Document:
     lines = split_lines(text)
     starts = line_starts(text)
     frontmatter = parse_frontmatter(lines, starts)
-    first_line = frontmatter.span.end.line + 1 if frontmatter.span else 0
-    if not is_rule and frontmatter.error:
-        first_line = 0  # a leading `---` rule in prose, not frontmatter
+    # A rule's frontmatter is loader metadata; any other file is brought whole, frontmatter
+    # included, so `@` tokens there are read like the rest.
+    first_line = frontmatter.span.end.line + 1 if frontmatter.span and is_rule else 0
     scanned = scan(text, first_line, lines, starts)
     drop_first = first_line if is_rule else 0
     brought, kept = brought_text(text, scanned.comment_lines, drop_first, starts)

@@ -144,6 +144,10 @@ class Workspace:
         for rule in self._rules:
             self._rules_by_owner.setdefault(rule.owner, []).append(rule.path)
 
+    def instruction_dir(self, path: str) -> str | None:
+        """The directory whose instruction file `path` would be (by name), or None."""
+        return self._instruction_dir(path)
+
     def _instruction_dir(self, path: str) -> str | None:
         # longest names first: `x/.claude/CLAUDE.md` is x's `.claude/CLAUDE.md`, not the
         # `CLAUDE.md` of a directory `x/.claude`

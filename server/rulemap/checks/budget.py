@@ -34,6 +34,9 @@ def check(ws: Workspace) -> list[Finding]:
     base_total: dict[str | None, int] = {}
     rule_chars: dict[tuple[str, ...], int] = {}
     overflows: list[tuple[Explanation, int]] = []
+    start_up = profile.explain(ws, None, config.cwd)
+    if start_up.left_out or any(f.cut for f in start_up.files):
+        overflows.append((start_up, len(ws.files)))
     for (anchor_dir, rules), representative in sorted(groups.items(), key=lambda kv: kv[1]):
         size = sizes[(anchor_dir, rules)]
         if anchor_dir not in base_total:
@@ -68,6 +71,12 @@ def _closure_chars(ws: Workspace, rule: str) -> int:
     return total
 
 
+def _when(explanation: Explanation) -> str:
+    if explanation.target is None:
+        return "at start-up (so for every file)"
+    return f"when an agent works on `{explanation.target}`"
+
+
 def _findings(ws: Workspace, overflows: list[tuple[Explanation, int]]) -> list[Finding]:
     """One finding per file that some load cuts or leaves out, naming the first such target
     and how many workspace files in all get such a load."""
@@ -97,14 +106,14 @@ def _findings(ws: Workspace, overflows: list[tuple[Explanation, int]]) -> list[F
             line = _original_line(doc.kept_lines, doc.brought, kept)
             span = Span.at(line, 0, len(doc.lines[line]) if line < len(doc.lines) else 0)
             message = (
-                f"when an agent works on `{explanation.target}`{more}, the instructions total "
+                f"{_when(explanation)}{more}, the instructions total "
                 f"{total:,} chars, over maxChars {limit:,}: this file is cut at line {line + 1} "
                 f"({kept:,} of {doc.chars:,} chars kept)"
             )
         else:
             span = Span.at(0, 0, len(doc.lines[0]))
             message = (
-                f"when an agent works on `{explanation.target}`{more}, the instructions total "
+                f"{_when(explanation)}{more}, the instructions total "
                 f"{total:,} chars, over maxChars {limit:,}: this file is left out"
             )
         out.append(Finding(path, span, "warning", "budget-overflow", message))
@@ -167,8 +176,18 @@ def _target_groups(ws: Workspace, cwd_dir: str) -> tuple[dict[Group, str], dict[
         group = (anchor(parent_dir(path)), tuple(rules_of_file.get(path, ())))
         # name a source file as the example target rather than an instruction file
         current = groups.get(group)
-        if current is None or (ws.is_instruction(current) and not ws.is_instruction(path)):
+        if current is None or _example_rank(ws, path) < _example_rank(ws, current):
             groups[group] = path
         sizes[group] = sizes.get(group, 0) + 1
     ws.derived.put(key, (groups, sizes), reads=[RULE_GLOBS])
     return groups, sizes
+
+
+def _example_rank(ws: Workspace, path: str) -> int:
+    """Lower is a better example target: a source file, then a dotfile, then an instruction
+    file (which a reader would not think of as "the file the agent works on")."""
+    if ws.is_instruction(path):
+        return 2
+    if path.startswith(".") or "/." in path:
+        return 1
+    return 0

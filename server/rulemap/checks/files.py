@@ -37,4 +37,22 @@ def check(ws: Workspace) -> list[Finding]:
                     f"this {what} brings no instructions{detail}; add content or delete it",
                 )
             )
+    out.extend(_dangling(ws))
+    return out
+
+
+def _dangling(ws: Workspace) -> list[Finding]:
+    """Broken symlinks where the loader looks: an instruction file, `.claude/rules` or a rule."""
+    out: list[Finding] = []
+    for path, target in ws.reader.dangling_links():
+        name = path.rsplit("/", 1)[-1]
+        rules_dir = path == ".claude/rules" or path.endswith("/.claude/rules")
+        in_rules = ".claude/rules/" in f"/{path}" and name.endswith(".md")
+        if not (rules_dir or in_rules or ws.instruction_dir(path) is not None):
+            continue
+        what = "no rule in it loads" if rules_dir else "the loader skips it"
+        out.append(Finding(
+            path, Span.at(0, 0), "warning", "unreadable-file",
+            f"`{path}` is a symlink to `{target}`, which does not exist: {what}. Fix or remove "
+            f"the link"))
     return out

@@ -39,6 +39,10 @@ class Reader(Protocol):
         """Files the last `list_files` skipped as ignored (instruction files still load)."""
         ...
 
+    def dangling_links(self) -> Iterable[tuple[str, str]]:
+        """Symlinks whose target does not exist: (root-relative path, target as written)."""
+        ...
+
 
 def is_within(path: str, directory: str) -> bool:
     directory = directory.rstrip("/") or "/"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 from collections.abc import Iterable, Iterator, Sequence
@@ -10,6 +11,7 @@ from rulemap.globs import CompiledGlobs
 from rulemap.readers.base import MAX_FILE_BYTES, ReadError, is_within
 
 ALWAYS_SKIPPED_DIRS = frozenset({".git", "node_modules"})
+MAX_LISTINGS_PER_DIRECTORY = 8
 
 
 class LocalReader:
@@ -23,6 +25,7 @@ class LocalReader:
         # paths with no symlink anywhere on the way (their identity is their path).
         self._ignored: list[str] = []
         self._plain: set[str] = set()
+        self._dangling: list[tuple[str, str]] = []
 
     def _confined(self, path: str) -> bool:
         real = self.identity(path)
@@ -70,19 +73,29 @@ class LocalReader:
     def list_files(self) -> Iterable[str]:
         self._ignored = []
         self._plain = set()
+        self._dangling = []
         return list(self._walk())
 
+    def dangling_links(self) -> Iterable[tuple[str, str]]:
+        """Symlinks the last walk met whose target does not exist: (path, target as written)."""
+        return list(self._dangling)
+
     def _walk(self) -> Iterator[str]:
-        seen_dirs: set[str] = set()
-        # (path, root-relative path, real path, no symlink on the way, gitignores in force)
-        stack: list[tuple[str, str, str, bool, list[tuple[str, CompiledGlobs]]]] = [
-            (self.root, "", self._real_root, True, [])
-        ]
+        listed: dict[str, int] = {}  # real directory → times listed (through links)
+        # (path, root-relative path, real path, real paths above it, no symlink on the way,
+        #  gitignores in force)
+        stack: list[
+            tuple[str, str, str, frozenset[str], bool, list[tuple[str, CompiledGlobs]]]
+        ] = [(self.root, "", self._real_root, frozenset(), True, [])]
         while stack:
-            directory, rel_dir, real, plain, specs = stack.pop()
-            if real in seen_dirs or not is_within(real, self._real_root):
-                continue  # a symlink loop, or a directory link out of the workspace
-            seen_dirs.add(real)
+            directory, rel_dir, real, above, plain, specs = stack.pop()
+            # a link back up is a loop; a link out of the workspace is never followed; one
+            # directory reached through many links is listed a bounded number of times
+            if real in above or not is_within(real, self._real_root):
+                continue
+            if listed.get(real, 0) >= MAX_LISTINGS_PER_DIRECTORY:
+                continue
+            listed[real] = listed.get(real, 0) + 1
             try:
                 entries = sorted(os.scandir(directory), key=lambda e: e.name)
             except OSError:
@@ -92,12 +105,18 @@ class LocalReader:
                 spec = _read_gitignore(posixpath.join(directory, ".gitignore"))
                 if spec is not None:
                     local_specs = [*specs, (rel_dir, spec)]
+            below = above | {real}
             for entry in entries:
                 rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
                 try:
                     is_dir = entry.is_dir()  # follows symlinks
                     is_link = entry.is_symlink()
+                    is_file = entry.is_file()
                 except OSError:
+                    continue
+                if is_link and not is_dir and not is_file:
+                    with contextlib.suppress(OSError):
+                        self._dangling.append((rel, os.readlink(entry.path)))
                     continue
                 if plain and not is_link:
                     self._plain.add(rel)
@@ -106,7 +125,9 @@ class LocalReader:
                         continue
                     # only a link needs the (slow) real-path resolution
                     child_real = os.path.realpath(entry.path) if is_link else f"{real}/{entry.name}"
-                    stack.append((entry.path, rel, child_real, plain and not is_link, local_specs))
+                    stack.append(
+                        (entry.path, rel, child_real, below, plain and not is_link, local_specs)
+                    )
                 elif _ignored(local_specs, rel):
                     self._ignored.append(rel)
                 else:

@@ -98,3 +98,10 @@ class MemoryReader:
 
     def ignored_files(self) -> Iterable[str]:
         return []
+
+    def dangling_links(self) -> Iterable[tuple[str, str]]:
+        out = []
+        for link, target in self.symlinks.items():
+            if is_within(link, self.root) and not self.exists(link):
+                out.append((posixpath.relpath(link, self.root), target))
+        return sorted(out)

@@ -46,3 +46,6 @@ class OverlayReader:
 
     def ignored_files(self) -> Iterable[str]:
         return self.base.ignored_files()
+
+    def dangling_links(self) -> Iterable[tuple[str, str]]:
+        return self.base.dangling_links()
