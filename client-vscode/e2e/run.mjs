@@ -418,6 +418,17 @@ async function trustedRun(tmp) {
       const rule = files.find((f) => f.label === '.claude/rules/api.md');
       assert(rule && /matches 1 file/.test(rule.description), `api.md should match 1 file: ${JSON.stringify(rule)}`);
       await shot(page, 'effective-instructions');
+      // clicking an import opens its importer at the @import line
+      await page
+        .locator('[id="workbench.view.extension.rulemap"] .monaco-list[aria-label="Effective Instructions"] .monaco-list-row', { hasText: 'docs/guide.md' })
+        .first()
+        .click();
+      await page.locator('.tabs-container .tab.active[aria-label*="AGENTS.md"]').waitFor({ state: 'visible' });
+      const sel = await until('the cursor on the import line', async () => {
+        const t = text(await page.locator('[id="status.editor.selection"]').textContent());
+        return /Ln 4\b/.test(t) && t;
+      }, 10000);
+      log(`import row opened AGENTS.md at ${sel}`);
     });
 
     await step('status bar shows the budget', page, async () => {
@@ -505,6 +516,29 @@ async function trustedRun(tmp) {
         writeFileSync(file, before);
       }
       await until('the budget to return', async () => /\/32k$/.test(await rulemapStatusText(page)), 30000);
+    });
+
+    await step('Select Profile switches the loading model', page, async () => {
+      await quickOpen(page, 'src/api/handler.ts');
+      await runCommand(page, 'Rulemap: Select Profile');
+      const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+      await until('the profiles', async () => (await rows.count()) >= 2);
+      const labels = await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('aria-label') ?? ''));
+      log(`profiles: ${JSON.stringify(labels)}`);
+      assert(labels.some((l) => /mastra/i.test(l)), `mastra should be offered: ${labels}`);
+      await shot(page, 'select-profile');
+      await rows.filter({ hasText: /mastra/i }).first().click();
+      await showContainer(page, 'Rulemap');
+      const after = await until('the mastra load', async () => {
+        const r = await viewRows(page, 'Effective Instructions');
+        return r.length > 0 && r.every((x) => !x.description.startsWith('scoped')) && r.some((x) => x.label === 'AGENTS.md') && r;
+      });
+      log(`mastra rows: ${JSON.stringify(after.map((r) => [r.label, r.description]))}`);
+      // back to the default
+      await runCommand(page, 'Rulemap: Select Profile');
+      await until('the profiles', async () => (await rows.count()) >= 2);
+      await rows.filter({ hasText: /cogitator/i }).first().click();
+      await until('the cogitator load', async () => (await viewRows(page, 'Effective Instructions')).some((x) => x.description.startsWith('scoped')));
     });
 
     await step('Show Effective Instructions opens the text the agent receives', page, async () => {

@@ -65,8 +65,10 @@ class Workspace:
         self._by_dir: dict[str, list[str]] = {}
         self._rules_by_owner: dict[str, list[str]] = {}
         self._names_longest_first = sorted(self.config.files, key=len, reverse=True)
+        self._basenames = frozenset(n.rsplit("/", 1)[-1] for n in self.config.files)
         self._directories: set[str] = set()
         self._probed: dict[str, list[str]] = {}
+        self._instruction_set: frozenset[str] = frozenset()
         self._findings_cache: list[Finding] | None = None
         # derived values shared by explain and the checks: `load_cache` is emptied on every
         # change, `derived` drops only what read a changed file
@@ -131,6 +133,7 @@ class Workspace:
         self._directories = directories
         self._probed = {}
         self._instruction_files = sorted(instruction)
+        self._instruction_set = frozenset(instruction)
         self._rules = sorted(rules, key=lambda r: r.path)
         self._by_dir = {}
         for rel in self._instruction_files:
@@ -149,6 +152,9 @@ class Workspace:
         return self._instruction_dir(path)
 
     def _instruction_dir(self, path: str) -> str | None:
+        # most files are not instruction files: their base name settles it at once
+        if path.rsplit("/", 1)[-1] not in self._basenames:
+            return None
         # longest names first: `x/.claude/CLAUDE.md` is x's `.claude/CLAUDE.md`, not the
         # `CLAUDE.md` of a directory `x/.claude`
         for name in self._names_longest_first:
@@ -272,7 +278,8 @@ class Workspace:
         return sorted(chosen.values())
 
     def is_instruction(self, key: str) -> bool:
-        return key in self._by_dir.get(self._instruction_dir(key) or "", ()) or self.is_rule(key)
+        """An instruction file or a rule of this workspace."""
+        return key in self._instruction_set or self.is_rule(key)
 
     def is_rule(self, key: str) -> bool:
         info = self._rule_info(key)
@@ -423,7 +430,13 @@ class Workspace:
             compiled = self._single_globs.get(expanded)
             if compiled is None:
                 compiled = self._single_globs[expanded] = compile_patterns([expanded])
-            for candidate in self.files.candidates(owner, compiled.patterns[0]):
+            pool = self.files.candidates(owner, compiled.patterns[0])
+            if candidates_are_exact(compiled.patterns[0]):
+                found.extend(pool[:limit] if limit is not None else pool)
+                if limit is not None and len(found) >= limit:
+                    return found[:limit]
+                continue
+            for candidate in pool:
                 if compiled.match(candidate[cut:]):
                     found.append(candidate)
                     if limit is not None and len(found) >= limit:

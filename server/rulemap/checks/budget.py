@@ -172,12 +172,22 @@ def _target_groups(ws: Workspace, cwd_dir: str) -> tuple[dict[Group, str], dict[
 
     groups: dict[Group, str] = {}
     sizes: dict[Group, int] = {}
+    poor: dict[Group, int] = {}  # groups whose example is not a plain source file yet
     for path in ws.files:
         group = (anchor(parent_dir(path)), tuple(rules_of_file.get(path, ())))
         # name a source file as the example target rather than an instruction file
         current = groups.get(group)
-        if current is None or _example_rank(ws, path) < _example_rank(ws, current):
+        if current is None:
             groups[group] = path
+            if _example_rank(ws, path):
+                poor[group] = _example_rank(ws, path)
+        elif group in poor and _example_rank(ws, path) < poor[group]:
+            groups[group] = path
+            rank = _example_rank(ws, path)
+            if rank:
+                poor[group] = rank
+            else:
+                del poor[group]
         sizes[group] = sizes.get(group, 0) + 1
     ws.derived.put(key, (groups, sizes), reads=[RULE_GLOBS])
     return groups, sizes

@@ -97,7 +97,7 @@ class LocalReader:
                 continue
             listed[real] = listed.get(real, 0) + 1
             try:
-                entries = sorted(os.scandir(directory), key=lambda e: e.name)
+                entries = list(os.scandir(directory))  # the index sorts; order is irrelevant
             except OSError:
                 continue
             local_specs = specs

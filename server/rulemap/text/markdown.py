@@ -103,6 +103,8 @@ def _scan_prose(text: str, result: Scan, block: list[int], comments: list[tuple[
     start = result.starts[first]
     end = result.starts[last] + len(result.lines[last])
     chunk = text[start:end]
+    if "@" not in chunk and "<!--" not in chunk:
+        return  # no import and no comment: code spans here matter to nobody
     excluded: list[tuple[int, int]] = []
     i = 0
     length = len(chunk)
