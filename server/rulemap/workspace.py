@@ -313,12 +313,16 @@ class Workspace:
         For files of the workspace this is a look-up in an index built from every rule's
         match list (the lists survive edits that do not touch the rule); other targets are
         matched glob by glob."""
-        candidates = [r for d in owners for r in self.rules_of(d) if self.is_scoped(r)]
+        owners = tuple(owners)
+        key = ("scoped-of", owners)
+        wanted: frozenset[str] | None = self.derived.get(key)
+        if wanted is None:
+            rules = [r for d in owners for r in self.rules_of(d)]
+            wanted = frozenset(r for r in rules if self.is_scoped(r))
+            self.derived.put(key, wanted, reads=rules)
         if target not in self.files:
-            return sorted(r for r in candidates if self.rule_matches_target(r, target))
-        index = self.scoped_rules_index()
-        wanted = set(candidates)
-        return sorted(r for r in index.get(target, ()) if r in wanted)
+            return sorted(r for r in wanted if self.rule_matches_target(r, target))
+        return sorted(r for r in self.scoped_rules_index().get(target, ()) if r in wanted)
 
     def document(self, key: str) -> Document:
         doc = self._docs.get(key)
