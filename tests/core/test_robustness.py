@@ -71,3 +71,39 @@ def test_directory_link_out_of_the_workspace_is_not_walked(tmp_path):
     root.mkdir()
     os.symlink(outside, root / "ext")
     assert list(LocalReader(str(root)).list_files()) == []
+
+
+def test_directory_reached_through_a_link_after_its_target_is_still_listed(tmp_path):
+    shared = tmp_path / ".shared"
+    shared.mkdir()
+    (shared / "r.md").write_text("rule")
+    (tmp_path / ".claude").mkdir()
+    os.symlink("../.shared", tmp_path / ".claude" / "rules")
+    files = set(LocalReader(str(tmp_path)).list_files())
+    assert {".shared/r.md", ".claude/rules/r.md"} <= files
+    ws = Workspace.open(str(tmp_path))
+    assert [f.path for f in ws.explain().files] == [".claude/rules/r.md"]
+
+
+def test_dangling_rules_link_is_reported(tmp_path):
+    (tmp_path / "AGENTS.md").write_text("x")
+    (tmp_path / ".claude").mkdir()
+    os.symlink("../nowhere", tmp_path / ".claude" / "rules")
+    os.symlink("gone.md", tmp_path / "CLAUDE.md")
+    findings = {(f.path, f.code) for f in Workspace.open(str(tmp_path)).check()}
+    assert (".claude/rules", "unreadable-file") in findings
+    assert ("CLAUDE.md", "unreadable-file") in findings
+
+
+def test_git_ignored_files_count_for_rule_globs(tmp_path):
+    (tmp_path / ".gitignore").write_text("dist/\n*.gen.ts\n")
+    (tmp_path / "dist").mkdir()
+    (tmp_path / "dist" / "a.js").write_text("")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "x.gen.ts").write_text("")
+    rules = tmp_path / ".claude" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "dist.md").write_text("---\npaths: ['dist/**', 'src/*.gen.ts']\n---\nnever edit\n")
+    ws = Workspace.open(str(tmp_path))
+    assert [f.code for f in ws.check()] == []
+    assert [f.reason for f in ws.explain("dist/a.js").files] == ["scoped"]
