@@ -35,8 +35,8 @@ test-python: setup lint
 	$(PY) -m pytest -q
 
 test-vscode: setup
-	bash client-vscode/scripts/setup-e2e.sh
-	cd client-vscode && npm ci --no-audit --no-fund && npm run build && npm run test:unit
+	RULEMAP_PYTHON=$(abspath $(PY)) bash client-vscode/scripts/setup-e2e.sh
+	cd client-vscode && npm run typecheck && npm run test:unit
 	cd client-vscode && RULEMAP_PYTHON=$(abspath $(PY)) npm run test:e2e
 
 test: test-python test-vscode

@@ -441,6 +441,7 @@ async function trustedRun(tmp) {
     });
 
     await step('explorer badge and tooltip on handler.ts', page, async () => {
+      await quickOpen(page, 'src/api/handler.ts'); // reveals it in the explorer
       await showContainer(page, 'Explorer');
       const row = page.locator('.explorer-folders-view .monaco-list-row[aria-label*="handler.ts"]').first();
       await row.waitFor({ state: 'visible' });
@@ -487,6 +488,7 @@ async function trustedRun(tmp) {
       const t = text(await hover.textContent());
       log(`hover: ${t.slice(0, 300)}`);
       assert(t.includes('api.md'), `hover should list the scoped rule: ${t}`);
+      await page.waitForTimeout(600); // let the hover finish fading in
       await shot(page, 'source-file-hover');
       await page.keyboard.press('Escape');
     });
@@ -522,7 +524,9 @@ async function trustedRun(tmp) {
       await quickOpen(page, 'src/api/handler.ts');
       await runCommand(page, 'Rulemap: Select Profile');
       const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
-      await until('the profiles', async () => (await rows.count()) >= 2);
+      await until('the profiles', async () =>
+        (await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('aria-label') ?? ''))).some((l) => /cogitator/i.test(l)),
+      );
       const labels = await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('aria-label') ?? ''));
       log(`profiles: ${JSON.stringify(labels)}`);
       assert(labels.some((l) => /mastra/i.test(l)), `mastra should be offered: ${labels}`);
@@ -536,12 +540,14 @@ async function trustedRun(tmp) {
       log(`mastra rows: ${JSON.stringify(after.map((r) => [r.label, r.description]))}`);
       // back to the default
       await runCommand(page, 'Rulemap: Select Profile');
-      await until('the profiles', async () => (await rows.count()) >= 2);
+      await until('the profiles', async () =>
+        (await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('aria-label') ?? ''))).some((l) => /mastra/i.test(l)),
+      );
       await rows.filter({ hasText: /cogitator/i }).first().click();
       await until('the cogitator load', async () => (await viewRows(page, 'Effective Instructions')).some((x) => x.description.startsWith('scoped')));
     });
 
-    await step('Show Effective Instructions opens the text the agent receives', page, async () => {
+    await step('Show / Copy Effective Instructions give the text the agent receives', page, async () => {
       await runCommand(page, 'Rulemap: Show Effective Instructions');
       const tab = page.locator('.tabs-container .tab[aria-label*="effective instructions"]').first();
       await tab.waitFor({ state: 'visible' });
@@ -550,6 +556,15 @@ async function trustedRun(tmp) {
         return t.includes('Validate every request body.') && t.includes('Use TypeScript strict mode.');
       });
       await shot(page, 'show-effective-instructions');
+      await quickOpen(page, 'src/api/handler.ts');
+      await runCommand(page, 'Rulemap: Copy Effective Instructions');
+      const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'copied the effective instructions' }).first();
+      await toast.waitFor({ state: 'visible' });
+      const t = text(await toast.textContent());
+      assert(/src\/api\/handler\.ts \(\d+ characters\)/.test(t), `unexpected copy message: ${t}`);
+      log(`copy: ${t.slice(0, 160)}`);
+      await toast.hover();
+      await toast.locator('.codicon-notifications-clear, .action-label[aria-label*="Clear"]').first().click().catch(() => {});
     });
     await step('a Python without rulemap gets an actionable message with the pip command', page, async () => {
       const venv = join(tmp, 'venv-without-rulemap');

@@ -21,6 +21,9 @@ export class ActiveInstructions implements vscode.Disposable {
     private readonly api: RulemapApi,
     private readonly profile: () => string | undefined,
     private readonly debounceMs = 80,
+    /** Is this file still open in some editor tab? (a webview or settings tab being active is
+     *  no reason to forget it) */
+    private readonly isStillOpen: (uri: vscode.Uri) => boolean = () => false,
   ) {}
 
   get uri(): vscode.Uri | undefined {
@@ -37,11 +40,11 @@ export class ActiveInstructions implements vscode.Disposable {
 
   /**
    * Follow the active editor. Editors of other schemes (our own virtual documents, output,
-   * diffs) keep the last file; no editor at all clears it.
+   * diffs) keep the last file; no text editor clears it unless the file's tab is still open.
    */
   setEditorUri(uri: vscode.Uri | undefined): void {
     if (uri === undefined) {
-      if (this._uri !== undefined) {
+      if (this._uri !== undefined && !this.isStillOpen(this._uri)) {
         this._uri = undefined;
         this._result = undefined;
         this.seq++;

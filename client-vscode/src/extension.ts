@@ -27,7 +27,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const profile = () => configuredProfile(vscode.workspace.workspaceFolders?.[0]?.uri);
 
   // Active file → effective instructions (shared by the view and the status bar)
-  const active = new ActiveInstructions(client, profile);
+  const isStillOpen = (uri: vscode.Uri) =>
+    vscode.window.tabGroups.all.some((g) =>
+      g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString()),
+    );
+  const active = new ActiveInstructions(client, profile, 80, isStillOpen);
   context.subscriptions.push(active);
   const setActiveContext = () =>
     void vscode.commands.executeCommand('setContext', 'rulemap.activeFile', active.uri !== undefined);
@@ -78,6 +82,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
   context.subscriptions.push(
     vscode.window.onDidChangeActiveTextEditor((e) => active.setEditorUri(e?.document.uri)),
+    // closing the file's last tab while a non-text editor is active
+    vscode.window.tabGroups.onDidChangeTabs(() => {
+      if (!vscode.window.activeTextEditor) active.setEditorUri(undefined);
+    }),
   );
   active.setEditorUri(vscode.window.activeTextEditor?.document.uri);
 

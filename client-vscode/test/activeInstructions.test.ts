@@ -64,3 +64,17 @@ describe('ActiveInstructions', () => {
     expect(isTrackable(Uri.parse('untitled:Untitled-1') as never)).toBe(false);
   });
 });
+
+describe('ActiveInstructions with open tabs', () => {
+  it('keeps the file while its tab is open (a webview is active), forgets it once closed', async () => {
+    let open = true;
+    const a = new ActiveInstructions(fakeApi(), () => undefined, 5, () => open);
+    a.setEditorUri(Uri.file('/ws/a.ts') as never);
+    await vi.waitFor(() => expect(a.result).toBeTruthy());
+    a.setEditorUri(undefined);
+    expect(a.uri?.toString()).toBe('file:///ws/a.ts');
+    open = false;
+    a.setEditorUri(undefined);
+    expect(a.uri).toBeUndefined();
+  });
+});
