@@ -15,6 +15,9 @@ _MISSING = object()
 # A pseudo-key read by everything derived from rule globs (which rule matches which file):
 # invalidated when a rule's `paths` change, not when only its body does.
 RULE_GLOBS = "*rule-globs*"
+# Read by everything derived from the import edges alone: invalidated when some file's imports
+# (or their resolution) change, not when only its prose does.
+IMPORT_GRAPH = "*import-graph*"
 
 
 class DerivedCache:

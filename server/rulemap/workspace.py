@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rulemap.config import Config, ConfigError, load_config_text
-from rulemap.derived import RULE_GLOBS, DerivedCache
+from rulemap.derived import IMPORT_GRAPH, RULE_GLOBS, DerivedCache
 from rulemap.documents import decode, parse_document, unreadable_document
 from rulemap.globs import (
     CompiledGlobs,
@@ -247,7 +247,7 @@ class Workspace:
     def imported_documents(self) -> list[str]:
         """Files inside the root that some instruction file or rule imports, transitively
         (canonical keys, sorted): their own imports are checked too."""
-        cached: list[str] | None = self.load_cache.get(("imported",))
+        cached: list[str] | None = self.derived.get("imported-documents")
         if cached is not None:
             return cached
         roots = set(self.all_documents())
@@ -263,7 +263,7 @@ class Workspace:
                     seen.add(target)
                     stack.append(target)
         result = sorted(seen)
-        self.load_cache[("imported",)] = result
+        self.derived.put("imported-documents", result, reads=[IMPORT_GRAPH])
         return result
 
     def lint_documents(self) -> list[str]:
@@ -556,8 +556,14 @@ class Workspace:
         changed |= aliases - created - deleted
         # an edit of a rule's body keeps which files it matches; only new `paths` redo that
         globs_changed = structural
+        imports_changed = structural
         for key in touched:
             old = self._docs.pop(key, None)
+            # a file never parsed fed nothing derived; one re-parsed keeps the graph if its
+            # import tokens are the same
+            if old is not None and key in changed:
+                if [i.raw for i in old.imports] != [i.raw for i in self.document(key).imports]:
+                    imports_changed = True
             if key in changed and self._rule_info(key) is not None:
                 if old is None or _glob_patterns(old) != _glob_patterns(self.document(key)):
                     globs_changed = True
@@ -584,7 +590,10 @@ class Workspace:
             self._update_rule_matches(created, deleted)
             if any(self._affects_index(k) for k in created | deleted):
                 self._index_instruction_files()
-        self.derived.invalidate(touched | ({RULE_GLOBS} if globs_changed else set()), structural)
+        pseudo = {RULE_GLOBS} if globs_changed else set()
+        if imports_changed:
+            pseudo.add(IMPORT_GRAPH)
+        self.derived.invalidate(touched | pseudo, structural)
         if any(k in CONFIG_FILES for k in touched):
             touched.add("*config*")
         return touched

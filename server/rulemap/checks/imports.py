@@ -7,6 +7,9 @@ import posixpath
 from collections import deque
 from typing import TYPE_CHECKING
 
+from dataclasses import replace
+
+from rulemap.derived import IMPORT_GRAPH, RULE_GLOBS
 from rulemap.model import Finding, Fix, ImportRef, ImportStatus, Related, Span
 from rulemap.profiles.base import directory_chain
 
@@ -27,10 +30,20 @@ def check(ws: Workspace) -> list[Finding]:
     for path in ws.lint_documents():
         for ref, resolved in ws.imports(path):
             out.extend(_check_token(ws, path, ref, resolved))
-    out.extend(_cycles(ws))
-    out.extend(_too_deep(ws))
-    out.extend(_duplicates(ws))
+    # graph-wide findings depend on the import edges (and, for duplicates, on which rules are
+    # scoped), not on the text: typing prose in AGENTS.md keeps them
+    graph = ws.derived.get("import-graph-findings")
+    if graph is None:
+        graph = [*_cycles(ws), *_too_deep(ws), *_duplicates(ws)]
+        ws.derived.put("import-graph-findings", graph, reads=[IMPORT_GRAPH, RULE_GLOBS])
+    out.extend(_copy(f) for f in graph)
     return out
+
+
+def _copy(finding: Finding) -> Finding:
+    """A fresh Finding: `finalize` rewrites severities in place."""
+    return replace(finding, related=list(finding.related), fixes=list(finding.fixes),
+                   tags=list(finding.tags))
 
 
 def looks_like_file(ws: Workspace, importer: str, path: str) -> bool:

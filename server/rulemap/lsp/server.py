@@ -250,12 +250,41 @@ async def initialized(ls: RulemapServer, params: types.InitializedParams) -> Non
             ls.dynamic_watch = False
     folders = [f for f in engine.folders.values() if not f.refused]
     await engine.load_settings(folders, ls.config_pull)
+    indexing = asyncio.gather(*(engine.index(f) for f in folders))
     if not ls.dynamic_watch:
-        _start_watching(folders)
-    await asyncio.gather(*(engine.index(f) for f in folders))
+        # Adding inotify watches walks the tree again: once the first walk is done (so the two
+        # do not compete), in a thread of its own, not on the loop.
+        await engine.ready_all()
+        watching = asyncio.ensure_future(_watch(folders))
+        watching.add_done_callback(lambda t: t.cancelled() or t.exception())
+    await indexing
+    _features()  # import the feature providers now rather than on the first hover
+
+
+async def _watch(folders: list[Folder]) -> None:
+    """Start the server-side watcher, then catch up with deletions made during the walk."""
+    import os
+
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, _start_watching, folders)
+    engine = _engine()
+    for folder in folders:
+        ws = folder.ws
+        if ws is None:
+            continue
+        gone = await loop.run_in_executor(None, _missing, folder.root, list(ws.files))
+        if gone:
+            engine.file_events([("deleted", os.path.join(folder.root, k)) for k in gone])
+
+
+def _missing(root: str, keys: list[str]) -> list[str]:
+    import os
+
+    return [k for k in keys if not os.path.exists(os.path.join(root, k))]
 
 
 def _start_watching(folders: list[Folder]) -> None:
+    """Watch the folders with watchdog (any thread; events reach the loop thread-safely)."""
     engine = _engine()
     if server.watcher is None:
         from rulemap.lsp.watch import FolderWatcher
@@ -340,7 +369,7 @@ async def did_change_workspace_folders(
     ]
     await engine.load_settings(added, ls.config_pull)
     if not ls.dynamic_watch:
-        _start_watching(added)
+        asyncio.ensure_future(_watch(added))
     await asyncio.gather(*(engine.index(f) for f in added))
     engine.graph_changed([])
 

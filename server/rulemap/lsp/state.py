@@ -43,6 +43,7 @@ CONFIG_FILES = ("rulemap.toml", "pyproject.toml")
 SKIPPED_DIRS = ("/.git/", "/node_modules/")
 PROGRESS_AFTER_S = 0.3  # index longer than this → window/workDoneProgress
 MAX_LOCAL_BATCH = 25  # more touched documents than this → wait for the full check
+WARM_SLICE_S = 0.004  # the start-up parse of the loop's copy yields this often
 
 
 class Port(Protocol):
@@ -99,6 +100,7 @@ class Folder:
     ws: Workspace | None = None
     overlay: OverlayReader | None = None
     replica: Workspace | None = None  # the worker thread's copy
+    replica_ready: asyncio.Event = field(default_factory=asyncio.Event)
     replica_log: list[Replayed] = field(default_factory=list)  # updates not yet replayed
     refused: str | None = None
     settings: Settings = field(default_factory=Settings)
@@ -275,7 +277,15 @@ class Engine:
         folder.ready.clear()
         overrides = dict(folder.settings.overrides)
         buffers = {path_of(u): text for u, (text, _) in self.open_docs.items()}
-        job = self.loop.run_in_executor(self.executor, self._open, folder, overrides, buffers)
+        # Nothing open here: check the whole folder in the worker before the loop gets the
+        # Workspace (no edits can race it), which also parses everything hovers will need.
+        check_now = not any(
+            found is not None and found[0] is folder
+            for found in (self.locate(u) for u in self.open_docs)
+        )
+        job = self.loop.run_in_executor(
+            self.executor, self._open, folder, overrides, buffers, check_now
+        )
         token = None
         try:
             done, _ = await asyncio.wait({job}, timeout=PROGRESS_AFTER_S)
@@ -283,19 +293,39 @@ class Engine:
                 token = await self.port.progress_begin(
                     f"Rulemap: indexing {folder.name}", folder.root
                 )
-            ws, overlay, replica, errors = await job
+            ws, overlay, errors, findings = await job
         except Exception as exc:
             log.exception("indexing %s failed", folder.root)
             self.port.show_message(
                 types.MessageType.Error, f"Rulemap: indexing {folder.root} failed: {exc}"
             )
-            ws, overlay, replica, errors = None, None, None, []
+            ws, overlay, errors, findings = None, None, [], None
         finally:
             self.port.progress_end(token, "done")
         if epoch != folder.epoch or self.folders.get(folder.root) is not folder:
             return  # re-indexed or removed meanwhile
+        try:
+            await self._indexed(folder, epoch, ws, overlay, errors, findings)
+        except Exception:
+            log.exception("after indexing %s", folder.root)
+        finally:
+            if epoch == folder.epoch:
+                folder.indexing = False
+                folder.ready.set()  # never leave requests waiting
+                folder.replica_ready.set()
+
+    async def _indexed(
+        self,
+        folder: Folder,
+        epoch: int,
+        ws: Workspace | None,
+        overlay: OverlayReader | None,
+        errors: list[str],
+        findings: list[Finding] | None,
+    ) -> None:
         self._show_new(folder, "config", errors)
-        folder.ws, folder.overlay, folder.replica = ws, overlay, replica
+        folder.ws, folder.overlay, folder.replica = ws, overlay, None
+        folder.replica_ready.clear()
         folder.replica_log = []
         folder.indexing = False
         folder.full, folder.full_gen, folder.local, folder.dirty = {}, -1, {}, {}
@@ -303,6 +333,8 @@ class Engine:
         if ws is None or overlay is None:
             folder.ready.set()
             return
+        if findings is not None:
+            self._set_full(folder, findings, ws.generation)
         for uri in self.open_docs:
             found = self.locate(uri)
             if found and found[0] is folder:
@@ -317,7 +349,7 @@ class Engine:
                 edited = path_of(uri)
                 if edited and is_within(edited, folder.root) and len(text) <= MAX_FILE_BYTES:
                     overlay.set_buffer(edited, text)  # edits made while the walk ran
-            self._update(folder, changed=pending)
+            self._touch(folder, self._update(folder, changed=pending))
         events, folder.pending_events = folder.pending_events, []
         folder.ready.set()
         if events:
@@ -329,15 +361,32 @@ class Engine:
             folder.dirty[key] = ws.generation
             folder.local_queue.add(key)
         self._run_local(folder)
+        if findings is None:
+            self._spawn(self._warm(folder, ws))
+        else:
+            self._publish(folder, None)
+        # Then the worker's copy (updates made meanwhile are in the log and replay on it).
+        buffers = {path_of(u): text for u, (text, _) in self.open_docs.items()}
+        replica = await self.loop.run_in_executor(
+            self.executor, self._make_replica, folder.root, ws.config, buffers
+        )
+        if epoch != folder.epoch or folder.ws is not ws:
+            return
+        folder.replica = replica
+        folder.replica_ready.set()
         await self._run_full(folder)
         self.graph_changed([])
 
     def _open(
-        self, folder: Folder, overrides: dict[str, Any], buffers: dict[str | None, str]
-    ) -> tuple[Workspace, OverlayReader, Workspace, list[str]]:
-        """Runs in the worker: walk the folder (twice: the loop's copy and the worker's), read
-        its configuration."""
+        self,
+        folder: Folder,
+        overrides: dict[str, Any],
+        buffers: dict[str | None, str],
+        check_now: bool = False,
+    ) -> tuple[Workspace, OverlayReader, list[str], list[Finding] | None]:
+        """Runs in the worker: walk the folder, read its configuration, check it if asked."""
         from rulemap.config import ConfigError
+        from rulemap.lsp.checking import full_findings
         from rulemap.readers.local import LocalReader
         from rulemap.readers.overlay import OverlayReader
         from rulemap.workspace import Workspace
@@ -362,8 +411,51 @@ class Engine:
         if ws.config.allow_imports_from:
             # The reader confines reads to the root; widen it as Workspace.open does without one.
             overlay.base = LocalReader(folder.root, allowed=ws.config.allow_imports_from)
-        replica = Workspace(overlay_reader(ws.config.allow_imports_from), ws.config, home=self.home)
-        return ws, overlay, replica, errors
+        findings = None
+        if check_now:
+            try:
+                findings = full_findings(ws)
+            except Exception:
+                log.exception("checking %s failed", folder.root)
+        return ws, overlay, errors, findings
+
+    async def _warm(self, folder: Folder, ws: Workspace) -> None:
+        """Parse every document and what it imports on the loop's Workspace, a few milliseconds
+        at a time, so that the first hover does not pay for parsing the whole graph."""
+        from collections import deque
+
+        from rulemap.model import ImportStatus
+
+        queue = deque(ws.all_documents())
+        seen = set(queue)
+        budget = time.monotonic() + WARM_SLICE_S
+        while queue:
+            if folder.ws is not ws or self.closed:
+                return
+            key = queue.popleft()
+            try:
+                for _, resolved in ws.imports(key):
+                    target = resolved.target
+                    if resolved.status is ImportStatus.OK and target not in seen:
+                        seen.add(target)
+                        queue.append(target)
+            except Exception:  # pragma: no cover - parsing never raises; never fail the warm-up
+                log.exception("warming %s", key)
+            if time.monotonic() > budget:
+                await asyncio.sleep(0)  # let requests in
+                budget = time.monotonic() + WARM_SLICE_S
+
+    def _make_replica(self, root: str, config: Any, buffers: dict[str | None, str]) -> Workspace:
+        """Runs in the worker: the worker's own copy of a folder's Workspace."""
+        from rulemap.readers.local import LocalReader
+        from rulemap.readers.overlay import OverlayReader
+        from rulemap.workspace import Workspace
+
+        overlay = OverlayReader(LocalReader(root, allowed=config.allow_imports_from))
+        for path, text in buffers.items():
+            if path and is_within(path, root) and len(text) <= MAX_FILE_BYTES:
+                overlay.set_buffer(path, text)
+        return Workspace(overlay, config, home=self.home)
 
     def _update(
         self,
@@ -376,7 +468,7 @@ class Engine:
         ws, overlay = folder.ws, folder.overlay
         assert ws is not None and overlay is not None
         changed, created, deleted = set(changed), set(created), set(deleted)
-        touched = self._update(folder, changed=changed, created=created, deleted=deleted)
+        touched = ws.update(changed=changed, created=created, deleted=deleted)
         keys = changed | created | deleted
         buffers = {k: overlay.buffers.get(posixpath.normpath(ws.abs(k))) for k in keys}
         folder.replica_log.append((changed, created, deleted, buffers))
@@ -384,6 +476,8 @@ class Engine:
 
     async def on_replica(self, folder: Folder, function: Callable[..., T], *args: Any) -> T:
         """Run `function(replica, *args)` in the worker, after replaying the pending updates."""
+        if folder.replica is None and not (folder.ws is None and folder.ready.is_set()):
+            await asyncio.wait_for(folder.replica_ready.wait(), 120)
         replica = folder.replica
         if replica is None:
             raise RuntimeError(f"{folder.root} is not indexed")
@@ -532,29 +626,35 @@ class Engine:
         deleted: set[str] = set()
         config = False
         ignored = _GitIgnored(folder.root)
+        # Classify by what is on disk now, not by the event kinds: a batch may hold an editor's
+        # atomic save (deleted + created) or a file created and deleted again.
+        walked: set[str] = set()
         for kind, path in events:
+            if kind == "created" and path not in walked and os.path.isdir(path):
+                walked.add(path)
+                for key in _walk(folder.root, path):
+                    if key not in ws.files and not ignored(key):
+                        created.add(key)
+        for path in dict.fromkeys(p for _, p in events):
             key = folder.key_of(path)
-            if not key:
+            if not key or path in walked:
                 continue
-            exists = os.path.exists(path)
-            if exists and os.path.isdir(path):
-                if kind == "created":
-                    created.update(k for k in _walk(folder.root, path) if not ignored(k))
-                continue
-            if kind == "deleted" or not exists:
+            if key in CONFIG_FILES:
+                config = True
+            if not os.path.exists(path):
                 if key in ws.files:
                     deleted.add(key)
-                else:
+                else:  # a directory that went away, or a file the index never had
                     deleted.update(ws.files.under(key + "/"))
                     if overlay.exists(path) or key in CONFIG_FILES:
                         deleted.add(key)
+            elif os.path.isdir(path):
+                continue
             elif key not in ws.files:
                 if not ignored(key) or ws.is_instruction(key):
                     created.add(key)
             else:
                 changed.add(key)
-            if key in CONFIG_FILES:
-                config = True
         ignores = any(_is_gitignore(k) for k in created | changed | deleted)
         changed = {k for k in changed if self._matters(folder, k)}
         if not (created or changed or deleted or ignores):
@@ -655,7 +755,9 @@ class Engine:
     def _schedule_full(self, folder: Folder) -> None:
         if folder.full_timer is not None:
             folder.full_timer.cancel()
-        delay = folder.settings.debounce_ms / 1000 + min(folder.full_seconds, 3.0)
+        # A trailing debounce: while someone types faster than debounceMs no full check starts;
+        # one that is running when more edits arrive is followed by exactly one more.
+        delay = folder.settings.debounce_ms / 1000
         folder.full_timer = self.loop.call_later(delay, self._full_timer, folder)
 
     def _full_timer(self, folder: Folder) -> None:
@@ -684,21 +786,26 @@ class Engine:
                     log.exception("checking %s failed", folder.root)
                     findings = None
                 folder.full_seconds = time.monotonic() - started
+                log.debug("full check of %s: %.0f ms", folder.root, folder.full_seconds * 1000)
                 if epoch != folder.epoch or folder.ws is not ws:
                     return
                 if findings is not None:
-                    grouped: dict[str, list[Finding]] = {}
-                    for finding in findings:
-                        grouped.setdefault(finding.path, []).append(finding)
-                    folder.full, folder.full_gen = grouped, generation
-                    for key in [k for k, g in folder.dirty.items() if g <= generation]:
-                        folder.dirty.pop(key, None)
-                        folder.local.pop(key, None)
+                    self._set_full(folder, findings, generation)
                     self._publish(folder, None)
                 if not folder.check_again:
                     return
         finally:
             folder.check_running = False
+
+    def _set_full(self, folder: Folder, findings: list[Finding], generation: int) -> None:
+        """Findings of a whole-workspace check of the graph as it was at `generation`."""
+        grouped: dict[str, list[Finding]] = {}
+        for finding in findings:
+            grouped.setdefault(finding.path, []).append(finding)
+        folder.full, folder.full_gen = grouped, generation
+        for key in [k for k, g in folder.dirty.items() if g <= generation]:
+            folder.dirty.pop(key, None)
+            folder.local.pop(key, None)
 
     # ----- current findings ----------------------------------------------------------------
 
