@@ -561,9 +561,12 @@ class Workspace:
             old = self._docs.pop(key, None)
             # a file never parsed fed nothing derived; one re-parsed keeps the graph if its
             # import tokens are the same
-            if old is not None and key in changed:
-                if [i.raw for i in old.imports] != [i.raw for i in self.document(key).imports]:
-                    imports_changed = True
+            if (
+                old is not None
+                and key in changed
+                and [i.raw for i in old.imports] != [i.raw for i in self.document(key).imports]
+            ):
+                imports_changed = True
             if key in changed and self._rule_info(key) is not None:
                 if old is None or _glob_patterns(old) != _glob_patterns(self.document(key)):
                     globs_changed = True

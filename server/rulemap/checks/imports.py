@@ -5,9 +5,8 @@ from __future__ import annotations
 import difflib
 import posixpath
 from collections import deque
-from typing import TYPE_CHECKING
-
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from rulemap.derived import IMPORT_GRAPH, RULE_GLOBS
 from rulemap.model import Finding, Fix, ImportRef, ImportStatus, Related, Span
