@@ -176,8 +176,11 @@ async def pulled_where(
     """Pull `textDocument/diagnostic` until the diagnostics satisfy `predicate`."""
     deadline = time.monotonic() + timeout
     while True:
-        report = await lsp.text_document_diagnostic_async(
-            types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        report = await asyncio.wait_for(
+            lsp.text_document_diagnostic_async(
+                types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+            ),
+            timeout,
         )
         assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
         if predicate(list(report.items)):

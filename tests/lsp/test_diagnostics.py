@@ -146,6 +146,18 @@ async def test_vscode_created_file_fixes_import(tmp_path: Path) -> None:
             )
         )
         await pulled(lsp, uri, lambda c: c == [])
+        # an editor's atomic save (deleted + created in one batch) keeps the file
+        guide = (tmp_path / "docs/guide.md").as_uri()
+        lsp.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[
+                    types.FileEvent(uri=guide, type=types.FileChangeType.Deleted),
+                    types.FileEvent(uri=guide, type=types.FileChangeType.Created),
+                ]
+            )
+        )
+        await asyncio.sleep(0.5)
+        await pulled(lsp, uri, lambda c: c == [])
         # ... and deleting it breaks the import again
         (tmp_path / "docs/guide.md").unlink()
         lsp.workspace_did_change_watched_files(

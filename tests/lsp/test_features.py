@@ -60,6 +60,19 @@ async def test_features_vscode(tmp_path: Path) -> None:
             is None
         )
 
+        # positions past the end of a line or of the document: an answer, never an error
+        for position in (pos(0, 999), pos(999, 0), pos(3, 10_000)):
+            ident = doc_id(agents)
+            await lsp.text_document_hover_async(
+                types.HoverParams(text_document=ident, position=position)
+            )
+            await lsp.text_document_definition_async(
+                types.DefinitionParams(text_document=ident, position=position)
+            )
+            await lsp.text_document_completion_async(
+                types.CompletionParams(text_document=ident, position=position)
+            )
+
         # links and definition on imports
         links = await lsp.text_document_document_link_async(
             types.DocumentLinkParams(text_document=doc_id(agents))

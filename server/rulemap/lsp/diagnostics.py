@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -100,7 +99,3 @@ def to_diagnostics(
             continue  # a stale graph finding past the end of an edited document
         out.append(to_diagnostic(ws, finding, lines, encoding))
     return out
-
-
-def is_within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + "/")

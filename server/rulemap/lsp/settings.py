@@ -26,10 +26,6 @@ class Settings:
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
     overrides: Mapping[str, Any] = field(default_factory=dict)  # rulemap.toml keys
 
-    @property
-    def hover(self) -> dict[str, str]:
-        return {"sourceFiles": self.hover_source_files}
-
     def for_features(self) -> dict[str, Any]:
         """The shape the feature providers read (`hover.sourceFiles`)."""
         return {"hover": {"sourceFiles": self.hover_source_files}, "profile": self.profile}
