@@ -620,6 +620,10 @@ def run_server(tcp: str | None = None, log_level: str = "WARNING") -> int:
     logging.basicConfig(
         stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    if level >= logging.WARNING:
+        # pygls warns about routine protocol events (a cancel for a request already answered);
+        # clients show every stderr line as an error, so keep pygls to real errors by default
+        logging.getLogger("pygls").setLevel(logging.ERROR)
     # A whole-workspace check runs in a worker thread; hand the GIL back to the event loop often
     # so requests keep answering in milliseconds meanwhile.
     sys.setswitchinterval(0.002)
