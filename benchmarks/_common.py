@@ -169,9 +169,13 @@ def now_utc() -> str:
     return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def write_result(name: str, data: dict) -> str:
-    os.makedirs(RESULTS, exist_ok=True)
-    path = os.path.join(RESULTS, name)
+def write_result(name: str, data: dict, out: str | None = None) -> str:
+    """Write `data` as JSON to `out` when given, else to results/NAME; returns the path."""
+    if out:
+        path = os.path.abspath(out)
+    else:
+        os.makedirs(RESULTS, exist_ok=True)
+        path = os.path.join(RESULTS, name)
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=2)
         fh.write("\n")

@@ -297,15 +297,11 @@ def main(argv: list[str] | None = None) -> int:
         "baseline_file_counts": listed,
     }
     if not args.no_write:
-        if args.out:
-            path = os.path.abspath(args.out)
-            with open(path, "w", encoding="utf-8") as fh:
-                json.dump(result, fh, indent=2)
-                fh.write("\n")
-        else:
-            path = write_result(
-                "check-small.json" if args.small and not args.tree else "check.json", result
-            )
+        path = write_result(
+            "check-small.json" if args.small and not args.tree else "check.json",
+            result,
+            args.out,
+        )
         print(f"wrote {os.path.relpath(path, REPO)}")
     return 0
 

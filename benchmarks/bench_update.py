@@ -309,17 +309,11 @@ def main(argv: list[str] | None = None) -> int:
         "peak_rss_mb": rss,
     }
     if not args.no_write:
-        if args.out:
-            import json
-
-            out = os.path.abspath(args.out)
-            with open(out, "w", encoding="utf-8") as fh:
-                json.dump(result, fh, indent=2)
-                fh.write("\n")
-        else:
-            out = write_result(
-                "update-small.json" if args.small and not args.tree else "update.json", result
-            )
+        out = write_result(
+            "update-small.json" if args.small and not args.tree else "update.json",
+            result,
+            args.out,
+        )
         print(f"wrote {os.path.relpath(out, REPO)}")
     return 0 if consistent else 1
 
