@@ -107,3 +107,18 @@ def test_git_ignored_files_count_for_rule_globs(tmp_path):
     ws = Workspace.open(str(tmp_path))
     assert [f.code for f in ws.check()] == []
     assert [f.reason for f in ws.explain("dist/a.js").files] == ["scoped"]
+
+
+def test_reader_answers_for_files_that_appear_after_the_walk(tmp_path):
+    (tmp_path / ".gitignore").write_text("dist/\n*.log\n")
+    reader = LocalReader(str(tmp_path))
+    list(reader.list_files())
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "pkg" / ".gitignore").write_text("secret.md\n")
+    (tmp_path / "pkg" / "sub" / "AGENTS.md").write_text("x")
+    (tmp_path / "pkg" / "secret.md").write_text("x")
+    assert reader.is_ignored("dist/a.js") and reader.is_ignored("x/y.log")
+    assert reader.is_ignored("node_modules/p/AGENTS.md")
+    assert not reader.is_ignored("pkg/sub/AGENTS.md")
+    assert reader.is_ignored("pkg/secret.md")
+    assert sorted(reader.files_under("pkg")) == ["pkg/.gitignore", "pkg/sub/AGENTS.md"]

@@ -115,12 +115,12 @@ def test_document_findings_match_the_full_check() -> None:
 
 
 def test_new_files_under_gitignored_directories_are_ignored(tmp_path: Path) -> None:
-    from rulemap.lsp.state import _GitIgnored
+    from rulemap.readers.local import LocalReader
 
     (tmp_path / "pkg").mkdir()
     (tmp_path / ".gitignore").write_text("dist/\n*.log\n")
     (tmp_path / "pkg/.gitignore").write_text("build/\n")
-    ignored = _GitIgnored(str(tmp_path))
+    ignored = LocalReader(str(tmp_path)).is_ignored
     assert ignored("dist/AGENTS.md") and ignored("pkg/dist/x.md") and ignored("a.log")
     assert ignored("pkg/build/AGENTS.md") and ignored("node_modules/x/AGENTS.md")
     assert (

@@ -625,15 +625,16 @@ class Engine:
         changed: set[str] = set()
         deleted: set[str] = set()
         config = False
-        ignored = _GitIgnored(folder.root)
+        reader = overlay.base
+        ignored = reader.is_ignored
         # Classify by what is on disk now, not by the event kinds: a batch may hold an editor's
         # atomic save (deleted + created) or a file created and deleted again.
         walked: set[str] = set()
         for kind, path in events:
             if kind == "created" and path not in walked and os.path.isdir(path):
                 walked.add(path)
-                for key in _walk(folder.root, path):
-                    if key not in ws.files and not ignored(key):
+                for key in reader.files_under(folder.key_of(path)):
+                    if key not in ws.files:
                         created.add(key)
         for path in dict.fromkeys(p for _, p in events):
             key = folder.key_of(path)
@@ -985,57 +986,6 @@ def _on_replica(
                 overlay.set_buffer(path, text)
         replica.update(changed=changed, created=created, deleted=deleted)
     return function(replica, *args)
-
-
-def _walk(root: str, directory: str) -> list[str]:
-    out = []
-    for current, dirs, files in os.walk(directory):
-        dirs[:] = [d for d in dirs if d not in (".git", "node_modules")]
-        for name in files:
-            full = posixpath.join(current, name)
-            out.append(full[len(root) :].lstrip("/"))
-    return out
-
-
-class _GitIgnored:
-    """Whether a new file is one the folder's .gitignore files leave out (as the walk would),
-    for one batch of file events."""
-
-    def __init__(self, root: str):
-        self.root = root
-        self._specs: dict[str, Any] = {}
-
-    def _spec(self, directory: str) -> Any:
-        if directory not in self._specs:
-            try:
-                from rulemap.readers.local import _read_gitignore
-
-                self._specs[directory] = _read_gitignore(
-                    posixpath.join(self.root, directory, ".gitignore")
-                )
-            except Exception:  # pragma: no cover - a reader without the helper
-                self._specs[directory] = None
-        return self._specs[directory]
-
-    def __call__(self, key: str) -> bool:
-        try:
-            from rulemap.readers.local import _ignored
-        except ImportError:  # pragma: no cover
-            return False
-        parts = key.split("/")
-        specs: list[tuple[str, Any]] = []
-        for depth in range(len(parts)):
-            directory = "/".join(parts[:depth])
-            spec = self._spec(directory)
-            if spec is not None:
-                specs.append((directory, spec))
-            rel = "/".join(parts[: depth + 1])
-            last = depth == len(parts) - 1
-            if parts[depth] in (".git", "node_modules") and not last:
-                return True
-            if _ignored(specs, rel if last else rel + "/"):
-                return True
-        return False
 
 
 def _is_gitignore(key: str) -> bool:

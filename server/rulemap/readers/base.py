@@ -39,6 +39,14 @@ class Reader(Protocol):
         """Files the last `list_files` skipped as ignored (instruction files still load)."""
         ...
 
+    def is_ignored(self, key: str) -> bool:
+        """Whether a walk would leave out the root-relative file `key`."""
+        ...
+
+    def files_under(self, key: str) -> list[str]:
+        """The files a walk lists below the root-relative directory `key`."""
+        ...
+
     def dangling_links(self) -> Iterable[tuple[str, str]]:
         """Symlinks whose target does not exist: (root-relative path, target as written)."""
         ...

@@ -26,6 +26,7 @@ class LocalReader:
         self._ignored: list[str] = []
         self._plain: set[str] = set()
         self._dangling: list[tuple[str, str]] = []
+        self._gitignores: dict[str, CompiledGlobs | None] = {}  # directory → its .gitignore
 
     def _confined(self, path: str) -> bool:
         real = self.identity(path)
@@ -71,6 +72,7 @@ class LocalReader:
             raise ReadError(exc.strerror or str(exc)) from None
 
     def list_files(self) -> Iterable[str]:
+        self._gitignores = {}
         self._ignored = []
         self._plain = set()
         self._dangling = []
@@ -80,13 +82,57 @@ class LocalReader:
         """Symlinks the last walk met whose target does not exist: (path, target as written)."""
         return list(self._dangling)
 
-    def _walk(self) -> Iterator[str]:
+    def is_ignored(self, key: str) -> bool:
+        """Whether a walk would leave out the file `key` (root-relative): it, or a directory on
+        its way, is ignored by a .gitignore, or sits in .git or node_modules. For files that
+        appear after the walk (the language server's file events)."""
+        parts = key.split("/")
+        for depth in range(len(parts)):
+            directory = "/".join(parts[:depth])
+            specs = self._specs_in(directory)
+            last = depth == len(parts) - 1
+            if not last and parts[depth] in ALWAYS_SKIPPED_DIRS:
+                return True
+            rel = "/".join(parts[: depth + 1])
+            if _ignored(specs, rel if last else rel + "/"):
+                return True
+        return False
+
+    def files_under(self, key: str) -> list[str]:
+        """The files a walk lists below directory `key` (one created after the walk)."""
+        if not key or self.is_ignored(key + "/x"):
+            return [] if key else list(self._walk())
+        path = posixpath.join(self.root, key)
+        parent = key.rsplit("/", 1)[0] if "/" in key else ""
+        specs = self._specs_in(parent)
+        return list(self._walk((path, key, os.path.realpath(path), frozenset(), False, specs)))
+
+    def _specs_in(self, directory: str) -> list[tuple[str, CompiledGlobs]]:
+        """The .gitignore files in force in `directory` (its own included), root first."""
+        specs: list[tuple[str, CompiledGlobs]] = []
+        parts = directory.split("/") if directory else []
+        for depth in range(len(parts) + 1):
+            rel = "/".join(parts[:depth])
+            if rel not in self._gitignores:
+                self._gitignores[rel] = _read_gitignore(
+                    posixpath.join(self.root, rel, ".gitignore")
+                )
+            spec = self._gitignores[rel]
+            if spec is not None:
+                specs.append((rel, spec))
+        return specs
+
+    def _walk(
+        self,
+        start: tuple[str, str, str, frozenset[str], bool, list[tuple[str, CompiledGlobs]]]
+        | None = None,
+    ) -> Iterator[str]:
         listed: dict[str, int] = {}  # real directory → times listed (through links)
         # (path, root-relative path, real path, real paths above it, no symlink on the way,
         #  gitignores in force)
         stack: list[
             tuple[str, str, str, frozenset[str], bool, list[tuple[str, CompiledGlobs]]]
-        ] = [(self.root, "", self._real_root, frozenset(), True, [])]
+        ] = [start or (self.root, "", self._real_root, frozenset(), True, [])]
         while stack:
             directory, rel_dir, real, above, plain, specs = stack.pop()
             # a link back up is a loop; a link out of the workspace is never followed; one

@@ -105,3 +105,9 @@ class MemoryReader:
             if is_within(link, self.root) and not self.exists(link):
                 out.append((posixpath.relpath(link, self.root), target))
         return sorted(out)
+
+    def is_ignored(self, key: str) -> bool:
+        return False
+
+    def files_under(self, key: str) -> list[str]:
+        return [p for p in self.list_files() if p.startswith(key + "/")]

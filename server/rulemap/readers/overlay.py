@@ -49,3 +49,9 @@ class OverlayReader:
 
     def dangling_links(self) -> Iterable[tuple[str, str]]:
         return self.base.dangling_links()
+
+    def is_ignored(self, key: str) -> bool:
+        return self.base.is_ignored(key)
+
+    def files_under(self, key: str) -> list[str]:
+        return self.base.files_under(key)
