@@ -11,6 +11,7 @@ import allowed by `allowImportsFrom`) by its absolute path.
 from __future__ import annotations
 
 import posixpath
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -299,11 +300,12 @@ class Workspace:
         Built from the rules' match lists; rebuilt after any change."""
         index: dict[str, list[str]] | None = self.derived.get("rules-of-file")
         if index is None:
-            index = {}
+            lists: defaultdict[str, list[str]] = defaultdict(list)
             for rule in self._rules:
                 if self.is_scoped(rule.path):
                     for path in self.rule_matches(rule.path):
-                        index.setdefault(path, []).append(rule.path)
+                        lists[path].append(rule.path)
+            index = dict(lists)
             self.derived.put("rules-of-file", index, reads=[RULE_GLOBS])
         return index
 

@@ -215,14 +215,14 @@ def _closest_path(ws: Workspace, target: str) -> str | None:
     if target.startswith("/"):
         return None
     name = target.rsplit("/", 1)[-1]
-    by_name = _names(ws)
+    by_name, by_ext = _names(ws)
     same = by_name.get(name)
     if not same:
-        # only names of a similar length and the same extension can be close: a small pool
-        ext = name.rsplit(".", 1)[-1] if "." in name else ""
+        # only names with the same extension and a similar length can be close: a small pool
         pool = [
-            n for n in by_name
-            if abs(len(n) - len(name)) <= max(3, len(name) // 3) and n.endswith(ext)
+            n
+            for n in by_ext.get(_extension(name), ())
+            if abs(len(n) - len(name)) <= max(3, len(name) // 3)
         ]
         close = difflib.get_close_matches(name, pool, n=3, cutoff=0.75)
         same = [p for c in close for p in by_name[c]]
@@ -231,15 +231,22 @@ def _closest_path(ws: Workspace, target: str) -> str | None:
     return max(same, key=lambda p: (_common_prefix(p, target), -len(p)))
 
 
-def _names(ws: Workspace) -> dict[str, list[str]]:
-    cache = getattr(ws, "_names_cache", None)
-    if cache is not None and cache[0] == len(ws.files):
-        return cache[1]  # type: ignore[no-any-return]
-    table: dict[str, list[str]] = {}
-    for path in ws.files:
-        table.setdefault(path.rsplit("/", 1)[-1], []).append(path)
-    ws._names_cache = (len(ws.files), table)  # type: ignore[attr-defined]
-    return table
+def _extension(name: str) -> str:
+    return name.rsplit(".", 1)[-1] if "." in name else ""
+
+
+def _names(ws: Workspace) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Workspace files by base name, and base names by extension (until a create/delete)."""
+    cached = ws.derived.get("file-names")
+    if cached is None:
+        by_name: dict[str, list[str]] = {}
+        for path in ws.files:
+            by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+        by_ext: dict[str, list[str]] = {}
+        for name in by_name:
+            by_ext.setdefault(_extension(name), []).append(name)
+        cached = ws.derived.put("file-names", (by_name, by_ext), reads=())
+    return cached  # type: ignore[no-any-return]
 
 
 def _common_prefix(a: str, b: str) -> int:
