@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -126,6 +127,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    if args.command != "serve":
+        # A one-shot command allocates ~a million small objects and frees them at exit; the
+        # cyclic collector finds no garbage in them and costs ~10% of a cold check.
+        gc.disable()
     try:
         if args.command == "check":
             from rulemap.cli.commands import run_check
