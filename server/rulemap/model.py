@@ -179,6 +179,7 @@ class Explanation:
     left_out: list[str]
     skipped: list[Skipped]
     notice: str | None
+    requested_chars: int = 0  # what the load would bring without the budget
 
     @property
     def total_chars(self) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
-from rulemap.derived import RULE_GLOBS
+from rulemap.derived import IMPORT_GRAPH, RULE_GLOBS
 from rulemap.model import Explanation, Finding, ImportStatus, Span
 from rulemap.profiles.base import directory_chain, parent_dir
 from rulemap.profiles.cogitator import CogitatorProfile
@@ -30,9 +30,13 @@ def check(ws: Workspace) -> list[Finding]:
     # file → every scoped rule matching it; rules the load never reads (below cwd) only make
     # groups finer, and count 0 in the upper bound below
     closure = {rule: _closure_chars(ws, rule) for rule in scoped_rules}
+    # what a set of scoped rules can add at most; kept while those rules and imports keep
+    reads = {RULE_GLOBS, *scoped_rules}
+    for rule in scoped_rules:
+        reads |= ws.derived.get(("closure-reads", rule), frozenset())
     groups, sizes = _target_groups(ws, cwd_dir)
     base_total: dict[str | None, int] = {}
-    rule_chars: dict[tuple[str, ...], int] = {}
+    rule_chars: dict[tuple[str, ...], int] = ws.derived.get("budget-rule-chars") or {}
     overflows: list[tuple[Explanation, int]] = []
     start_up = profile.explain(ws, None, config.cwd)
     if start_up.left_out or any(f.cut for f in start_up.files):
@@ -51,11 +55,16 @@ def check(ws: Workspace) -> list[Finding]:
         explanation = profile.explain(ws, representative, config.cwd)
         if explanation.left_out or any(f.cut for f in explanation.files):
             overflows.append((explanation, size))
+    ws.derived.put("budget-rule-chars", rule_chars, reads=reads)
     return _findings(ws, overflows)
 
 
 def _closure_chars(ws: Workspace, rule: str) -> int:
-    """Chars of a rule plus everything it can import (ignoring read-once: an upper bound)."""
+    """Chars of a rule plus everything it can import (ignoring read-once: an upper bound).
+    Cached until one of those files changes."""
+    cached: int | None = ws.derived.get(("closure", rule))
+    if cached is not None:
+        return cached
     total = 0
     seen = {rule}
     queue: deque[tuple[str, int]] = deque([(rule, 0)])
@@ -68,6 +77,8 @@ def _closure_chars(ws: Workspace, rule: str) -> int:
             if resolved.status is ImportStatus.OK and resolved.target not in seen:
                 seen.add(resolved.target)
                 queue.append((resolved.target, depth + 1))
+    ws.derived.put(("closure", rule), total, reads=[*seen, IMPORT_GRAPH])
+    ws.derived.put(("closure-reads", rule), frozenset(seen), reads=[*seen, IMPORT_GRAPH])
     return total
 
 
@@ -96,9 +107,7 @@ def _findings(ws: Workspace, overflows: list[tuple[Explanation, int]]) -> list[F
         if path.startswith("/"):
             continue
         doc = ws.document(path)
-        total = sum(len(ws.document(f.path).brought) for f in explanation.files) + sum(
-            ws.document(p).chars for p in explanation.left_out
-        )
+        total = explanation.requested_chars
         others = counts[path] - 1
         more = f" (and {others:,} other file{'s' if others != 1 else ''})" if others else ""
         if is_cut:

@@ -158,6 +158,7 @@ class CogitatorProfile:
         if target is not None and config.rules:
             for rule in ws.scoped_rules_matching(target, chain):
                 load.add(rule, "scoped")
+        requested = sum(f.chars for f in load.files)
         files, left_out, notice = apply_shared_budget(load.files, config.max_chars)
         # which scoped rules match reads every rule; the load reads its files
         reads = load.reads | {RULE_GLOBS}
@@ -171,6 +172,7 @@ class CogitatorProfile:
             left_out=left_out,
             skipped=load.skipped,
             notice=notice,
+            requested_chars=requested,
         ), reads
 
     @staticmethod
