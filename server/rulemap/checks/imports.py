@@ -13,6 +13,7 @@ from rulemap.model import Finding, Fix, ImportRef, ImportStatus, Related, Span
 from rulemap.profiles.base import directory_chain
 
 if TYPE_CHECKING:
+    from rulemap.profiles.cogitator import CogitatorProfile, Load
     from rulemap.workspace import Workspace
 
 TRAILING = ",:;.)!?'\"]>"
@@ -357,9 +358,7 @@ def _duplicates(ws: Workspace) -> list[Finding]:
         for directory in chain:
             for rule in ws.rules_of(directory):
                 if ws.is_scoped(rule):
-                    load = profile.base_load(ws, chain, None).copy()
-                    load.add(rule, "scoped")
-                    loads.append(load)
+                    loads.append(_scoped_load(ws, profile, chain, rule))
     for load in loads:
         for skip in load.skipped:
             if skip.code != "duplicate-load":
@@ -383,6 +382,17 @@ def _duplicates(ws: Workspace) -> list[Finding]:
                                    _alias_message(skip.path, skip.why)))
     return out
 
+
+
+def _scoped_load(ws: Workspace, profile: CogitatorProfile, chain: list[str], rule: str) -> Load:
+    """The start-up load plus one scoped rule (cached while the files it read keep)."""
+    key = ("scoped-load", tuple(chain), rule)
+    load: Load | None = ws.derived.get(key)
+    if load is None:
+        load = profile.base_load(ws, chain, None).copy()
+        load.add(rule, "scoped")
+        ws.derived.put(key, load, reads=[*load.reads, RULE_GLOBS])
+    return load
 
 
 def _alias_message(path: str, why: str) -> str:

@@ -26,7 +26,7 @@ _STATUS_WHY = {
 }
 
 
-class _Load:
+class Load:
     """One load in progress: the order, what was read, what was skipped."""
 
     def __init__(self, ws: Workspace):
@@ -36,8 +36,8 @@ class _Load:
         self.loaded: dict[str, str] = {}  # identity → first path
         self.reads: set[str] = set()  # every key this load looked at (for cache invalidation)
 
-    def copy(self) -> _Load:
-        twin = _Load(self.ws)
+    def copy(self) -> Load:
+        twin = Load(self.ws)
         twin.files = list(self.files)
         twin.skipped = list(self.skipped)
         twin.loaded = dict(self.loaded)
@@ -191,15 +191,15 @@ class CogitatorProfile:
             directory = parent_dir(directory)
         return None
 
-    def base_load(self, ws: Workspace, chain: list[str], anchor: str | None) -> _Load:
+    def base_load(self, ws: Workspace, chain: list[str], anchor: str | None) -> Load:
         """Project files and unconditional rules of root→cwd, then nested files down to
         `anchor`. Cached per workspace generation: every target below one anchor shares it."""
         key = ("base-load", tuple(chain), anchor)
-        cached: _Load | None = ws.derived.get(key)
+        cached: Load | None = ws.derived.get(key)
         if cached is not None:
             return cached
         if anchor is None:
-            load = _Load(ws)
+            load = Load(ws)
             for directory in chain:
                 for path in ws.instruction_files_in(directory):
                     load.add(path, "project")
