@@ -12,9 +12,18 @@ from typing import Any
 
 _MISSING = object()
 
-# A pseudo-key read by everything derived from rule globs (which rule matches which file):
-# invalidated when a rule's `paths` change, not when only its body does.
-RULE_GLOBS = "*rule-globs*"
+# Pseudo-keys: what derived values read besides files.
+# Which rules are path-scoped (and which are skipped): invalidated when a rule gains or loses
+# `paths`, not when only its globs or its body change.
+RULE_SCOPES = "*rule-scopes*"
+# Which scoped rules match which files, as a whole: invalidated when any rule's globs change.
+RULE_TARGETS = "*rule-targets*"
+
+
+def rules_for(path: str) -> str:
+    """The pseudo-key of which scoped rules match `path`: invalidated only for the files that
+    a rule's new globs match differently."""
+    return "rules-for:" + path
 # Read by everything derived from the import edges alone: invalidated when some file's imports
 # (or their resolution) change, not when only its prose does.
 IMPORT_GRAPH = "*import-graph*"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rulemap.config import Config, ConfigError, load_config_text
-from rulemap.derived import IMPORT_GRAPH, RULE_GLOBS, DerivedCache
+from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES, RULE_TARGETS, DerivedCache, rules_for
 from rulemap.documents import decode, parse_document, unreadable_document
 from rulemap.globs import (
     CompiledGlobs,
@@ -306,7 +306,8 @@ class Workspace:
                     for path in self.rule_matches(rule.path):
                         lists[path].append(rule.path)
             index = dict(lists)
-            self.derived.put("rules-of-file", index, reads=[RULE_GLOBS])
+            # patched in place when a rule's globs change (see update)
+            self.derived.put("rules-of-file", index, reads=[RULE_SCOPES])
         return index
 
     def scoped_rules_matching(self, target: str, owners: Iterable[str]) -> list[str]:
@@ -556,26 +557,32 @@ class Workspace:
         aliases = {k for k, ident in self._identity.items() if ident in identities}
         touched |= aliases
         changed |= aliases - created - deleted
-        # an edit of a rule's body keeps which files it matches; only new `paths` redo that
-        globs_changed = structural
+        # An edit of a rule's body keeps which files it matches; new globs change that only
+        # for the files they match differently; gaining or losing `paths` changes every load.
+        scopes_changed = structural
         imports_changed = structural
+        retargeted: list[tuple[str, list[str] | None]] = []  # (rule, files it matched before)
         for key in touched:
             old = self._docs.pop(key, None)
+            new = self.document(key) if old is not None and key in changed else None
             # a file never parsed fed nothing derived; one re-parsed keeps the graph if its
             # import tokens are the same
             if (
                 old is not None
-                and key in changed
-                and [i.raw for i in old.imports] != [i.raw for i in self.document(key).imports]
+                and new is not None
+                and [i.raw for i in old.imports] != [i.raw for i in new.imports]
             ):
                 imports_changed = True
-            if key in changed and self._rule_info(key) is not None:
-                if old is None or _glob_patterns(old) != _glob_patterns(self.document(key)):
-                    globs_changed = True
-                    self._compiled.pop(key, None)
-                    self._matches.pop(key, None)
-                    self._match_sets.pop(key, None)
+            is_rule = self._rule_info(key) is not None
+            old_globs = _glob_patterns(old) if old is not None else None
+            new_globs = _glob_patterns(new) if new is not None else None
+            if is_rule and key in changed and old is not None and old_globs == new_globs:
+                pass  # same globs (or still unconditional): matches stay
             else:
+                if is_rule and (old is None or (old_globs is None) != (new_globs is None)):
+                    scopes_changed = True
+                elif is_rule:
+                    retargeted.append((key, self._matches.get(key)))
                 self._compiled.pop(key, None)
                 self._matches.pop(key, None)
                 self._match_sets.pop(key, None)
@@ -595,13 +602,46 @@ class Workspace:
             self._update_rule_matches(created, deleted)
             if any(self._affects_index(k) for k in created | deleted):
                 self._index_instruction_files()
-        pseudo = {RULE_GLOBS} if globs_changed else set()
+        pseudo: set[str] = set()
+        if scopes_changed:
+            pseudo.add(RULE_SCOPES)
+        elif retargeted:
+            pseudo.add(RULE_TARGETS)
+            pseudo.update(rules_for(path) for path in self._retarget(retargeted))
         if imports_changed:
             pseudo.add(IMPORT_GRAPH)
         self.derived.invalidate(touched | pseudo, structural)
         if any(k in CONFIG_FILES for k in touched):
             touched.add("*config*")
         return touched
+
+    def _retarget(self, rules: list[tuple[str, list[str] | None]]) -> set[str]:
+        """Rules whose globs changed: patch the file → rules index, and return the files whose
+        matching rules differ now (everything derived for them is stale)."""
+        index: dict[str, list[str]] | None = self.derived.get("rules-of-file")
+        moved: set[str] = set()
+        for rule, before in rules:
+            old = set(before) if before is not None else None
+            new = set(self.rule_matches(rule)) if self.is_scoped(rule) else set()
+            if old is None:
+                # never matched before this edit: nothing derived read it, unless the index did
+                if index is not None:
+                    self.derived.invalidate({RULE_SCOPES}, structural=False)
+                    index = None
+                moved |= new
+                continue
+            changed = old ^ new
+            moved |= changed
+            if index is not None:
+                for path in old - new:
+                    rules_of = index.get(path)
+                    if rules_of and rule in rules_of:
+                        rules_of.remove(rule)
+                        if not rules_of:
+                            del index[path]
+                for path in new - old:
+                    index[path] = sorted({*index.get(path, ()), rule})
+        return moved
 
     def _affects_index(self, key: str) -> bool:
         return (

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
-from rulemap.derived import IMPORT_GRAPH, RULE_GLOBS
+from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES, RULE_TARGETS
 from rulemap.model import Explanation, Finding, ImportStatus, Span
 from rulemap.profiles.base import directory_chain, parent_dir
 from rulemap.profiles.cogitator import CogitatorProfile
@@ -31,7 +31,7 @@ def check(ws: Workspace) -> list[Finding]:
     # groups finer, and count 0 in the upper bound below
     closure = {rule: _closure_chars(ws, rule) for rule in scoped_rules}
     # what a set of scoped rules can add at most; kept while those rules and imports keep
-    reads = {RULE_GLOBS, *scoped_rules}
+    reads = {RULE_SCOPES, *scoped_rules}
     for rule in scoped_rules:
         reads |= ws.derived.get(("closure-reads", rule), frozenset())
     groups, sizes = _target_groups(ws, cwd_dir)
@@ -198,7 +198,7 @@ def _target_groups(ws: Workspace, cwd_dir: str) -> tuple[dict[Group, str], dict[
             else:
                 del poor[group]
         sizes[group] = sizes.get(group, 0) + 1
-    ws.derived.put(key, (groups, sizes), reads=[RULE_GLOBS])
+    ws.derived.put(key, (groups, sizes), reads=[RULE_SCOPES, RULE_TARGETS])
     return groups, sizes
 
 

@@ -8,7 +8,7 @@ from collections import deque
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from rulemap.derived import IMPORT_GRAPH, RULE_GLOBS
+from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES
 from rulemap.model import Finding, Fix, ImportRef, ImportStatus, Related, Span
 from rulemap.profiles.base import directory_chain
 
@@ -35,7 +35,7 @@ def check(ws: Workspace) -> list[Finding]:
     graph = ws.derived.get("import-graph-findings")
     if graph is None:
         graph = [*_cycles(ws), *_too_deep(ws), *_duplicates(ws)]
-        ws.derived.put("import-graph-findings", graph, reads=[IMPORT_GRAPH, RULE_GLOBS])
+        ws.derived.put("import-graph-findings", graph, reads=[IMPORT_GRAPH, RULE_SCOPES])
     out.extend(_copy(f) for f in graph)
     return out
 
@@ -391,7 +391,7 @@ def _scoped_load(ws: Workspace, profile: CogitatorProfile, chain: list[str], rul
     if load is None:
         load = profile.base_load(ws, chain, None).copy()
         load.add(rule, "scoped")
-        ws.derived.put(key, load, reads=[*load.reads, RULE_GLOBS])
+        ws.derived.put(key, load, reads=[*load.reads, RULE_SCOPES])
     return load
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rulemap.derived import RULE_GLOBS
+from rulemap.derived import RULE_SCOPES, rules_for
 from rulemap.model import Explanation, ImportStatus, LoadedFile, Reason, Skipped
 from rulemap.profiles.base import directory_chain, parent_dir
 from rulemap.profiles.budget import apply_shared_budget
@@ -161,7 +161,9 @@ class CogitatorProfile:
         requested = sum(f.chars for f in load.files)
         files, left_out, notice = apply_shared_budget(load.files, config.max_chars)
         # which scoped rules match reads every rule; the load reads its files
-        reads = load.reads | {RULE_GLOBS}
+        reads = load.reads | {RULE_SCOPES}
+        if target is not None:
+            reads.add(rules_for(target))
         return Explanation(
             profile=self.name,
             root=ws.root,
@@ -212,10 +214,7 @@ class CogitatorProfile:
             load = self.base_load(ws, chain, parent).copy()
             for path in ws.instruction_files_in(anchor):
                 load.add(path, "nested")
-        # rules and instruction files of the chain are read too (a rule that gains `paths`)
-        reads = set(load.reads)
-        for directory in chain:
-            reads.update(ws.rules_of(directory))
-        reads.add(RULE_GLOBS)
-        ws.derived.put(key, load, reads=reads)
+        # the unconditional rules it loaded are among its reads; a scoped rule that becomes
+        # unconditional (or back) changes RULE_SCOPES
+        ws.derived.put(key, load, reads=load.reads | {RULE_SCOPES})
         return load
