@@ -44,6 +44,7 @@ test: test-python test-vscode
 bench: setup
 	$(PY) benchmarks/bench_check.py
 	$(PY) benchmarks/bench_update.py
+	$(PY) benchmarks/bench_lsp.py
 
 package:
 	cd client-vscode && npm ci --no-audit --no-fund && npm run package
