@@ -6,13 +6,17 @@ Every problem is a ConfigError that names the file, the key and the fix, never a
 from __future__ import annotations
 
 import difflib
+import posixpath
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rulemap.model import SEVERITIES
+from rulemap.readers.base import Reader, ReadError
+from rulemap.text.decoding import decode
 
+CONFIG_FILES = ("rulemap.toml", "pyproject.toml")
 DEFAULT_FILES = ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
 
 
@@ -143,3 +147,21 @@ def load_config_text(
             raise ConfigError(f"{source}: [tool.rulemap] must be a table")
         return parse_config(section, source + " [tool.rulemap]", known_codes)
     return parse_config(document, source, known_codes)
+
+
+def read_config(reader: Reader, known_codes: frozenset[str] = frozenset()) -> Config:
+    """The configuration of the reader's root: rulemap.toml, else pyproject [tool.rulemap]."""
+    for name in CONFIG_FILES:
+        path = posixpath.join(reader.root, name)
+        if not reader.exists(path):
+            continue
+        try:
+            text, why = decode(reader.read_bytes(path))
+        except ReadError as exc:
+            raise ConfigError(f"{path}: cannot be read: {exc}") from None
+        if why is not None:
+            raise ConfigError(f"{path}: cannot be read: {why}")
+        config = load_config_text(name, text, path, known_codes)
+        if config is not None:
+            return config
+    return Config()

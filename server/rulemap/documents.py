@@ -6,25 +6,12 @@ import re
 
 from rulemap.globs import GlobError, expand_braces, validate
 from rulemap.model import Document, Frontmatter, Glob, Pos, Span, Suppressions
+from rulemap.text.decoding import decode as decode
 from rulemap.text.frontmatter import parse_frontmatter
 from rulemap.text.markdown import brought_text, scan
 from rulemap.text.positions import line_starts, split_lines
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-def decode(data: bytes) -> tuple[str, str | None]:
-    """The text, or "" and why it is unusable (binary, not UTF-8)."""
-    if b"\x00" in data[:8192] or b"\x00" in data:
-        return "", "it is a binary file (it contains NUL bytes)"
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        return "", f"it is not valid UTF-8 (byte 0x{data[exc.start]:02x} on line {line})"
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return text, None
 
 
 def unreadable_document(path: str, why: str, is_rule: bool) -> Document:

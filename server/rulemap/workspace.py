@@ -16,9 +16,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rulemap.config import Config, ConfigError, load_config_text
+from rulemap.config import CONFIG_FILES, Config, read_config
 from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES, RULE_TARGETS, DerivedCache, rules_for
-from rulemap.documents import decode, parse_document, unreadable_document
+from rulemap.documents import parse_document, unreadable_document
 from rulemap.globs import (
     CompiledGlobs,
     FileIndex,
@@ -28,8 +28,8 @@ from rulemap.globs import (
 )
 from rulemap.model import Document, Explanation, Finding, ImportRef, ImportStatus, Resolved
 from rulemap.readers.base import Reader, ReadError, is_within
+from rulemap.text.decoding import decode
 
-CONFIG_FILES = ("rulemap.toml", "pyproject.toml")
 RULES_DIR = ".claude/rules/"
 
 
@@ -692,21 +692,3 @@ def _explicit_fields(overrides: Mapping[str, Any]) -> list[str]:
     from rulemap.config import _KEYS
 
     return [_KEYS[k] for k in overrides if k in _KEYS]
-
-
-def read_config(reader: Reader, known_codes: frozenset[str] = frozenset()) -> Config:
-    """The configuration of the reader's root: rulemap.toml, else pyproject [tool.rulemap]."""
-    for name in CONFIG_FILES:
-        path = posixpath.join(reader.root, name)
-        if not reader.exists(path):
-            continue
-        try:
-            text, why = decode(reader.read_bytes(path))
-        except ReadError as exc:
-            raise ConfigError(f"{path}: cannot be read: {exc}") from None
-        if why is not None:
-            raise ConfigError(f"{path}: cannot be read: {why}")
-        config = load_config_text(name, text, path, known_codes)
-        if config is not None:
-            return config
-    return Config()

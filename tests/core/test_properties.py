@@ -51,7 +51,7 @@ def test_rule_parser_never_crashes(front, body):
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=200))
 def test_any_bytes_decode_or_explain(data):
-    from rulemap.documents import decode
+    from rulemap.text.decoding import decode
 
     text, why = decode(data)
     assert (why is None) or text == ""

@@ -26,6 +26,7 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 
+from rulemap.config import CONFIG_FILES
 from rulemap.lsp.diagnostics import to_diagnostics, uri_for
 from rulemap.lsp.settings import Settings, merge, parse_settings
 from rulemap.model import Finding
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("rulemap.lsp")
 T = TypeVar("T")
 
-CONFIG_FILES = ("rulemap.toml", "pyproject.toml")
 SKIPPED_DIRS = ("/.git/", "/node_modules/")
 PROGRESS_AFTER_S = 0.3  # index longer than this → window/workDoneProgress
 MAX_LOCAL_BATCH = 25  # more touched documents than this → wait for the full check
