@@ -16,8 +16,6 @@ _MISSING = object()
 # Which rules are path-scoped (and which are skipped): invalidated when a rule gains or loses
 # `paths`, not when only its globs or its body change.
 RULE_SCOPES = "*rule-scopes*"
-# Which scoped rules match which files, as a whole: invalidated when any rule's globs change.
-RULE_TARGETS = "*rule-targets*"
 
 
 def rules_for(path: str) -> str:

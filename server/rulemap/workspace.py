@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rulemap.config import CONFIG_FILES, Config, read_config
-from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES, RULE_TARGETS, DerivedCache, rules_for
+from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES, DerivedCache, rules_for
 from rulemap.documents import parse_document, unreadable_document
 from rulemap.globs import (
     CompiledGlobs,
@@ -75,6 +75,8 @@ class Workspace:
         # change, `derived` drops only what read a changed file
         self.load_cache: dict[tuple[object, ...], Any] = {}
         self.derived = DerivedCache()
+        # (generation, files whose matching scoped rules changed then), newest last
+        self.retarget_log: list[tuple[int, frozenset[str]]] = []
         self._index_instruction_files()
 
     # ----- construction ---------------------------------------------------------------------
@@ -605,9 +607,13 @@ class Workspace:
         pseudo: set[str] = set()
         if scopes_changed:
             pseudo.add(RULE_SCOPES)
+            self.retarget_log.clear()
         elif retargeted:
-            pseudo.add(RULE_TARGETS)
-            pseudo.update(rules_for(path) for path in self._retarget(retargeted))
+            moved = self._retarget(retargeted)
+            pseudo.update(rules_for(path) for path in moved)
+            # groupings of files by matching rules catch up from this log instead of rebuilding
+            self.retarget_log.append((self.generation, frozenset(moved)))
+            del self.retarget_log[:-64]
         if imports_changed:
             pseudo.add(IMPORT_GRAPH)
         self.derived.invalidate(touched | pseudo, structural)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
-from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES, RULE_TARGETS
+from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES
 from rulemap.model import Explanation, Finding, ImportStatus, Span
 from rulemap.profiles.base import directory_chain, parent_dir
 from rulemap.profiles.cogitator import CogitatorProfile
@@ -142,64 +142,114 @@ Group = tuple[str | None, tuple[str, ...]]
 
 def _target_groups(ws: Workspace, cwd_dir: str) -> tuple[dict[Group, str], dict[Group, int]]:
     """Workspace files grouped by what they load: (deepest instruction directory on the way,
-    matching scoped rules) → a representative file, and the group's size. Depends only on the
-    file set and the rules, so it survives edits of instruction files."""
+    matching scoped rules) → a representative file, and the group's size. It survives edits of
+    instruction files; a rule's new globs move only the files they match differently."""
     key = ("budget-groups", cwd_dir, ws.config.nested)
-    cached: tuple[dict[Group, str], dict[Group, int]] | None = ws.derived.get(key)
-    if cached is not None:
-        return cached
-    config = ws.config
-    # file → every scoped rule matching it; rules the load never reads (below cwd) only make
-    # groups finer, and count 0 in the upper bound
-    rules_of_file = ws.scoped_rules_index()
-    nested_dirs = {parent_dir(p) if "/" in p else "" for p in ws.instruction_files}
-    anchor_cache: dict[str, str | None] = {}
+    groups: TargetGroups | None = ws.derived.get(key)
+    if groups is None or not groups.catch_up(ws):
+        groups = TargetGroups(ws, cwd_dir)
+        ws.derived.put(key, groups, reads=[RULE_SCOPES])
+    return groups.representative, groups.sizes
 
-    def anchor(directory: str) -> str | None:
+
+class TargetGroups:
+    """Every workspace file in its group, kept up to date from the workspace's retarget log."""
+
+    def __init__(self, ws: Workspace, cwd_dir: str):
+        self.cwd_dir = cwd_dir
+        self.nested = ws.config.nested
+        self.nested_dirs = {parent_dir(p) if "/" in p else "" for p in ws.instruction_files}
+        self.anchors: dict[str, str | None] = {}
+        self.group_of: dict[str, Group] = {}
+        self.members: dict[Group, set[str]] = {}
+        self.representative: dict[Group, str] = {}
+        self.rank: dict[Group, int] = {}  # _example_rank of the representative
+        self.sizes: dict[Group, int] = {}
+        self.version = ws.generation
+        index = ws.scoped_rules_index()
+        for path in ws.files:
+            self._place(ws, path, (self.anchor(parent_dir(path)), tuple(index.get(path, ()))))
+
+    def catch_up(self, ws: Workspace) -> bool:
+        """Move the files whose rules changed; False when rebuilding is cheaper (a glob such
+        as `**/*.ts` that gained or lost a large part of the workspace)."""
+        moved: set[str] = set()
+        for generation, files in ws.retarget_log:
+            if generation > self.version:
+                moved |= files
+        self.version = ws.generation
+        if not moved:
+            return True
+        if len(moved) * 8 > len(self.group_of):
+            return False
+        index = ws.scoped_rules_index()
+        stale: set[Group] = set()  # groups whose representative left: chosen again once
+        for path in moved:  # files of the workspace (a create or delete rebuilds instead)
+            group = (self.anchor(parent_dir(path)), tuple(index.get(path, ())))
+            old = self.group_of.get(path)
+            if old == group:
+                continue
+            if old is not None:
+                self._remove(path, old, stale)
+            self._place(ws, path, group)
+        for group in stale & self.members.keys():
+            best = min(self.members[group], key=lambda p: (_example_rank(ws, p), p))
+            self.representative[group] = best
+            self.rank[group] = _example_rank(ws, best)
+        return True
+
+    def anchor(self, directory: str) -> str | None:
         """The deepest directory below cwd (or cwd itself) with instruction files; None outside."""
+        cwd_dir = self.cwd_dir
         walked: list[str] = []
         result: str | None
         while True:
-            if directory in anchor_cache:
-                result = anchor_cache[directory]
+            if directory in self.anchors:
+                result = self.anchors[directory]
                 break
             walked.append(directory)
             inside = not cwd_dir or directory == cwd_dir or directory.startswith(cwd_dir + "/")
             if not inside:
                 result = None
                 break
-            if directory == cwd_dir or not config.nested:
+            if directory == cwd_dir or not self.nested:
                 result = cwd_dir
                 break
-            if directory in nested_dirs:
+            if directory in self.nested_dirs:
                 result = directory
                 break
             directory = parent_dir(directory)
         for seen in walked:
-            anchor_cache[seen] = result
+            self.anchors[seen] = result
         return result
 
-    groups: dict[Group, str] = {}
-    sizes: dict[Group, int] = {}
-    poor: dict[Group, int] = {}  # groups whose example is not a plain source file yet
-    for path in ws.files:
-        group = (anchor(parent_dir(path)), tuple(rules_of_file.get(path, ())))
-        # name a source file as the example target rather than an instruction file
-        current = groups.get(group)
+    def _place(self, ws: Workspace, path: str, group: Group) -> None:
+        self.group_of[path] = group
+        self.members.setdefault(group, set()).add(path)
+        self.sizes[group] = self.sizes.get(group, 0) + 1
+        current = self.representative.get(group)
+        # name a source file as the example target rather than an instruction file; among
+        # equals, the first path (ranking is only needed when it could change the choice)
         if current is None:
-            groups[group] = path
-            if _example_rank(ws, path):
-                poor[group] = _example_rank(ws, path)
-        elif group in poor and _example_rank(ws, path) < poor[group]:
-            groups[group] = path
+            self.representative[group] = path
+            self.rank[group] = _example_rank(ws, path)
+        elif self.rank[group] > 0 or path < current:
             rank = _example_rank(ws, path)
-            if rank:
-                poor[group] = rank
-            else:
-                del poor[group]
-        sizes[group] = sizes.get(group, 0) + 1
-    ws.derived.put(key, (groups, sizes), reads=[RULE_SCOPES, RULE_TARGETS])
-    return groups, sizes
+            if (rank, path) < (self.rank[group], current):
+                self.representative[group] = path
+                self.rank[group] = rank
+
+    def _remove(self, path: str, group: Group, stale: set[Group]) -> None:
+        del self.group_of[path]
+        members = self.members[group]
+        members.discard(path)
+        self.sizes[group] -= 1
+        if not members:
+            del self.members[group], self.sizes[group], self.representative[group]
+            del self.rank[group]
+            stale.discard(group)
+        elif self.representative[group] == path:
+            stale.add(group)
 
 
 def _example_rank(ws: Workspace, path: str) -> int:
