@@ -136,9 +136,22 @@ def main(argv: list[str] | None = None) -> int:
         )
         return rule_key, f'---\npaths:\n  - "{glob}"\n---{body}'
 
+    # a glob moved between two package directories: few files change rules
+    package_dirs = sorted({f.rsplit("/", 1)[0] for f in ws.files if f.startswith("packages/")})
+
+    def narrow_rule_edit(i: int) -> tuple[str, str]:
+        assert rule_key is not None
+        glob = package_dirs[i % len(package_dirs)] + "/**"
+        body = (
+            rule_original.split("---", 2)[-1] if rule_original.startswith("---") else rule_original
+        )
+        return rule_key, f'---\npaths:\n  - "{glob}"\n---{body}'
+
     kinds = {"text": text_edit, "import": import_edit}
     if rule_key:
         kinds["rule"] = rule_edit
+        if package_dirs:
+            kinds["rule, narrow"] = narrow_rule_edit
     try:  # the language server's per-keystroke fast path, when the server package is there
         from rulemap.lsp.checking import document_findings
     except ImportError:
