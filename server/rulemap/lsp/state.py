@@ -13,7 +13,6 @@ buffers it saw and replayed on the replica, in order, before the worker next use
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import posixpath
@@ -28,6 +27,7 @@ from lsprotocol import types
 
 from rulemap.config import CONFIG_FILES
 from rulemap.lsp.diagnostics import to_diagnostics, uri_for
+from rulemap.lsp.ledger import DiagnosticsLedger
 from rulemap.lsp.settings import Settings, merge, parse_settings
 from rulemap.model import Finding
 from rulemap.readers.base import MAX_FILE_BYTES, is_within
@@ -85,14 +85,6 @@ Replayed = tuple[set[str], set[str], set[str], dict[str, str | None]]
 
 
 @dataclass
-class DocState:
-    """What the client was last given for one URI."""
-
-    diagnostics: list[types.Diagnostic]
-    result_id: str
-
-
-@dataclass
 class Folder:
     uri: str
     root: str
@@ -137,21 +129,32 @@ class Engine:
         self.open_docs: dict[str, tuple[str, int | None]] = {}  # canonical uri → (text, version)
         self.overlaid: dict[str, tuple[Folder, str]] = {}  # canonical uri → where its buffer lives
         self.encoding: Encoding = "utf-16"
-        self.pull = False
-        self.refresh_support = False
+        self.ledger = DiagnosticsLedger(port, self.loop)
         self.init_options: dict[str, Any] = {}
         self.client_settings: dict[str, Any] = {}  # from didChangeConfiguration (no pull)
         self.home = os.path.realpath(os.path.expanduser("~"))
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulemap-worker")
-        self.docs: dict[str, DocState] = {}  # uri → last diagnostics given
-        self._result_counter = 0
-        self._changed = asyncio.Event()  # set (and replaced) whenever diagnostics change
         self._graph_uris: set[str] = set()
         self._graph_timer: asyncio.TimerHandle | None = None
-        self._refresh_timer: asyncio.TimerHandle | None = None
         self._fs_events: list[tuple[str, str]] = []
         self._fs_timer: asyncio.TimerHandle | None = None
         self.closed = False
+
+    @property
+    def pull(self) -> bool:
+        return self.ledger.pull
+
+    @pull.setter
+    def pull(self, value: bool) -> None:
+        self.ledger.pull = value
+
+    @property
+    def refresh_support(self) -> bool:
+        return self.ledger.refresh_support
+
+    @refresh_support.setter
+    def refresh_support(self, value: bool) -> None:
+        self.ledger.refresh_support = value
 
     # ----- folders -------------------------------------------------------------------------
 
@@ -192,11 +195,11 @@ class Engine:
             if timer is not None:
                 timer.cancel()
         prefix = folder.uri + "/"
-        for uri_ in [u for u in self.docs if u.startswith(prefix)]:
+        for uri_ in [u for u in self.ledger.docs if u.startswith(prefix)]:
             if self.locate(uri_) is None:
                 self._set_diagnostics(uri_, [], None)
-                self.docs.pop(uri_, None)
-        self._wake()
+                self.ledger.forget(uri_)
+        self.ledger.wake()
 
     def locate(self, uri: str) -> tuple[Folder, str] | None:
         """The folder holding the file at `uri` and its key there (None outside every folder)."""
@@ -695,7 +698,7 @@ class Engine:
         self._schedule_full(folder)
 
     def _has_diagnostics(self, folder: Folder, key: str) -> bool:
-        state = self.docs.get(uri_for(posixpath.join(folder.root, key)))
+        state = self.ledger.docs.get(uri_for(posixpath.join(folder.root, key)))
         return state is not None and bool(state.diagnostics)
 
     def _schedule_local(self, folder: Folder, touched: set[str]) -> None:
@@ -846,15 +849,18 @@ class Engine:
                 changed.append(uri)
         if keys is None:
             prefix = folder.uri + "/"
-            for uri in [u for u, s in self.docs.items() if u.startswith(prefix) and s.diagnostics]:
+            stale = [
+                u for u, st in self.ledger.docs.items() if u.startswith(prefix) and st.diagnostics
+            ]
+            for uri in stale:
                 found = self.locate(uri)
                 gone = found is None or found[0] is not folder or found[1] not in wanted
                 if gone and self._set_diagnostics(uri, [], self._version(uri)):
                     changed.append(uri)
         if changed:
-            self._wake()
+            self.ledger.wake()
             if self.pull and (keys is None or len(changed) > 1):
-                self._schedule_refresh()
+                self.ledger.schedule_refresh()
 
     def _version(self, uri: str) -> int | None:
         entry = self.open_docs.get(uri)
@@ -863,30 +869,7 @@ class Engine:
     def _set_diagnostics(
         self, uri: str, diagnostics: list[types.Diagnostic], version: int | None
     ) -> bool:
-        state = self.docs.get(uri)
-        if state is not None and state.diagnostics == diagnostics:
-            return False
-        if state is None and not diagnostics and uri not in self.open_docs:
-            self._result_counter += 1
-            self.docs[uri] = DocState([], f"r{self._result_counter}")
-            return False
-        self._result_counter += 1
-        self.docs[uri] = DocState(diagnostics, f"r{self._result_counter}")
-        if not self.pull:
-            self.port.publish(uri, diagnostics, version)
-        return True
-
-    def _wake(self) -> None:
-        self._changed.set()
-        self._changed = asyncio.Event()
-
-    def _schedule_refresh(self) -> None:
-        if self._refresh_timer is None and self.refresh_support:
-            self._refresh_timer = self.loop.call_later(0.1, self._refresh)
-
-    def _refresh(self) -> None:
-        self._refresh_timer = None
-        self.port.refresh_diagnostics()
+        return self.ledger.set(uri, diagnostics, version, is_open=uri in self.open_docs)
 
     # ----- pull diagnostics ----------------------------------------------------------------
 
@@ -902,17 +885,11 @@ class Engine:
         if ws is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
         self.flush(folder)
-        state = self.docs.get(canonical)
+        state = self.ledger.docs.get(canonical)
         if state is None:
             diagnostics = to_diagnostics(ws, key, self.findings(folder, key), self.encoding)
-            self._result_counter += 1
-            state = DocState(diagnostics, f"r{self._result_counter}")
-            self.docs[canonical] = state
-        if previous is not None and previous == state.result_id:
-            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=state.result_id)
-        return types.RelatedFullDocumentDiagnosticReport(
-            items=state.diagnostics, result_id=state.result_id
-        )
+            state = self.ledger.remember(canonical, diagnostics)
+        return self.ledger.document_report(state, previous)
 
     async def workspace_report(
         self, previous: dict[str, str], long_poll: bool
@@ -920,38 +897,9 @@ class Engine:
         await self.ready_all()
         for folder in self.folders.values():
             self.flush(folder)
-        deadline = time.monotonic() + 60
-        while True:
-            changed_event = self._changed
-            items: list[types.WorkspaceDocumentDiagnosticReport] = []
-            anything_new = False
-            for uri, state in sorted(self.docs.items()):
-                found = self.locate(uri)
-                if found is None and not state.diagnostics:
-                    continue
-                version = self._version(uri)
-                if previous.get(uri) == state.result_id:
-                    items.append(
-                        types.WorkspaceUnchangedDocumentDiagnosticReport(
-                            uri=uri, version=version, result_id=state.result_id
-                        )
-                    )
-                else:
-                    anything_new = True
-                    items.append(
-                        types.WorkspaceFullDocumentDiagnosticReport(
-                            uri=uri,
-                            version=version,
-                            items=state.diagnostics,
-                            result_id=state.result_id,
-                        )
-                    )
-            if anything_new or not long_poll or time.monotonic() >= deadline:
-                return types.WorkspaceDiagnosticReport(items=items)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    changed_event.wait(), timeout=max(0.1, deadline - time.monotonic())
-                )
+        return await self.ledger.workspace_report(
+            previous, long_poll, lambda uri: self.locate(uri) is not None, self._version
+        )
 
     # ----- graph changed -------------------------------------------------------------------
 
