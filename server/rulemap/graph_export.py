@@ -34,6 +34,14 @@ def build_graph(ws: Workspace) -> dict[str, Any]:
         if path in visited:
             continue
         visited.add(path)
+        real = ws.canonical(path) if not path.startswith("/") else path
+        if real != path:
+            # a symlinked alias (CLAUDE.md → AGENTS.md): one file, drawn once
+            node(real, "import")
+            nodes[path]["aliasOf"] = real
+            edges.append({"from": path, "to": real, "kind": "symlink", "status": "ok", "line": 0})
+            pending.append(real)
+            continue
         nodes[path]["chars"] = ws.document(path).chars
         for ref, resolved in ws.imports(path):
             status = resolved.status.value
@@ -65,9 +73,8 @@ def to_dot(graph: dict[str, Any]) -> str:
         )
     for e in graph["edges"]:
         style = "" if e["status"] == "ok" else ", style=dashed, color=red"
-        lines.append(
-            f'  "{_esc(e["from"])}" -> "{_esc(e["to"])}" [label="@ line {e["line"]}"{style}];'
-        )
+        label = _edge_label(e, "@ line ")
+        lines.append(f'  "{_esc(e["from"])}" -> "{_esc(e["to"])}" [label="{label}"{style}];')
     lines.append("}")
     return "\n".join(lines)
 
@@ -82,9 +89,13 @@ def to_mermaid(graph: dict[str, Any]) -> str:
             lines.append(f"  class {ids[n['id']]} broken")
     for e in graph["edges"]:
         arrow = "-->" if e["status"] == "ok" else "-.->"
-        lines.append(f"  {ids[e['from']]} {arrow}|@{e['line']}| {ids[e['to']]}")
+        lines.append(f"  {ids[e['from']]} {arrow}|{_edge_label(e, '@')}| {ids[e['to']]}")
     lines.append("  classDef broken stroke:#d33,stroke-dasharray:4")
     return "\n".join(lines)
+
+
+def _edge_label(edge: dict[str, Any], line_prefix: str) -> str:
+    return "symlink" if edge["kind"] == "symlink" else f"{line_prefix}{edge['line']}"
 
 
 def _esc(text: str) -> str:

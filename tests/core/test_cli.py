@@ -112,3 +112,13 @@ def test_graph_formats(tmp_path):
 def test_help_teaches():
     result = run(["--help"], ".")
     assert "examples:" in result.stdout and "rulemap explain" in result.stdout
+
+
+def test_graph_draws_a_symlinked_alias_once(tmp_path):
+    import os
+
+    root = make(tmp_path, {"AGENTS.md": "@a.md", "a.md": "a"})
+    os.symlink("AGENTS.md", root / "CLAUDE.md")
+    graph = json.loads(run(["graph"], root).stdout)
+    edges = {(e["from"], e["to"], e["kind"]) for e in graph["edges"]}
+    assert edges == {("CLAUDE.md", "AGENTS.md", "symlink"), ("AGENTS.md", "a.md", "import")}
