@@ -8,8 +8,8 @@ from lsprotocol import types
 
 from rulemap.lsp.checking import GRAPH_CODES, document_findings
 from rulemap.lsp.diagnostics import to_diagnostics, uri_for
+from rulemap.lsp.folders import path_of
 from rulemap.lsp.settings import Settings, merge, parse_settings
-from rulemap.lsp.state import path_of
 from rulemap.readers.memory import MemoryReader
 from rulemap.workspace import Workspace
 

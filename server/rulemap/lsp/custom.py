@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 from rulemap.lsp.diagnostics import uri_for
 
 if TYPE_CHECKING:
-    from rulemap.lsp.state import Engine, Folder
+    from rulemap.lsp.folders import Folder
+    from rulemap.lsp.state import Engine
     from rulemap.workspace import Workspace
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 if TYPE_CHECKING:
-    from rulemap.lsp.state import Port
+    from rulemap.lsp.folders import Port
 
 LONG_POLL_S = 60  # a workspace/diagnostic request with nothing new waits at most this long
 

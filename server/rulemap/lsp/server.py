@@ -17,7 +17,8 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from rulemap.lsp.diagnostics import uri_for
-from rulemap.lsp.state import Engine, Folder, path_of
+from rulemap.lsp.folders import Folder, path_of
+from rulemap.lsp.state import Engine
 from rulemap.text.positions import Encoding
 
 log = logging.getLogger("rulemap.lsp")

@@ -19,16 +19,16 @@ import posixpath
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
-from urllib.parse import unquote, urlparse
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
 from rulemap.config import CONFIG_FILES
 from rulemap.lsp.diagnostics import to_diagnostics, uri_for
+from rulemap.lsp.events import classify_events
+from rulemap.lsp.folders import Folder, Port, path_of, replay_and_run
 from rulemap.lsp.ledger import DiagnosticsLedger
-from rulemap.lsp.settings import Settings, merge, parse_settings
+from rulemap.lsp.settings import merge, parse_settings
 from rulemap.model import Finding
 from rulemap.readers.base import MAX_FILE_BYTES, is_within
 from rulemap.text.positions import Encoding
@@ -44,81 +44,6 @@ SKIPPED_DIRS = ("/.git/", "/node_modules/")
 PROGRESS_AFTER_S = 0.3  # index longer than this → window/workDoneProgress
 MAX_LOCAL_BATCH = 25  # more touched documents than this → wait for the full check
 WARM_SLICE_S = 0.004  # the start-up parse of the loop's copy yields this often
-
-
-class Port(Protocol):
-    """What the state needs from the client connection."""
-
-    def publish(
-        self, uri: str, diagnostics: list[types.Diagnostic], version: int | None
-    ) -> None: ...
-
-    def refresh_diagnostics(self) -> None: ...
-
-    def show_message(self, kind: types.MessageType, message: str) -> None: ...
-
-    def notify(self, method: str, params: Any) -> None: ...
-
-    async def progress_begin(self, title: str, message: str) -> object | None: ...
-
-    def progress_end(self, token: object | None, message: str) -> None: ...
-
-    async def fetch_settings(self, scope_uris: list[str]) -> list[Any] | None: ...
-
-
-def path_of(uri: str) -> str | None:
-    """The absolute POSIX path of a `file:` URI (None for `untitled:` and other schemes)."""
-    try:
-        parsed = urlparse(uri)
-    except ValueError:
-        return None
-    if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
-        return None
-    path = unquote(parsed.path)
-    if not path.startswith("/") or "\x00" in path:
-        return None
-    return posixpath.normpath(path)
-
-
-# (changed, created, deleted, {key: buffer text or None}) — one `ws.update`, to replay
-Replayed = tuple[set[str], set[str], set[str], dict[str, str | None]]
-
-
-@dataclass
-class Folder:
-    uri: str
-    root: str
-    name: str
-    ws: Workspace | None = None
-    overlay: OverlayReader | None = None
-    replica: Workspace | None = None  # the worker thread's copy
-    replica_ready: asyncio.Event = field(default_factory=asyncio.Event)
-    replica_log: list[Replayed] = field(default_factory=list)  # updates not yet replayed
-    refused: str | None = None
-    settings: Settings = field(default_factory=Settings)
-    raw_settings: dict[str, Any] = field(default_factory=dict)
-    ready: asyncio.Event = field(default_factory=asyncio.Event)
-    indexing: bool = False
-    epoch: int = 0
-    pending: set[str] = field(default_factory=set)  # keys edited while indexing
-    pending_events: list[tuple[str, str]] = field(default_factory=list)  # (kind, path)
-    full: dict[str, list[Finding]] = field(default_factory=dict)
-    full_gen: int = -1
-    full_seconds: float = 0.0
-    local: dict[str, list[Finding]] = field(default_factory=dict)
-    dirty: dict[str, int] = field(default_factory=dict)  # key → generation of its last change
-    local_queue: set[str] = field(default_factory=set)
-    timers: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
-    last_local: dict[str, float] = field(default_factory=dict)
-    full_timer: asyncio.TimerHandle | None = None
-    reopen_timer: asyncio.TimerHandle | None = None
-    check_running: bool = False
-    check_again: bool = False
-    # messages shown for the current settings / configuration file (shown again only after a fix)
-    shown: dict[str, set[str]] = field(default_factory=dict)
-
-    def key_of(self, path: str) -> str:
-        return path[len(self.root) :].lstrip("/")
 
 
 class Engine:
@@ -486,7 +411,7 @@ class Engine:
             raise RuntimeError(f"{folder.root} is not indexed")
         log, folder.replica_log = folder.replica_log, []
         return await self.loop.run_in_executor(
-            self.executor, _on_replica, replica, log, function, args
+            self.executor, replay_and_run, replica, log, function, args
         )
 
     def schedule_reopen(self, folder: Folder, delay: float | None = None) -> None:
@@ -624,49 +549,16 @@ class Engine:
         ws, overlay = folder.ws, folder.overlay
         if ws is None or overlay is None:
             return
-        created: set[str] = set()
-        changed: set[str] = set()
-        deleted: set[str] = set()
-        config = False
-        reader = overlay.base
-        ignored = reader.is_ignored
-        # Classify by what is on disk now, not by the event kinds: a batch may hold an editor's
-        # atomic save (deleted + created) or a file created and deleted again.
-        walked: set[str] = set()
-        for kind, path in events:
-            if kind == "created" and path not in walked and os.path.isdir(path):
-                walked.add(path)
-                for key in reader.files_under(folder.key_of(path)):
-                    if key not in ws.files:
-                        created.add(key)
-        for path in dict.fromkeys(p for _, p in events):
-            key = folder.key_of(path)
-            if not key or path in walked:
-                continue
-            if key in CONFIG_FILES:
-                config = True
-            if not os.path.exists(path):
-                if key in ws.files:
-                    deleted.add(key)
-                else:  # a directory that went away, or a file the index never had
-                    deleted.update(ws.files.under(key + "/"))
-                    if overlay.exists(path) or key in CONFIG_FILES:
-                        deleted.add(key)
-            elif os.path.isdir(path):
-                continue
-            elif key not in ws.files:
-                if not ignored(key) or ws.is_instruction(key):
-                    created.add(key)
-            else:
-                changed.add(key)
-        ignores = any(_is_gitignore(k) for k in created | changed | deleted)
+        batch = classify_events(folder, ws, overlay, events)
+        created, changed, deleted = batch.created, batch.changed, batch.deleted
+        ignores = batch.gitignore_changed
         changed = {k for k in changed if self._matters(folder, k)}
         if not (created or changed or deleted or ignores):
             return
         log.debug(
             "file events in %s: +%d ~%d -%d", folder.root, len(created), len(changed), len(deleted)
         )
-        if config or ignores:
+        if batch.config_changed or ignores:
             self.schedule_reopen(folder)
             self.graph_changed([uri_for(ws.abs(k)) for k in created | changed | deleted])
             return
@@ -918,26 +810,6 @@ class Engine:
     def close(self) -> None:
         self.closed = True
         self.executor.shutdown(wait=False, cancel_futures=True)
-
-
-def _on_replica(
-    replica: Workspace, log: list[Replayed], function: Callable[..., T], args: tuple[Any, ...]
-) -> T:
-    """In the worker: bring the replica up to date, then run `function` on it."""
-    overlay: Any = replica.reader
-    for changed, created, deleted, buffers in log:
-        for key, text in buffers.items():
-            path = replica.abs(key)
-            if text is None:
-                overlay.drop_buffer(path)
-            else:
-                overlay.set_buffer(path, text)
-        replica.update(changed=changed, created=created, deleted=deleted)
-    return function(replica, *args)
-
-
-def _is_gitignore(key: str) -> bool:
-    return key == ".gitignore" or key.endswith("/.gitignore")
 
 
 def _log_failure(task: asyncio.Future[Any]) -> None:

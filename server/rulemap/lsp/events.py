@@ -1,0 +1,72 @@
+"""File events from watchers → what changed in a folder's workspace.
+
+Events are classified by what is on disk now, not by their kinds: a batch may hold an editor's
+atomic save (deleted + created) or a file created and deleted again. A created directory is
+walked through the reader (so .gitignore applies as in the first walk).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from rulemap.config import CONFIG_FILES
+
+if TYPE_CHECKING:
+    from rulemap.lsp.folders import Folder
+    from rulemap.readers.overlay import OverlayReader
+    from rulemap.workspace import Workspace
+
+
+@dataclass
+class EventBatch:
+    created: set[str] = field(default_factory=set)
+    changed: set[str] = field(default_factory=set)
+    deleted: set[str] = field(default_factory=set)
+    config_changed: bool = False
+
+    @property
+    def gitignore_changed(self) -> bool:
+        return any(
+            k == ".gitignore" or k.endswith("/.gitignore")
+            for k in self.created | self.changed | self.deleted
+        )
+
+
+def classify_events(
+    folder: Folder, ws: Workspace, overlay: OverlayReader, events: list[tuple[str, str]]
+) -> EventBatch:
+    """`(kind, absolute path)` events of one folder → created, changed and deleted keys."""
+    batch = EventBatch()
+    created, changed, deleted = batch.created, batch.changed, batch.deleted
+    reader = overlay.base
+    ignored = reader.is_ignored
+    walked: set[str] = set()
+    for kind, path in events:
+        if kind == "created" and path not in walked and os.path.isdir(path):
+            walked.add(path)
+            for key in reader.files_under(folder.key_of(path)):
+                if key not in ws.files:
+                    created.add(key)
+    for path in dict.fromkeys(p for _, p in events):
+        key = folder.key_of(path)
+        if not key or path in walked:
+            continue
+        if key in CONFIG_FILES:
+            batch.config_changed = True
+        if not os.path.exists(path):
+            if key in ws.files:
+                deleted.add(key)
+            else:  # a directory that went away, or a file the index never had
+                deleted.update(ws.files.under(key + "/"))
+                if overlay.exists(path) or key in CONFIG_FILES:
+                    deleted.add(key)
+        elif os.path.isdir(path):
+            continue
+        elif key not in ws.files:
+            if not ignored(key) or ws.is_instruction(key):
+                created.add(key)
+        else:
+            changed.add(key)
+    return batch

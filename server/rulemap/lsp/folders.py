@@ -1,0 +1,116 @@
+"""A workspace folder as the server holds it, and the connection the server talks back through.
+
+`Folder` is plain state (the Engine in state.py drives it); `Port` is implemented by the pygls
+server; `replay_and_run` is what the worker thread does with a folder's replica.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+
+from rulemap.lsp.settings import Settings
+from rulemap.model import Finding
+
+if TYPE_CHECKING:
+    from rulemap.readers.overlay import OverlayReader
+    from rulemap.workspace import Workspace
+
+T = TypeVar("T")
+
+
+class Port(Protocol):
+    """What the state needs from the client connection."""
+
+    def publish(
+        self, uri: str, diagnostics: list[types.Diagnostic], version: int | None
+    ) -> None: ...
+
+    def refresh_diagnostics(self) -> None: ...
+
+    def show_message(self, kind: types.MessageType, message: str) -> None: ...
+
+    def notify(self, method: str, params: Any) -> None: ...
+
+    async def progress_begin(self, title: str, message: str) -> object | None: ...
+
+    def progress_end(self, token: object | None, message: str) -> None: ...
+
+    async def fetch_settings(self, scope_uris: list[str]) -> list[Any] | None: ...
+
+
+def path_of(uri: str) -> str | None:
+    """The absolute POSIX path of a `file:` URI (None for `untitled:` and other schemes)."""
+    try:
+        parsed = urlparse(uri)
+    except ValueError:
+        return None
+    if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
+        return None
+    path = unquote(parsed.path)
+    if not path.startswith("/") or "\x00" in path:
+        return None
+    return posixpath.normpath(path)
+
+
+# (changed, created, deleted, {key: buffer text or None}) — one `ws.update`, to replay
+Replayed = tuple[set[str], set[str], set[str], dict[str, str | None]]
+
+
+@dataclass
+class Folder:
+    uri: str
+    root: str
+    name: str
+    ws: Workspace | None = None
+    overlay: OverlayReader | None = None
+    replica: Workspace | None = None  # the worker thread's copy
+    replica_ready: asyncio.Event = field(default_factory=asyncio.Event)
+    replica_log: list[Replayed] = field(default_factory=list)  # updates not yet replayed
+    refused: str | None = None
+    settings: Settings = field(default_factory=Settings)
+    raw_settings: dict[str, Any] = field(default_factory=dict)
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    indexing: bool = False
+    epoch: int = 0
+    pending: set[str] = field(default_factory=set)  # keys edited while indexing
+    pending_events: list[tuple[str, str]] = field(default_factory=list)  # (kind, path)
+    full: dict[str, list[Finding]] = field(default_factory=dict)
+    full_gen: int = -1
+    full_seconds: float = 0.0
+    local: dict[str, list[Finding]] = field(default_factory=dict)
+    dirty: dict[str, int] = field(default_factory=dict)  # key → generation of its last change
+    local_queue: set[str] = field(default_factory=set)
+    timers: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
+    last_local: dict[str, float] = field(default_factory=dict)
+    full_timer: asyncio.TimerHandle | None = None
+    reopen_timer: asyncio.TimerHandle | None = None
+    check_running: bool = False
+    check_again: bool = False
+    # messages shown for the current settings / configuration file (shown again only after a fix)
+    shown: dict[str, set[str]] = field(default_factory=dict)
+
+    def key_of(self, path: str) -> str:
+        return path[len(self.root) :].lstrip("/")
+
+
+def replay_and_run(
+    replica: Workspace, log: list[Replayed], function: Callable[..., T], args: tuple[Any, ...]
+) -> T:
+    """In the worker: bring the replica up to date, then run `function` on it."""
+    overlay: Any = replica.reader
+    for changed, created, deleted, buffers in log:
+        for key, text in buffers.items():
+            path = replica.abs(key)
+            if text is None:
+                overlay.drop_buffer(path)
+            else:
+                overlay.set_buffer(path, text)
+        replica.update(changed=changed, created=created, deleted=deleted)
+    return function(replica, *args)
