@@ -104,7 +104,7 @@ def _instruction_files(ws: Workspace, engine: Engine, folder: Folder) -> list[di
         is_rule = ws.is_rule(path)
         scoped = is_rule and ws.is_scoped(path)
         problems = {"error": 0, "warning": 0, "information": 0, "hint": 0}
-        for finding in engine.findings(folder, path):
+        for finding in folder.findings(path):
             problems[finding.severity] += 1
         out.append(
             {

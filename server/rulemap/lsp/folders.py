@@ -99,6 +99,19 @@ class Folder:
     def key_of(self, path: str) -> str:
         return path[len(self.root) :].lstrip("/")
 
+    def findings(self, key: str) -> list[Finding]:
+        """The freshest findings of one document: the full check's, or, for a document changed
+        since, its own findings plus the graph-wide ones of the last full check."""
+        full = self.full.get(key, [])
+        if self.dirty.get(key, -1) <= self.full_gen:
+            return full
+        local = self.local.get(key)
+        if local is None:
+            return full
+        from rulemap.lsp.checking import GRAPH_CODES
+
+        return local + [f for f in full if f.code in GRAPH_CODES]
+
 
 def replay_and_run(
     replica: Workspace, log: list[Replayed], function: Callable[..., T], args: tuple[Any, ...]

@@ -199,8 +199,8 @@ def initialize(ls: RulemapServer, params: types.InitializeParams) -> None:
     engine = Engine(ls, asyncio.get_running_loop())
     ls.engine = engine
     engine.encoding = encoding_of(_first(_get(caps, "general.position_encodings")))
-    engine.pull = _get(caps, "text_document.diagnostic") is not None
-    engine.refresh_support = bool(_get(caps, "workspace.diagnostics.refresh_support"))
+    engine.ledger.pull = _get(caps, "text_document.diagnostic") is not None
+    engine.ledger.refresh_support = bool(_get(caps, "workspace.diagnostics.refresh_support"))
     ls.dynamic_watch = bool(_get(caps, "workspace.did_change_watched_files.dynamic_registration"))
     ls.config_pull = bool(_get(caps, "workspace.configuration"))
     ls.progress_support = bool(_get(caps, "window.work_done_progress"))
@@ -224,7 +224,7 @@ def initialize(ls: RulemapServer, params: types.InitializeParams) -> None:
         "initialize: %d folder(s), %s, %s diagnostics",
         len(engine.folders),
         engine.encoding,
-        "pull" if engine.pull else "push",
+        "pull" if engine.ledger.pull else "push",
     )
 
 
@@ -490,7 +490,7 @@ async def code_action(ls: RulemapServer, params: types.CodeActionParams) -> list
     folder, ws, key = target
     engine = _engine()
     engine.flush(folder)
-    view = _WithFindings(ws, engine.findings(folder, key))
+    view = _WithFindings(ws, folder.findings(key))
     diagnostics = [d for d in params.context.diagnostics if d.source in (None, "rulemap")]
     return _features().code_actions(view, key, params.range, diagnostics or None, _encoding())  # type: ignore[no-any-return]
 

@@ -116,3 +116,17 @@ def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, lis
             did_you_mean = f" (did you mean `{hint[0]}`?)" if hint else ""
             errors.append(f"{source}: unknown setting `rulemap.{key}`{did_you_mean}; ignoring it")
     return Settings(overrides=overrides, **values), errors
+
+
+def folder_settings(
+    init_options: dict[str, Any], client_settings: dict[str, Any], scoped: Any
+) -> tuple[dict[str, Any], Settings, list[str]]:
+    """One folder's settings: initializationOptions, then didChangeConfiguration's, then the
+    folder's `workspace/configuration` answer (anything but a table there is an error)."""
+    raw = merge(init_options, client_settings)
+    if isinstance(scoped, dict):
+        raw = merge(raw, scoped)
+    elif scoped is not None:
+        raw = {"__invalid__": scoped}
+    settings, errors = parse_settings(raw.get("__invalid__", raw), "settings")
+    return raw, settings, errors

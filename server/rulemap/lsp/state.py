@@ -28,7 +28,8 @@ from rulemap.lsp.diagnostics import to_diagnostics, uri_for
 from rulemap.lsp.events import classify_events
 from rulemap.lsp.folders import Folder, Port, path_of, replay_and_run
 from rulemap.lsp.ledger import DiagnosticsLedger
-from rulemap.lsp.settings import merge, parse_settings
+from rulemap.lsp.opening import make_replica, open_workspace, warm
+from rulemap.lsp.settings import folder_settings
 from rulemap.model import Finding
 from rulemap.readers.base import MAX_FILE_BYTES, is_within
 from rulemap.text.positions import Encoding
@@ -43,7 +44,6 @@ T = TypeVar("T")
 SKIPPED_DIRS = ("/.git/", "/node_modules/")
 PROGRESS_AFTER_S = 0.3  # index longer than this → window/workDoneProgress
 MAX_LOCAL_BATCH = 25  # more touched documents than this → wait for the full check
-WARM_SLICE_S = 0.004  # the start-up parse of the loop's copy yields this often
 
 
 class Engine:
@@ -64,22 +64,6 @@ class Engine:
         self._fs_events: list[tuple[str, str]] = []
         self._fs_timer: asyncio.TimerHandle | None = None
         self.closed = False
-
-    @property
-    def pull(self) -> bool:
-        return self.ledger.pull
-
-    @pull.setter
-    def pull(self, value: bool) -> None:
-        self.ledger.pull = value
-
-    @property
-    def refresh_support(self) -> bool:
-        return self.ledger.refresh_support
-
-    @refresh_support.setter
-    def refresh_support(self, value: bool) -> None:
-        self.ledger.refresh_support = value
 
     # ----- folders -------------------------------------------------------------------------
 
@@ -170,18 +154,10 @@ class Engine:
                 log.warning("workspace/configuration failed: %s", exc)
         for index, folder in enumerate(folders):
             scoped = pulled[index] if pulled is not None and index < len(pulled) else None
-            raw = merge(self.init_options, self.client_settings)
-            if isinstance(scoped, dict):
-                raw = merge(raw, scoped)
-            elif scoped is not None:
-                raw = {"__invalid__": scoped}
-            folder.raw_settings = raw
-            if "__invalid__" in raw:
-                settings, errors = parse_settings(raw["__invalid__"], "settings")
-            else:
-                settings, errors = parse_settings(raw, "settings")
+            folder.raw_settings, folder.settings, errors = folder_settings(
+                self.init_options, self.client_settings, scoped
+            )
             self._show_new(folder, "settings", errors)
-            folder.settings = settings
 
     def _show_new(self, folder: Folder, topic: str, errors: list[str]) -> None:
         """Show the errors not shown last time for this topic (no repeats on every edit)."""
@@ -212,7 +188,7 @@ class Engine:
             for found in (self.locate(u) for u in self.open_docs)
         )
         job = self.loop.run_in_executor(
-            self.executor, self._open, folder, overrides, buffers, check_now
+            self.executor, open_workspace, folder.root, overrides, buffers, self.home, check_now
         )
         token = None
         try:
@@ -290,13 +266,13 @@ class Engine:
             folder.local_queue.add(key)
         self._run_local(folder)
         if findings is None:
-            self._spawn(self._warm(folder, ws))
+            self._spawn(warm(ws, lambda: folder.ws is ws and not self.closed))
         else:
             self._publish(folder, None)
         # Then the worker's copy (updates made meanwhile are in the log and replay on it).
         buffers = {path_of(u): text for u, (text, _) in self.open_docs.items()}
         replica = await self.loop.run_in_executor(
-            self.executor, self._make_replica, folder.root, ws.config, buffers
+            self.executor, make_replica, folder.root, ws.config, buffers, self.home
         )
         if epoch != folder.epoch or folder.ws is not ws:
             return
@@ -304,86 +280,6 @@ class Engine:
         folder.replica_ready.set()
         await self._run_full(folder)
         self.graph_changed([])
-
-    def _open(
-        self,
-        folder: Folder,
-        overrides: dict[str, Any],
-        buffers: dict[str | None, str],
-        check_now: bool = False,
-    ) -> tuple[Workspace, OverlayReader, list[str], list[Finding] | None]:
-        """Runs in the worker: walk the folder, read its configuration, check it if asked."""
-        from rulemap.config import ConfigError
-        from rulemap.lsp.checking import full_findings
-        from rulemap.readers.local import LocalReader
-        from rulemap.readers.overlay import OverlayReader
-        from rulemap.workspace import Workspace
-
-        def overlay_reader(allowed: tuple[str, ...] = ()) -> OverlayReader:
-            overlay = OverlayReader(LocalReader(folder.root, allowed=allowed))
-            for path, text in buffers.items():
-                if path and is_within(path, folder.root) and len(text) <= MAX_FILE_BYTES:
-                    overlay.set_buffer(path, text)
-            return overlay
-
-        overlay = overlay_reader()
-        errors: list[str] = []
-        try:
-            ws = Workspace.open(folder.root, reader=overlay, overrides=overrides, home=self.home)
-        except ConfigError as exc:
-            errors.append(f"configuration error: {exc}. Using the defaults until it is fixed.")
-            try:
-                ws = Workspace.open(folder.root, reader=overlay, home=self.home)
-            except ConfigError:
-                ws = Workspace(overlay, home=self.home)
-        if ws.config.allow_imports_from:
-            # The reader confines reads to the root; widen it as Workspace.open does without one.
-            overlay.base = LocalReader(folder.root, allowed=ws.config.allow_imports_from)
-        findings = None
-        if check_now:
-            try:
-                findings = full_findings(ws)
-            except Exception:
-                log.exception("checking %s failed", folder.root)
-        return ws, overlay, errors, findings
-
-    async def _warm(self, folder: Folder, ws: Workspace) -> None:
-        """Parse every document and what it imports on the loop's Workspace, a few milliseconds
-        at a time, so that the first hover does not pay for parsing the whole graph."""
-        from collections import deque
-
-        from rulemap.model import ImportStatus
-
-        queue = deque(ws.all_documents())
-        seen = set(queue)
-        budget = time.monotonic() + WARM_SLICE_S
-        while queue:
-            if folder.ws is not ws or self.closed:
-                return
-            key = queue.popleft()
-            try:
-                for _, resolved in ws.imports(key):
-                    target = resolved.target
-                    if resolved.status is ImportStatus.OK and target not in seen:
-                        seen.add(target)
-                        queue.append(target)
-            except Exception:  # pragma: no cover - parsing never raises; never fail the warm-up
-                log.exception("warming %s", key)
-            if time.monotonic() > budget:
-                await asyncio.sleep(0)  # let requests in
-                budget = time.monotonic() + WARM_SLICE_S
-
-    def _make_replica(self, root: str, config: Any, buffers: dict[str | None, str]) -> Workspace:
-        """Runs in the worker: the worker's own copy of a folder's Workspace."""
-        from rulemap.readers.local import LocalReader
-        from rulemap.readers.overlay import OverlayReader
-        from rulemap.workspace import Workspace
-
-        overlay = OverlayReader(LocalReader(root, allowed=config.allow_imports_from))
-        for path, text in buffers.items():
-            if path and is_within(path, root) and len(text) <= MAX_FILE_BYTES:
-                overlay.set_buffer(path, text)
-        return Workspace(overlay, config, home=self.home)
 
     def _update(
         self,
@@ -705,23 +601,6 @@ class Engine:
 
     # ----- current findings ----------------------------------------------------------------
 
-    def findings(self, folder: Folder, key: str) -> list[Finding]:
-        """The freshest findings of one document: the full check's, or, for a document changed
-        since, its own findings plus the graph-wide ones of the last full check."""
-        full = folder.full.get(key, [])
-        if folder.dirty.get(key, -1) <= folder.full_gen:
-            return full
-        local = folder.local.get(key)
-        if local is None:
-            return full
-        from rulemap.lsp.checking import GRAPH_CODES
-
-        return local + [f for f in full if f.code in GRAPH_CODES]
-
-    def all_findings(self, folder: Folder) -> list[Finding]:
-        keys = set(folder.full) | set(folder.local)
-        return [f for key in sorted(keys) for f in self.findings(folder, key)]
-
     def _publish(self, folder: Folder, keys: set[str] | None) -> None:
         """Recompute the diagnostics of `keys` (None: every document of the folder) and hand
         the changed ones to the client."""
@@ -736,7 +615,7 @@ class Engine:
             uri = uri_for(ws.abs(key))
             if key.startswith("/"):
                 continue
-            diagnostics = to_diagnostics(ws, key, self.findings(folder, key), self.encoding)
+            diagnostics = to_diagnostics(ws, key, folder.findings(key), self.encoding)
             if self._set_diagnostics(uri, diagnostics, self._version(uri)):
                 changed.append(uri)
         if keys is None:
@@ -751,7 +630,7 @@ class Engine:
                     changed.append(uri)
         if changed:
             self.ledger.wake()
-            if self.pull and (keys is None or len(changed) > 1):
+            if self.ledger.pull and (keys is None or len(changed) > 1):
                 self.ledger.schedule_refresh()
 
     def _version(self, uri: str) -> int | None:
@@ -779,7 +658,7 @@ class Engine:
         self.flush(folder)
         state = self.ledger.docs.get(canonical)
         if state is None:
-            diagnostics = to_diagnostics(ws, key, self.findings(folder, key), self.encoding)
+            diagnostics = to_diagnostics(ws, key, folder.findings(key), self.encoding)
             state = self.ledger.remember(canonical, diagnostics)
         return self.ledger.document_report(state, previous)
 

@@ -1,0 +1,109 @@
+"""Building a folder's Workspaces for the server (in the worker thread), and warming them.
+
+`open_workspace` walks the folder and reads its configuration (falling back to the defaults on a
+configuration error, which it returns as a message); `make_replica` builds the worker's own copy;
+`warm` parses every document on the event loop's copy a few milliseconds at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from rulemap.readers.base import MAX_FILE_BYTES, is_within
+
+if TYPE_CHECKING:  # the engine is imported when the server starts; these load with a folder
+    from rulemap.config import Config
+    from rulemap.model import Finding
+    from rulemap.readers.overlay import OverlayReader
+    from rulemap.workspace import Workspace
+
+log = logging.getLogger("rulemap.lsp")
+WARM_SLICE_S = 0.004  # the start-up parse of the loop's copy yields this often
+
+
+def overlay_for(
+    root: str, buffers: Mapping[str | None, str], allowed: tuple[str, ...] = ()
+) -> OverlayReader:
+    """The disk of `root` under the editor's open buffers (those inside it, not too large)."""
+    from rulemap.readers.local import LocalReader
+    from rulemap.readers.overlay import OverlayReader
+
+    overlay = OverlayReader(LocalReader(root, allowed=allowed))
+    for path, text in buffers.items():
+        if path and is_within(path, root) and len(text) <= MAX_FILE_BYTES:
+            overlay.set_buffer(path, text)
+    return overlay
+
+
+def open_workspace(
+    root: str,
+    overrides: dict[str, Any],
+    buffers: Mapping[str | None, str],
+    home: str,
+    check_now: bool = False,
+) -> tuple[Workspace, OverlayReader, list[str], list[Finding] | None]:
+    """Runs in the worker: walk the folder, read its configuration, check it if asked."""
+    from rulemap.config import ConfigError
+    from rulemap.lsp.checking import full_findings
+    from rulemap.readers.local import LocalReader
+    from rulemap.workspace import Workspace
+
+    overlay = overlay_for(root, buffers)
+    errors: list[str] = []
+    try:
+        ws = Workspace.open(root, reader=overlay, overrides=overrides, home=home)
+    except ConfigError as exc:
+        errors.append(f"configuration error: {exc}. Using the defaults until it is fixed.")
+        try:
+            ws = Workspace.open(root, reader=overlay, home=home)
+        except ConfigError:
+            ws = Workspace(overlay, home=home)
+    if ws.config.allow_imports_from:
+        # The reader confines reads to the root; widen it as Workspace.open does without one.
+        overlay.base = LocalReader(root, allowed=ws.config.allow_imports_from)
+    findings = None
+    if check_now:
+        try:
+            findings = full_findings(ws)
+        except Exception:
+            log.exception("checking %s failed", root)
+    return ws, overlay, errors, findings
+
+
+def make_replica(
+    root: str, config: Config, buffers: Mapping[str | None, str], home: str
+) -> Workspace:
+    """Runs in the worker: the worker's own copy of a folder's Workspace."""
+    from rulemap.workspace import Workspace
+
+    return Workspace(overlay_for(root, buffers, config.allow_imports_from), config, home=home)
+
+
+async def warm(ws: Workspace, current: Callable[[], bool]) -> None:
+    """Parse every document and what it imports, a few milliseconds at a time, so that the
+    first hover does not pay for parsing the whole graph. Stops when `current()` is False."""
+    from rulemap.model import ImportStatus
+
+    queue = deque(ws.all_documents())
+    seen = set(queue)
+    budget = time.monotonic() + WARM_SLICE_S
+    while queue:
+        if not current():
+            return
+        key = queue.popleft()
+        try:
+            for _, resolved in ws.imports(key):
+                target = resolved.target
+                if resolved.status is ImportStatus.OK and target not in seen:
+                    seen.add(target)
+                    queue.append(target)
+        except Exception:  # pragma: no cover - parsing never raises; never fail the warm-up
+            log.exception("warming %s", key)
+        if time.monotonic() > budget:
+            await asyncio.sleep(0)  # let requests in
+            budget = time.monotonic() + WARM_SLICE_S
