@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from rulemap.globs import GlobError, expand_braces, validate
+from rulemap.globs import GlobError, expand_braces, pattern_error, validate
 from rulemap.model import Document, Frontmatter, Glob, Pos, Span, Suppressions
 from rulemap.text.decoding import decode as decode
 from rulemap.text.frontmatter import parse_frontmatter
@@ -103,6 +103,10 @@ def _rule_globs(frontmatter: Frontmatter, lines: list[str]) -> tuple[list[Glob] 
                 expanded = expand_braces(pattern)
             except GlobError as exc:
                 error = str(exc)
+            else:
+                error = next(filter(None, map(pattern_error, expanded)), None)
+                if error is not None:
+                    expanded = []
         globs.append(Glob(pattern=pattern, span=span, expanded=expanded, error=error))
     return globs, None
 

@@ -112,16 +112,12 @@ class CompiledGlobs:
     _combined: re.Pattern[str] | None = None
 
     def _compile(self) -> None:
-        translated = []
-        for pattern in self.patterns:
-            regex, include = GitIgnoreBasicPattern.pattern_to_regex(pattern)
-            if regex is not None and include is not None:
-                translated.append((_NAMED_GROUP.sub("(?:", regex), bool(include)))
+        translated = [t for t in map(_translate, self.patterns) if t is not None]
         if translated and all(include for _, include in translated):
-            self._combined = re.compile("|".join(f"(?:{r})" for r, _ in translated))
+            self._combined = re.compile("|".join(f"(?:{r.pattern})" for r, _ in translated))
             self._parts = []
         else:
-            self._parts = [(re.compile(r), include) for r, include in translated]
+            self._parts = translated
 
     def match(self, path: str) -> bool:
         if self._parts is None:
@@ -133,6 +129,32 @@ class CompiledGlobs:
             if regex.search(path) is not None:
                 matched = include
         return matched
+
+
+def _translate(pattern: str) -> tuple[re.Pattern[str], bool] | None:
+    """One pattern as a compiled regex and whether it includes; None when it cannot match
+    anything (a comment or blank line, or a pattern no regex engine accepts: `[z-a]` in a
+    `.gitignore` must not take the walk down)."""
+    try:
+        regex, include = GitIgnoreBasicPattern.pattern_to_regex(pattern)
+        if regex is None or include is None:
+            return None
+        return re.compile(_NAMED_GROUP.sub("(?:", regex)), bool(include)
+    except (ValueError, re.error, RecursionError):
+        return None
+
+
+def pattern_error(pattern: str) -> str | None:
+    """Why the (brace-expanded) `pattern` cannot be compiled, in words, or None."""
+    try:
+        regex, _ = GitIgnoreBasicPattern.pattern_to_regex(pattern)
+        if regex is not None:
+            re.compile(regex)
+    except re.error as exc:
+        return f"the glob is not valid: {exc.msg}"
+    except (ValueError, RecursionError) as exc:
+        return f"the glob is not valid: {exc}"
+    return None
 
 
 def compile_patterns(patterns: Iterable[str]) -> CompiledGlobs:
@@ -163,6 +185,19 @@ def literal_suffix(pattern: str) -> str:
     if not match or match.group(1).endswith("."):
         return ""
     return "." + match.group(1).rsplit(".", 1)[-1]
+
+
+def literal_tail(pattern: str) -> str:
+    """Literal characters every matching file name ends with: what follows the last wildcard
+    of a last segment that has one (`*-3.py` → '-3.py'), else ''. Like `literal_suffix`, it
+    reads the last segment as a file name (the candidate pools do the same)."""
+    if pattern.endswith("/"):
+        return ""
+    last = pattern.rsplit("/", 1)[-1]
+    if not _SPECIAL.search(last) or "{" in last or "\\" in last:
+        return ""
+    cut = max(last.rfind("*"), last.rfind("?"), last.rfind("]"))
+    return last[cut + 1 :]
 
 
 def candidates_are_exact(pattern: str) -> bool:

@@ -10,6 +10,7 @@ import allowed by `allowImportsFrom`) by its absolute path.
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -25,12 +26,23 @@ from rulemap.globs import (
     candidates_are_exact,
     compile_patterns,
     literal_prefix,
+    literal_tail,
 )
 from rulemap.model import Document, Explanation, Finding, ImportRef, ImportStatus, Resolved
 from rulemap.readers.base import Reader, ReadError, is_within
 from rulemap.text.decoding import decode
 
 RULES_DIR = ".claude/rules/"
+
+
+@dataclass(frozen=True)
+class Retarget:
+    """A rule whose globs changed: the workspace files it matches now and did not before
+    (`gained`), and those it no longer matches (`lost`)."""
+
+    rule: str
+    gained: frozenset[str]
+    lost: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -75,8 +87,9 @@ class Workspace:
         # change, `derived` drops only what read a changed file
         self.load_cache: dict[tuple[object, ...], Any] = {}
         self.derived = DerivedCache()
-        # (generation, files whose matching scoped rules changed then), newest last
-        self.retarget_log: list[tuple[int, frozenset[str]]] = []
+        # (generation, the rules whose matches changed then and how), newest last
+        self.retarget_log: list[tuple[int, tuple[Retarget, ...]]] = []
+        self.retarget_forgotten = -1  # the newest generation dropped from that log
         self._index_instruction_files()
 
     # ----- construction ---------------------------------------------------------------------
@@ -381,6 +394,8 @@ class Workspace:
         else:
             base = posixpath.dirname(self.abs(importer))
             absolute = posixpath.normpath(posixpath.join(base, path))
+        if absolute == self.root:  # `@.` from the root, `@..` from a top-level directory
+            return Resolved(ImportStatus.DIRECTORY, ".", self._real_root)
         target = self.key(absolute)
         lexically_inside = not target.startswith("/") or any(
             is_within(absolute, a) for a in self._allowed
@@ -421,9 +436,11 @@ class Workspace:
                     continue
                 pool = self.files.candidates(owner, pattern)
                 # when the index already selects exactly what the pattern matches, skip the regex
-                (exact if not negates and candidates_are_exact(pattern) else candidates).update(
-                    pool
-                )
+                if not negates and candidates_are_exact(pattern):
+                    exact.update(pool)
+                    continue
+                tail = literal_tail(pattern)
+                candidates.update([c for c in pool if c.endswith(tail)] if tail else pool)
             cut = len(owner) + 1 if owner else 0
             found = sorted(exact | {c for c in candidates - exact if compiled.match(c[cut:])})
         self._matches[rule] = found
@@ -445,8 +462,9 @@ class Workspace:
                 if limit is not None and len(found) >= limit:
                     return found[:limit]
                 continue
+            tail = literal_tail(compiled.patterns[0])
             for candidate in pool:
-                if compiled.match(candidate[cut:]):
+                if (not tail or candidate.endswith(tail)) and compiled.match(candidate[cut:]):
                     found.append(candidate)
                     if limit is not None and len(found) >= limit:
                         return found
@@ -608,12 +626,17 @@ class Workspace:
         if scopes_changed:
             pseudo.add(RULE_SCOPES)
             self.retarget_log.clear()
+            self.retarget_forgotten = self.generation
         elif retargeted:
-            moved = self._retarget(retargeted)
-            pseudo.update(rules_for(path) for path in moved)
+            changes = self._retarget(retargeted)
+            for change in changes:
+                pseudo.update(map(rules_for, change.gained))
+                pseudo.update(map(rules_for, change.lost))
             # groupings of files by matching rules catch up from this log instead of rebuilding
-            self.retarget_log.append((self.generation, frozenset(moved)))
-            del self.retarget_log[:-64]
+            self.retarget_log.append((self.generation, tuple(changes)))
+            if len(self.retarget_log) > 64:
+                self.retarget_forgotten = self.retarget_log[-65][0]
+                del self.retarget_log[:-64]
         if imports_changed:
             pseudo.add(IMPORT_GRAPH)
         self.derived.invalidate(touched | pseudo, structural)
@@ -621,33 +644,37 @@ class Workspace:
             touched.add("*config*")
         return touched
 
-    def _retarget(self, rules: list[tuple[str, list[str] | None]]) -> set[str]:
-        """Rules whose globs changed: patch the file → rules index, and return the files whose
-        matching rules differ now (everything derived for them is stale)."""
+    def _retarget(self, rules: list[tuple[str, list[str] | None]]) -> list[Retarget]:
+        """Rules whose globs changed: patch the file → rules index, and say which files each
+        rule now matches and no longer matches (everything derived for them is stale)."""
         index: dict[str, list[str]] | None = self.derived.get("rules-of-file")
-        moved: set[str] = set()
+        changes: list[Retarget] = []
         for rule, before in rules:
-            old = set(before) if before is not None else None
             new = set(self.rule_matches(rule)) if self.is_scoped(rule) else set()
-            if old is None:
+            if before is None:
                 # never matched before this edit: nothing derived read it, unless the index did
                 if index is not None:
                     self.derived.invalidate({RULE_SCOPES}, structural=False)
                     index = None
-                moved |= new
+                changes.append(Retarget(rule, frozenset(new), frozenset()))
                 continue
-            changed = old ^ new
-            moved |= changed
+            old = set(before)
+            gained, lost = frozenset(new - old), frozenset(old - new)
+            changes.append(Retarget(rule, gained, lost))
             if index is not None:
-                for path in old - new:
+                for path in lost:
                     rules_of = index.get(path)
                     if rules_of and rule in rules_of:
                         rules_of.remove(rule)
                         if not rules_of:
                             del index[path]
-                for path in new - old:
-                    index[path] = sorted({*index.get(path, ()), rule})
-        return moved
+                for path in gained:
+                    rules_of = index.get(path)
+                    if rules_of is None:
+                        index[path] = [rule]
+                    elif rule not in rules_of:
+                        bisect.insort(rules_of, rule)
+        return changes
 
     def _affects_index(self, key: str) -> bool:
         return (

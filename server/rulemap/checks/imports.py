@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import posixpath
 from collections import deque
 from dataclasses import replace
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING
 from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES
 from rulemap.model import Finding, Fix, ImportRef, ImportStatus, Related, Span
 from rulemap.profiles.base import directory_chain
+from rulemap.suggest import NameIndex
 
 if TYPE_CHECKING:
     from rulemap.profiles.cogitator import CogitatorProfile, Load
@@ -219,14 +219,11 @@ def _closest_path(ws: Workspace, target: str) -> str | None:
     by_name, by_ext = _names(ws)
     same = by_name.get(name)
     if not same:
-        # only names with the same extension and a similar length can be close: a small pool
-        pool = [
-            n
-            for n in by_ext.get(_extension(name), ())
-            if abs(len(n) - len(name)) <= max(3, len(name) // 3)
-        ]
-        close = difflib.get_close_matches(name, pool, n=3, cutoff=0.75)
-        same = [p for c in close for p in by_name[c]]
+        # names with the same extension, looked up in an edit-distance index: a look-up costs
+        # the same in a workspace of 20 files or of 200,000
+        index = by_ext.get(_extension(name))
+        close = index.close(name, n=3, cutoff=0.75) if index is not None else []
+        same = [p for c in close for p in by_name.get(c, ())]
     if not same:
         return None
     return max(same, key=lambda p: (_common_prefix(p, target), -len(p)))
@@ -236,18 +233,35 @@ def _extension(name: str) -> str:
     return name.rsplit(".", 1)[-1] if "." in name else ""
 
 
-def _names(ws: Workspace) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Workspace files by base name, and base names by extension (until a create/delete)."""
+def _names(ws: Workspace) -> tuple[dict[str, list[str]], _LazyIndexes]:
+    """Workspace files by base name, and an index of base names per extension (until a
+    create/delete)."""
     cached = ws.derived.get("file-names")
     if cached is None:
         by_name: dict[str, list[str]] = {}
         for path in ws.files:
             by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
-        by_ext: dict[str, list[str]] = {}
+        names_by_ext: dict[str, list[str]] = {}
         for name in by_name:
-            by_ext.setdefault(_extension(name), []).append(name)
+            names_by_ext.setdefault(_extension(name), []).append(name)
+        by_ext = _LazyIndexes(names_by_ext)
         cached = ws.derived.put("file-names", (by_name, by_ext), reads=())
     return cached  # type: ignore[no-any-return]
+
+
+class _LazyIndexes:
+    """Extension → NameIndex of the base names with it, built on first use (most workspaces
+    have no broken import of most extensions)."""
+
+    def __init__(self, names: dict[str, list[str]]) -> None:
+        self._names = names
+        self._built: dict[str, NameIndex] = {}
+
+    def get(self, extension: str) -> NameIndex | None:
+        index = self._built.get(extension)
+        if index is None and extension in self._names:
+            index = self._built[extension] = NameIndex(self._names[extension])
+        return index
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -263,32 +277,39 @@ def _ok_edges(ws: Workspace, path: str) -> list[tuple[ImportRef, str]]:
 
 
 def _cycles(ws: Workspace) -> list[Finding]:
-    """Back edges of an iterative DFS over the import graph, from every document in order."""
+    """Back edges of an iterative DFS over the import graph, from every document in order.
+    Linear in the edges: each node's edges are listed once, and the stack position of each
+    node on the current path is kept, so a cycle's path is a slice, not a search."""
     out: list[Finding] = []
     state: dict[str, int] = {}  # 1 on the stack, 2 done
+    on_path: dict[str, int] = {}  # node on the current path → its index in path_stack
     for root in ws.all_documents():
         if root in state:
             continue
-        stack: list[tuple[str, int]] = [(root, 0)]
+        stack: list[tuple[str, list[tuple[ImportRef, str]], int]] = [
+            (root, _ok_edges(ws, root), 0)
+        ]
         path_stack: list[str] = [root]
+        on_path[root] = 0
         state[root] = 1
         while stack:
-            node, index = stack[-1]
-            edges = _ok_edges(ws, node)
+            node, edges, index = stack[-1]
             if index >= len(edges):
                 stack.pop()
                 path_stack.pop()
+                del on_path[node]
                 state[node] = 2
                 continue
-            stack[-1] = (node, index + 1)
+            stack[-1] = (node, edges, index + 1)
             ref, target = edges[index]
             seen = state.get(target)
             if seen is None:
                 state[target] = 1
-                stack.append((target, 0))
+                on_path[target] = len(path_stack)
+                stack.append((target, _ok_edges(ws, target), 0))
                 path_stack.append(target)
             elif seen == 1:
-                cycle = path_stack[path_stack.index(target):] + [target]
+                cycle = path_stack[on_path[target]:] + [target]
                 out.append(_cycle_finding(ws, node, ref, cycle))
     return out
 
@@ -359,8 +380,10 @@ def _duplicates(ws: Workspace) -> list[Finding]:
             for rule in ws.rules_of(directory):
                 if ws.is_scoped(rule):
                     loads.append(_scoped_load(ws, profile, chain, rule))
+    # every link of every load is in `loads` (a nested load's parents are the loads of the
+    # instruction directories above it), so each link's own skips are enough
     for load in loads:
-        for skip in load.skipped:
+        for skip in load.own_skipped:
             if skip.code != "duplicate-load":
                 continue
             key = (skip.importer or skip.path, skip.line, skip.path)
@@ -389,9 +412,10 @@ def _scoped_load(ws: Workspace, profile: CogitatorProfile, chain: list[str], rul
     key = ("scoped-load", tuple(chain), rule)
     load: Load | None = ws.derived.get(key)
     if load is None:
-        load = profile.base_load(ws, chain, None).copy()
+        load = profile.base_load(ws, chain, None).child()
         load.add(rule, "scoped")
-        ws.derived.put(key, load, reads=[*load.reads, RULE_SCOPES])
+        ws.derived.put(key, load, reads=[*load.own_reads, RULE_SCOPES],
+                       after=[("base-load", tuple(chain), None)])
     return load
 
 

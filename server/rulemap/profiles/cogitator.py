@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rulemap.derived import RULE_SCOPES, rules_for
@@ -27,22 +28,56 @@ _STATUS_WHY = {
 
 
 class Load:
-    """One load in progress: the order, what was read, what was skipped."""
+    """One load in progress: the order, what was read, what was skipped.
 
-    def __init__(self, ws: Workspace):
+    A load that starts from another (a nested directory's from its parent's, a target's from
+    its directory's) keeps a link to it instead of a copy: a workspace with hundreds of nested
+    `AGENTS.md` below a root that imports 3,000 files would otherwise copy those 3,000 entries
+    once per directory and per rule. A parent is never changed once a child is made from it
+    (loads are cached and shared)."""
+
+    def __init__(self, ws: Workspace, parent: Load | None = None):
         self.ws = ws
-        self.files: list[LoadedFile] = []
-        self.skipped: list[Skipped] = []
-        self.loaded: dict[str, str] = {}  # identity → first path
-        self.reads: set[str] = set()  # every key this load looked at (for cache invalidation)
+        self.parent = parent
+        self.own_files: list[LoadedFile] = []
+        self.own_skipped: list[Skipped] = []
+        self._loaded: dict[str, str] = {}  # identity → first path, of this link only
+        self.own_reads: set[str] = set()  # every key this link looked at (for invalidation)
+        self.chars: int = parent.chars if parent is not None else 0  # requested, in all
 
-    def copy(self) -> Load:
-        twin = Load(self.ws)
-        twin.files = list(self.files)
-        twin.skipped = list(self.skipped)
-        twin.loaded = dict(self.loaded)
-        twin.reads = set(self.reads)
-        return twin
+    def child(self) -> Load:
+        """A load that goes on from this one."""
+        return Load(self.ws, self)
+
+    def _chain(self) -> list[Load]:
+        links: list[Load] = []
+        link: Load | None = self
+        while link is not None:
+            links.append(link)
+            link = link.parent
+        links.reverse()
+        return links
+
+    @property
+    def files(self) -> list[LoadedFile]:
+        return [f for link in self._chain() for f in link.own_files]
+
+    @property
+    def skipped(self) -> list[Skipped]:
+        return [s for link in self._chain() for s in link.own_skipped]
+
+    @property
+    def reads(self) -> set[str]:
+        return {r for link in self._chain() for r in link.own_reads}
+
+    def first_loaded(self, identity: str) -> str | None:
+        link: Load | None = self
+        while link is not None:
+            found = link._loaded.get(identity)
+            if found is not None:
+                return found
+            link = link.parent
+        return None
 
     def add(self, key: str, reason: Reason) -> None:
         """Load `key` for `reason`, then its imports depth first (iteratively: chains are long)."""
@@ -54,12 +89,12 @@ class Load:
         ]
         while stack:
             path, why, importer, depth, line, chain = stack.pop()
-            self.reads.add(path)
+            self.own_reads.add(path)
             identity = ws.identity(path)
-            if identity in self.loaded:
-                first = self.loaded[identity]
+            first = self.first_loaded(identity)
+            if first is not None:
                 if identity in chain:
-                    self.skipped.append(
+                    self.own_skipped.append(
                         Skipped(
                             path,
                             f"import cycle: {first} is already loading",
@@ -70,20 +105,20 @@ class Load:
                     )
                 else:
                     same = "" if first == path else f" as {first}"
-                    self.skipped.append(
+                    self.own_skipped.append(
                         Skipped(path, f"already loaded{same}", "duplicate-load", importer, line)
                     )
                 continue
             doc = ws.document(path)
             if doc.unreadable:
-                self.skipped.append(
+                self.own_skipped.append(
                     Skipped(
                         path, f"unreadable: {doc.unreadable}", "unreadable-file", importer, line
                     )
                 )
                 continue
             if doc.rule_skip:
-                self.skipped.append(
+                self.own_skipped.append(
                     Skipped(
                         path,
                         f"rule skipped: {doc.rule_skip}",
@@ -93,23 +128,24 @@ class Load:
                     )
                 )
                 continue
-            self.loaded[identity] = path
-            self.files.append(
+            self._loaded[identity] = path
+            self.chars += doc.chars
+            self.own_files.append(
                 LoadedFile(
                     path, why, importer, depth, doc.chars, import_line=line, text=doc.brought
                 )
             )
             children = []
             for ref, resolved in ws.imports(path):
-                self.reads.add(resolved.target)
+                self.own_reads.add(resolved.target)
                 if resolved.status is not ImportStatus.OK:
                     text, code = _STATUS_WHY[resolved.status]
-                    self.skipped.append(
+                    self.own_skipped.append(
                         Skipped(resolved.target, text, code, path, ref.span.start.line)
                     )
                     continue
                 if depth + 1 > max_depth:
-                    self.skipped.append(
+                    self.own_skipped.append(
                         Skipped(
                             resolved.target,
                             f"import hop {depth + 1} is past maxImportDepth {max_depth}",
@@ -143,39 +179,55 @@ class CogitatorProfile:
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         key = ("explain", target, cwd)
         cached: Explanation | None = ws.derived.get(key)
-        if cached is None:
-            cached, reads = self._explain(ws, target, cwd)
-            ws.derived.put(key, cached, reads=reads)
-        return cached
-
-    def _explain(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Explanation, set[str]]:
+        if cached is not None:
+            return cached
         config = ws.config
         chain = directory_chain(cwd)
         anchor = (
             self.nested_anchor(ws, chain[-1], parent_dir(target)) if target is not None else None
         )
-        load = self.base_load(ws, chain, anchor).copy()
-        if target is not None and config.rules:
-            for rule in ws.scoped_rules_matching(target, chain):
-                load.add(rule, "scoped")
-        requested = sum(f.chars for f in load.files)
-        files, left_out, notice = apply_shared_budget(load.files, config.max_chars)
-        # which scoped rules match reads every rule; the load reads its files
-        reads = load.reads | {RULE_SCOPES}
-        if target is not None:
-            reads.add(rules_for(target))
-        return Explanation(
+        rules = (
+            tuple(ws.scoped_rules_matching(target, chain))
+            if target is not None and config.rules
+            else ()
+        )
+        shared_key, shared = self._budgeted(ws, chain, anchor, rules)
+        cached = replace(shared, target=target)
+        # which rules match the target is what it adds to the shared load's reads
+        reads = {RULE_SCOPES} | ({rules_for(target)} if target is not None else set())
+        ws.derived.put(key, cached, reads=reads, after=[shared_key])
+        return cached
+
+    def _budgeted(
+        self, ws: Workspace, chain: list[str], anchor: str | None, rules: tuple[str, ...]
+    ) -> tuple[tuple[object, ...], Explanation]:
+        """The load of every target below `anchor` that matches exactly `rules`, cut to the
+        budget (its `target` is None). Shared: a rule edit that moves 7,600 files between
+        such groups re-explains none of them when the groups were seen before."""
+        key = ("budgeted", tuple(chain), anchor, rules)
+        cached: Explanation | None = ws.derived.get(key)
+        if cached is not None:
+            return key, cached
+        base_key = ("base-load", tuple(chain), anchor)
+        load = self.base_load(ws, chain, anchor).child()
+        for rule in rules:
+            load.add(rule, "scoped")
+        files, left_out, notice = apply_shared_budget(load.files, ws.config.max_chars)
+        cached = Explanation(
             profile=self.name,
             root=ws.root,
             cwd=chain[-1] or ".",
-            target=target,
-            max_chars=config.max_chars,
+            target=None,
+            max_chars=ws.config.max_chars,
             files=files,
             left_out=left_out,
             skipped=load.skipped,
             notice=notice,
-            requested_chars=requested,
-        ), reads
+            requested_chars=load.chars,
+        )
+        # the base load's reads are its own: this is dropped with it
+        ws.derived.put(key, cached, reads=load.own_reads | {RULE_SCOPES}, after=[base_key])
+        return key, cached
 
     @staticmethod
     def nested_anchor(ws: Workspace, cwd_dir: str, target_dir: str) -> str | None:
@@ -200,6 +252,7 @@ class CogitatorProfile:
         cached: Load | None = ws.derived.get(key)
         if cached is not None:
             return cached
+        after: list[tuple[object, ...]] = []
         if anchor is None:
             load = Load(ws)
             for directory in chain:
@@ -211,10 +264,12 @@ class CogitatorProfile:
                             load.add(rule, "rule")
         else:
             parent = self.nested_anchor(ws, chain[-1], parent_dir(anchor))
-            load = self.base_load(ws, chain, parent).copy()
+            load = self.base_load(ws, chain, parent).child()
+            after.append(("base-load", tuple(chain), parent))
             for path in ws.instruction_files_in(anchor):
                 load.add(path, "nested")
         # the unconditional rules it loaded are among its reads; a scoped rule that becomes
-        # unconditional (or back) changes RULE_SCOPES
-        ws.derived.put(key, load, reads=load.reads | {RULE_SCOPES})
+        # unconditional (or back) changes RULE_SCOPES; what the parent read drops the parent,
+        # and so this load with it
+        ws.derived.put(key, load, reads=load.own_reads | {RULE_SCOPES}, after=after)
         return load

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import posixpath
+import stat
 from collections.abc import Iterable, Iterator, Sequence
 
 from rulemap.globs import CompiledGlobs
@@ -53,23 +54,7 @@ class LocalReader:
     def read_bytes(self, path: str) -> bytes:
         if not self._confined(path):
             raise ReadError("it resolves outside the workspace")
-        try:
-            with open(path, "rb") as handle:
-                size = os.fstat(handle.fileno()).st_size
-                if size > self.max_bytes:
-                    raise ReadError(
-                        f"it is {size / 1048576:.1f} MiB, over the "
-                        f"{self.max_bytes // 1048576} MiB limit"
-                    )
-                return handle.read(self.max_bytes + 1)
-        except IsADirectoryError:
-            raise ReadError("it is a directory") from None
-        except PermissionError:
-            raise ReadError("permission denied") from None
-        except FileNotFoundError:
-            raise ReadError("it does not exist") from None
-        except OSError as exc:
-            raise ReadError(exc.strerror or str(exc)) from None
+        return read_regular_file(path, self.max_bytes)
 
     def list_files(self) -> Iterable[str]:
         self._gitignores = {}
@@ -180,12 +165,62 @@ class LocalReader:
                     yield rel
 
 
+def read_regular_file(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file (or a symlink to one), never blocking.
+
+    A FIFO, socket or device named `AGENTS.md` must not hang or feed us endless bytes: the
+    file is opened with O_NONBLOCK (so opening a FIFO returns at once) and its type checked on
+    the open descriptor (so nothing can swap it between a check and the open)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except IsADirectoryError:
+        raise ReadError("it is a directory") from None
+    except PermissionError:
+        raise ReadError("permission denied") from None
+    except FileNotFoundError:
+        raise ReadError("it does not exist") from None
+    except OSError as exc:
+        raise ReadError(exc.strerror or str(exc)) from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise ReadError("it is a directory")
+        if not stat.S_ISREG(info.st_mode):
+            raise ReadError(f"it is not a regular file (a {_file_kind(info.st_mode)})")
+        if info.st_size > max_bytes:
+            raise ReadError(
+                f"it is {info.st_size / 1048576:.1f} MiB, over the "
+                f"{max_bytes // 1048576} MiB limit"
+            )
+        with os.fdopen(fd, "rb", closefd=True) as handle:
+            fd = -1
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise ReadError(exc.strerror or str(exc)) from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    if len(data) > max_bytes:  # grew while we read it
+        raise ReadError(f"it is over the {max_bytes // 1048576} MiB limit")
+    return data
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "named pipe"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "special file"
+
+
 def _read_gitignore(path: str) -> CompiledGlobs | None:
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            lines = [line.rstrip("\n") for line in handle.read().splitlines()]
-    except OSError:
+        text = read_regular_file(path).decode("utf-8", errors="replace")
+    except ReadError:
         return None
+    lines = text.splitlines()
     patterns = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
     return CompiledGlobs(patterns=patterns) if patterns else None
 

@@ -1,0 +1,178 @@
+"""Indexed "did you mean" look-ups: close file names and directory names in bounded time.
+
+A suggestion must never dominate a check. `difflib.get_close_matches` against every directory
+of a 20,000-directory workspace, once per dead glob, took minutes; here each look-up touches only
+names that share a deletion neighbourhood with the query (the symmetric-delete idea behind
+SymSpell: two names within a small edit distance share a string obtained by deleting a few
+characters from each). Building an index is linear in the total length of the names; a query
+costs O(len(query)²) dictionary look-ups plus a difflib ratio on at most `MAX_CANDIDATES`
+names, whatever the size of the workspace.
+
+difflib stays the judge of "close" (the same ratios as before); the index only decides which
+few names are worth asking it about.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+MAX_CANDIDATES = 64  # names handed to difflib per query
+MAX_DELETE_QUERY = 24  # names longer than this are queried with single deletions only
+MAX_INDEXED_LENGTH = 64  # longer names are indexed by themselves only (exact matches)
+MAX_SCANNED = 4096  # directories looked at for one `ending_with`
+
+
+def _deletes(name: str) -> set[str]:
+    return {name[:i] + name[i + 1 :] for i in range(len(name))}
+
+
+class NameIndex:
+    """Short strings (file base names, directory names), looked up by edit-distance neighbours.
+
+    Keys are lower-cased; `close(query)` returns the indexed names (as written) that difflib
+    finds close to `query`, best first."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        # deletion key (by its hash: ints are a third of the memory of the strings, and a
+        # collision only adds a candidate that difflib then rejects) → name, or names
+        self._by_key: dict[int, str | list[str]] = {}
+        self._names: dict[str, list[str]] = {}  # lower-cased name → names as written
+        for name in names:
+            lower = name.lower()
+            written = self._names.get(lower)
+            if written is not None:
+                if name not in written:
+                    written.append(name)
+                continue
+            self._names[lower] = [name]
+            keys = {lower} if len(lower) > MAX_INDEXED_LENGTH else {lower, *_deletes(lower)}
+            for key in keys:
+                hashed = hash(key)
+                held = self._by_key.get(hashed)
+                if held is None:
+                    self._by_key[hashed] = lower
+                elif isinstance(held, str):
+                    self._by_key[hashed] = [held, lower]
+                else:
+                    held.append(lower)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def neighbours(self, query: str) -> list[str]:
+        """Indexed lower-cased names within about two edits of `query` (capped)."""
+        lower = query.lower()
+        keys = {lower, *_deletes(lower)}
+        if len(lower) <= MAX_DELETE_QUERY:
+            for once in list(keys - {lower}):
+                keys |= _deletes(once)
+        found: dict[str, None] = {}
+        for key in sorted(keys, key=lambda k: (-len(k), k)):  # fewest deletions first
+            held = self._by_key.get(hash(key), ())
+            for name in (held,) if isinstance(held, str) else held:
+                found[name] = None
+                if len(found) >= MAX_CANDIDATES:
+                    return list(found)
+        return list(found)
+
+    def close(self, query: str, n: int = 3, cutoff: float = 0.6) -> list[str]:
+        """Up to `n` indexed names difflib rates at least `cutoff` like `query`, best first."""
+        pool = self.neighbours(query)
+        lowered = difflib.get_close_matches(query.lower(), pool, n=n, cutoff=cutoff)
+        return [written for lower in lowered for written in self._names[lower]][:n]
+
+
+class DirectoryIndex:
+    """Every directory of a file list, with look-ups by leaf name and by a fuzzy walk down.
+
+    Directories are written `a/b/` (root-relative, with a trailing slash), as globs write
+    literal prefixes."""
+
+    def __init__(self, files: Iterable[str]) -> None:
+        directories: set[str] = set()
+        for path in files:
+            slash = path.rfind("/")
+            while slash > 0:
+                parent = path[:slash]
+                if parent in directories:
+                    break
+                directories.add(parent)
+                slash = parent.rfind("/")
+        self._children: dict[str, dict[str, str]] = {}  # parent ('' = root) → name → child
+        self._by_leaf: dict[str, list[str]] = {}  # lower-cased leaf name → directories
+        for directory in sorted(directories):
+            parent, _, leaf = directory.rpartition("/")
+            self._children.setdefault(parent, {})[leaf] = directory
+            self._by_leaf.setdefault(leaf.lower(), []).append(directory)
+        self._leaves = NameIndex(d.rpartition("/")[2] for d in directories)
+
+    def __contains__(self, directory: object) -> bool:
+        if not isinstance(directory, str):
+            return False
+        parent, _, leaf = directory.rstrip("/").rpartition("/")
+        return leaf in self._children.get(parent, {})
+
+    def ending_with(self, tail: str, limit: int = 16) -> list[str]:
+        """Up to `limit` directories whose path ends with the segments of `tail` (`a/b/`),
+        as `x/a/b/`: those named like the first segment, followed down by the others. The
+        scan is capped (`MAX_SCANNED`), so a tail such as `src/lib/` in a workspace with
+        20,000 `src` directories costs the same as any other."""
+        segments = [s for s in tail.strip("/").split("/") if s]
+        if not segments:
+            return []
+        found: list[str] = []
+        for start in self._by_leaf.get(segments[0].lower(), ())[:MAX_SCANNED]:
+            directory: str | None = start
+            for segment in segments[1:]:
+                directory = self._children.get(directory, {}).get(segment) if directory else None
+            if directory is not None and directory.rpartition("/")[2] == segments[-1]:
+                found.append(directory + "/")
+                if len(found) >= limit:
+                    break
+        return found
+
+    def near(self, prefix: str, limit: int = 3) -> list[str]:
+        """Existing directories most like the missing `prefix` (`a/b/`), best first.
+
+        Two kinds of candidates: a walk down the tree that follows each written segment, or
+        the few children closest to it where it does not exist (typos anywhere in the path);
+        and directories whose last name is the written last name or close to it (a directory
+        moved or a level added or dropped). difflib ranks them over the whole path."""
+        segments = [s for s in prefix.strip("/").split("/") if s]
+        if not segments:
+            return []
+        candidates: dict[str, None] = {}
+        for found in self._walk(segments):
+            candidates[found] = None
+        for leaf in self._leaves.close(segments[-1], n=8, cutoff=0.6):
+            for directory in self._by_leaf.get(leaf.lower(), ())[:MAX_CANDIDATES]:
+                candidates[directory] = None
+        written = "/".join(segments)
+        pool = [c for c in candidates if c != written]
+        best = difflib.get_close_matches(written, pool[: MAX_CANDIDATES * 2], n=limit, cutoff=0.6)
+        return [b + "/" for b in best]
+
+    def _walk(self, segments: list[str], beam: int = 3) -> list[str]:
+        """Directories reached by following `segments`, allowing a close name at each level."""
+        level = [""]
+        for segment in segments:
+            following: dict[str, None] = {}
+            for parent in level:
+                children = self._children.get(parent, {})
+                if segment in children:
+                    following[children[segment]] = None
+                    continue
+                for name in self._close_children(children, segment, beam):
+                    following[children[name]] = None
+            if not following:
+                return []
+            level = list(following)[:beam]
+        return level
+
+    def _close_children(self, children: dict[str, str], segment: str, beam: int) -> list[str]:
+        if len(children) <= MAX_CANDIDATES:
+            return difflib.get_close_matches(segment, list(children), n=beam, cutoff=0.6)
+        # a huge directory: ask the leaf index, then keep the names this directory has
+        close = self._leaves.close(segment, n=MAX_CANDIDATES, cutoff=0.6)
+        return [name for name in close if name in children][:beam]
