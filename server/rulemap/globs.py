@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -114,7 +115,9 @@ class CompiledGlobs:
     def _compile(self) -> None:
         translated = [t for t in map(_translate, self.patterns) if t is not None]
         if translated and all(include for _, include in translated):
-            self._combined = re.compile("|".join(f"(?:{r.pattern})" for r, _ in translated))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # `[[` in a user's glob: "possible nested set"
+                self._combined = re.compile("|".join(f"(?:{r.pattern})" for r, _ in translated))
             self._parts = []
         else:
             self._parts = translated
@@ -139,7 +142,9 @@ def _translate(pattern: str) -> tuple[re.Pattern[str], bool] | None:
         regex, include = GitIgnoreBasicPattern.pattern_to_regex(pattern)
         if regex is None or include is None:
             return None
-        return re.compile(_NAMED_GROUP.sub("(?:", regex)), bool(include)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return re.compile(_NAMED_GROUP.sub("(?:", regex)), bool(include)
     except (ValueError, re.error, RecursionError):
         return None
 
@@ -149,7 +154,9 @@ def pattern_error(pattern: str) -> str | None:
     try:
         regex, _ = GitIgnoreBasicPattern.pattern_to_regex(pattern)
         if regex is not None:
-            re.compile(regex)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                re.compile(regex)
     except re.error as exc:
         return f"the glob is not valid: {exc.msg}"
     except (ValueError, RecursionError) as exc:

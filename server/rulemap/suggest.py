@@ -21,6 +21,8 @@ MAX_CANDIDATES = 64  # names handed to difflib per query
 MAX_DELETE_QUERY = 24  # names longer than this are queried with single deletions only
 MAX_INDEXED_LENGTH = 64  # longer names are indexed by themselves only (exact matches)
 MAX_SCANNED = 4096  # directories looked at for one `ending_with`
+MAX_FUZZY = 8  # close-name look-ups for one walk down the tree
+MAX_RANKED = 24  # whole paths difflib compares for one `near` (long paths are slow to rank)
 
 
 def _deletes(name: str) -> set[str]:
@@ -142,33 +144,52 @@ class DirectoryIndex:
         segments = [s for s in prefix.strip("/").split("/") if s]
         if not segments:
             return []
-        candidates: dict[str, None] = {}
-        for found in self._walk(segments):
-            candidates[found] = None
-        for leaf in self._leaves.close(segments[-1], n=8, cutoff=0.6):
-            for directory in self._by_leaf.get(leaf.lower(), ())[:MAX_CANDIDATES]:
-                candidates[directory] = None
         written = "/".join(segments)
-        pool = [c for c in candidates if c != written]
-        best = difflib.get_close_matches(written, pool[: MAX_CANDIDATES * 2], n=limit, cutoff=0.6)
+        walked = [d for d in self._walk(segments) if d != written]
+        best = difflib.get_close_matches(written, walked, n=limit, cutoff=0.6)
+        if len(best) < limit:
+            moved: dict[str, None] = {}
+            for leaf in self._leaves.close(segments[-1], n=8, cutoff=0.6):
+                for directory in self._by_leaf.get(leaf.lower(), ())[:MAX_RANKED]:
+                    if directory != written and directory not in best:
+                        moved[directory] = None
+            pool = list(moved)[:MAX_RANKED]
+            best += difflib.get_close_matches(written, pool, n=limit - len(best), cutoff=0.6)
         return [b + "/" for b in best]
 
-    def _walk(self, segments: list[str], beam: int = 3) -> list[str]:
-        """Directories reached by following `segments`, allowing a close name at each level."""
-        level = [""]
-        for segment in segments:
-            following: dict[str, None] = {}
-            for parent in level:
-                children = self._children.get(parent, {})
+    def _walk(self, segments: list[str], beam: int = 3, limit: int = 3) -> list[str]:
+        """Up to `limit` directories reached by following `segments` down the tree: the
+        written name where it exists, else (or when that leads nowhere) one of the `beam`
+        closest children. Depth first, exact names first; the close names of a level are
+        looked up only when the walk comes back to it, at most `MAX_FUZZY` times a query, so
+        a deep path with its typo near the top costs a few look-ups, not one per level."""
+        found: list[str] = []
+        fuzzy_left = MAX_FUZZY
+        # (depth, directory, its options: None until needed)
+        stack: list[tuple[int, str]] = [(0, "")]
+        tried: dict[tuple[int, str], list[str] | None] = {}
+        while stack and len(found) < limit:
+            depth, directory = stack.pop()
+            if depth == len(segments):
+                found.append(directory)
+                continue
+            segment = segments[depth]
+            children = self._children.get(directory, {})
+            key = (depth, directory)
+            if key not in tried:
+                # first visit: the written name only; come back for close names after it
+                tried[key] = None
+                stack.append((depth, directory))
                 if segment in children:
-                    following[children[segment]] = None
-                    continue
-                for name in self._close_children(children, segment, beam):
-                    following[children[name]] = None
-            if not following:
-                return []
-            level = list(following)[:beam]
-        return level
+                    stack.append((depth + 1, children[segment]))
+                continue
+            if tried[key] is not None or fuzzy_left <= 0:
+                continue
+            fuzzy_left -= 1
+            close = [n for n in self._close_children(children, segment, beam) if n != segment]
+            tried[key] = close
+            stack.extend((depth + 1, children[name]) for name in reversed(close))
+        return found
 
     def _close_children(self, children: dict[str, str], segment: str, beam: int) -> list[str]:
         if len(children) <= MAX_CANDIDATES:

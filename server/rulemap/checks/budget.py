@@ -8,13 +8,14 @@ fits the budget is skipped without loading; the rest are explained once each.
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES
-from rulemap.model import Explanation, Finding, ImportStatus, Span
+from rulemap.model import Finding, ImportStatus, Span
 from rulemap.profiles.base import directory_chain, parent_dir
-from rulemap.profiles.cogitator import CogitatorProfile
+from rulemap.profiles.cogitator import CogitatorProfile, Load
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -28,6 +29,7 @@ def check(ws: Workspace) -> list[Finding]:
     scoped_rules = (
         [r for d in chain for r in ws.rules_of(d) if ws.is_scoped(r)] if config.rules else []
     )
+    in_chain = frozenset(scoped_rules)
     # file → every scoped rule matching it; rules the load never reads (below cwd) only make
     # groups finer, and count 0 in the upper bound below
     closure = {rule: _closure_chars(ws, rule) for rule in scoped_rules}
@@ -38,26 +40,36 @@ def check(ws: Workspace) -> list[Finding]:
     groups, sizes = _target_groups(ws, cwd_dir)
     base_total: dict[str | None, int] = {}
     rule_chars: dict[tuple[str, ...], int] = ws.derived.get("budget-rule-chars") or {}
-    overflows: list[tuple[Explanation, int]] = []
-    start_up = profile.explain(ws, None, config.cwd)
-    if start_up.left_out or any(f.cut for f in start_up.files):
-        overflows.append((start_up, len(ws.files)))
+    overflows: list[Overflow] = []
+    start_up = profile.base_load(ws, chain, None)
+    if start_up.budget_pass(config.max_chars).overflowed:
+        overflows.append(Overflow(None, start_up, len(ws.files)))
     for (anchor_dir, rules), representative in sorted(groups.items(), key=lambda kv: kv[1]):
         size = sizes[(anchor_dir, rules)]
+        nested = anchor_dir if anchor_dir is not None and anchor_dir != cwd_dir else None
         if anchor_dir not in base_total:
-            nested = anchor_dir if anchor_dir is not None and anchor_dir != cwd_dir else None
-            base = profile.base_load(ws, chain, nested)
-            base_total[anchor_dir] = base.chars
+            base_total[anchor_dir] = profile.base_load(ws, chain, nested).chars
         if rules not in rule_chars:
             rule_chars[rules] = sum(closure.get(r, 0) for r in rules)
         upper = base_total[anchor_dir] + rule_chars[rules]
         if upper <= config.max_chars:
             continue
-        explanation = profile.explain(ws, representative, config.cwd)
-        if explanation.left_out or any(f.cut for f in explanation.files):
-            overflows.append((explanation, size))
+        loaded = tuple(r for r in rules if r in in_chain) if config.rules else ()
+        _, load = profile.group_load(ws, chain, nested, loaded)
+        if load.budget_pass(config.max_chars).overflowed:
+            overflows.append(Overflow(representative, load, size))
     ws.derived.put("budget-rule-chars", rule_chars, reads=reads)
     return _findings(ws, overflows)
+
+
+@dataclass(frozen=True)
+class Overflow:
+    """A load that cuts or leaves something out, for `size` workspace files (`target` names
+    one of them; None: the start-up load)."""
+
+    target: str | None
+    load: Load
+    size: int
 
 
 def _closure_chars(ws: Workspace, rule: str) -> int:
@@ -83,47 +95,69 @@ def _closure_chars(ws: Workspace, rule: str) -> int:
     return total
 
 
-def _when(explanation: Explanation) -> str:
-    if explanation.target is None:
+def _when(target: str | None) -> str:
+    if target is None:
         return "at start-up (so for every file)"
-    return f"when an agent works on `{explanation.target}`"
+    return f"when an agent works on `{target}`"
 
 
-def _findings(ws: Workspace, overflows: list[tuple[Explanation, int]]) -> list[Finding]:
+def _findings(ws: Workspace, overflows: list[Overflow]) -> list[Finding]:
     """One finding per file that some load cuts or leaves out, naming the first such target
-    and how many workspace files in all get such a load."""
-    first: dict[str, tuple[Explanation, bool]] = {}
-    counts: dict[str, int] = {}
-    for explanation, size in overflows:
-        for f in explanation.files:
-            if f.cut:
-                first.setdefault(f.path, (explanation, True))
-                counts[f.path] = counts.get(f.path, 0) + size
-        for path in explanation.left_out:
-            first.setdefault(path, (explanation, False))
-            counts[path] = counts.get(path, 0) + size
-    out: list[Finding] = []
+    and how many workspace files in all get such a load.
+
+    Loads share their links (a nested directory's load goes on from its parent's), and the
+    budget's verdict on a link is the same in every load that holds it: so each link is read
+    once, with the sizes of all the overflowing loads that hold it added up."""
     limit = ws.config.max_chars
-    for path, (explanation, is_cut) in first.items():
+    total_size: dict[int, int] = {}  # id(link) → files whose overflowing load holds it
+    first_of: dict[int, int] = {}  # id(link) → index of the first overflow that holds it
+    links: dict[int, Load] = {}
+    for index, overflow in enumerate(overflows):
+        link: Load | None = overflow.load
+        while link is not None:
+            key = id(link)
+            total_size[key] = total_size.get(key, 0) + overflow.size
+            if key not in first_of:
+                first_of[key] = index
+                links[key] = link
+            link = link.parent
+    # path → (index of the first overflow, chars kept if cut, else None); and counts
+    first: dict[str, tuple[int, int | None]] = {}
+    counts: dict[str, int] = {}
+    for key, link in links.items():
+        verdict = link.budget_pass(limit)
+        if not verdict.cut and not verdict.left_out:
+            continue
+        index = first_of[key]
+        for path, kept in verdict.cut:
+            if path not in first or index < first[path][0]:
+                first[path] = (index, kept)
+            counts[path] = counts.get(path, 0) + total_size[key]
+        for path in verdict.left_out:
+            if path not in first or index < first[path][0]:
+                first[path] = (index, None)
+            counts[path] = counts.get(path, 0) + total_size[key]
+    out: list[Finding] = []
+    for path, (index, kept) in sorted(first.items(), key=lambda kv: (kv[1][0], kv[0])):
         if path.startswith("/"):
             continue
+        overflow = overflows[index]
         doc = ws.document(path)
-        total = explanation.requested_chars
+        total = overflow.load.chars
         others = counts[path] - 1
         more = f" (and {others:,} other file{'s' if others != 1 else ''})" if others else ""
-        if is_cut:
-            kept = next(f.chars for f in explanation.files if f.path == path)
+        if kept is not None:
             line = _original_line(doc.kept_lines, doc.brought, kept)
             span = Span.at(line, 0, len(doc.lines[line]) if line < len(doc.lines) else 0)
             message = (
-                f"{_when(explanation)}{more}, the instructions total "
+                f"{_when(overflow.target)}{more}, the instructions total "
                 f"{total:,} chars, over maxChars {limit:,}: this file is cut at line {line + 1} "
                 f"({kept:,} of {doc.chars:,} chars kept)"
             )
         else:
             span = Span.at(0, 0, len(doc.lines[0]))
             message = (
-                f"{_when(explanation)}{more}, the instructions total "
+                f"{_when(overflow.target)}{more}, the instructions total "
                 f"{total:,} chars, over maxChars {limit:,}: this file is left out"
             )
         out.append(Finding(path, span, "warning", "budget-overflow", message))

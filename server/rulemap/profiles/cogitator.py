@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from rulemap.derived import RULE_SCOPES, rules_for
@@ -27,6 +27,19 @@ _STATUS_WHY = {
 }
 
 
+@dataclass(frozen=True)
+class BudgetPass:
+    """What the shared budget does to one link of a load, given everything before it: the
+    same as `apply_shared_budget` over the whole load, computed link by link so that loads
+    sharing a parent share its pass (the budget check stays linear in the workspace)."""
+
+    used: int  # characters kept up to the end of this link
+    stopped: bool  # something was left out by then: everything after is left out too
+    cut: tuple[tuple[str, int], ...]  # files of this link cut at the limit, with chars kept
+    left_out: tuple[str, ...]  # files of this link left out
+    overflowed: bool  # this link or one before it cut or left out something
+
+
 class Load:
     """One load in progress: the order, what was read, what was skipped.
 
@@ -44,6 +57,7 @@ class Load:
         self._loaded: dict[str, str] = {}  # identity → first path, of this link only
         self.own_reads: set[str] = set()  # every key this link looked at (for invalidation)
         self.chars: int = parent.chars if parent is not None else 0  # requested, in all
+        self._passes: dict[int, BudgetPass] = {}
 
     def child(self) -> Load:
         """A load that goes on from this one."""
@@ -69,6 +83,29 @@ class Load:
     @property
     def reads(self) -> set[str]:
         return {r for link in self._chain() for r in link.own_reads}
+
+    def budget_pass(self, max_chars: int) -> BudgetPass:
+        """This link's `BudgetPass` (call once the load is complete; cached)."""
+        missing = [link for link in self._chain() if max_chars not in link._passes]
+        for link in missing:
+            before = link.parent._passes[max_chars] if link.parent is not None else None
+            used = before.used if before else 0
+            stopped = before.stopped if before else False
+            cut: list[tuple[str, int]] = []
+            left_out: list[str] = []
+            for entry in link.own_files:  # the rules of apply_shared_budget, file by file
+                if stopped or used >= max_chars and entry.chars > 0:
+                    left_out.append(entry.path)
+                    stopped = True
+                elif used + entry.chars <= max_chars:
+                    used += entry.chars
+                else:
+                    cut.append((entry.path, max_chars - used))
+                    used = max_chars
+            overflowed = bool(cut or left_out) or (before.overflowed if before else False)
+            link._passes[max_chars] = BudgetPass(used, stopped, tuple(cut), tuple(left_out),
+                                                 overflowed)
+        return self._passes[max_chars]
 
     def first_loaded(self, identity: str) -> str | None:
         link: Load | None = self
@@ -208,10 +245,7 @@ class CogitatorProfile:
         cached: Explanation | None = ws.derived.get(key)
         if cached is not None:
             return key, cached
-        base_key = ("base-load", tuple(chain), anchor)
-        load = self.base_load(ws, chain, anchor).child()
-        for rule in rules:
-            load.add(rule, "scoped")
+        load_key, load = self.group_load(ws, chain, anchor, rules)
         files, left_out, notice = apply_shared_budget(load.files, ws.config.max_chars)
         cached = Explanation(
             profile=self.name,
@@ -225,9 +259,25 @@ class CogitatorProfile:
             notice=notice,
             requested_chars=load.chars,
         )
-        # the base load's reads are its own: this is dropped with it
-        ws.derived.put(key, cached, reads=load.own_reads | {RULE_SCOPES}, after=[base_key])
+        ws.derived.put(key, cached, reads=(), after=[load_key])  # dropped with its load
         return key, cached
+
+    def group_load(
+        self, ws: Workspace, chain: list[str], anchor: str | None, rules: tuple[str, ...]
+    ) -> tuple[tuple[object, ...], Load]:
+        """The load of every target below `anchor` that matches exactly the scoped `rules`
+        (of the chain's directories, in order): a link on the anchor's base load."""
+        key = ("group-load", tuple(chain), anchor, rules)
+        cached: Load | None = ws.derived.get(key)
+        if cached is not None:
+            return key, cached
+        base_key = ("base-load", tuple(chain), anchor)
+        load = self.base_load(ws, chain, anchor).child()
+        for rule in rules:
+            load.add(rule, "scoped")
+        # the base load's reads are its own: this is dropped with it
+        ws.derived.put(key, load, reads=load.own_reads | {RULE_SCOPES}, after=[base_key])
+        return key, load
 
     @staticmethod
     def nested_anchor(ws: Workspace, cwd_dir: str, target_dir: str) -> str | None:

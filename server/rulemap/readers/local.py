@@ -145,7 +145,7 @@ class LocalReader:
                     is_file = entry.is_file()
                 except OSError:
                     continue
-                if is_link and not is_dir and not is_file:
+                if is_link and not is_dir and not is_file and not os.path.exists(entry.path):
                     with contextlib.suppress(OSError):
                         self._dangling.append((rel, os.readlink(entry.path)))
                     continue
@@ -172,6 +172,10 @@ def read_regular_file(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
     file is opened with O_NONBLOCK (so opening a FIFO returns at once) and its type checked on
     the open descriptor (so nothing can swap it between a check and the open)."""
     try:
+        # sockets cannot be opened at all: say what they are rather than "no such device"
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            raise ReadError(f"it is not a regular file (a {_file_kind(mode)})")
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except IsADirectoryError:
         raise ReadError("it is a directory") from None

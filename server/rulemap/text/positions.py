@@ -36,11 +36,11 @@ def line_starts(text: str) -> list[int]:
 def col_to_encoding(line_text: str, col: int, encoding: Encoding) -> int:
     """A code point column on `line_text` expressed in `encoding` units."""
     col = max(0, min(col, len(line_text)))
-    if encoding == "utf-32":
+    if encoding == "utf-32" or line_text.isascii():  # isascii is O(1) on CPython's str
         return col
     prefix = line_text[:col]
     if encoding == "utf-16":
-        return len(prefix) + sum(1 for ch in prefix if ord(ch) > 0xFFFF)
+        return len(prefix.encode("utf-16-le", errors="surrogatepass")) // 2
     return len(prefix.encode("utf-8", errors="surrogatepass"))
 
 

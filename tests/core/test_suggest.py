@@ -1,0 +1,49 @@
+"""Indexed suggestions: the same answers difflib gives, from a bounded number of names."""
+
+from __future__ import annotations
+
+from rulemap.suggest import MAX_CANDIDATES, DirectoryIndex, NameIndex
+
+
+def test_name_index_finds_typos_within_two_edits() -> None:
+    index = NameIndex(["components.md", "conventions.md", "testing.md", "Style.md"])
+    assert index.close("compnents.md") == ["components.md"]  # a deletion
+    assert index.close("comopnents.md", cutoff=0.75) == ["components.md"]  # a transposition
+    assert index.close("style.md") == ["Style.md"]  # case-insensitive, written form kept
+    assert index.close("zzzz.md", cutoff=0.75) == []
+
+
+def test_name_index_look_up_is_capped_however_many_names_are_close() -> None:
+    names = [f"file{i:05d}.ts" for i in range(20000)]  # every name is one edit from another
+    index = NameIndex(names)
+    assert len(index.neighbours("file00001.ts")) <= MAX_CANDIDATES
+    assert index.close("file0001.ts")  # still answers
+
+
+def test_directory_index_walks_down_past_a_typo() -> None:
+    files = [
+        "packages/web/src/components/button.tsx",
+        "packages/api/src/routes/users.ts",
+        "apps/docs/pages/index.md",
+    ]
+    index = DirectoryIndex(files)
+    assert "packages/web/src" in index and "packages/web/lib" not in index
+    assert index.near("packges/web/src/components/") == ["packages/web/src/components/"]
+    assert index.near("packages/web/src/compnents/") == ["packages/web/src/components/"]
+    # a directory dropped from the path: found by its last name
+    assert index.near("packages/web/components/")[0] == "packages/web/src/components/"
+    assert index.near("nothing/like/it/") == []
+
+
+def test_directory_index_ending_with() -> None:
+    files = [f"svc/s{i}/src/lib/x.ts" for i in range(50)] + ["src/lib/y.ts"]
+    index = DirectoryIndex(files)
+    assert index.ending_with("src/lib/", limit=100)[:2] == ["src/lib/", "svc/s0/src/lib/"]
+    assert len(index.ending_with("src/lib/", limit=5)) == 5
+    assert index.ending_with("lib/src/") == []
+
+
+def test_deep_typo_near_the_top_is_found_with_few_look_ups() -> None:
+    deep = "/".join(f"d{i}" for i in range(40))
+    index = DirectoryIndex([f"svc/{deep}/f.ts", f"svx/{deep}/g.ts"])
+    assert index.near(f"svq/{deep}/")[0].endswith(f"{deep}/")

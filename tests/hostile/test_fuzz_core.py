@@ -1,0 +1,107 @@
+"""Fuzz: random globs, frontmatter and import lines through every check, every output format,
+explain and graph — no exception, and every finding well-formed."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rulemap.checks.registry import CHECK_CODES
+from rulemap.cli.formats import FORMATTERS
+from rulemap.graph_export import build_graph, to_dot, to_mermaid
+from rulemap.model import SEVERITIES
+from rulemap.readers import MemoryReader
+from rulemap.workspace import Workspace
+
+GLOB_CHARS = list("ab/.*?[]{},!-\\^~ :") + [
+    "**", "z-a", "中", "\t", "${", "|", "[z-a]", "[a-z]", "[!a]", "[]", "[!]", "[\\]", "[[:alpha:]]",
+    "{a,b}", "{,}", "{{a,b},c}", "src/", "**/", "*.ts", "(?P<x>", ")", "\\*",
+]
+globs = st.lists(st.sampled_from(GLOB_CHARS), min_size=0, max_size=14).map("".join)
+PATH_CHARS = list("ab/.~-:,;)]\\ #") + ["..", "../", "~/", "/", "\\ ", "AGENTS.md", "x.md", "中"]
+import_paths = st.lists(st.sampled_from(PATH_CHARS), min_size=0, max_size=10).map("".join)
+YAML_BITS = [
+    "paths:", " ", "\n", "- ", "'", '"', "[", "]", "{", "}", ",", ":", "&a", "*a", "!!python/name:os",
+    "!!binary", "|", ">", "\t", "#", "---", "...", "? ", "~", "null", "[[[[", "globs:", "alwaysApply: true",
+]
+frontmatter = st.lists(st.sampled_from(YAML_BITS), max_size=25).map("".join)
+
+
+def rule_text(front: str, paths: list[str], body_imports: list[str]) -> str:
+    # mostly quoted (so the globs reach the glob code), sometimes bare (so YAML sees them)
+    listed = "".join(
+        f"\n  - {p}" if i % 3 == 2 else f"\n  - {json.dumps(p)}" for i, p in enumerate(paths)
+    )
+    imports = " ".join("@" + p for p in body_imports)
+    return f"---\n{front}\npaths:{listed}\n---\nRule body {imports}\n"
+
+
+@st.composite
+def workspaces(draw: st.DrawFn) -> dict[str, str]:
+    files = {
+        "AGENTS.md": "# Root\n" + " ".join("@" + p for p in draw(st.lists(import_paths, max_size=6))),
+        "CLAUDE.md": draw(st.sampled_from(["@AGENTS.md\n", "", "see @./AGENTS.md,\n"])),
+        "pkg/AGENTS.md": "\n".join("- @" + p for p in draw(st.lists(import_paths, max_size=4))),
+        "src/a.ts": "x",
+        "pkg/src/b.py": "y",
+        "docs/x.md": "@../AGENTS.md @x.md",
+    }
+    for index in range(draw(st.integers(0, 3))):
+        files[f".claude/rules/r{index}.md"] = rule_text(
+            draw(st.one_of(st.just(""), frontmatter)), draw(st.lists(globs, max_size=4)), draw(st.lists(import_paths, max_size=3))
+        )
+    files["pkg/.claude/rules/p.md"] = rule_text("", draw(st.lists(globs, max_size=2)), [])
+    return files
+
+
+def assert_well_formed(ws: Workspace) -> None:
+    for finding in ws.check():
+        assert finding.code in CHECK_CODES, finding
+        assert finding.severity in SEVERITIES, finding
+        assert finding.message.strip(), finding
+        if finding.path.startswith("/"):
+            continue
+        doc = ws.document(finding.path)
+        start, end = finding.span.start, finding.span.end
+        assert 0 <= start.line < max(1, len(doc.lines)), finding
+        assert (start.line, start.col) <= (end.line, end.col), finding
+        assert start.col <= len(doc.lines[start.line]) if doc.lines else True, finding
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+          derandomize=True)
+@given(workspaces())
+def test_any_workspace_checks_explains_and_graphs(files: dict[str, str]) -> None:
+    ws = Workspace(MemoryReader("/w", files), home="/home/u")
+    assert_well_formed(ws)
+    for name, formatter in FORMATTERS.items():
+        out = formatter(ws, ws.check())
+        if name in ("json", "sarif"):
+            json.loads(out)
+    for target in (None, "src/a.ts", "pkg/src/b.py", "pkg/AGENTS.md", "nowhere/x.ts"):
+        explanation = ws.explain(target)
+        json.dumps(explanation.to_json())
+        assert all(not f.path.startswith("/") for f in explanation.files)
+    graph = build_graph(ws)
+    to_dot(graph), to_mermaid(graph), json.dumps(graph)
+
+
+@settings(max_examples=120, deadline=None, derandomize=True)
+@given(workspaces(), st.data())
+def test_edits_keep_findings_well_formed(files: dict[str, str], data: st.DataObject) -> None:
+    from rulemap.readers import OverlayReader
+
+    reader = OverlayReader(MemoryReader("/w", files))
+    ws = Workspace(reader, home="/home/u")
+    ws.check()
+    for _ in range(3):
+        key = data.draw(st.sampled_from(sorted(files)))
+        text = data.draw(st.one_of(
+            st.builds(rule_text, frontmatter, st.lists(globs, max_size=3), st.lists(import_paths, max_size=2)),
+            st.lists(import_paths, max_size=4).map(lambda ps: " ".join("@" + p for p in ps)),
+        ))
+        reader.set_buffer(ws.abs(key), text)
+        ws.update(changed=[key])
+        assert_well_formed(ws)
