@@ -85,10 +85,12 @@ def test_globs_no_regex_accepts_are_findings() -> None:
     assert pattern_error("[z-a]") == "the glob is not valid: bad character range z-a"
     assert pattern_error("src/**/*.ts") is None
     assert CompiledGlobs(patterns=["[z-a]", "*.ts"]).match("a.ts")  # the bad one is dropped
-    ws = make_ws({
-        ".claude/rules/r.md": '---\npaths: ["[z-a]", "src/{[b-a],x}/**"]\n---\nx',
-        "src/x/a.ts": "",
-    })
+    ws = make_ws(
+        {
+            ".claude/rules/r.md": '---\npaths: ["[z-a]", "src/{[b-a],x}/**"]\n---\nx',
+            "src/x/a.ts": "",
+        }
+    )
     found = sorted((f.code, f.span.start.col) for f in ws.check() if f.path.endswith("r.md"))
     assert found == [("invalid-glob", 8), ("invalid-glob", 17)]
     assert ws.explain("src/x/a.ts").files == []
@@ -119,7 +121,10 @@ def test_derived_values_built_on_a_dropped_one_are_dropped() -> None:
     cache.put("other", 4, reads={"c.md"})
     cache.invalidate({"a.md"}, structural=False)
     assert [cache.get(k) for k in ("parent", "child", "grandchild", "other")] == [
-        None, None, None, 4
+        None,
+        None,
+        None,
+        4,
     ]
     cache.put("orphan", 5, reads=(), after=["parent"])  # built on what is already gone
     assert cache.get("orphan") is None

@@ -87,7 +87,9 @@ def build(tmp_path: Path, empty_dirs: int = 0, big_mb: int = 50) -> Hostile:
         ".claude/rules/bad-range.md": '---\npaths: ["[z-a]", "src/[b-a]/**"]\n---\nx\n',
         ".claude/rules/dead.md": "---\npaths:\n  - 'srcc/**/*.ts'\n  - 'pakages/**'\n---\nx\n",
         ".claude/rules/not-yaml.md": "---\npaths: [unclosed\n---\nx\n",
-        ".claude/rules/huge-brace.md": "---\npaths: ['{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}']\n---\nx\n",
+        ".claude/rules/huge-brace.md": (
+            "---\npaths: ['{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}']\n---\nx\n"
+        ),
         # a gitignore whose pattern no regex accepts
         ".gitignore": "[z-a]\n*.log\n",
         # long lines and many imports
@@ -132,21 +134,23 @@ def build(tmp_path: Path, empty_dirs: int = 0, big_mb: int = 50) -> Hostile:
     for i in range(empty_dirs):
         (root / "empty" / f"{i // 1000}" / f"{i}").mkdir(parents=True)
 
-    expected.update({
-        "AGENTS.md": "import-outside-workspace",
-        "rulemap.toml": "untrusted-config",
-        "pkg/bin/AGENTS.md": "unreadable-file",
-        "pkg/latin1/AGENTS.md": "unreadable-file",
-        "pkg/big/AGENTS.md": "unreadable-file",
-        "pkg/fifo/AGENTS.md": "unreadable-file",
-        "pkg/fifo/CLAUDE.md": "unreadable-file",
-        "pkg/sock/AGENTS.md": "unreadable-file",
-        ".claude/rules/laughs.md": "invalid-frontmatter",
-        ".claude/rules/python-tag.md": "invalid-frontmatter",
-        ".claude/rules/nested.md": "invalid-frontmatter",
-        ".claude/rules/bad-range.md": "invalid-glob",
-        ".claude/rules/dead.md": "unmatched-glob",
-        ".claude/rules/not-yaml.md": "invalid-frontmatter",
-        ".claude/rules/pipe.md": "unreadable-file",
-    })
+    expected.update(
+        {
+            "AGENTS.md": "import-outside-workspace",
+            "rulemap.toml": "untrusted-config",
+            "pkg/bin/AGENTS.md": "unreadable-file",
+            "pkg/latin1/AGENTS.md": "unreadable-file",
+            "pkg/big/AGENTS.md": "unreadable-file",
+            "pkg/fifo/AGENTS.md": "unreadable-file",
+            "pkg/fifo/CLAUDE.md": "unreadable-file",
+            "pkg/sock/AGENTS.md": "unreadable-file",
+            ".claude/rules/laughs.md": "invalid-frontmatter",
+            ".claude/rules/python-tag.md": "invalid-frontmatter",
+            ".claude/rules/nested.md": "invalid-frontmatter",
+            ".claude/rules/bad-range.md": "invalid-glob",
+            ".claude/rules/dead.md": "unmatched-glob",
+            ".claude/rules/not-yaml.md": "invalid-frontmatter",
+            ".claude/rules/pipe.md": "unreadable-file",
+        }
+    )
     return hostile

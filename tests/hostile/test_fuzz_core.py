@@ -16,15 +16,61 @@ from rulemap.readers import MemoryReader
 from rulemap.workspace import Workspace
 
 GLOB_CHARS = list("ab/.*?[]{},!-\\^~ :") + [
-    "**", "z-a", "中", "\t", "${", "|", "[z-a]", "[a-z]", "[!a]", "[]", "[!]", "[\\]", "[[:alpha:]]",
-    "{a,b}", "{,}", "{{a,b},c}", "src/", "**/", "*.ts", "(?P<x>", ")", "\\*",
+    "**",
+    "z-a",
+    "中",
+    "\t",
+    "${",
+    "|",
+    "[z-a]",
+    "[a-z]",
+    "[!a]",
+    "[]",
+    "[!]",
+    "[\\]",
+    "[[:alpha:]]",
+    "{a,b}",
+    "{,}",
+    "{{a,b},c}",
+    "src/",
+    "**/",
+    "*.ts",
+    "(?P<x>",
+    ")",
+    "\\*",
 ]
 globs = st.lists(st.sampled_from(GLOB_CHARS), min_size=0, max_size=14).map("".join)
 PATH_CHARS = list("ab/.~-:,;)]\\ #") + ["..", "../", "~/", "/", "\\ ", "AGENTS.md", "x.md", "中"]
 import_paths = st.lists(st.sampled_from(PATH_CHARS), min_size=0, max_size=10).map("".join)
 YAML_BITS = [
-    "paths:", " ", "\n", "- ", "'", '"', "[", "]", "{", "}", ",", ":", "&a", "*a", "!!python/name:os",
-    "!!binary", "|", ">", "\t", "#", "---", "...", "? ", "~", "null", "[[[[", "globs:", "alwaysApply: true",
+    "paths:",
+    " ",
+    "\n",
+    "- ",
+    "'",
+    '"',
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    ":",
+    "&a",
+    "*a",
+    "!!python/name:os",
+    "!!binary",
+    "|",
+    ">",
+    "\t",
+    "#",
+    "---",
+    "...",
+    "? ",
+    "~",
+    "null",
+    "[[[[",
+    "globs:",
+    "alwaysApply: true",
 ]
 frontmatter = st.lists(st.sampled_from(YAML_BITS), max_size=25).map("".join)
 
@@ -41,7 +87,8 @@ def rule_text(front: str, paths: list[str], body_imports: list[str]) -> str:
 @st.composite
 def workspaces(draw: st.DrawFn) -> dict[str, str]:
     files = {
-        "AGENTS.md": "# Root\n" + " ".join("@" + p for p in draw(st.lists(import_paths, max_size=6))),
+        "AGENTS.md": "# Root\n"
+        + " ".join("@" + p for p in draw(st.lists(import_paths, max_size=6))),
         "CLAUDE.md": draw(st.sampled_from(["@AGENTS.md\n", "", "see @./AGENTS.md,\n"])),
         "pkg/AGENTS.md": "\n".join("- @" + p for p in draw(st.lists(import_paths, max_size=4))),
         "src/a.ts": "x",
@@ -50,7 +97,9 @@ def workspaces(draw: st.DrawFn) -> dict[str, str]:
     }
     for index in range(draw(st.integers(0, 3))):
         files[f".claude/rules/r{index}.md"] = rule_text(
-            draw(st.one_of(st.just(""), frontmatter)), draw(st.lists(globs, max_size=4)), draw(st.lists(import_paths, max_size=3))
+            draw(st.one_of(st.just(""), frontmatter)),
+            draw(st.lists(globs, max_size=4)),
+            draw(st.lists(import_paths, max_size=3)),
         )
     files["pkg/.claude/rules/p.md"] = rule_text("", draw(st.lists(globs, max_size=2)), [])
     return files
@@ -70,8 +119,9 @@ def assert_well_formed(ws: Workspace) -> None:
         assert start.col <= len(doc.lines[start.line]) if doc.lines else True, finding
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow],
-          derandomize=True)
+@settings(
+    max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+)
 @given(workspaces())
 def test_any_workspace_checks_explains_and_graphs(files: dict[str, str]) -> None:
     ws = Workspace(MemoryReader("/w", files), home="/home/u")
@@ -98,10 +148,17 @@ def test_edits_keep_findings_well_formed(files: dict[str, str], data: st.DataObj
     ws.check()
     for _ in range(3):
         key = data.draw(st.sampled_from(sorted(files)))
-        text = data.draw(st.one_of(
-            st.builds(rule_text, frontmatter, st.lists(globs, max_size=3), st.lists(import_paths, max_size=2)),
-            st.lists(import_paths, max_size=4).map(lambda ps: " ".join("@" + p for p in ps)),
-        ))
+        text = data.draw(
+            st.one_of(
+                st.builds(
+                    rule_text,
+                    frontmatter,
+                    st.lists(globs, max_size=3),
+                    st.lists(import_paths, max_size=2),
+                ),
+                st.lists(import_paths, max_size=4).map(lambda ps: " ".join("@" + p for p in ps)),
+            )
+        )
         reader.set_buffer(ws.abs(key), text)
         ws.update(changed=[key])
         assert_well_formed(ws)

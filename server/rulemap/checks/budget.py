@@ -8,8 +8,8 @@ fits the budget is skipped without loading; the rest are explained once each.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES
@@ -129,9 +129,9 @@ def _findings(ws: Workspace, overflows: list[Overflow]) -> list[Finding]:
         if not verdict.cut and not verdict.left_out:
             continue
         index = first_of[key]
-        for path, kept in verdict.cut:
+        for path, chars in verdict.cut:
             if path not in first or index < first[path][0]:
-                first[path] = (index, kept)
+                first[path] = (index, chars)
             counts[path] = counts.get(path, 0) + total_size[key]
         for path in verdict.left_out:
             if path not in first or index < first[path][0]:

@@ -10,7 +10,6 @@ source positions of inline tokens or parse far more than we need on every keystr
 from __future__ import annotations
 
 import bisect
-
 import re
 from dataclasses import dataclass, field
 
