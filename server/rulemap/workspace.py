@@ -5,7 +5,7 @@ and invalidated per file: `update()` with the paths that changed recomputes only
 them. Everything goes through the reader; nothing here touches the disk.
 
 Keys: a file inside the root is named by its root-relative POSIX path; a file outside (an
-import allowed by `allowImportsFrom`) by its absolute path.
+import under a directory the user granted with `allowImportsFrom`) by its absolute path.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from rulemap.globs import (
     compile_patterns,
     literal_prefix,
     literal_tail,
+    required_parts,
 )
 from rulemap.model import Document, Explanation, Finding, ImportRef, ImportStatus, Resolved
 from rulemap.readers.base import Reader, ReadError, is_within
@@ -101,10 +102,13 @@ class Workspace:
         reader: Reader | None = None,
         overrides: Mapping[str, Any] | None = None,
         home: str | None = None,
+        allow_imports_from: Iterable[str] = (),
     ) -> Workspace:
         """Open a workspace, reading `rulemap.toml` or `[tool.rulemap]` through the reader.
 
-        Raises ConfigError for an invalid configuration. Without a reader, the local disk.
+        `allow_imports_from` is what the user grants (never the repository: its own
+        `allowImportsFrom` is ignored and reported). Raises ConfigError for an invalid
+        configuration. Without a reader, the local disk.
         """
         from rulemap.checks.registry import CHECK_CODES
         from rulemap.config import parse_config
@@ -115,6 +119,7 @@ class Workspace:
         if overrides:
             extra = parse_config(overrides, "settings", CHECK_CODES)
             config = replace(config, **{k: getattr(extra, k) for k in _explicit_fields(overrides)})
+        config = replace(config, allow_imports_from=tuple(allow_imports_from))
         if reader is None and config.allow_imports_from:
             base_reader = LocalReader(root, allowed=config.allow_imports_from)
         return cls(base_reader, config, home=home)
@@ -439,8 +444,7 @@ class Workspace:
                 if not negates and candidates_are_exact(pattern):
                     exact.update(pool)
                     continue
-                tail = literal_tail(pattern)
-                candidates.update([c for c in pool if c.endswith(tail)] if tail else pool)
+                candidates.update(_prefiltered(pool, pattern))
             cut = len(owner) + 1 if owner else 0
             found = sorted(exact | {c for c in candidates - exact if compiled.match(c[cut:])})
         self._matches[rule] = found
@@ -462,9 +466,8 @@ class Workspace:
                 if limit is not None and len(found) >= limit:
                     return found[:limit]
                 continue
-            tail = literal_tail(compiled.patterns[0])
-            for candidate in pool:
-                if (not tail or candidate.endswith(tail)) and compiled.match(candidate[cut:]):
+            for candidate in _prefiltered(pool, compiled.patterns[0]):
+                if compiled.match(candidate[cut:]):
                     found.append(candidate)
                     if limit is not None and len(found) >= limit:
                         return found
@@ -712,6 +715,18 @@ def _glob_patterns(doc: Document) -> tuple[str, ...] | None:
     return tuple(g.pattern for g in doc.globs)
 
 
+def _prefiltered(pool: list[str], pattern: str) -> list[str]:
+    """The candidates that can match `pattern` by its literal parts (its name's ending, its
+    wildcard-free directories): cheap string tests before the regex."""
+    tail = literal_tail(pattern)
+    if tail:
+        pool = [c for c in pool if c.endswith(tail)]
+    parts = required_parts(pattern)
+    if parts:
+        pool = [c for c in pool if all(part in "/" + c for part in parts)]
+    return pool
+
+
 def _safe_expand(pattern: str) -> list[str]:
     from rulemap.globs import GlobError, expand_braces
 
@@ -722,6 +737,6 @@ def _safe_expand(pattern: str) -> list[str]:
 
 
 def _explicit_fields(overrides: Mapping[str, Any]) -> list[str]:
-    from rulemap.config import _KEYS
+    from rulemap.config import _KEYS, USER_ONLY_KEYS
 
-    return [_KEYS[k] for k in overrides if k in _KEYS]
+    return [_KEYS[k] for k in overrides if k in _KEYS and k not in USER_ONLY_KEYS]

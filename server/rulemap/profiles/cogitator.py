@@ -120,9 +120,11 @@ class Load:
         """Load `key` for `reason`, then its imports depth first (iteratively: chains are long)."""
         ws = self.ws
         max_depth = ws.config.max_import_depth
-        # (key, reason, importer, depth, import line, identities of the importer chain)
-        stack: list[tuple[str, Reason, str | None, int, int | None, tuple[str, ...]]] = [
-            (key, reason, None, 0, None, ())
+        # (key, reason, importer, depth, import line, the importer chain as linked
+        # (identity, rest) pairs: a child shares its parent's, so a 3,000-deep chain is not
+        # 3,000 growing copies; it is walked only for a file already loaded)
+        stack: list[tuple[str, Reason, str | None, int, int | None, _Chain]] = [
+            (key, reason, None, 0, None, None)
         ]
         while stack:
             path, why, importer, depth, line, chain = stack.pop()
@@ -130,7 +132,7 @@ class Load:
             identity = ws.identity(path)
             first = self.first_loaded(identity)
             if first is not None:
-                if identity in chain:
+                if _on_chain(chain, identity):
                     self.own_skipped.append(
                         Skipped(
                             path,
@@ -199,10 +201,21 @@ class Load:
                         path,
                         depth + 1,
                         ref.span.start.line,
-                        (*chain, identity),
+                        (identity, chain),
                     )
                 )
             stack.extend(reversed(children))  # type: ignore[arg-type]
+
+
+_Chain = tuple[str, "_Chain"] | None
+
+
+def _on_chain(chain: _Chain, identity: str) -> bool:
+    while chain is not None:
+        if chain[0] == identity:
+            return True
+        chain = chain[1]
+    return False
 
 
 class CogitatorProfile:
