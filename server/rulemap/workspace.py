@@ -10,7 +10,6 @@ import under a directory the user granted with `allowImportsFrom`) by its absolu
 
 from __future__ import annotations
 
-import bisect
 import posixpath
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -315,17 +314,22 @@ class Workspace:
             owner = self._owners[key] = info.owner
         return owner
 
-    def scoped_rules_index(self) -> dict[str, list[str]]:
+    def scoped_rules_index(self) -> dict[str, tuple[str, ...]]:
         """Workspace file → the path-scoped rules (of any directory) that match it, sorted.
-        Built from the rules' match lists; rebuilt after any change."""
-        index: dict[str, list[str]] | None = self.derived.get("rules-of-file")
+        Built from the rules' match lists; rebuilt after any change. Files that match the
+        same rules share one tuple (few distinct combinations, many files)."""
+        index: dict[str, tuple[str, ...]] | None = self.derived.get("rules-of-file")
         if index is None:
             lists: defaultdict[str, list[str]] = defaultdict(list)
             for rule in self._rules:
                 if self.is_scoped(rule.path):
                     for path in self.rule_matches(rule.path):
                         lists[path].append(rule.path)
-            index = dict(lists)
+            shared: dict[tuple[str, ...], tuple[str, ...]] = {}
+            index = {}
+            for path, rules in lists.items():
+                key = tuple(rules)
+                index[path] = shared.setdefault(key, key)
             # patched in place when a rule's globs change (see update)
             self.derived.put("rules-of-file", index, reads=[RULE_SCOPES])
         return index
@@ -650,7 +654,7 @@ class Workspace:
     def _retarget(self, rules: list[tuple[str, list[str] | None]]) -> list[Retarget]:
         """Rules whose globs changed: patch the file → rules index, and say which files each
         rule now matches and no longer matches (everything derived for them is stale)."""
-        index: dict[str, list[str]] | None = self.derived.get("rules-of-file")
+        index: dict[str, tuple[str, ...]] | None = self.derived.get("rules-of-file")
         changes: list[Retarget] = []
         for rule, before in rules:
             new = set(self.rule_matches(rule)) if self.is_scoped(rule) else set()
@@ -665,18 +669,7 @@ class Workspace:
             gained, lost = frozenset(new - old), frozenset(old - new)
             changes.append(Retarget(rule, gained, lost))
             if index is not None:
-                for path in lost:
-                    rules_of = index.get(path)
-                    if rules_of and rule in rules_of:
-                        rules_of.remove(rule)
-                        if not rules_of:
-                            del index[path]
-                for path in gained:
-                    rules_of = index.get(path)
-                    if rules_of is None:
-                        index[path] = [rule]
-                    elif rule not in rules_of:
-                        bisect.insort(rules_of, rule)
+                _patch_index(index, rule, gained, lost)
         return changes
 
     def _affects_index(self, key: str) -> bool:
@@ -713,6 +706,32 @@ def _glob_patterns(doc: Document) -> tuple[str, ...] | None:
     if doc.globs is None or doc.rule_skip is not None:
         return None
     return tuple(g.pattern for g in doc.globs)
+
+
+def _patch_index(
+    index: dict[str, tuple[str, ...]], rule: str, gained: Iterable[str], lost: Iterable[str]
+) -> None:
+    """Add `rule` to the rule lists of `gained`, drop it from those of `lost`. Each distinct
+    list is worked out once (a glob such as `**/*.ts` moves 7,600 files, all alike)."""
+    memo: dict[tuple[str, ...], tuple[str, ...]] = {}
+    for path in lost:
+        current = index.get(path)
+        if current is None or rule not in current:
+            continue
+        shorter = memo.get(current)
+        if shorter is None:
+            shorter = memo[current] = tuple(r for r in current if r != rule)
+        if shorter:
+            index[path] = shorter
+        else:
+            del index[path]
+    memo.clear()
+    for path in gained:
+        current = index.get(path, ())
+        longer = memo.get(current)
+        if longer is None:
+            longer = memo[current] = tuple(sorted({*current, rule}))
+        index[path] = longer
 
 
 def _prefiltered(pool: list[str], pattern: str) -> list[str]:

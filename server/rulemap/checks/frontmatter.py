@@ -7,20 +7,33 @@ import difflib
 from typing import TYPE_CHECKING
 
 from rulemap.globs import literal_prefix
-from rulemap.model import Finding, Fix, Span
+from rulemap.model import Finding, Fix, Span, copy_finding
 from rulemap.profiles.base import directory_chain
 from rulemap.suggest import DirectoryIndex
 
 if TYPE_CHECKING:
-    from rulemap.workspace import Workspace
+    from rulemap.workspace import RuleInfo, Workspace
 
 FOREIGN_KEYS = {"globs": "Cursor", "applyTo": "GitHub Copilot", "trigger": "Windsurf"}
 
 
 def check(ws: Workspace) -> list[Finding]:
+    chain = frozenset(directory_chain(ws.config.cwd))
     out: list[Finding] = []
-    chain = set(directory_chain(ws.config.cwd))
     for rule in ws.rules:
+        # a rule's findings read only the rule and the file list (a create or delete drops
+        # every derived value): an edit elsewhere re-checks none of the 200 rules
+        key = ("frontmatter-findings", rule.path)
+        found: list[Finding] | None = ws.derived.get(key)
+        if found is None:
+            found = ws.derived.put(key, _rule_findings(ws, rule, chain), reads=(rule.path,))
+        out.extend(copy_finding(f) for f in found)
+    return out
+
+
+def _rule_findings(ws: Workspace, rule: RuleInfo, chain: frozenset[str]) -> list[Finding]:
+    out: list[Finding] = []
+    for _ in (rule,):  # one pass; `continue` ends it, as in a loop over rules
         doc = ws.document(rule.path)
         if doc.unreadable:
             continue

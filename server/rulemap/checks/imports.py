@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import posixpath
 from collections import deque
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES
-from rulemap.model import Finding, Fix, ImportRef, ImportStatus, Related, Span
+from rulemap.model import Finding, Fix, ImportRef, ImportStatus, Related, Span, copy_finding
 from rulemap.profiles.base import directory_chain
 from rulemap.suggest import NameIndex
 
@@ -28,22 +27,26 @@ FILE_EXTENSIONS = {
 def check(ws: Workspace) -> list[Finding]:
     out: list[Finding] = []
     for path in ws.lint_documents():
-        for ref, resolved in ws.imports(path):
-            out.extend(_check_token(ws, path, ref, resolved))
+        # a document's import findings read it and what its imports resolve to (and the file
+        # list, whose changes drop every derived value)
+        key = ("import-findings", path)
+        found: list[Finding] | None = ws.derived.get(key)
+        if found is None:
+            found = []
+            reads = {path}
+            for ref, resolved in ws.imports(path):
+                found.extend(_check_token(ws, path, ref, resolved))
+                reads.add(resolved.target)
+            ws.derived.put(key, found, reads=reads)
+        out.extend(copy_finding(f) for f in found)
     # graph-wide findings depend on the import edges (and, for duplicates, on which rules are
     # scoped), not on the text: typing prose in AGENTS.md keeps them
     graph = ws.derived.get("import-graph-findings")
     if graph is None:
         graph = [*_cycles(ws), *_too_deep(ws), *_duplicates(ws)]
         ws.derived.put("import-graph-findings", graph, reads=[IMPORT_GRAPH, RULE_SCOPES])
-    out.extend(_copy(f) for f in graph)
+    out.extend(copy_finding(f) for f in graph)
     return out
-
-
-def _copy(finding: Finding) -> Finding:
-    """A fresh Finding: `finalize` rewrites severities in place."""
-    return replace(finding, related=list(finding.related), fixes=list(finding.fixes),
-                   tags=list(finding.tags))
 
 
 def looks_like_file(ws: Workspace, importer: str, path: str) -> bool:
