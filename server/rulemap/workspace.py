@@ -411,6 +411,11 @@ class Workspace:
         )
         if not lexically_inside:
             return Resolved(ImportStatus.OUTSIDE, target, None)
+        if target in self.files:  # listed by the walk: it exists and is no directory
+            real = self.identity(target)
+            if not self.inside(real):
+                return Resolved(ImportStatus.OUTSIDE, target, real)
+            return Resolved(ImportStatus.OK, target, real)
         if not self.reader.exists(absolute):
             return Resolved(ImportStatus.MISSING, target, None)
         real = self.identity(target)

@@ -168,23 +168,18 @@ class LocalReader:
 def read_regular_file(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
     """The bytes of a regular file (or a symlink to one), never blocking.
 
-    A FIFO, socket or device named `AGENTS.md` must not hang or feed us endless bytes: the
-    file is opened with O_NONBLOCK (so opening a FIFO returns at once) and its type checked on
-    the open descriptor (so nothing can swap it between a check and the open)."""
+    A FIFO, socket or device named `AGENTS.md` must not hang or feed us endless bytes: its type
+    is checked before it is opened, it is opened with O_NONBLOCK (a FIFO swapped in after the
+    check still returns at once) and its type checked again on the open descriptor."""
     try:
-        # sockets cannot be opened at all: say what they are rather than "no such device"
+        # never open a special file at all (opening a device can have effects of its own);
+        # the check on the descriptor below catches one swapped in after this `stat`
         mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
             raise ReadError(f"it is not a regular file (a {_file_kind(mode)})")
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except IsADirectoryError:
-        raise ReadError("it is a directory") from None
-    except PermissionError:
-        raise ReadError("permission denied") from None
-    except FileNotFoundError:
-        raise ReadError("it does not exist") from None
     except OSError as exc:
-        raise ReadError(exc.strerror or str(exc)) from None
+        raise ReadError(_why_not_opened(exc)) from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
@@ -207,6 +202,16 @@ def read_regular_file(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
     if len(data) > max_bytes:  # grew while we read it
         raise ReadError(f"it is over the {max_bytes // 1048576} MiB limit")
     return data
+
+
+def _why_not_opened(exc: OSError) -> str:
+    if isinstance(exc, IsADirectoryError):
+        return "it is a directory"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    if isinstance(exc, FileNotFoundError):
+        return "it does not exist"
+    return exc.strerror or str(exc)
 
 
 def _file_kind(mode: int) -> str:
