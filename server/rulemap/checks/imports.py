@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import posixpath
 from collections import deque
 from typing import TYPE_CHECKING
@@ -224,8 +225,7 @@ def _closest_path(ws: Workspace, target: str) -> str | None:
     if not same:
         # names with the same extension, looked up in an edit-distance index: a look-up costs
         # the same in a workspace of 20 files or of 200,000
-        index = by_ext.get(_extension(name))
-        close = index.close(name, n=3, cutoff=0.75) if index is not None else []
+        close = by_ext.close(name, n=3, cutoff=0.75)
         same = [p for c in close for p in by_name.get(c, ())]
     if not same:
         return None
@@ -253,18 +253,30 @@ def _names(ws: Workspace) -> tuple[dict[str, list[str]], _LazyIndexes]:
 
 
 class _LazyIndexes:
-    """Extension → NameIndex of the base names with it, built on first use (most workspaces
-    have no broken import of most extensions)."""
+    """Extension → NameIndex of the stems of the base names with it, built on first use (most
+    workspaces have no broken import of most extensions). Stems, not names: the extension is
+    the same for all of them, and shorter keys make the index a third cheaper to build."""
 
     def __init__(self, names: dict[str, list[str]]) -> None:
         self._names = names
-        self._built: dict[str, NameIndex] = {}
+        self._built: dict[str, tuple[NameIndex, dict[str, list[str]]]] = {}
 
-    def get(self, extension: str) -> NameIndex | None:
-        index = self._built.get(extension)
-        if index is None and extension in self._names:
-            index = self._built[extension] = NameIndex(self._names[extension])
-        return index
+    def close(self, name: str, n: int, cutoff: float) -> list[str]:
+        """Base names with `name`'s extension that difflib rates at least `cutoff` like it."""
+        extension = _extension(name)
+        built = self._built.get(extension)
+        if built is None:
+            if extension not in self._names:
+                return []
+            cut = len(extension) + 1 if extension else 0
+            by_stem: dict[str, list[str]] = {}
+            for full in self._names[extension]:
+                by_stem.setdefault((full[:-cut] if cut else full).lower(), []).append(full)
+            built = self._built[extension] = (NameIndex(by_stem), by_stem)
+        index, by_stem = built
+        stem = name[: -len(extension) - 1] if extension else name
+        pool = [full for s in index.neighbours(stem) for full in by_stem.get(s, ())]
+        return difflib.get_close_matches(name, pool, n=n, cutoff=cutoff)
 
 
 def _common_prefix(a: str, b: str) -> int:
