@@ -18,6 +18,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.folders import Folder, path_of
+from rulemap.lsp.framing import refused_after_shutdown, serve_stdio
 from rulemap.lsp.state import Engine
 from rulemap.text.positions import Encoding
 
@@ -74,6 +75,10 @@ class RulemapProtocol(LanguageServerProtocol):
                 self._send_response(data["id"], None, exc.to_response_error())
                 return _Ignored()
             raise
+
+    def handle_message(self, message: Any) -> None:
+        if not refused_after_shutdown(self, message):  # after `shutdown`, only `exit`
+            super().handle_message(message)
 
 
 class RulemapServer(LanguageServer):
@@ -634,6 +639,6 @@ def run_server(tcp: str | None = None, log_level: str = "WARNING") -> int:
             print(f"rulemap: --tcp wants HOST:PORT, not {tcp!r}", file=sys.stderr)
             return 2
         server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        server.start_io()
-    return 0
+        return 0
+    # not pygls' start_io: its reader never recovers from a bad header (framing.py)
+    return serve_stdio(server)
