@@ -17,12 +17,12 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-MAX_CANDIDATES = 64  # names handed to difflib per query
+MAX_CANDIDATES = 32  # names handed to difflib per query
 MAX_DELETE_QUERY = 24  # names longer than this are queried with single deletions only
 MAX_INDEXED_LENGTH = 64  # longer names are indexed by themselves only (exact matches)
 MAX_SCANNED = 4096  # directories looked at for one `ending_with`
-MAX_FUZZY = 8  # close-name look-ups for one walk down the tree
-MAX_RANKED = 24  # whole paths difflib compares for one `near` (long paths are slow to rank)
+MAX_FUZZY = 4  # close-name look-ups for one walk down the tree
+MAX_RANKED = 8  # whole paths difflib compares for one `near` (long paths are slow to rank)
 
 
 def _deletes(name: str) -> set[str]:
@@ -150,11 +150,16 @@ class DirectoryIndex:
         if len(best) < limit:
             moved: dict[str, None] = {}
             for leaf in self._leaves.close(segments[-1], n=8, cutoff=0.6):
-                for directory in self._by_leaf.get(leaf.lower(), ())[:MAX_RANKED]:
+                for directory in self._by_leaf.get(leaf.lower(), ())[:MAX_CANDIDATES]:
                     if directory != written and directory not in best:
                         moved[directory] = None
-            pool = list(moved)[:MAX_RANKED]
-            best += difflib.get_close_matches(written, pool, n=limit - len(best), cutoff=0.6)
+            # difflib on whole paths is the slow part: rank the candidates by the names they
+            # share with the written path first, and let difflib judge only the best few
+            wanted = set(segments)
+            pool = sorted(moved, key=lambda d: -len(wanted.intersection(d.split("/"))))
+            best += difflib.get_close_matches(
+                written, pool[:MAX_RANKED], n=limit - len(best), cutoff=0.6
+            )
         return [b + "/" for b in best]
 
     def _walk(self, segments: list[str], beam: int = 3, limit: int = 3) -> list[str]:

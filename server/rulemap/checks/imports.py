@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import posixpath
 from collections import deque
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES
@@ -219,37 +220,57 @@ def closest_path(ws: Workspace, target: str) -> str | None:
 def _closest_path(ws: Workspace, target: str) -> str | None:
     if target.startswith("/"):
         return None
-    name = target.rsplit("/", 1)[-1]
-    by_name, by_ext = _names(ws)
-    same = by_name.get(name)
+    directory, _, name = target.rpartition("/")
+    names = _names(ws)
+    same = names.by_name.get(name)
     if not same:
-        # names with the same extension, looked up in an edit-distance index: a look-up costs
-        # the same in a workspace of 20 files or of 200,000
-        close = by_ext.close(name, n=3, cutoff=0.75)
-        same = [p for c in close for p in by_name.get(c, ())]
+        # a typo in the name of a file whose directory is right: its neighbours say it
+        siblings = names.by_dir.get(directory, ())
+        close = difflib.get_close_matches(name, siblings[:MAX_SIBLINGS], n=1, cutoff=0.75)
+        if close:
+            return f"{directory}/{close[0]}" if directory else close[0]
+        # else names with the same extension anywhere, looked up in an edit-distance index
+        # (built the first time it is needed): the cost of a look-up does not grow with the
+        # workspace
+        close = names.by_ext.close(name, n=3, cutoff=0.75)
+        same = [p for c in close for p in names.by_name.get(c, ())]
     if not same:
         return None
     return max(same, key=lambda p: (_common_prefix(p, target), -len(p)))
+
+
+MAX_SIBLINGS = 256  # file names of one directory compared with a missing import's name
 
 
 def _extension(name: str) -> str:
     return name.rsplit(".", 1)[-1] if "." in name else ""
 
 
-def _names(ws: Workspace) -> tuple[dict[str, list[str]], _LazyIndexes]:
-    """Workspace files by base name, and an index of base names per extension (until a
-    create/delete)."""
-    cached = ws.derived.get("file-names")
+@dataclass(frozen=True)
+class _Names:
+    by_name: dict[str, list[str]]  # base name → files with it
+    by_dir: dict[str, list[str]]  # directory → the base names of its files
+    by_ext: _LazyIndexes
+
+
+def _names(ws: Workspace) -> _Names:
+    """Workspace files by base name and by directory, and an index of base names per
+    extension (until a create/delete)."""
+    cached: _Names | None = ws.derived.get("file-names")
     if cached is None:
         by_name: dict[str, list[str]] = {}
+        by_dir: dict[str, list[str]] = {}
         for path in ws.files:
-            by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+            directory, _, name = path.rpartition("/")
+            by_name.setdefault(name, []).append(path)
+            by_dir.setdefault(directory, []).append(name)
         names_by_ext: dict[str, list[str]] = {}
         for name in by_name:
             names_by_ext.setdefault(_extension(name), []).append(name)
-        by_ext = _LazyIndexes(names_by_ext)
-        cached = ws.derived.put("file-names", (by_name, by_ext), reads=())
-    return cached  # type: ignore[no-any-return]
+        cached = ws.derived.put(
+            "file-names", _Names(by_name, by_dir, _LazyIndexes(names_by_ext)), reads=()
+        )
+    return cached
 
 
 class _LazyIndexes:
