@@ -132,34 +132,41 @@ class LocalReader:
             except OSError:
                 continue
             local_specs = specs
-            if any(e.name == ".gitignore" for e in entries):
+            if ".gitignore" in [e.name for e in entries]:
                 spec = _read_gitignore(posixpath.join(directory, ".gitignore"))
                 if spec is not None:
                     local_specs = [*specs, (rel_dir, spec)]
-            below = above | {real}
+            below: frozenset[str] | None = None  # made for the first subdirectory
+            prefix = f"{rel_dir}/" if rel_dir else ""
             for entry in entries:
-                rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+                name = entry.name
+                rel = prefix + name
                 try:
-                    is_dir = entry.is_dir()  # follows symlinks
                     is_link = entry.is_symlink()
-                    is_file = entry.is_file()
+                    is_dir = entry.is_dir()  # follows symlinks
+                    if is_link and not is_dir and not entry.is_file() and not os.path.exists(
+                        entry.path
+                    ):
+                        with contextlib.suppress(OSError):
+                            self._dangling.append((rel, os.readlink(entry.path)))
+                        continue
                 except OSError:
-                    continue
-                if is_link and not is_dir and not is_file and not os.path.exists(entry.path):
-                    with contextlib.suppress(OSError):
-                        self._dangling.append((rel, os.readlink(entry.path)))
                     continue
                 if plain and not is_link:
                     self._plain.add(rel)
                 if is_dir:
-                    if entry.name in ALWAYS_SKIPPED_DIRS or _ignored(local_specs, rel + "/"):
+                    if name in ALWAYS_SKIPPED_DIRS or (
+                        local_specs and _ignored(local_specs, rel + "/")
+                    ):
                         continue
                     # only a link needs the (slow) real-path resolution
-                    child_real = os.path.realpath(entry.path) if is_link else f"{real}/{entry.name}"
+                    child_real = os.path.realpath(entry.path) if is_link else f"{real}/{name}"
+                    if below is None:
+                        below = above | {real}
                     stack.append(
                         (entry.path, rel, child_real, below, plain and not is_link, local_specs)
                     )
-                elif _ignored(local_specs, rel):
+                elif local_specs and _ignored(local_specs, rel):
                     self._ignored.append(rel)
                 else:
                     yield rel
