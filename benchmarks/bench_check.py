@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Time a cold `rulemap check TREE --format json` against baselines, in the same run.
 
-    python benchmarks/bench_check.py [--tree DIR] [--runs 7] [--small] [--seed N]
+    python benchmarks/bench_check.py [--workspace monorepo|adversarial|both] [--tree DIR]
+                                     [--runs 7] [--small] [--seed N] [--timeout 600]
 
 Cold means a fresh `python -m rulemap` process per run (interpreter start, imports, indexing
 the tree, parsing every instruction file and rule, all checks, JSON output); the OS page cache
@@ -14,10 +15,14 @@ Commands are interleaved round-robin so drift hits all of them alike.
 Per run: wall time (perf_counter around spawn → exit), user+sys CPU and peak RSS of that one
 process (`os.wait4` rusage, ru_maxrss). Prints medians, min/max, the ratio of Rulemap to each
 baseline, and the targets (cold check < 1 s, peak RSS < 150 MB); writes
-benchmarks/results/check.json (or --out).
+benchmarks/results/check.json for the monorepo and check-adversarial.json for the adversarial
+workspace (check-small.json / check-adversarial-small.json with --small; --out for one --tree).
 
-Without --tree the synthetic monorepo (gen_monorepo.py, 20,000 files; --small: 2,000) is
-generated once into benchmarks/.cache/ and reused.
+Without --tree, `--workspace` picks the generated trees (default both, one after the other):
+the synthetic monorepo (gen_monorepo.py, 20,000 files; --small: 2,000) and the adversarial
+workspace (gen_adversarial.py, 20,000 files in as many directories; --small: 2,000). Each is
+generated once into benchmarks/.cache/ and reused until its generator changes. A run slower
+than --timeout is killed and reported, and that workspace's measurement stops there.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -37,6 +43,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import (  # noqa: E402
     REPO,
     default_python,
+    ensure_adversarial_tree,
     ensure_tree,
     fmt_ms,
     load_manifest,
@@ -55,14 +62,31 @@ TARGET_RSS_MB = 150.0
 TIME = "/usr/bin/time"
 
 
-def run_once(cmd: list[str], env: dict[str, str] | None, cwd: str | None) -> dict:
-    """Spawn, wait with os.wait4, and return wall time, CPU, ru_maxrss, exit code, stdout."""
+class Timeout(Exception):
+    pass
+
+
+def run_once(
+    cmd: list[str], env: dict[str, str] | None, cwd: str | None, timeout: float | None = None
+) -> dict:
+    """Spawn, wait with os.wait4, and return wall time, CPU, ru_maxrss, exit code, stdout.
+
+    Raises Timeout when the process had to be killed after `timeout` seconds."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=cwd)
-        _, status, ru = os.wait4(proc.pid, 0)
+        killer = threading.Timer(timeout, proc.kill) if timeout else None
+        if killer:
+            killer.start()
+        try:
+            _, status, ru = os.wait4(proc.pid, 0)
+        finally:
+            if killer:
+                killer.cancel()
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
+        if timeout and wall >= timeout and proc.returncode < 0:
+            raise Timeout(f"`{' '.join(cmd)}` killed after {timeout:g} s")
         out.seek(0)
         err.seek(0)
         return {
@@ -75,7 +99,9 @@ def run_once(cmd: list[str], env: dict[str, str] | None, cwd: str | None) -> dic
         }
 
 
-def peak_rss_mb(cmd: list[str], env: dict[str, str] | None, cwd: str | None) -> float | None:
+def peak_rss_mb(
+    cmd: list[str], env: dict[str, str] | None, cwd: str | None, timeout: float | None = None
+) -> float | None:
     """Peak RSS of `cmd` alone, measured by /usr/bin/time.
 
     The wait4 figure of a direct child is not usable for small processes on Linux: the child
@@ -85,13 +111,17 @@ def peak_rss_mb(cmd: list[str], env: dict[str, str] | None, cwd: str | None) -> 
     if not os.access(TIME, os.X_OK):
         return None
     with tempfile.NamedTemporaryFile(mode="r", suffix=".time") as tf:
-        proc = subprocess.run(
-            [TIME, "-f", "%M", "-o", tf.name, *cmd],
-            env=env,
-            cwd=cwd,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        try:
+            proc = subprocess.run(
+                [TIME, "-f", "%M", "-o", tf.name, *cmd],
+                env=env,
+                cwd=cwd,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=timeout,
+            )
+        except subprocess.TimeoutExpired:
+            return None
         if proc.returncode not in (0, 1):
             return None
         tf.seek(0)
@@ -101,7 +131,13 @@ def peak_rss_mb(cmd: list[str], env: dict[str, str] | None, cwd: str | None) -> 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tree", help="workspace to check (default: the cached synthetic monorepo)")
+    ap.add_argument(
+        "--workspace",
+        choices=("monorepo", "adversarial", "both"),
+        default="both",
+        help="which generated workspace(s) to measure, one after the other (both)",
+    )
+    ap.add_argument("--tree", help="measure this workspace instead of the generated ones")
     ap.add_argument("--runs", type=int, default=7, help="timed runs per command (7)")
     ap.add_argument("--warmup", type=int, default=1, help="untimed warm-up rounds (1)")
     ap.add_argument(
@@ -110,16 +146,59 @@ def main(argv: list[str] | None = None) -> int:
         default=3,
         help="extra runs per command under /usr/bin/time for peak RSS (3)",
     )
-    ap.add_argument("--small", action="store_true", help="the 2,000-file preset")
+    ap.add_argument("--small", action="store_true", help="the 2,000-file presets")
+    ap.add_argument(
+        "--adversarial-files",
+        type=int,
+        help="source files of the adversarial workspace (20000; --small: 2000)",
+    )
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--timeout",
+        type=float,
+        default=600.0,
+        help="kill a run after this many seconds and stop measuring that workspace (600)",
+    )
     ap.add_argument("--python", default=default_python(), help="interpreter that runs rulemap")
-    ap.add_argument("--out", help="result file (default benchmarks/results/check[-small].json)")
+    ap.add_argument(
+        "--out",
+        help="result file, for a single workspace (default benchmarks/results/"
+        "check[-adversarial][-small].json)",
+    )
     ap.add_argument("--no-write", action="store_true", help="do not write a result file")
     args = ap.parse_args(argv)
 
-    tree = os.path.abspath(args.tree) if args.tree else ensure_tree(args.small, args.seed)
-    if not os.path.isdir(tree):
-        ap.error(f"{tree} is not a directory")
+    jobs: list[tuple[str, str, str]] = []  # (kind, tree, default result file)
+    small = "-small" if args.small else ""
+    if args.tree:
+        tree = os.path.abspath(args.tree)
+        if not os.path.isdir(tree):
+            ap.error(f"{tree} is not a directory")
+        jobs.append(("custom", tree, "check.json"))
+    else:
+        if args.workspace in ("monorepo", "both"):
+            jobs.append(("monorepo", ensure_tree(args.small, args.seed), f"check{small}.json"))
+        if args.workspace in ("adversarial", "both"):
+            files = args.adversarial_files or (2000 if args.small else 20000)
+            jobs.append(
+                (
+                    "adversarial",
+                    ensure_adversarial_tree(files, args.seed),
+                    f"check-adversarial{small}.json",
+                )
+            )
+    if args.out and len(jobs) > 1:
+        ap.error("--out names one result file: pick one --workspace (or --tree)")
+    status = 0
+    for index, (kind, tree, result_name) in enumerate(jobs):
+        if index:
+            print()
+        status = max(status, measure(args, kind, tree, result_name))
+    return status
+
+
+def measure(args: argparse.Namespace, kind: str, tree: str, result_name: str) -> int:
+    """Time one workspace; print the table and write its result file. 0, or 3 on a timeout."""
     manifest = load_manifest(tree)
     env = rulemap_env()
 
@@ -154,25 +233,47 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
     # one untimed round: page cache, .pyc files, git index stat cache
-    for _ in range(args.warmup):
-        for _label, cmd, cenv in commands:
-            run_once(cmd, cenv, REPO)
-
+    print(f"== {kind} workspace: {tree}", file=sys.stderr)
     samples: dict[str, list[dict]] = collections.defaultdict(list)
-    for i in range(args.runs):
-        for label, cmd, cenv in commands:
-            r = run_once(cmd, cenv, REPO)
-            if r["rc"] not in (0, 1):
-                sys.stderr.write(r["stderr"].decode("utf-8", "replace")[-4000:])
-                print(f"bench_check: `{' '.join(cmd)}` exited {r['rc']}", file=sys.stderr)
-                return 2
-            samples[label].append(r)
-        print(f"  round {i + 1}/{args.runs} done", file=sys.stderr)
+    try:
+        for _ in range(args.warmup):
+            for _label, cmd, cenv in commands:
+                run_once(cmd, cenv, REPO, args.timeout)
+        for i in range(args.runs):
+            for label, cmd, cenv in commands:
+                r = run_once(cmd, cenv, REPO, args.timeout)
+                if r["rc"] not in (0, 1):
+                    sys.stderr.write(r["stderr"].decode("utf-8", "replace")[-4000:])
+                    print(f"bench_check: `{' '.join(cmd)}` exited {r['rc']}", file=sys.stderr)
+                    return 2
+                samples[label].append(r)
+            print(f"  round {i + 1}/{args.runs} done", file=sys.stderr)
+    except Timeout as exc:
+        print(f"bench_check: {exc}: TIMEOUT on the {kind} workspace", file=sys.stderr)
+        if not args.no_write:
+            path = write_result(
+                result_name,
+                {
+                    "benchmark": "cold rulemap check",
+                    "workspace": kind,
+                    "date": now_utc(),
+                    "machine": machine(),
+                    "rulemap_revision": repo_revision(),
+                    "tree": tree,
+                    "tree_summary": manifest.get("summary"),
+                    "timeout_s": args.timeout,
+                    "timed_out": True,
+                    "completed_runs": {k: len(v) for k, v in samples.items()},
+                },
+                args.out,
+            )
+            print(f"wrote {os.path.relpath(path, REPO)}")
+        return 3
 
     rss: dict[str, list[float]] = collections.defaultdict(list)
     for _ in range(args.rss_runs):
         for label, cmd, cenv in commands:
-            v = peak_rss_mb(cmd, cenv, REPO)
+            v = peak_rss_mb(cmd, cenv, REPO, args.timeout)
             if v is not None:
                 rss[label].append(v)
 
@@ -205,11 +306,13 @@ def main(argv: list[str] | None = None) -> int:
     load1 = os.getloadavg()[0]
     files = manifest.get("summary", {}).get("files", {})
     print()
-    print(f"Cold `rulemap check` on {tree}")
+    print(f"Cold `rulemap check` on the {kind} workspace {tree}")
     if files:
+        dirs = f" in {files['directories']} directories" if files.get("directories") else ""
         print(
-            f"  tree: {files.get('source_files')} source files, {files.get('instruction_files')} "
-            f"instruction files, {files.get('rules')} rules, {files.get('ignored_files')} ignored"
+            f"  tree: {files.get('source_files')} source files{dirs}, "
+            f"{files.get('instruction_files')} instruction files, {files.get('rules')} rules, "
+            f"{files.get('ignored_files')} ignored"
         )
     print(
         f"  machine: {m['cpus']} CPUs, {m['cpu_model']}, Python {m['python']}; {args.runs} runs "
@@ -260,12 +363,14 @@ def main(argv: list[str] | None = None) -> int:
         print("  by code: " + ", ".join(f"{k} {v}" for k, v in by_code.items()))
         planted = manifest.get("summary", {}).get("planted")
         if planted:
-            print("  planted: " + ", ".join(f"{k} {v}" for k, v in planted.items() if v))
+            counts = {k: v for k, v in planted.items() if v and isinstance(v, int)}
+            print("  planted: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     else:
         print("rulemap output was not the expected JSON", file=sys.stderr)
 
     result = {
         "benchmark": "cold rulemap check",
+        "workspace": kind,
         "date": now_utc(),
         "machine": m,
         "load_average": [load0, load1],
@@ -278,6 +383,7 @@ def main(argv: list[str] | None = None) -> int:
         if rm["peak_rss_mb"]
         else "os.wait4 ru_maxrss (upper bound)",
         "warmup": args.warmup,
+        "timeout_s": args.timeout,
         "commands": {label: " ".join(cmd) for label, cmd, _ in commands},
         "stats": stats,
         "ratios": {
@@ -297,11 +403,7 @@ def main(argv: list[str] | None = None) -> int:
         "baseline_file_counts": listed,
     }
     if not args.no_write:
-        path = write_result(
-            "check-small.json" if args.small and not args.tree else "check.json",
-            result,
-            args.out,
-        )
+        path = write_result(result_name, result, args.out)
         print(f"wrote {os.path.relpath(path, REPO)}")
     return 0
 
