@@ -198,9 +198,18 @@ def read_regular_file(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
                 f"it is {info.st_size / 1048576:.1f} MiB, over the "
                 f"{max_bytes // 1048576} MiB limit"
             )
-        with os.fdopen(fd, "rb", closefd=True) as handle:
-            fd = -1
-            data = handle.read(max_bytes + 1)
+        # plain reads on the descriptor: no file object for a file read once (3,000 imported
+        # files in one workspace); a file that grows while we read it stops at the cap
+        chunks: list[bytes] = []
+        size = 0
+        want = min(info.st_size, max_bytes) + 1
+        while size <= max_bytes:
+            chunk = os.read(fd, want - size if size < want else 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     except OSError as exc:
         raise ReadError(exc.strerror or str(exc)) from None
     finally:
