@@ -159,6 +159,10 @@ def run_cli(
         p for p in (str(REPO / "server"), env.get("PYTHONPATH", "")) if p
     )
     env.pop("RULEMAP_PROFILE", None)
+    # the user's configuration file comes from the case's home/ (.config/rulemap/config.toml),
+    # never from the machine running the tests
+    env.pop("RULEMAP_CONFIG", None)
+    env["XDG_CONFIG_HOME"] = str(dirs["home"] / ".config")
     argv = [sys.executable, "-m", "rulemap", *args]
     proc = subprocess.run(
         argv,

@@ -3,6 +3,7 @@
 
 import * as vscode from 'vscode';
 import {
+  DidChangeConfigurationNotification,
   LanguageClient,
   LanguageClientOptions,
   ServerOptions,
@@ -16,6 +17,9 @@ import {
   LaunchCandidate,
   pipInstallCommand,
   resolveLaunch,
+  serverInitializationOptions,
+  USER_GRANT_KEY,
+  withoutUserGrant,
 } from './launch';
 import { checkModule, createVenvAndInstall, existingManagedVenvPython } from './install';
 import {
@@ -39,9 +43,22 @@ export const DOCUMENT_SELECTOR = [
   { scheme: 'file' },
 ];
 
-/** The `rulemap` settings section as the server should see it. */
+/** The `rulemap` settings section as the server should see it (without `allowImportsFrom`). */
 export function serverConfiguration(scope?: vscode.Uri): unknown {
   return cleanServerConfig(vscode.workspace.getConfiguration(undefined, scope).get('rulemap') ?? {});
+}
+
+/**
+ * `initializationOptions`: the section above plus `rulemap.allowImportsFrom` from the user's
+ * settings only (the setting is machine-scoped, so no workspace can set it; its merged value is
+ * never sent), and not in Restricted Mode.
+ */
+export function initializationOptions(scope?: vscode.Uri): Record<string, unknown> {
+  return serverInitializationOptions(
+    vscode.workspace.getConfiguration(undefined, scope).get('rulemap') ?? {},
+    vscode.workspace.getConfiguration('rulemap', scope).inspect(USER_GRANT_KEY),
+    vscode.workspace.isTrusted,
+  );
 }
 
 export class RulemapClient implements RulemapApi, vscode.Disposable {
@@ -243,12 +260,20 @@ export class RulemapClient implements RulemapApi, vscode.Disposable {
       outputChannel: this.log,
       diagnosticCollectionName: 'rulemap',
       synchronize: { configurationSection: 'rulemap' },
-      initializationOptions: serverConfiguration(folder?.uri),
+      initializationOptions: initializationOptions(folder?.uri),
       middleware: {
         workspace: {
           configuration: async (params, token, next) => {
             const result = await next(params, token);
             return Array.isArray(result) ? result.map((r) => cleanServerConfig(r)) : result;
+          },
+          // The default notification carries the merged section; send it without the user-only
+          // key (a change of that restarts the server with the new initializationOptions).
+          didChangeConfiguration: async () => {
+            const section = vscode.workspace.getConfiguration(undefined, folder?.uri).get('rulemap') ?? {};
+            await client.sendNotification(DidChangeConfigurationNotification.type, {
+              settings: { rulemap: withoutUserGrant(JSON.parse(JSON.stringify(section)) as unknown) },
+            });
           },
         },
       },

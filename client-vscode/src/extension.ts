@@ -95,6 +95,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (e.affectsConfiguration('rulemap.server.command')) {
         // (after the running client has forwarded the change: stopping it first races with that)
         setTimeout(() => void client.restart('rulemap.server.command changed'), 250);
+      } else if (e.affectsConfiguration('rulemap.allowImportsFrom')) {
+        // the server takes it from initializationOptions only (docs/security.md)
+        setTimeout(() => void client.restart('rulemap.allowImportsFrom changed'), 250);
       } else if (e.affectsConfiguration('rulemap')) {
         // The server re-pulls its configuration and sends graphChanged; refresh anyway for the
         // settings the client itself sends (rulemap.profile).

@@ -210,8 +210,71 @@ export function looksLikeMissingModule(stderr: string): boolean {
 const CLIENT_ONLY_KEYS = new Set(['server', 'trace']);
 
 /**
+ * The setting only the user may set: it lets `@imports` read outside the workspace. It is sent
+ * once, as its user-scope (`globalValue`) value, in `initializationOptions` (see
+ * `serverInitializationOptions`), never in the merged configuration a workspace could shape; the
+ * server ignores it anywhere else (docs/security.md).
+ */
+export const USER_GRANT_KEY = 'allowImportsFrom';
+const NOT_FORWARDED_KEYS = new Set([...CLIENT_ONLY_KEYS, USER_GRANT_KEY]);
+
+/** The shape of `WorkspaceConfiguration.inspect('allowImportsFrom')` that we read. */
+export interface GrantInspection {
+  globalValue?: unknown;
+}
+
+/**
+ * What the user grants with `rulemap.allowImportsFrom`: the user-settings value only, and
+ * nothing at all in Restricted Mode (an untrusted workspace gets no access outside itself).
+ */
+export function userImportGrant(inspection: GrantInspection | undefined, trusted: boolean): unknown {
+  if (!trusted) {
+    return undefined;
+  }
+  const value = inspection?.globalValue;
+  return value === null ? undefined : value;
+}
+
+/**
+ * `initializationOptions`: the cleaned `rulemap` section, plus the user's own
+ * `allowImportsFrom` (when there is one, and the workspace is trusted).
+ */
+export function serverInitializationOptions(
+  section: unknown,
+  grant: GrantInspection | undefined,
+  trusted: boolean,
+): Record<string, unknown> {
+  const cleaned = cleanServerConfig(section ?? {});
+  const out: Record<string, unknown> =
+    cleaned !== null && typeof cleaned === 'object' && !Array.isArray(cleaned) ? { ...(cleaned as Record<string, unknown>) } : {};
+  const value = userImportGrant(grant, trusted);
+  if (value !== undefined) {
+    out[USER_GRANT_KEY] = value;
+  }
+  return out;
+}
+
+/**
+ * The `rulemap` section for `workspace/didChangeConfiguration`: as VS Code merges it (`null`
+ * kept: it tells the server a setting was removed), without the user-only key.
+ */
+export function withoutUserGrant(section: unknown): Record<string, unknown> {
+  if (section === null || typeof section !== 'object' || Array.isArray(section)) {
+    return {};
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(section as Record<string, unknown>)) {
+    if (k !== USER_GRANT_KEY) {
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
+/**
  * Clean the `rulemap` configuration section before it reaches the server: drop `null`
- * (meaning "not set here, use rulemap.toml") and client-only keys.
+ * (meaning "not set here, use rulemap.toml"), client-only keys and the user-only
+ * `allowImportsFrom` (sent separately, see `serverInitializationOptions`).
  */
 export function cleanServerConfig(value: unknown, topLevel = true): unknown {
   if (Array.isArray(value)) {
@@ -220,7 +283,7 @@ export function cleanServerConfig(value: unknown, topLevel = true): unknown {
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      if (v === null || v === undefined || (topLevel && CLIENT_ONLY_KEYS.has(k))) {
+      if (v === null || v === undefined || (topLevel && NOT_FORWARDED_KEYS.has(k))) {
         continue;
       }
       out[k] = cleanServerConfig(v, false);

@@ -7,8 +7,11 @@ import {
   looksLikeMissingModule,
   pipInstallCommand,
   resolveLaunch,
+  serverInitializationOptions,
   shellQuote,
+  userImportGrant,
   venvPython,
+  withoutUserGrant,
 } from '../src/launch';
 
 const DEFAULT = { defaultValue: [] };
@@ -142,6 +145,39 @@ describe('helpers', () => {
       severity: { 'duplicate-load': 'off' },
       diagnostics: { debounceMs: 150 },
     });
+  });
+});
+
+describe('allowImportsFrom: the user grants it, never the workspace', () => {
+  const section = { profile: 'mastra', maxChars: null, allowImportsFrom: ['~', '/'], server: { command: ['x'] } };
+
+  it('never forwards the merged value (a workspace could have shaped it)', () => {
+    expect(cleanServerConfig(section)).toEqual({ profile: 'mastra' });
+    expect(withoutUserGrant(section)).toEqual({ profile: 'mastra', maxChars: null, server: { command: ['x'] } });
+    expect(withoutUserGrant(null)).toEqual({});
+  });
+
+  it('sends only the user-settings value, in initializationOptions', () => {
+    const inspection = { globalValue: ['~/notes'], workspaceValue: ['~'], workspaceFolderValue: ['/'] };
+    expect(userImportGrant(inspection, true)).toEqual(['~/notes']);
+    expect(serverInitializationOptions(section, inspection, true)).toEqual({
+      profile: 'mastra',
+      allowImportsFrom: ['~/notes'],
+    });
+  });
+
+  it('sends nothing when the user set nothing, even if the workspace did', () => {
+    const inspection = { globalValue: undefined, workspaceValue: ['~'] };
+    expect(userImportGrant(inspection, true)).toBeUndefined();
+    expect(userImportGrant({ globalValue: null }, true)).toBeUndefined();
+    expect(serverInitializationOptions(section, inspection, true)).toEqual({ profile: 'mastra' });
+    expect(serverInitializationOptions(undefined, undefined, true)).toEqual({});
+  });
+
+  it('sends nothing in Restricted Mode', () => {
+    const inspection = { globalValue: ['~/notes'] };
+    expect(userImportGrant(inspection, false)).toBeUndefined();
+    expect(serverInitializationOptions(section, inspection, false)).toEqual({ profile: 'mastra' });
   });
 });
 

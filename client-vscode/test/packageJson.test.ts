@@ -33,6 +33,11 @@ describe('package.json', () => {
     }
   });
 
+  it('lets only the user set allowImportsFrom (no workspace or folder value)', () => {
+    const p = props['rulemap.allowImportsFrom'] as { scope?: string };
+    expect(['machine', 'application']).toContain(p.scope);
+  });
+
   it('declares limited support for untrusted workspaces', () => {
     expect(pkg.capabilities.untrustedWorkspaces).toMatchObject({
       supported: 'limited',

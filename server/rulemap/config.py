@@ -1,12 +1,20 @@
-"""`rulemap.toml` / `[tool.rulemap]` → a validated, typed Config.
+"""`rulemap.toml` / `[tool.rulemap]` → a validated, typed Config; the user's own configuration
+file (`config.toml`) → the directories the user lets imports read outside the workspace.
 
 Every problem is a ConfigError that names the file, the key and the fix, never a traceback.
+
+Trust: a repository's configuration may only narrow or reshape what Rulemap reads inside the
+workspace. Keys that widen it (`USER_ONLY_KEYS`: `allowImportsFrom`) are the user's alone (their
+configuration file, `--allow-imports-from`, their editor's user settings); in a repository's
+configuration they are recorded in `Config.ignored` (for an `untrusted-config` finding) and have
+no effect. Nothing here touches the disk: the edges (cli/, lsp/) read the user's file.
 """
 
 from __future__ import annotations
 
 import difflib
 import posixpath
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -20,8 +28,26 @@ CONFIG_FILES = ("rulemap.toml", "pyproject.toml")
 DEFAULT_FILES = ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
 
 
+# Keys that widen what Rulemap reads beyond the workspace: only the user may set them.
+USER_ONLY_KEYS = frozenset({"allowImportsFrom"})
+# Keys the user's own configuration file (`~/.config/rulemap/config.toml`) may hold.
+USER_CONFIG_KEYS = ("allowImportsFrom",)
+
+
 class ConfigError(Exception):
     pass
+
+
+@dataclass(frozen=True)
+class IgnoredSetting:
+    """A user-only key found in a repository's configuration: ignored, reported where it is."""
+
+    key: str
+    value: Any
+    file: str = ""  # root-relative: "rulemap.toml" or "pyproject.toml" ("" when not from a file)
+    line: int = 0  # 0-based position of the key (columns in characters)
+    start: int = 0
+    end: int = 0
 
 
 @dataclass(frozen=True)
@@ -30,6 +56,8 @@ class Config:
     cwd: str = "."
     max_chars: int = 32000
     max_import_depth: int = 4
+    # Granted by the user only (their configuration file, --allow-imports-from, their editor's
+    # user settings); parse_config never fills it from a repository's configuration.
     allow_imports_from: tuple[str, ...] = ()
     rules: bool = True
     nested: bool = True
@@ -37,6 +65,7 @@ class Config:
     severity: Mapping[str, str] = field(default_factory=dict)
     profile: str = "cogitator"
     source: str | None = None  # where it was read from, for messages
+    ignored: tuple[IgnoredSetting, ...] = ()  # user-only keys the repository tried to set
 
 
 # key in the file → (attribute, expected type description, validator)
@@ -57,8 +86,11 @@ _KEYS: dict[str, str] = {
 def parse_config(
     data: Mapping[str, Any], source: str, known_codes: frozenset[str] = frozenset()
 ) -> Config:
-    """Validate a mapping of configuration keys (already decoded from TOML or JSON)."""
+    """Validate a mapping of configuration keys (already decoded from TOML or JSON) of a
+    repository's configuration or an editor's folder settings. A user-only key is not applied:
+    it lands in `Config.ignored`, whatever its value."""
     values: dict[str, Any] = {}
+    ignored: list[IgnoredSetting] = []
     for key, value in data.items():
         if key not in _KEYS:
             hint = difflib.get_close_matches(key, list(_KEYS), n=1)
@@ -66,8 +98,62 @@ def parse_config(
             raise ConfigError(
                 f"{source}: unknown key `{key}`{did_you_mean}; known keys: {', '.join(_KEYS)}"
             )
+        if key in USER_ONLY_KEYS:
+            ignored.append(IgnoredSetting(key, value))
+            continue
         values[_KEYS[key]] = _check(key, value, source, known_codes)
-    return replace(Config(), **values, source=source)
+    return replace(Config(), **values, source=source, ignored=tuple(ignored))
+
+
+def parse_allow_list(value: Any, source: str, key: str = "allowImportsFrom") -> tuple[str, ...]:
+    """A user-granted `allowImportsFrom`: absolute directories, `~` or `~/...`."""
+    items = _string_list(key, value, source)
+    for item in items:
+        if not (item.startswith("/") or item == "~" or item.startswith("~/")):
+            raise ConfigError(
+                f"{source}: `{key}` entries must be absolute directories "
+                f"(or `~/...`), not {item!r}"
+            )
+    return items
+
+
+def parse_user_config(data: Mapping[str, Any], source: str) -> tuple[str, ...]:
+    """The user's configuration file (already decoded): the directories it grants."""
+    for key in data:
+        if key not in USER_CONFIG_KEYS:
+            hint = difflib.get_close_matches(key, [*USER_CONFIG_KEYS, *_KEYS], n=1)
+            did_you_mean = f" (did you mean `{hint[0]}`?)" if hint else ""
+            raise ConfigError(
+                f"{source}: unknown key `{key}`{did_you_mean}; the user configuration file "
+                f"holds only {', '.join(USER_CONFIG_KEYS)} (the rest belongs in the "
+                f"repository's rulemap.toml)"
+            )
+    if "allowImportsFrom" not in data:
+        return ()
+    return parse_allow_list(data["allowImportsFrom"], source)
+
+
+def load_user_config_text(text: str, source: str) -> tuple[str, ...]:
+    """Parse the user's `config.toml` text (read by the caller): the directories it grants."""
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(_toml_error(source, text, exc)) from None
+    return parse_user_config(document, source)
+
+
+def _toml_error(source: str, text: str, exc: tomllib.TOMLDecodeError) -> str:
+    """`FILE:LINE: invalid TOML: …`, with the line even when tomllib says "end of document"."""
+    message = str(exc)
+    found = re.search(r"\(at line (\d+), column (\d+)\)", message)
+    if found:
+        line, col = found.group(1), found.group(2)
+        reason = message[: found.start()].strip()
+        return f"{source}:{line}:{col}: invalid TOML: {reason}; fix the file or remove it"
+    line = str(text.count("\n") + (0 if text.endswith("\n") else 1))
+    reason = message.replace("(at end of document)", "").strip()
+    return (f"{source}:{line}: invalid TOML: {reason} at the end of the file (an unclosed "
+            f"`[`, `{{` or string?); fix the file or remove it")
 
 
 def _type_error(source: str, key: str, expected: str, value: Any) -> ConfigError:
@@ -87,15 +173,6 @@ def _check(key: str, value: Any, source: str, known_codes: frozenset[str]) -> An
         items = _string_list(key, value, source)
         if key == "files" and not items:
             raise ConfigError(f"{source}: `files` is empty, so nothing would ever load")
-        return items
-    if key == "allowImportsFrom":
-        items = _string_list(key, value, source)
-        for item in items:
-            if not (item.startswith("/") or item.startswith("~")):
-                raise ConfigError(
-                    f"{source}: `allowImportsFrom` entries must be absolute directories "
-                    f"(or start with `~/`), not {item!r}"
-                )
         return items
     if key in ("cwd", "profile"):
         if not isinstance(value, str) or not value:
@@ -138,15 +215,59 @@ def load_config_text(
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: invalid TOML: {exc}") from None
+        raise ConfigError(_toml_error(source, text, exc)) from None
     if name == "pyproject.toml":
         section = document.get("tool", {}).get("rulemap")
         if section is None:
             return None
         if not isinstance(section, dict):
             raise ConfigError(f"{source}: [tool.rulemap] must be a table")
-        return parse_config(section, source + " [tool.rulemap]", known_codes)
-    return parse_config(document, source, known_codes)
+        config = parse_config(section, source + " [tool.rulemap]", known_codes)
+        return _locate_ignored(config, name, text, ("tool", "rulemap"))
+    return _locate_ignored(parse_config(document, source, known_codes), name, text, ())
+
+
+def _locate_ignored(config: Config, name: str, text: str, table: tuple[str, ...]) -> Config:
+    """Give each ignored key the file and position where it is written."""
+    if not config.ignored:
+        return config
+    lines = text.splitlines()
+    located = []
+    for item in config.ignored:
+        line, start, end = _key_position(lines, table, item.key)
+        located.append(replace(item, file=name, line=line, start=start, end=end))
+    return replace(config, ignored=tuple(located))
+
+
+def _toml_key_parts(written: str) -> tuple[str, ...]:
+    """`tool. "rulemap"` → ("tool", "rulemap") (good enough for locating a key)."""
+    return tuple(p.strip().strip("\"'") for p in written.split("."))
+
+
+def _key_position(lines: list[str], table: tuple[str, ...], key: str) -> tuple[int, int, int]:
+    """(line, start, end) of `key` of `table` in TOML text: a plain line scan that follows
+    `[table]` headers and dotted keys; the first line naming the key, else the file's start."""
+    current: tuple[str, ...] = ()
+    for number, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            header = stripped.lstrip("[").split("]", 1)[0]
+            current = _toml_key_parts(header)
+            continue
+        if "=" not in stripped or stripped.startswith("#"):
+            continue
+        written = line.split("=", 1)[0]
+        parts = _toml_key_parts(written)
+        if current + parts == (*table, key):
+            quoted = written.rfind(key)
+            start = quoted if quoted >= 0 else len(written) - len(written.lstrip())
+            end = quoted + len(key) if quoted >= 0 else len(written.rstrip())
+            return number, start, end
+    for number, line in enumerate(lines):  # an inline table, say
+        found = line.find(key)
+        if found >= 0:
+            return number, found, found + len(key)
+    return 0, 0, 0
 
 
 def read_config(reader: Reader, known_codes: frozenset[str] = frozenset()) -> Config:

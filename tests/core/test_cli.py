@@ -1,14 +1,22 @@
 """The CLI contract: formats, exit codes, configuration errors, path handling."""
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def run(args, cwd):
+    # never the user configuration file of the machine running the tests
+    env = {k: v for k, v in os.environ.items() if k != "RULEMAP_CONFIG"}
+    env["XDG_CONFIG_HOME"] = str(Path(cwd) / ".no-user-config")
     return subprocess.run(
         [sys.executable, "-m", "rulemap", *args],
         cwd=cwd,
+        env=env,
         capture_output=True,
         text=True,
         timeout=60,
@@ -122,3 +130,103 @@ def test_graph_draws_a_symlinked_alias_once(tmp_path):
     graph = json.loads(run(["graph"], root).stdout)
     edges = {(e["from"], e["to"], e["kind"]) for e in graph["edges"]}
     assert edges == {("CLAUDE.md", "AGENTS.md", "symlink"), ("AGENTS.md", "a.md", "import")}
+
+
+# ----- trust: only the user grants reading outside the workspace (docs/security.md) ----------
+
+SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- not-a-real-key"
+
+
+def hostile_repo(tmp_path):
+    """A repository that grants itself `~` and imports the user's key, and a temporary HOME
+    (never the real one) holding that key."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text(SECRET + "\n")
+    root = make(
+        tmp_path / "repo",
+        {
+            "AGENTS.md": "# Project\n@~/.ssh/id_rsa\n",
+            "rulemap.toml": 'allowImportsFrom = ["~"]\n',
+        },
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("RULEMAP_CONFIG", "XDG_CONFIG_HOME")}
+    env.update(HOME=str(home), PYTHONPATH=str(REPO / "server"))
+    return root, home, env
+
+
+def run_env(args, cwd, env):
+    return subprocess.run(
+        [sys.executable, "-m", "rulemap", *args],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=60,
+    )
+
+
+def test_repository_cannot_grant_itself_the_home_directory(tmp_path):
+    root, _home, env = hostile_repo(tmp_path)
+    for args in (["explain", "--text"], ["explain", "--json"], ["explain"], ["graph"],
+                 ["check"], ["check", "--format", "sarif"]):
+        result = run_env(args, root, env)
+        assert result.returncode == 0, (args, result.stderr)
+        assert SECRET not in result.stdout and SECRET not in result.stderr, args
+    data = json.loads(run_env(["explain", "--json"], root, env).stdout)
+    assert [f["path"] for f in data["files"]] == ["AGENTS.md"]
+    explained = run_env(["explain", "--text"], root, env)
+    assert "untrusted-config" in explained.stderr and "rulemap.toml:1:1" in explained.stderr
+    check = run_env(["check"], root, env)
+    assert "rulemap.toml:1:1: warning untrusted-config `allowImportsFrom` in rulemap.toml is " \
+        "ignored" in check.stdout
+    assert "--allow-imports-from" in check.stdout
+
+
+def test_pyproject_cannot_grant_it_either(tmp_path):
+    root, _home, env = hostile_repo(tmp_path)
+    (root / "rulemap.toml").unlink()
+    (root / "pyproject.toml").write_text('[tool.rulemap]\nallowImportsFrom = ["~"]\n')
+    result = run_env(["explain", "--text"], root, env)
+    assert result.returncode == 0 and SECRET not in result.stdout
+    assert "pyproject.toml:2:1" in run_env(["check"], root, env).stdout
+
+
+def test_the_flag_grants_it(tmp_path):
+    root, home, env = hostile_repo(tmp_path)
+    result = run_env(["explain", "--text", "--allow-imports-from", "~/.ssh"], root, env)
+    assert result.returncode == 0 and SECRET in result.stdout
+    # absolute and relative (to the current directory) spellings, and repeatable
+    absolute = run_env(["explain", "--text", "--allow-imports-from", "/nowhere",
+                        "--allow-imports-from", str(home / ".ssh")], root, env)
+    assert SECRET in absolute.stdout
+    relative = run_env(["explain", "--root", str(root), "--text",
+                        "--allow-imports-from", ".ssh"], home, env)
+    assert SECRET in relative.stdout
+    checked = run_env(["check", "--allow-imports-from", "~/.ssh"], root, env)
+    assert "import-outside-workspace" not in checked.stdout
+    assert "untrusted-config" in checked.stdout  # the repository's own setting stays ignored
+    graph = json.loads(run_env(["graph", "--allow-imports-from", "~/.ssh"], root, env).stdout)
+    assert str(home / ".ssh" / "id_rsa") in json.dumps(graph)
+
+
+def test_the_user_config_file_grants_it(tmp_path):
+    root, home, env = hostile_repo(tmp_path)
+    mine = tmp_path / "mine.toml"
+    mine.write_text('allowImportsFrom = ["~/.ssh"]\n')
+    result = run_env(["explain", "--text"], root, {**env, "RULEMAP_CONFIG": str(mine)})
+    assert result.returncode == 0 and SECRET in result.stdout
+    # the default place: $XDG_CONFIG_HOME/rulemap/config.toml, else ~/.config/rulemap/config.toml
+    (home / ".config" / "rulemap").mkdir(parents=True)
+    (home / ".config" / "rulemap" / "config.toml").write_text('allowImportsFrom = ["~/.ssh"]\n')
+    assert SECRET in run_env(["explain", "--text"], root, env).stdout
+    assert SECRET not in run_env(
+        ["explain", "--text"], root, {**env, "XDG_CONFIG_HOME": str(tmp_path / "empty")}
+    ).stdout
+
+
+def test_user_config_file_errors_exit_2(tmp_path):
+    root, _home, env = hostile_repo(tmp_path)
+    missing = run_env(["check"], root, {**env, "RULEMAP_CONFIG": str(tmp_path / "none.toml")})
+    assert missing.returncode == 2 and "RULEMAP_CONFIG" in missing.stderr
+    bad = tmp_path / "bad.toml"
+    bad.write_text('allowImportsFrom = ["relative"]\n')
+    result = run_env(["explain"], root, {**env, "RULEMAP_CONFIG": str(bad)})
+    assert result.returncode == 2 and str(bad) in result.stderr and "absolute" in result.stderr
+    assert "Traceback" not in result.stderr

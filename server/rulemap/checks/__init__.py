@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rulemap.checks import budget, files, frontmatter, imports
+from rulemap.checks import budget, files, frontmatter, imports, trust
 from rulemap.globs import compile_patterns
 from rulemap.model import Finding
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
-FAMILIES = (files.check, frontmatter.check, imports.check, budget.check)
+FAMILIES = (files.check, frontmatter.check, imports.check, budget.check, trust.check)
 
 
 def run_checks(ws: Workspace) -> list[Finding]:

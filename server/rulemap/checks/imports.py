@@ -90,8 +90,10 @@ def _check_token(ws: Workspace, importer: str, ref: ImportRef, resolved: object)
         where = "into your home directory" if home else "outside the workspace"
         via = " (through a symlink)" if resolved.identity else ""
         return [Finding(importer, span, "warning", "import-outside-workspace",
-                        f"`@{ref.raw}` points {where}{via}, so the loader skips it; add its "
-                        f"directory to `allowImportsFrom` if the agent should read it")]
+                        f"`@{ref.raw}` points {where}{via}, so the loader skips it; if the "
+                        f"agent should read it, grant its directory in your user configuration "
+                        f"(`allowImportsFrom` in ~/.config/rulemap/config.toml) or with "
+                        f"`--allow-imports-from` (a repository cannot grant it)")]
     if status is ImportStatus.DIRECTORY:
         return [Finding(importer, span, "error", "broken-import",
                         f"`@{ref.raw}` is a directory; imports name files")]

@@ -26,6 +26,10 @@ CHECKS: dict[str, tuple[Severity, str]] = {
     "empty-instructions": ("warning", "an instruction file or rule with no content"),
     "unreadable-file": ("error", "a binary, non-UTF-8, oversized or unreadable file"),
     "duplicate-load": ("information", "a file brought twice, read only once"),
+    "untrusted-config": (
+        "warning",
+        "a repository's configuration sets a key only the user may set; ignored",
+    ),
 }
 
 CHECK_CODES = frozenset(CHECKS)

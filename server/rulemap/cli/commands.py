@@ -5,21 +5,39 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 
 from rulemap.cli.formats import FORMATTERS
 from rulemap.cli.main import UsageError, dump_json, find_root
+from rulemap.cli.user_config import flag_grants, merge_grants, read_user_grants
 from rulemap.workspace import Workspace
 
 
-def open_workspace(root: str | None) -> Workspace:
+def open_workspace(root: str | None, allow: Sequence[str] = ()) -> Workspace:
+    """The workspace at `root`; imports may leave it only for what the user grants: their
+    configuration file and `--allow-imports-from` (`allow`), never the repository's."""
     root_dir = os.path.abspath(root) if root else find_root(os.getcwd())
     if not os.path.isdir(root_dir):
         raise UsageError(f"{root_dir} is not a directory; pass the workspace root")
-    return Workspace.open(root_dir, home=os.path.expanduser("~"))
+    granted = merge_grants(read_user_grants(), flag_grants(allow))
+    return Workspace.open(root_dir, home=os.path.expanduser("~"), allow_imports_from=granted)
 
 
-def run_check(root: str | None, output: str) -> int:
-    ws = open_workspace(root)
+def warn_untrusted(ws: Workspace) -> None:
+    """For explain and graph (check lists it with the other findings): say on stderr that the
+    repository's own grant was ignored, so a skipped import is not a mystery."""
+    from rulemap.checks import finalize, trust
+
+    for f in finalize(ws, trust.check(ws)):
+        print(
+            f"rulemap: {f.path}:{f.span.start.line + 1}:{f.span.start.col + 1}: "
+            f"{f.severity} {f.code} {f.message}",
+            file=sys.stderr,
+        )
+
+
+def run_check(root: str | None, output: str, allow: Sequence[str] = ()) -> int:
+    ws = open_workspace(root, allow)
     findings = ws.check()
     sys.stdout.write(FORMATTERS[output](ws, findings))
     return 1 if any(f.severity == "error" for f in findings) else 0
@@ -38,7 +56,8 @@ def _inside(ws: Workspace, path: str, what: str) -> str:
 def run_explain(args: argparse.Namespace) -> int:
     from rulemap.profiles import UnknownProfile
 
-    ws = open_workspace(args.root)
+    ws = open_workspace(args.root, args.allow_imports_from)
+    warn_untrusted(ws)
     target = _inside(ws, args.target, "TARGET") if args.target else None
     if target == ".":
         raise UsageError("TARGET is the workspace root; name a file inside it")
@@ -58,10 +77,11 @@ def run_explain(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_graph(root: str | None, output: str) -> int:
+def run_graph(root: str | None, output: str, allow: Sequence[str] = ()) -> int:
     from rulemap.graph_export import build_graph, to_dot, to_mermaid
 
-    ws = open_workspace(root)
+    ws = open_workspace(root, allow)
+    warn_untrusted(ws)
     graph = build_graph(ws)
     if output == "json":
         dump_json(graph)

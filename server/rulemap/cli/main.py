@@ -20,9 +20,17 @@ examples:
   rulemap serve                      the language server (stdio), for editors
 
 configuration: rulemap.toml at the root, or [tool.rulemap] in pyproject.toml
-(keys: files, cwd, maxChars, maxImportDepth, allowImportsFrom, rules, nested, ignore,
-severity, profile). Docs: docs/semantics.md, docs/checks.md.
+(keys: files, cwd, maxChars, maxImportDepth, rules, nested, ignore, severity, profile).
+Reading outside the workspace is yours to grant, never the repository's: allowImportsFrom in
+$RULEMAP_CONFIG or $XDG_CONFIG_HOME/rulemap/config.toml (default ~/.config/rulemap/config.toml),
+or --allow-imports-from DIR. Docs: docs/semantics.md, docs/checks.md, docs/security.md.
 """
+
+ALLOW_HELP = (
+    "let imports read DIR outside the workspace (repeatable; absolute, ~/..., or relative to "
+    "the current directory); adds to allowImportsFrom of your user configuration file. A "
+    "repository's own allowImportsFrom is ignored"
+)
 
 
 class UsageError(Exception):
@@ -69,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="text (path:line:col: severity code message), json (LSP ranges: "
         "0-based, UTF-16), sarif (2.1.0, for code scanning), github (annotations)",
     )
+    _allow_flag(check)
 
     explain = sub.add_parser(
         "explain",
@@ -91,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the instructions exactly as the agent receives them",
     )
+    _allow_flag(explain)
 
     graph = sub.add_parser(
         "graph",
@@ -101,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
         "root", nargs="?", help="workspace root (default: nearest ancestor with .git)"
     )
     graph.add_argument("--format", choices=["json", "dot", "mermaid"], default="json")
+    _allow_flag(graph)
 
     serve = sub.add_parser(
         "serve",
@@ -121,6 +132,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _allow_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--allow-imports-from",
+        action="append",
+        default=[],
+        metavar="DIR",
+        dest="allow_imports_from",
+        help=ALLOW_HELP,
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -135,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             from rulemap.cli.commands import run_check
 
-            return run_check(args.root, args.format)
+            return run_check(args.root, args.format, args.allow_imports_from)
         if args.command == "explain":
             from rulemap.cli.commands import run_explain
 
@@ -143,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "graph":
             from rulemap.cli.commands import run_graph
 
-            return run_graph(args.root, args.format)
+            return run_graph(args.root, args.format, args.allow_imports_from)
         if args.command == "serve":
             from rulemap.lsp.server import run_server
 

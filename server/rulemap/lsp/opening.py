@@ -46,9 +46,15 @@ def open_workspace(
     buffers: Mapping[str | None, str],
     home: str,
     check_now: bool = False,
+    granted: tuple[str, ...] = (),
 ) -> tuple[Workspace, OverlayReader, list[str], list[Finding] | None]:
-    """Runs in the worker: walk the folder, read its configuration, check it if asked."""
-    from rulemap.config import ConfigError
+    """Runs in the worker: walk the folder, read its configuration, check it if asked.
+
+    Imports may leave the folder only for what the user grants: `granted` (the editor's
+    user-level `allowImportsFrom`, from initializationOptions) and the user's configuration
+    file, read here; never the folder's own `allowImportsFrom`."""
+    from rulemap.cli.user_config import merge_grants, read_user_grants
+    from rulemap.config import Config, ConfigError
     from rulemap.lsp.checking import full_findings
     from rulemap.readers.local import LocalReader
     from rulemap.workspace import Workspace
@@ -56,13 +62,21 @@ def open_workspace(
     overlay = overlay_for(root, buffers)
     errors: list[str] = []
     try:
-        ws = Workspace.open(root, reader=overlay, overrides=overrides, home=home)
+        from_file = read_user_grants()
+    except ConfigError as exc:
+        errors.append(f"user configuration error: {exc}; ignoring that file")
+        from_file = ()
+    allowed = merge_grants(from_file, granted)
+    try:
+        ws = Workspace.open(
+            root, reader=overlay, overrides=overrides, home=home, allow_imports_from=allowed
+        )
     except ConfigError as exc:
         errors.append(f"configuration error: {exc}. Using the defaults until it is fixed.")
         try:
-            ws = Workspace.open(root, reader=overlay, home=home)
+            ws = Workspace.open(root, reader=overlay, home=home, allow_imports_from=allowed)
         except ConfigError:
-            ws = Workspace(overlay, home=home)
+            ws = Workspace(overlay, Config(allow_imports_from=allowed), home=home)
     if ws.config.allow_imports_from:
         # The reader confines reads to the root; widen it as Workspace.open does without one.
         overlay.base = LocalReader(root, allowed=ws.config.allow_imports_from)

@@ -4,6 +4,12 @@ Settings arrive from `initializationOptions` and from `workspace/configuration` 
 nested objects (`{"hover": {"sourceFiles": "off"}}`) or dotted keys (`{"hover.sourceFiles":
 "off"}`). Every invalid value is reported (the message names the key and the fix) and replaced by
 its default; the rest still apply.
+
+`allowImportsFrom` lets imports read outside the workspace, which only the user may grant: it
+counts from `initializationOptions` alone (how the user's editor starts the server; the VS Code
+extension sends only the user-scope value there). In `workspace/configuration` answers and
+`workspace/didChangeConfiguration`, which may carry a folder's own settings, it is ignored, with
+a message when it asks for more than `initializationOptions` grants (docs/security.md).
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ HOVER_MODES = ("firstLine", "everywhere", "off")
 DEFAULT_DEBOUNCE_MS = 150
 # Keys a client may send in the section that only configure the client itself.
 CLIENT_KEYS = frozenset({"server", "trace"})
+# The user-only key (rulemap.config.USER_ONLY_KEYS): trusted from initializationOptions only.
+GRANT_KEY = "allowImportsFrom"
 
 
 @dataclass(frozen=True)
@@ -25,6 +33,7 @@ class Settings:
     hover_source_files: str = "firstLine"
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
     overrides: Mapping[str, Any] = field(default_factory=dict)  # rulemap.toml keys
+    allow_imports_from: tuple[str, ...] = ()  # granted by the user (initializationOptions)
 
     def for_features(self) -> dict[str, Any]:
         """The shape the feature providers read (`hover.sourceFiles`)."""
@@ -59,7 +68,7 @@ def _flatten(raw: Mapping[str, Any]) -> dict[str, Any]:
 def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, list[str]]:
     """Validate a `rulemap` section; returns the settings and one message per problem."""
     from rulemap.checks.registry import CHECK_CODES
-    from rulemap.config import _KEYS, ConfigError, parse_config
+    from rulemap.config import _KEYS, ConfigError, parse_allow_list, parse_config
     from rulemap.profiles import PROFILES
 
     if raw is None:
@@ -104,6 +113,11 @@ def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, lis
             else:
                 values["profile"] = value
                 overrides["profile"] = value
+        elif key == GRANT_KEY:
+            try:
+                values["allow_imports_from"] = parse_allow_list(value, source)
+            except ConfigError as exc:
+                errors.append(f"{exc}; ignoring it")
         elif key in _KEYS:
             try:
                 parse_config({key: value}, source, CHECK_CODES)
@@ -122,11 +136,35 @@ def folder_settings(
     init_options: dict[str, Any], client_settings: dict[str, Any], scoped: Any
 ) -> tuple[dict[str, Any], Settings, list[str]]:
     """One folder's settings: initializationOptions, then didChangeConfiguration's, then the
-    folder's `workspace/configuration` answer (anything but a table there is an error)."""
+    folder's `workspace/configuration` answer (anything but a table there is an error).
+    `allowImportsFrom` counts from initializationOptions only."""
+    notes: list[str] = []
+    client_settings = _without_grant(
+        client_settings, init_options, "workspace/didChangeConfiguration", notes
+    )
     raw = merge(init_options, client_settings)
     if isinstance(scoped, dict):
-        raw = merge(raw, scoped)
+        raw = merge(raw, _without_grant(scoped, init_options, "workspace/configuration", notes))
     elif scoped is not None:
         raw = {"__invalid__": scoped}
     settings, errors = parse_settings(raw.get("__invalid__", raw), "settings")
-    return raw, settings, errors
+    return raw, settings, [*errors, *notes]
+
+
+def _without_grant(
+    settings: dict[str, Any], init_options: Mapping[str, Any], channel: str, notes: list[str]
+) -> dict[str, Any]:
+    """`settings` without `allowImportsFrom`; a note when it asked for more than
+    initializationOptions grants (the same value, as some clients send both, is no news)."""
+    if GRANT_KEY not in settings:
+        return settings
+    value = settings[GRANT_KEY]
+    if value is not None and value != init_options.get(GRANT_KEY) and value != []:
+        notes.append(
+            f"settings: `rulemap.{GRANT_KEY}` from {channel} is ignored: only you may let "
+            f"imports read outside the workspace, and these settings may come from the "
+            f"workspace itself. Set it in the server's initializationOptions (your editor's "
+            f"user-level configuration) or in your user configuration file "
+            f"(~/.config/rulemap/config.toml or $RULEMAP_CONFIG); ignoring it"
+        )
+    return {k: v for k, v in settings.items() if k != GRANT_KEY}

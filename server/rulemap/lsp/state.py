@@ -188,7 +188,8 @@ class Engine:
             for found in (self.locate(u) for u in self.open_docs)
         )
         job = self.loop.run_in_executor(
-            self.executor, open_workspace, folder.root, overrides, buffers, self.home, check_now
+            self.executor, open_workspace, folder.root, overrides, buffers, self.home, check_now,
+            folder.settings.allow_imports_from,
         )
         token = None
         try:

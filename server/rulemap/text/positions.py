@@ -6,6 +6,8 @@ The core keeps columns in code points (Python string indices). LSP clients negot
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from typing import Literal
 
@@ -38,10 +40,37 @@ def col_to_encoding(line_text: str, col: int, encoding: Encoding) -> int:
     col = max(0, min(col, len(line_text)))
     if encoding == "utf-32" or line_text.isascii():  # isascii is O(1) on CPython's str
         return col
-    prefix = line_text[:col]
-    if encoding == "utf-16":
-        return len(prefix.encode("utf-16-le", errors="surrogatepass")) // 2
-    return len(prefix.encode("utf-8", errors="surrogatepass"))
+    if len(line_text) < _LONG_LINE:
+        prefix = line_text[:col]
+        if encoding == "utf-16":
+            return len(prefix.encode("utf-16-le", errors="surrogatepass")) // 2
+        return len(prefix.encode("utf-8", errors="surrogatepass"))
+    # a long line with many findings (300 mentions on one 150,000-character line): index its
+    # non-ASCII characters once instead of encoding a prefix per finding
+    where, extra8, extra16 = _wide_characters(line_text)
+    before = bisect.bisect_left(where, col)
+    return col + (extra16[before] if encoding == "utf-16" else extra8[before])
+
+
+_LONG_LINE = 4096
+
+
+@functools.lru_cache(maxsize=16)
+def _wide_characters(line_text: str) -> tuple[list[int], list[int], list[int]]:
+    """Indices of the non-ASCII characters of a line, and the extra UTF-8 bytes and UTF-16
+    units of all those before each (cumulative, one entry more than indices)."""
+    where: list[int] = []
+    extra8 = [0]
+    extra16 = [0]
+    for match in _NON_ASCII.finditer(line_text):
+        ch = match.group()
+        where.append(match.start())
+        extra8.append(extra8[-1] + len(ch.encode("utf-8", errors="surrogatepass")) - 1)
+        extra16.append(extra16[-1] + (1 if ord(ch) > 0xFFFF else 0))
+    return where, extra8, extra16
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def col_from_encoding(line_text: str, units: int, encoding: Encoding) -> int:

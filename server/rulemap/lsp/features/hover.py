@@ -110,13 +110,14 @@ def _import_hover(
         parts.append("✗ this is a directory; imports name files, so the loader skips it")
     elif status is ImportStatus.HOME:
         parts.append(
-            "✗ skipped: it is in the home directory, outside the workspace (add it to "
-            "`allowImportsFrom` to load it)"
+            "✗ skipped: it is in the home directory, outside the workspace (grant it in your "
+            "user configuration's `allowImportsFrom` to load it)"
         )
     elif status is ImportStatus.OUTSIDE:
         via = " through a symlink" if resolved.identity else ""
         parts.append(
-            f"✗ skipped: it points outside the workspace{via} and is not under `allowImportsFrom`"
+            f"✗ skipped: it points outside the workspace{via} and is not under a directory you "
+            f"granted (`allowImportsFrom` in your user configuration)"
         )
     else:
         target_doc = ws.document(target)
