@@ -202,8 +202,22 @@ class TargetGroups:
         self.sizes: dict[Group, int] = {}
         self.version = ws.generation
         index = ws.scoped_rules_index()
+        anchor = self.anchor
+        by_group: dict[Group, list[str]] = {}
+        group_of = self.group_of
         for path in ws.files:
-            self._place(ws, path, (self.anchor(parent_dir(path)), tuple(index.get(path, ()))))
+            slash = path.rfind("/")
+            group = (anchor(path[:slash] if slash > 0 else ""), index.get(path, ()))
+            group_of[path] = group
+            members = by_group.get(group)
+            if members is None:
+                by_group[group] = [path]
+            else:
+                members.append(path)
+        for group, paths in by_group.items():
+            self.members[group] = set(paths)
+            self.sizes[group] = len(paths)
+            self._choose(ws, group, paths)
 
     def catch_up(self, ws: Workspace) -> bool:
         """Move the files whose rules changed since this grouping was made (False: the log
@@ -300,22 +314,6 @@ class TargetGroups:
         for seen in walked:
             self.anchors[seen] = result
         return result
-
-    def _place(self, ws: Workspace, path: str, group: Group) -> None:
-        self.group_of[path] = group
-        self.members.setdefault(group, set()).add(path)
-        self.sizes[group] = self.sizes.get(group, 0) + 1
-        current = self.representative.get(group)
-        # name a source file as the example target rather than an instruction file; among
-        # equals, the first path (ranking is only needed when it could change the choice)
-        if current is None:
-            self.representative[group] = path
-            self.rank[group] = _example_rank(ws, path)
-        elif self.rank[group] > 0 or path < current:
-            rank = _example_rank(ws, path)
-            if (rank, path) < (self.rank[group], current):
-                self.representative[group] = path
-                self.rank[group] = rank
 
 
 def _best_example(ws: Workspace, paths: Iterable[str]) -> str:

@@ -51,19 +51,23 @@ def _json(ws: Workspace, findings: list[Finding]) -> str:
     return dumps_shallow(data, depth=2) + "\n"
 
 
+# one encoder for every value: `json.dumps` with options builds a new one per call
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def dumps_shallow(value: object, depth: int, level: int = 0) -> str:
     """JSON indented down to `depth` levels and compact below: one diagnostic a line.
 
     Easy to read and grep, and ~7× faster than `indent=2`, which makes `json` use its pure
     Python encoder (5,000 findings: 110 ms → 15 ms)."""
     if depth == 0 or not value or not isinstance(value, (list, dict)):
-        return json.dumps(value, ensure_ascii=False)
+        return _ENCODE(value)
     pad, close = "  " * (level + 1), "  " * level
     if isinstance(value, list):
         items = [pad + dumps_shallow(v, depth - 1, level + 1) for v in value]
         return "[\n" + ",\n".join(items) + "\n" + close + "]"
     fields = [
-        f"{pad}{json.dumps(k, ensure_ascii=False)}: {dumps_shallow(v, depth - 1, level + 1)}"
+        f"{pad}{_ENCODE(k)}: {dumps_shallow(v, depth - 1, level + 1)}"
         for k, v in value.items()
     ]
     return "{\n" + ",\n".join(fields) + "\n" + close + "}"
