@@ -99,6 +99,14 @@ class Folder:
     def key_of(self, path: str) -> str:
         return path[len(self.root) :].lstrip("/")
 
+    def stop_timers(self) -> None:
+        """Cancel pending checks and re-indexing; in-flight work sees a new epoch and drops
+        its result (the folder was removed, or the server is shutting down)."""
+        self.epoch += 1
+        for timer in [*self.timers.values(), self.full_timer, self.reopen_timer]:
+            if timer is not None:
+                timer.cancel()
+
     def findings(self, key: str) -> list[Finding]:
         """The freshest findings of one document: the full check's, or, for a document changed
         since, its own findings plus the graph-wide ones of the last full check."""

@@ -99,10 +99,7 @@ class Engine:
         folder = self.folders.pop(path or "", None)
         if folder is None:
             return
-        folder.epoch += 1
-        for timer in [*folder.timers.values(), folder.full_timer, folder.reopen_timer]:
-            if timer is not None:
-                timer.cancel()
+        folder.stop_timers()
         prefix = folder.uri + "/"
         for uri_ in [u for u in self.ledger.docs if u.startswith(prefix)]:
             if self.locate(uri_) is None:
@@ -172,6 +169,9 @@ class Engine:
 
     async def index(self, folder: Folder) -> None:
         """(Re)open the folder's Workspace in the worker thread, then check it."""
+        if self.closed:  # a re-index scheduled before `shutdown`
+            folder.ready.set()
+            return
         if folder.refused:
             folder.ready.set()
             return
@@ -200,6 +200,8 @@ class Engine:
                 )
             ws, overlay, errors, findings = await job
         except Exception as exc:
+            if self.closed:
+                return  # the worker was shut down under it: nothing to say
             log.exception("indexing %s failed", folder.root)
             self.port.show_message(
                 types.MessageType.Error, f"Rulemap: indexing {folder.root} failed: {exc}"
@@ -576,6 +578,8 @@ class Engine:
                 try:
                     findings: list[Finding] | None = await self.on_replica(folder, full_findings)
                 except Exception:
+                    if self.closed:
+                        return
                     log.exception("checking %s failed", folder.root)
                     findings = None
                 folder.full_seconds = time.monotonic() - started
@@ -688,8 +692,15 @@ class Engine:
     # ----- helpers -------------------------------------------------------------------------
 
     def close(self) -> None:
+        """`shutdown`: no timer fires and no work starts after this."""
         self.closed = True
+        for folder in self.folders.values():
+            folder.stop_timers()
+        for timer in (self._graph_timer, self._fs_timer):
+            if timer is not None:
+                timer.cancel()
         self.executor.shutdown(wait=False, cancel_futures=True)
+
 
 
 def _log_failure(task: asyncio.Future[Any]) -> None:
