@@ -1,5 +1,3 @@
-import sys
+from rulemap.cli.main import entry
 
-from rulemap.cli.main import main
-
-sys.exit(main())
+entry()

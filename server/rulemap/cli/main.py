@@ -8,6 +8,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from rulemap.config import ConfigError
 
@@ -143,16 +144,36 @@ def _allow_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
+_one_shot = False  # set by `main` for check / explain / graph
+
+
+def entry() -> NoReturn:
+    """The `rulemap` command. After a one-shot command, skip the interpreter's teardown:
+    freeing the million objects of a 20,000-file check one by one costs ~12% of the run, and
+    nothing is left to do but exit (output is flushed first; no file is open for writing)."""
+    code = main()
+    if _one_shot:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BrokenPipeError:
+            pass
+        os._exit(code)
+    sys.exit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
+    global _one_shot
     if args.command != "serve":
         # A one-shot command allocates ~a million small objects and frees them at exit; the
         # cyclic collector finds no garbage in them and costs ~10% of a cold check.
         gc.disable()
+        _one_shot = True
     try:
         if args.command == "check":
             from rulemap.cli.commands import run_check
