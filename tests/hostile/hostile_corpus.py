@@ -12,6 +12,8 @@ import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.lsp.conftest import write
+
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY----- hostile-corpus-secret"
 
 BILLION_LAUGHS = """---
@@ -42,12 +44,7 @@ class Hostile:
 
 
 def _write(root: Path, rel: str, data: str | bytes) -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(data, bytes):
-        path.write_bytes(data)
-    else:
-        path.write_text(data, encoding="utf-8")
+    write(root, {rel: data})
 
 
 def build(tmp_path: Path, empty_dirs: int = 0, big_mb: int = 50) -> Hostile:

@@ -7,6 +7,7 @@ import json
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.hostile.fuzz_inputs import frontmatter, globs, path_pieces
 
 from rulemap.checks.registry import CHECK_CODES
 from rulemap.cli.formats import FORMATTERS
@@ -15,64 +16,7 @@ from rulemap.model import SEVERITIES
 from rulemap.readers import MemoryReader
 from rulemap.workspace import Workspace
 
-GLOB_CHARS = list("ab/.*?[]{},!-\\^~ :") + [
-    "**",
-    "z-a",
-    "中",
-    "\t",
-    "${",
-    "|",
-    "[z-a]",
-    "[a-z]",
-    "[!a]",
-    "[]",
-    "[!]",
-    "[\\]",
-    "[[:alpha:]]",
-    "{a,b}",
-    "{,}",
-    "{{a,b},c}",
-    "src/",
-    "**/",
-    "*.ts",
-    "(?P<x>",
-    ")",
-    "\\*",
-]
-globs = st.lists(st.sampled_from(GLOB_CHARS), min_size=0, max_size=14).map("".join)
-PATH_CHARS = list("ab/.~-:,;)]\\ #") + ["..", "../", "~/", "/", "\\ ", "AGENTS.md", "x.md", "中"]
-import_paths = st.lists(st.sampled_from(PATH_CHARS), min_size=0, max_size=10).map("".join)
-YAML_BITS = [
-    "paths:",
-    " ",
-    "\n",
-    "- ",
-    "'",
-    '"',
-    "[",
-    "]",
-    "{",
-    "}",
-    ",",
-    ":",
-    "&a",
-    "*a",
-    "!!python/name:os",
-    "!!binary",
-    "|",
-    ">",
-    "\t",
-    "#",
-    "---",
-    "...",
-    "? ",
-    "~",
-    "null",
-    "[[[[",
-    "globs:",
-    "alwaysApply: true",
-]
-frontmatter = st.lists(st.sampled_from(YAML_BITS), max_size=25).map("".join)
+import_paths = path_pieces
 
 
 def rule_text(front: str, paths: list[str], body_imports: list[str]) -> str:

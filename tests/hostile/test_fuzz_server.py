@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+from tests.hostile.fuzz_inputs import frontmatter, globs, path_pieces
 from tests.lsp.conftest import session, write
 
 from rulemap.checks.registry import CHECK_CODES
@@ -36,110 +37,10 @@ LINE_BREAK = re.compile(r"\r\n|\r|\n")  # as LSP splits lines (not str.splitline
 
 # ----- strategies ------------------------------------------------------------------------------
 
-GLOB_BITS = [
-    *"[]{}*?!\\/.-",
-    "a",
-    "b",
-    "src",
-    "**",
-    ",",
-    "^",
-    " ",
-    "z-a",
-    "中",
-    "é",
-    "😀",
-    "\t",
-    "**/",
-    "*.ts",
-    "{a,b}",
-    "[!a]",
-    "[]",
-    "[z-a]",
-    "{{",
-    "}}",
-    "\\]",
-    "'",
-    '"',
-    ":",
-    "#",
-]
-globs = st.lists(st.sampled_from(GLOB_BITS), max_size=12).map("".join)
-
-YAML_BITS = [
-    "paths:",
-    "globs:",
-    " ",
-    "\n",
-    "- ",
-    "'",
-    '"',
-    "[",
-    "]",
-    "{",
-    "}",
-    ",",
-    ": ",
-    "&a",
-    "*a",
-    "!!python/name:os.system",
-    "!!binary",
-    "|",
-    ">",
-    "\t",
-    "#",
-    "---",
-    "...",
-    "? ",
-    "~",
-    "null",
-    "[[[[",
-    "alwaysApply: true",
-    "description: é😀",
-    "\r\n",
-    "%YAML 1.2",
-]
-frontmatter = st.lists(st.sampled_from(YAML_BITS), max_size=16).map("".join)
-
-PATH_BITS = [
-    "..",
-    "../",
-    "~",
-    "~/",
-    "/",
-    "\\ ",
-    ".",
-    "-",
-    ",",
-    ";",
-    ":",
-    ")",
-    "]",
-    "#",
-    "`",
-    "'",
-    "!",
-    "?",
-    "*",
-    "%20",
-    "AGENTS.md",
-    "CLAUDE.md",
-    "x.md",
-    "docs/",
-    "src/a.ts",
-    "docs/x.md",
-    "../outside/secret.md",
-    "~/.ssh/id_rsa",
-    "中",
-    "😀",
-    "é",
-    "a",
-    "b",
-]
 import_paths = st.one_of(
     # what a hostile file reaches for, spelled cleanly, and anything else
     st.sampled_from(["../outside/secret.md", "~/.ssh/id_rsa", "../outside/", "~", "/"]),
-    st.lists(st.sampled_from(PATH_BITS), max_size=8).map("".join),
+    path_pieces,
 )
 
 PROSE = st.text(

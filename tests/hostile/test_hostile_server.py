@@ -12,7 +12,7 @@ import contextlib
 import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -299,37 +299,40 @@ def _open_text(path: Path) -> str:
 
 async def ask_everything(lsp: LanguageClient, uri: str) -> None:
     ident = types.TextDocumentIdentifier(uri=uri)
-    for line, character in POSITIONS:
-        position = types.Position(line=line, character=character)
-        where = f"{uri}@{line}:{character}"
-        await answer(
-            lsp.text_document_hover_async(
-                types.HoverParams(text_document=ident, position=position)
+    at_position: list[tuple[str, Callable[[types.Position], Any]]] = [
+        (
+            "hover",
+            lambda p: lsp.text_document_hover_async(
+                types.HoverParams(text_document=ident, position=p)
             ),
-            f"hover {where}",
-        )
-        await answer(
-            lsp.text_document_completion_async(
-                types.CompletionParams(text_document=ident, position=position)
+        ),
+        (
+            "completion",
+            lambda p: lsp.text_document_completion_async(
+                types.CompletionParams(text_document=ident, position=p)
             ),
-            f"completion {where}",
-        )
-        await answer(
-            lsp.text_document_definition_async(
-                types.DefinitionParams(text_document=ident, position=position)
+        ),
+        (
+            "definition",
+            lambda p: lsp.text_document_definition_async(
+                types.DefinitionParams(text_document=ident, position=p)
             ),
-            f"definition {where}",
-        )
-        await answer(
-            lsp.text_document_references_async(
+        ),
+        (
+            "references",
+            lambda p: lsp.text_document_references_async(
                 types.ReferenceParams(
                     text_document=ident,
-                    position=position,
+                    position=p,
                     context=types.ReferenceContext(include_declaration=True),
                 )
             ),
-            f"references {where}",
-        )
+        ),
+    ]
+    for line, character in POSITIONS:
+        position = types.Position(line=line, character=character)
+        for name, request in at_position:
+            await answer(request(position), f"{name} {uri}@{line}:{character}")
     whole = types.Range(
         start=types.Position(line=0, character=0), end=types.Position(line=10**6, character=0)
     )
