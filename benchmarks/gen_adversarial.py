@@ -43,10 +43,12 @@ import posixpath
 import random
 import re
 import shutil
-import subprocess
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_monorepo import git_commit  # noqa: E402  (one deterministic commit recipe)
 
 GENERATOR_VERSION = 1
 MANIFEST = ".bench-manifest.json"
@@ -643,29 +645,6 @@ def expand_braces(pattern: str) -> list[str]:
     return out
 
 
-def git_commit(dest: str) -> str:
-    env = dict(os.environ)
-    env.update({
-        "GIT_AUTHOR_NAME": "Bench Bot",
-        "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-        "GIT_COMMITTER_NAME": "Bench Bot",
-        "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-        "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+00:00",
-        "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+00:00",
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-    })
-    cfg = ["-c", "core.autocrlf=false", "-c", "commit.gpgsign=false",
-           "-c", "init.defaultBranch=main"]
-    subprocess.run(["git", *cfg, "init", "-q", dest], check=True, env=env)
-    subprocess.run(["git", *cfg, "-C", dest, "add", "-A"], check=True, env=env)
-    subprocess.run(["git", *cfg, "-C", dest, "commit", "-q", "-m", "adversarial workspace"],
-                   check=True, env=env)
-    out = subprocess.run(["git", "-C", dest, "rev-parse", "HEAD"], check=True, env=env,
-                         capture_output=True, text=True)
-    return out.stdout.strip()
-
-
 def summarize(g: Gen, seed: int, glob_check: dict[str, object]) -> dict[str, object]:
     p = g.planted
     depths = [d.count("/") + 1 for d in g.dirs]
@@ -765,7 +744,7 @@ def main(argv: list[str] | None = None) -> int:
     with open(os.path.join(dest, MANIFEST), "w", encoding="utf-8") as fh:
         json.dump(manifest, fh, indent=2, sort_keys=True)
         fh.write("\n")
-    commit = git_commit(dest) if args.git else None
+    commit = git_commit(dest, "adversarial workspace") if args.git else None
     if not args.quiet:
         f, pl = summary["files"], summary["planted"]
         assert isinstance(f, dict) and isinstance(pl, dict)

@@ -1512,7 +1512,8 @@ class Gen:
         self.files[".gitignore"] = "node_modules/\ndist/\n*.log\n.env\n" + MANIFEST + "\n"
 
 
-def git_commit(dest: str) -> str:
+def git_commit(dest: str, message: str = "synthetic monorepo") -> str:
+    """Commit DEST with fixed identities and dates: the same tree gives the same commit id."""
     env = dict(os.environ)
     env.update(
         {
@@ -1539,7 +1540,7 @@ def git_commit(dest: str) -> str:
     subprocess.run(["git", *cfg, "init", "-q", dest], check=True, env=env)
     subprocess.run(["git", *cfg, "-C", dest, "add", "-A"], check=True, env=env)
     subprocess.run(
-        ["git", *cfg, "-C", dest, "commit", "-q", "-m", "synthetic monorepo"], check=True, env=env
+        ["git", *cfg, "-C", dest, "commit", "-q", "-m", message], check=True, env=env
     )
     out = subprocess.run(
         ["git", "-C", dest, "rev-parse", "HEAD"],
