@@ -289,13 +289,18 @@ class Workspace:
     def lint_documents(self) -> list[str]:
         """Documents to lint: instruction files, rules and the files they import, each real
         file once (a symlinked alias is linted as its target)."""
+        cached: list[str] | None = self.derived.get("lint-documents")
+        if cached is not None:
+            return cached
         chosen: dict[str, str] = {}
         for path in [*self.all_documents(), *self.imported_documents()]:
             identity = self.identity(path)
             current = chosen.get(identity)
             if current is None or (identity == self.abs(path) and identity != self.abs(current)):
                 chosen[identity] = path
-        return sorted(chosen.values())
+        # which files are documents, and what a symlink is an alias of, change only with a
+        # create or delete (which drops every derived value); the imported ones with the graph
+        return self.derived.put("lint-documents", sorted(chosen.values()), reads=[IMPORT_GRAPH])  # type: ignore[no-any-return]
 
     def is_instruction(self, key: str) -> bool:
         """An instruction file or a rule of this workspace."""
