@@ -306,3 +306,23 @@ class FileIndex:
                 return pool[lo:hi]
             return pool
         return self.under(prefix)
+
+
+def prefiltered(pool: list[str], pattern: str) -> list[str]:
+    """The candidates that can match `pattern` by its literal parts (its name's ending, its
+    wildcard-free directories): cheap string tests before the regex."""
+    tail = literal_tail(pattern)
+    if tail:
+        pool = [c for c in pool if c.endswith(tail)]
+    parts = required_parts(pattern)
+    if parts:
+        pool = [c for c in pool if all(part in "/" + c for part in parts)]
+    return pool
+
+
+def safe_expand(pattern: str) -> list[str]:
+    """Brace expansion that gives nothing (rather than raising) for a glob over the cap."""
+    try:
+        return expand_braces(pattern)
+    except GlobError:
+        return []

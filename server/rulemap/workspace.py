@@ -25,24 +25,15 @@ from rulemap.globs import (
     candidates_are_exact,
     compile_patterns,
     literal_prefix,
-    literal_tail,
-    required_parts,
+    prefiltered,
+    safe_expand,
 )
 from rulemap.model import Document, Explanation, Finding, ImportRef, ImportStatus, Resolved
 from rulemap.readers.base import Reader, ReadError, is_within
+from rulemap.retarget import Retarget, patch_rules_index
 from rulemap.text.decoding import decode
 
 RULES_DIR = ".claude/rules/"
-
-
-@dataclass(frozen=True)
-class Retarget:
-    """A rule whose globs changed: the workspace files it matches now and did not before
-    (`gained`), and those it no longer matches (`lost`)."""
-
-    rule: str
-    gained: frozenset[str]
-    lost: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -458,7 +449,7 @@ class Workspace:
                 if not negates and candidates_are_exact(pattern):
                     exact.update(pool)
                     continue
-                candidates.update(_prefiltered(pool, pattern))
+                candidates.update(prefiltered(pool, pattern))
             cut = len(owner) + 1 if owner else 0
             found = sorted(exact | {c for c in candidates - exact if compiled.match(c[cut:])})
         self._matches[rule] = found
@@ -470,7 +461,7 @@ class Workspace:
         owner = self.rule_owner(rule) or ""
         cut = len(owner) + 1 if owner else 0
         found: list[str] = []
-        for expanded in _safe_expand(pattern):
+        for expanded in safe_expand(pattern):
             compiled = self._single_globs.get(expanded)
             if compiled is None:
                 compiled = self._single_globs[expanded] = compile_patterns([expanded])
@@ -480,7 +471,7 @@ class Workspace:
                 if limit is not None and len(found) >= limit:
                     return found[:limit]
                 continue
-            for candidate in _prefiltered(pool, compiled.patterns[0]):
+            for candidate in prefiltered(pool, compiled.patterns[0]):
                 if compiled.match(candidate[cut:]):
                     found.append(candidate)
                     if limit is not None and len(found) >= limit:
@@ -503,7 +494,7 @@ class Workspace:
     def _matches_ignored(self, rule: str, pattern: str) -> bool:
         owner = self.rule_owner(rule) or ""
         cut = len(owner) + 1 if owner else 0
-        for expanded in _safe_expand(pattern):
+        for expanded in safe_expand(pattern):
             compiled = compile_patterns([expanded])
             for path in self.reader.ignored_files():
                 if (not owner or path.startswith(owner + "/")) and compiled.match(path[cut:]):
@@ -679,7 +670,7 @@ class Workspace:
             gained, lost = frozenset(new - old), frozenset(old - new)
             changes.append(Retarget(rule, gained, lost))
             if index is not None:
-                _patch_index(index, rule, gained, lost)
+                patch_rules_index(index, rule, gained, lost)
         return changes
 
     def _affects_index(self, key: str) -> bool:
@@ -716,53 +707,6 @@ def _glob_patterns(doc: Document) -> tuple[str, ...] | None:
     if doc.globs is None or doc.rule_skip is not None:
         return None
     return tuple(g.pattern for g in doc.globs)
-
-
-def _patch_index(
-    index: dict[str, tuple[str, ...]], rule: str, gained: Iterable[str], lost: Iterable[str]
-) -> None:
-    """Add `rule` to the rule lists of `gained`, drop it from those of `lost`. Each distinct
-    list is worked out once (a glob such as `**/*.ts` moves 7,600 files, all alike)."""
-    memo: dict[tuple[str, ...], tuple[str, ...]] = {}
-    for path in lost:
-        current = index.get(path)
-        if current is None or rule not in current:
-            continue
-        shorter = memo.get(current)
-        if shorter is None:
-            shorter = memo[current] = tuple(r for r in current if r != rule)
-        if shorter:
-            index[path] = shorter
-        else:
-            del index[path]
-    memo.clear()
-    for path in gained:
-        current = index.get(path, ())
-        longer = memo.get(current)
-        if longer is None:
-            longer = memo[current] = tuple(sorted({*current, rule}))
-        index[path] = longer
-
-
-def _prefiltered(pool: list[str], pattern: str) -> list[str]:
-    """The candidates that can match `pattern` by its literal parts (its name's ending, its
-    wildcard-free directories): cheap string tests before the regex."""
-    tail = literal_tail(pattern)
-    if tail:
-        pool = [c for c in pool if c.endswith(tail)]
-    parts = required_parts(pattern)
-    if parts:
-        pool = [c for c in pool if all(part in "/" + c for part in parts)]
-    return pool
-
-
-def _safe_expand(pattern: str) -> list[str]:
-    from rulemap.globs import GlobError, expand_braces
-
-    try:
-        return expand_braces(pattern)
-    except GlobError:
-        return []
 
 
 def _explicit_fields(overrides: Mapping[str, Any]) -> list[str]:
