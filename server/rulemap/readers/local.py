@@ -114,19 +114,25 @@ class LocalReader:
     ) -> Iterator[str]:
         listed: dict[str, int] = {}  # real directory → times listed (through links)
         # (path, root-relative path, real path, real paths above it, no symlink on the way,
-        #  gitignores in force)
+        #  gitignores in force, reached through a link)
         stack: list[
-            tuple[str, str, str, frozenset[str], bool, list[tuple[str, CompiledGlobs]]]
-        ] = [start or (self.root, "", self._real_root, frozenset(), True, [])]
+            tuple[str, str, str, frozenset[str], bool, list[tuple[str, CompiledGlobs]], bool]
+        ] = [
+            (*start, True)
+            if start
+            else (self.root, "", self._real_root, frozenset(), True, [], True)
+        ]
         while stack:
-            directory, rel_dir, real, above, plain, specs = stack.pop()
+            directory, rel_dir, real, above, plain, specs, linked = stack.pop()
             # a link back up is a loop; a link out of the workspace is never followed; one
-            # directory reached through many links is listed a bounded number of times
-            if real in above or not is_within(real, self._real_root):
-                continue
-            if listed.get(real, 0) >= MAX_LISTINGS_PER_DIRECTORY:
-                continue
-            listed[real] = listed.get(real, 0) + 1
+            # directory reached through many links is listed a bounded number of times (a
+            # plain subdirectory is none of these: it is a new directory below its parent)
+            if linked:
+                if real in above or not is_within(real, self._real_root):
+                    continue
+                if listed.get(real, 0) >= MAX_LISTINGS_PER_DIRECTORY:
+                    continue
+                listed[real] = listed.get(real, 0) + 1
             try:
                 entries = list(os.scandir(directory))  # the index sorts; order is irrelevant
             except OSError:
@@ -164,7 +170,8 @@ class LocalReader:
                     if below is None:
                         below = above | {real}
                     stack.append(
-                        (entry.path, rel, child_real, below, plain and not is_link, local_specs)
+                        (entry.path, rel, child_real, below, plain and not is_link, local_specs,
+                         is_link)
                     )
                 elif local_specs and _ignored(local_specs, rel):
                     self._ignored.append(rel)
@@ -204,11 +211,14 @@ def read_regular_file(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
         size = 0
         want = min(info.st_size, max_bytes) + 1
         while size <= max_bytes:
-            chunk = os.read(fd, want - size if size < want else 65536)
+            asked = want - size if size < want else 65536
+            chunk = os.read(fd, asked)
             if not chunk:
                 break
             chunks.append(chunk)
             size += len(chunk)
+            if len(chunk) < asked and size >= info.st_size:
+                break  # all of it, as `fstat` sized it: no read just to see the end
         data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     except OSError as exc:
         raise ReadError(exc.strerror or str(exc)) from None
