@@ -6,7 +6,7 @@ original text; `rulemap.text.positions` converts them to UTF-16 or UTF-8 at the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
@@ -216,8 +216,3 @@ class Explanation:
             text = f"{text}\n\n{self.notice}" if text else self.notice
         return text
 
-
-def copy_finding(finding: Finding) -> Finding:
-    """A fresh Finding from a cached one: `finalize` rewrites severities in place."""
-    return replace(finding, related=list(finding.related), fixes=list(finding.fixes),
-                   tags=list(finding.tags))

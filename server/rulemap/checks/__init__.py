@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rulemap.checks import budget, files, frontmatter, imports, trust
@@ -33,8 +34,9 @@ def finalize(ws: Workspace, raw: list[Finding]) -> list[Finding]:
         level = overrides.get(finding.code)
         if level == "off":
             continue
-        if level is not None:
-            finding.severity = level  # type: ignore[assignment]
+        if level is not None and level != finding.severity:
+            # a new Finding: the one given may be cached and shared by the next check
+            finding = replace(finding, severity=level)  # type: ignore[arg-type]
         if not finding.path.startswith("/"):
             doc = ws.document(finding.path)
             if doc.suppressions.suppressed(finding.code, finding.span.start.line):

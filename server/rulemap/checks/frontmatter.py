@@ -7,7 +7,7 @@ import difflib
 from typing import TYPE_CHECKING
 
 from rulemap.globs import literal_prefix
-from rulemap.model import Finding, Fix, Span, copy_finding
+from rulemap.model import Finding, Fix, Span
 from rulemap.profiles.base import directory_chain
 from rulemap.suggest import DirectoryIndex
 
@@ -27,7 +27,7 @@ def check(ws: Workspace) -> list[Finding]:
         found: list[Finding] | None = ws.derived.get(key)
         if found is None:
             found = ws.derived.put(key, _rule_findings(ws, rule, chain), reads=(rule.path,))
-        out.extend(copy_finding(f) for f in found)
+        out.extend(found)
     return out
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES
-from rulemap.model import Finding, Fix, ImportRef, ImportStatus, Related, Span, copy_finding
+from rulemap.model import Finding, Fix, ImportRef, ImportStatus, Related, Span
 from rulemap.profiles.base import directory_chain
 from rulemap.suggest import NameIndex
 
@@ -40,14 +40,14 @@ def check(ws: Workspace) -> list[Finding]:
                 found.extend(_check_token(ws, path, ref, resolved))
                 reads.add(resolved.target)
             ws.derived.put(key, found, reads=reads)
-        out.extend(copy_finding(f) for f in found)
+        out.extend(found)
     # graph-wide findings depend on the import edges (and, for duplicates, on which rules are
     # scoped), not on the text: typing prose in AGENTS.md keeps them
     graph = ws.derived.get("import-graph-findings")
     if graph is None:
         graph = [*_cycles(ws), *_too_deep(ws), *_duplicates(ws)]
         ws.derived.put("import-graph-findings", graph, reads=[IMPORT_GRAPH, RULE_SCOPES])
-    out.extend(copy_finding(f) for f in graph)
+    out.extend(graph)
     return out
 
 
