@@ -3,6 +3,7 @@ explain and graph — no exception, and every finding well-formed."""
 
 from __future__ import annotations
 
+import gc
 import json
 
 from hypothesis import HealthCheck, given, settings
@@ -106,3 +107,41 @@ def test_edits_keep_findings_well_formed(files: dict[str, str], data: st.DataObj
         reader.set_buffer(ws.abs(key), text)
         ws.update(changed=[key])
         assert_well_formed(ws)
+
+
+@settings(
+    max_examples=15,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(workspaces())
+def test_every_command_on_disk(tmp_path_factory, capsys, files: dict[str, str]) -> None:
+    """The same random workspaces written to disk, through the CLI's own entry point: every
+    command and format answers with exit 0 or 1 (findings), never 2 or a traceback."""
+    from rulemap.cli.main import main
+
+    root = tmp_path_factory.mktemp("fuzz")
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (root / ".git").mkdir()
+    runs = [
+        *(["check", str(root), "--format", fmt] for fmt in ("text", "json", "sarif", "github")),
+        *(
+            ["explain", str(root / t), "--root", str(root), *m]
+            for t in ("src/a.ts", "pkg/src/b.py")
+            for m in ([], ["--json"], ["--text"])
+        ),
+        *(["graph", str(root), "--format", fmt] for fmt in ("json", "dot", "mermaid")),
+    ]
+    for argv in runs:
+        try:
+            code = main(argv)
+        finally:
+            gc.enable()  # a one-shot command turns the collector off for its process
+        out = capsys.readouterr()
+        assert code in (0, 1), (argv, out.err)
+        if "--json" in argv or argv[-1] in ("json", "sarif"):
+            json.loads(out.out)
