@@ -1,13 +1,13 @@
 # Rulemap — every entry point a newcomer needs.
 #   make demo     set up, then run Rulemap on the bundled example workspace
-#   make test     set up, then run every test (lint, types, unit, conformance, corpus, LSP,
+#   make test     set up, then run every test (lint, types, unit, fuzz, conformance, hostile, LSP,
 #                 Neovim, VS Code extension unit + end-to-end)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 DEMO   := examples/demo
 
-.PHONY: setup demo test test-python test-vscode lint bench package clean
+.PHONY: setup demo test test-python test-corpus test-vscode lint bench package clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +19,9 @@ setup: $(VENV)/.installed
 
 demo: setup
 	@echo "== rulemap check $(DEMO)"
-	-$(PY) -m rulemap check $(DEMO)
+	@$(PY) -m rulemap check $(DEMO); code=$$?; \
+	  if [ $$code -eq 1 ]; then echo "(exit 1: the demo's planted problems, as expected)"; \
+	  else exit $$code; fi
 	@echo
 	@echo "== rulemap explain $(DEMO)/packages/web/src/components/Button.tsx"
 	$(PY) -m rulemap explain $(DEMO)/packages/web/src/components/Button.tsx --root $(DEMO)
@@ -33,6 +35,12 @@ lint: setup
 
 test-python: setup lint
 	$(PY) -m pytest -q
+	@echo "(the real-world corpus tests are their own target: make test-corpus, with ../shared/corpus)"
+
+# the corpus is not part of this repository: fail loudly when it is missing rather than skip
+test-corpus: setup
+	@[ -f ../shared/corpus/materialize.py ] || { echo "make test-corpus: no corpus at ../shared/corpus (it lives beside the repository)" >&2; exit 1; }
+	$(PY) -m pytest -q -m corpus tests/corpus
 
 test-vscode: setup
 	RULEMAP_PYTHON=$(abspath $(PY)) bash client-vscode/scripts/setup-e2e.sh

@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
 # Installs what `npm run test:e2e` needs on a fresh Debian 12 machine (Node 20 and npm present):
-# Debian's Chromium, code-server 4.100.3 (via shared/tools/install-code-server.sh), the npm
-# dependencies of client-vscode, and a Python environment with Rulemap installed.
-# Idempotent; prints one line when everything is already there.
+# Debian's Chromium, code-server 4.100.3 (via install-code-server.sh beside this script), the
+# npm dependencies of client-vscode, and a Python environment with Rulemap installed.
+# Idempotent; prints one line when everything is already there. Needs nothing outside this
+# repository.
 #
-#   RULEMAP_SHARED_DIR          shared/ folder (default: <repo>/../shared)
 #   RULEMAP_CODE_SERVER_PREFIX  code-server prefix (default: ~/.cache/rulemap-e2e/code-server)
 #   RULEMAP_PYTHON              Python that has (or gets) rulemap (default: <repo>/.venv/bin/python)
 set -euo pipefail
 
 client=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 repo=$(git -C "$client" rev-parse --show-toplevel 2>/dev/null || (cd "$client/.." && pwd))
-shared=${RULEMAP_SHARED_DIR:-$repo/../shared}
 prefix=${RULEMAP_CODE_SERVER_PREFIX:-$HOME/.cache/rulemap-e2e/code-server}
 python=${RULEMAP_PYTHON:-$repo/.venv/bin/python}
 sudo=""
@@ -37,9 +36,7 @@ fi
 
 # 2. code-server 4.100.3 (VS Code 1.100.3)
 if [ ! -f "$prefix/node_modules/code-server/out/node/entry.js" ]; then
-  installer="$shared/tools/install-code-server.sh"
-  [ -x "$installer" ] || [ -f "$installer" ] || { echo "setup-e2e: $installer not found (set RULEMAP_SHARED_DIR)" >&2; exit 1; }
-  quiet bash "$installer" "$prefix"
+  quiet bash "$client/scripts/install-code-server.sh" "$prefix"
   did+=(code-server)
 fi
 

@@ -38,11 +38,14 @@ EXPECTED = HERE / "expected"
 TIME_LIMIT = 60  # seconds per entry for everything the smoke test runs
 
 AVAILABLE = (CORPUS / "materialize.py").is_file()
-pytestmark = pytest.mark.skipif(
-    not AVAILABLE,
-    reason=f"the real-world corpus is not here ({CORPUS}); it lives next to the repository "
-    "in ../shared/corpus",
-)
+pytestmark = [
+    pytest.mark.corpus,
+    pytest.mark.skipif(
+        not AVAILABLE,
+        reason=f"the real-world corpus is not here ({CORPUS}); it lives next to the repository "
+        "in ../shared/corpus",
+    ),
+]
 
 ENTRIES = (
     sorted(p.name for p in CORPUS.iterdir() if (p / "FILES.txt").is_file()) if AVAILABLE else []
@@ -170,10 +173,16 @@ def test_entry_runs(entry: str, tree: Any) -> None:
             assert explanation["target"] == target
             assert explanation["totalChars"] <= explanation["maxChars"]
             assert {f["reason"] for f in explanation["files"]} <= {
-                "project", "import", "rule", "nested", "scoped"}
+                "project",
+                "import",
+                "rule",
+                "nested",
+                "scoped",
+            }
             # the start-up load is the head of every target's load (unless the budget cut it)
             assert [f["path"] for f in explanation["files"]][: len(startup["files"])] == [
-                f["path"] for f in startup["files"]] or explanation["leftOut"]
+                f["path"] for f in startup["files"]
+            ] or explanation["leftOut"]
         json.dumps(build_graph(ws))
     assert time.monotonic() - start < TIME_LIMIT
 
@@ -195,9 +204,12 @@ def test_expected_findings(entry: str, expected: dict[str, Any], tree: Any) -> N
     extra = sorted((got - want).elements())
     assert not missing and not extra, (
         f"{entry}: findings differ from expected/{entry}.json (review them, see docs/corpus.md)\n"
-        f"  missing: {missing}\n  extra:   {extra}")
+        f"  missing: {missing}\n  extra:   {extra}"
+    )
     assert code == expected["exit_code"]
-    severities = Counter((d["path"], d["range"]["start"]["line"] + 1, d["code"], d["severity"])
-                         for d in diagnostics)
-    assert severities == Counter((f["path"], f["line"], f["code"], f["severity"])
-                                 for f in expected["findings"]), f"{entry}: severities differ"
+    severities = Counter(
+        (d["path"], d["range"]["start"]["line"] + 1, d["code"], d["severity"]) for d in diagnostics
+    )
+    assert severities == Counter(
+        (f["path"], f["line"], f["code"], f["severity"]) for f in expected["findings"]
+    ), f"{entry}: severities differ"
