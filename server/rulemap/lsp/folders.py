@@ -99,6 +99,13 @@ class Folder:
     def key_of(self, path: str) -> str:
         return path[len(self.root) :].lstrip("/")
 
+    def unshown(self, topic: str, messages: list[str]) -> list[str]:
+        """The messages not shown last time for this topic (no repeats on every edit); they
+        are recorded as shown."""
+        before = self.shown.get(topic, set())
+        self.shown[topic] = set(messages)
+        return [m for m in messages if m not in before]
+
     def stop_timers(self) -> None:
         """Cancel pending checks and re-indexing; in-flight work sees a new epoch and drops
         its result (the folder was removed, or the server is shutting down)."""

@@ -157,13 +157,8 @@ class Engine:
             self._show_new(folder, "settings", errors)
 
     def _show_new(self, folder: Folder, topic: str, errors: list[str]) -> None:
-        """Show the errors not shown last time for this topic (no repeats on every edit)."""
-        messages = [f"Rulemap: {e}" for e in errors]
-        before = folder.shown.get(topic, set())
-        for message in messages:
-            if message not in before:
-                self.port.show_message(types.MessageType.Error, message)
-        folder.shown[topic] = set(messages)
+        for message in folder.unshown(topic, [f"Rulemap: {e}" for e in errors]):
+            self.port.show_message(types.MessageType.Error, message)
 
     # ----- indexing ------------------------------------------------------------------------
 
