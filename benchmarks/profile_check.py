@@ -23,7 +23,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import default_python, ensure_tree, rulemap_env  # noqa: E402
 
 PHASES = r"""
-import sys, time
+import gc, sys, time
+gc.disable()  # as `rulemap check` does: else collections land in whichever phase allocates
 _w0, _c0 = time.perf_counter(), time.process_time()
 _last = [_w0, _c0]
 

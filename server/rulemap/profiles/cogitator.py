@@ -80,10 +80,6 @@ class Load:
     def skipped(self) -> list[Skipped]:
         return [s for link in self._chain() for s in link.own_skipped]
 
-    @property
-    def reads(self) -> set[str]:
-        return {r for link in self._chain() for r in link.own_reads}
-
     def budget_pass(self, max_chars: int) -> BudgetPass:
         """This link's `BudgetPass` (call once the load is complete; cached)."""
         missing = [link for link in self._chain() if max_chars not in link._passes]
