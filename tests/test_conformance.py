@@ -32,10 +32,15 @@ EXPLAIN_KEYS = {
     "files",
     "leftOut",
     "skipped",
+    "budget",
 }
+OPTIONAL_EXPLAIN_KEYS = {"notes"}
 FILE_KEYS = {"path", "reason", "importedBy", "depth", "chars", "cut"}
-REASONS = {"project", "import", "rule", "nested", "scoped"}
+# shown by profiles that have them (docs/protocol.md): step, tokens, truncated, cutLine, ...
+OPTIONAL_FILE_KEYS = {"step", "tokens", "truncated", "cutLine", "bytes", "note"}
+REASONS = {"project", "import", "rule", "nested", "scoped", "user", "requested"}
 DIAG_KEYS = {"path", "range", "severity", "code", "message"}
+OPTIONAL_DIAG_KEYS = {"profile"}
 SEVERITIES = {"error", "warning", "information", "hint"}
 
 CASES = sorted(p for p in CASES_DIR.iterdir() if (p / "case.toml").is_file())
@@ -233,7 +238,7 @@ def check_explain(
 ) -> None:
     exp = case.get("expect", {})
     rep.check(
-        set(data) == EXPLAIN_KEYS,
+        EXPLAIN_KEYS <= set(data) <= EXPLAIN_KEYS | OPTIONAL_EXPLAIN_KEYS,
         "top-level keys of explain --json",
         sorted(EXPLAIN_KEYS),
         sorted(data),
@@ -241,7 +246,7 @@ def check_explain(
     files = data.get("files", [])
     for entry in files:
         rep.check(
-            isinstance(entry, dict) and set(entry) == FILE_KEYS,
+            isinstance(entry, dict) and FILE_KEYS <= set(entry) <= FILE_KEYS | OPTIONAL_FILE_KEYS,
             f"keys of files entry {entry.get('path') if isinstance(entry, dict) else entry}",
             sorted(FILE_KEYS),
             sorted(entry) if isinstance(entry, dict) else entry,
@@ -258,15 +263,17 @@ def check_explain(
         total,
         data["totalChars"],
     )
+    shared_chars = data["budget"]["kind"] == "shared" and data["budget"]["unit"] == "chars"
     rep.check(
-        data["totalChars"] <= data["maxChars"],
+        not shared_chars or data["totalChars"] <= data["maxChars"],
         "totalChars <= maxChars",
         data["maxChars"],
         data["totalChars"],
     )
     root = (dirs["workspace"] / exp.get("root", ".")).resolve()
     rep.check(Path(data["root"]).resolve() == root, "root (absolute)", str(root), data["root"])
-    rep.check(sum(1 for f in files if f["cut"]) <= 1, "at most one file is cut")
+    if data["budget"]["kind"] == "shared":
+        rep.check(sum(1 for f in files if f["cut"]) <= 1, "at most one file is cut")
 
     if "files_count" in exp:
         rep.check(
@@ -294,6 +301,23 @@ def check_explain(
             "files[].cut",
             exp["cut"],
             [[f["path"], f["cut"]] for f in files],
+        )
+    # profile-specific per-file facts, parallel to files ("" in a list = absent/null)
+    for key in sorted(OPTIONAL_FILE_KEYS):
+        if key in exp:
+            actual = [f.get(key) for f in files]
+            rep.check(
+                [_null(v) for v in exp[key]] == actual,
+                f"files[].{key}",
+                exp[key],
+                [[f["path"], f.get(key)] for f in files],
+            )
+    if "budget" in exp:
+        rep.check(exp["budget"] == data["budget"], "budget", exp["budget"], data["budget"])
+    for text in exp.get("notes_contains", []):
+        rep.check(
+            any(text in n for n in data.get("notes", [])), f"a note contains {text!r}",
+            text, data.get("notes"),
         )
     for key in ("totalChars", "maxChars", "cwd", "profile", "leftOut"):
         if key in exp:
@@ -335,6 +359,7 @@ def _matches(want: dict[str, Any], diag: dict[str, Any]) -> bool:
         and one("end_line", end["line"])
         and one("end_character", end["character"])
         and one("severity", diag["severity"])
+        and one("profile", diag.get("profile"))
         and all(s in diag["message"] for s in want.get("message_contains", []))
     )
 
@@ -351,7 +376,7 @@ def check_check(rep: Report, case: dict[str, Any], data: dict[str, Any]) -> None
     for d in diags:
         ok = (
             isinstance(d, dict)
-            and set(d) == DIAG_KEYS
+            and DIAG_KEYS <= set(d) <= DIAG_KEYS | OPTIONAL_DIAG_KEYS
             and set(d["range"]) == {"start", "end"}
             and all(set(d["range"][k]) == {"line", "character"} for k in ("start", "end"))
         )

@@ -23,6 +23,8 @@ import {
 } from './launch';
 import { checkModule, createVenvAndInstall, existingManagedVenvPython } from './install';
 import {
+  CompareParams,
+  CompareResult,
   EffectiveInstructions,
   EffectiveInstructionsParams,
   GraphChangedParams,
@@ -356,6 +358,10 @@ export class RulemapClient implements RulemapApi, vscode.Disposable {
 
   profiles(): Promise<ProfilesResult | null | undefined> {
     return this.request(Methods.profiles, {});
+  }
+
+  compare(params: CompareParams): Promise<CompareResult | null | undefined> {
+    return this.request(Methods.compare, params);
   }
 
   async dispose(): Promise<void> {

@@ -1,7 +1,7 @@
 // Explorer badges: files that path-scoped rules match get a badge and a tooltip naming the rules.
 
 import * as vscode from 'vscode';
-import { MatchingRule, RulemapApi } from './protocol';
+import { GraphChangedParams, MatchingRule, RulemapApi } from './protocol';
 
 export interface DecorationModel {
   badge: string;
@@ -25,28 +25,21 @@ export function decorationModel(rules: MatchingRule[] | undefined | null): Decor
   return { badge: ruleBadge(rules.length), tooltip: `${head} ${names.join('; ')}` };
 }
 
-/** Pure: should we ask the server about this URI at all? */
+/**
+ * Pure: should we ask the server about this URI at all? Only files on disk; which folders the
+ * server walks (and which it leaves out) is its business — it answers "no rules" for those.
+ */
 export function isDecoratable(uri: { scheme: string; path: string }): boolean {
-  if (uri.scheme !== 'file') {
-    return false;
-  }
-  // The inside of .git and dependency folders never gets rules worth showing and is large.
-  return !/\/(\.git|node_modules)(\/|$)/.test(uri.path);
+  return uri.scheme === 'file';
 }
 
 /**
- * Pure: can a `rulemap/graphChanged` with these URIs change which rules match which file? Only
- * when a rule or the configuration changed (or the server did not say what changed) — edits to
- * AGENTS.md and its imports do not move badges.
+ * Pure: can this `rulemap/graphChanged` change which rules match which file? The server says so
+ * in `rulesChanged`; when it does not (an older server, or the synthetic event after a start),
+ * assume it can.
  */
-export function affectsRuleMatches(uris: string[]): boolean {
-  if (uris.length === 0) {
-    return true;
-  }
-  return uris.some((u) => {
-    const path = decodeURIComponent(u.replace(/^[a-z][\w+.-]*:(\/\/[^/]*)?/i, ''));
-    return /\/\.claude\/rules(\/|$)/.test(path) || /\/(rulemap\.toml|pyproject\.toml|\.gitignore)$/.test(path);
-  });
+export function affectsRuleMatches(e: GraphChangedParams | undefined): boolean {
+  return typeof e?.rulesChanged === 'boolean' ? e.rulesChanged : true;
 }
 
 export class RuleDecorationProvider implements vscode.FileDecorationProvider, vscode.Disposable {

@@ -3,11 +3,13 @@
 import * as vscode from 'vscode';
 import { ActiveInstructions } from './activeInstructions';
 import { RulemapClient } from './client';
-import { configuredProfile } from './config';
 import { interpreterChangeNeedsRestart } from './launch';
 import { affectsRuleMatches, RuleDecorationProvider } from './decorations';
+import { chooseProfile, ProfileChoice, ProfilePickItem } from './profileChoice';
+import { GraphChangedParams } from './protocol';
 import { PythonInterpreter } from './python';
 import { RulemapStatusBar } from './statusBar';
+import { CompareAgentsProvider, CompareNode } from './views/compareAgents';
 import { EffectiveInstructionsProvider, EffectiveNode } from './views/effectiveInstructions';
 import { InstructionFilesProvider } from './views/instructionFiles';
 import { fetchInstructionsText, instructionsUri, InstructionsDocumentProvider, SCHEME } from './virtualDocument';
@@ -24,7 +26,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   rulemapClient = client;
   context.subscriptions.push(python); // the client is stopped in deactivate()
 
-  const profile = () => configuredProfile(vscode.workspace.workspaceFolders?.[0]?.uri);
+  // The agent profile the views explain for: picked per workspace; none picked → the server's
+  // workspace default (rulemap.profile, rulemap.toml).
+  const choice = new ProfileChoice(context.workspaceState);
+  context.subscriptions.push(choice);
+  const profile = () => choice.picked;
 
   // Active file → effective instructions (shared by the view and the status bar)
   const isStillOpen = (uri: vscode.Uri) =>
@@ -48,7 +54,28 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const files = new InstructionFilesProvider(client);
   const filesView = vscode.window.createTreeView('rulemap.instructionFiles', { treeDataProvider: files });
   files.attach(filesView);
-  context.subscriptions.push(effective, effectiveView, files, filesView);
+  // the profile the other views show, for the compare view's marker
+  const shownProfile = () => active.result?.profile ?? choice.picked ?? choice.profiles?.active;
+  const compare = new CompareAgentsProvider(client, () => active.uri, shownProfile);
+  const compareView = vscode.window.createTreeView('rulemap.compareAgents', {
+    treeDataProvider: compare,
+    showCollapseAll: true,
+  });
+  compare.attach(compareView);
+  context.subscriptions.push(effective, effectiveView, files, filesView, compare, compareView);
+  // the file changed: compare again; a new result for the same file may name another profile
+  let comparedUri: string | undefined;
+  let markedProfile: string | undefined;
+  active.onDidChange(() => {
+    const uri = active.uri?.toString();
+    if (uri !== comparedUri) {
+      comparedUri = uri;
+      compare.scheduleRefresh();
+    } else if (shownProfile() !== markedProfile) {
+      compare.redraw();
+    }
+    markedProfile = shownProfile();
+  });
 
   // Explorer decorations
   const decorations = new RuleDecorationProvider(client);
@@ -57,9 +84,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // Status bar
   const status = new RulemapStatusBar();
   context.subscriptions.push(status);
-  const updateStatus = () => status.update(active.result, client.state, active.uri !== undefined);
+  const updateStatus = () => {
+    const hasFile = active.uri !== undefined;
+    status.update(active.result, client.state, hasFile);
+    status.updateProfile(active.result, client.state, hasFile, choice.picked, (n) => choice.info(n));
+  };
   active.onDidChange(updateStatus);
   client.onDidChangeState(updateStatus);
+  choice.onDidChange(updateStatus);
   updateStatus();
 
   // Virtual documents
@@ -68,17 +100,33 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   // Refreshing
   let filesTimer: ReturnType<typeof setTimeout> | undefined;
-  const refreshAll = (uris?: string[]) => {
-    if (!uris || affectsRuleMatches(uris)) decorations.clear();
+  const refreshAll = (e?: GraphChangedParams) => {
+    if (affectsRuleMatches(e)) decorations.clear();
     active.scheduleRefresh();
+    compare.scheduleRefresh();
     docs.refreshOpen();
     if (filesTimer) clearTimeout(filesTimer);
     filesTimer = setTimeout(() => void files.refresh(), 150);
   };
   context.subscriptions.push({ dispose: () => filesTimer && clearTimeout(filesTimer) });
-  client.onGraphChanged((e) => refreshAll(e.uris));
+  client.onGraphChanged((e) => refreshAll(e));
   client.onDidChangeState((s) => {
     if (s !== 'starting') refreshAll();
+    if (s === 'running') {
+      // titles for the status tooltip; a remembered pick the server no longer knows is dropped
+      void choice.load(client).then(({ dropped }) => {
+        if (dropped) log.warn(`The agent profile "${dropped}" picked for this workspace is unknown to the server; using the default.`);
+        updateStatus();
+      });
+    }
+  });
+  // A new pick: the views explain for it (badges and the instruction list do not depend on it).
+  choice.onDidChange((name) => {
+    log.info(`Agent profile: ${name ?? 'the workspace default'}`);
+    active.scheduleRefresh();
+    compare.redraw();
+    compare.scheduleRefresh();
+    docs.refreshOpen();
   });
   context.subscriptions.push(
     vscode.window.onDidChangeActiveTextEditor((e) => active.setEditorUri(e?.document.uri)),
@@ -99,8 +147,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         // the server takes it from initializationOptions only (docs/security.md)
         setTimeout(() => void client.restart('rulemap.allowImportsFrom changed'), 250);
       } else if (e.affectsConfiguration('rulemap')) {
-        // The server re-pulls its configuration and sends graphChanged; refresh anyway for the
-        // settings the client itself sends (rulemap.profile).
+        // The server re-pulls its configuration and sends graphChanged; refresh anyway (an
+        // older server may not), e.g. for rulemap.profile, the default when nothing is picked.
         setTimeout(() => refreshAll(), 300);
       }
     }),
@@ -157,31 +205,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         await vscode.commands.executeCommand('vscode.open', vscode.Uri.parse(node.file.uri));
       }
     }),
-    vscode.commands.registerCommand('rulemap.selectProfile', async () => {
-      const r = await client.profiles();
-      if (!r || !r.profiles?.length) {
-        void vscode.window.showWarningMessage('Rulemap: the language server did not list any profile (is it running?).');
+    vscode.commands.registerCommand('rulemap.chooseProfile', async (arg?: unknown) => {
+      // from a Compare Agents row: use that agent without asking
+      const node = arg as CompareNode | undefined;
+      if (node && typeof node === 'object' && node.kind === 'agent') {
+        await choice.pick(node.column.profile);
         return;
       }
-      const items = r.profiles.map((p) => ({
-        label: p.title || p.name,
-        description: p.name === r.active ? `${p.name} (active)` : p.name,
-        detail: p.description,
-        name: p.name,
-      }));
-      const pick = await vscode.window.showQuickPick(items, {
-        title: 'Rulemap: Select Profile',
-        placeHolder: 'Which agent loader should Rulemap model?',
-        matchOnDescription: true,
-        matchOnDetail: true,
+      await chooseProfile(client, choice, {
+        showQuickPick: (items, options) => vscode.window.showQuickPick<ProfilePickItem>(items, options),
+        showWarningMessage: (m) => void vscode.window.showWarningMessage(m),
       });
-      if (!pick) return;
-      const config = vscode.workspace.getConfiguration('rulemap');
-      const target =
-        config.inspect('profile')?.workspaceValue !== undefined
-          ? vscode.ConfigurationTarget.Workspace
-          : vscode.ConfigurationTarget.Global;
-      await config.update('profile', pick.name, target);
     }),
   );
 

@@ -1,6 +1,6 @@
 // Types and method names of Rulemap's custom LSP extensions (docs/protocol.md).
 
-export type Reason = 'project' | 'import' | 'rule' | 'nested' | 'scoped';
+export type Reason = 'project' | 'import' | 'rule' | 'nested' | 'scoped' | 'user' | 'requested';
 
 export interface LoadedFile {
   path: string;
@@ -12,6 +12,23 @@ export interface LoadedFile {
   cut: boolean;
   /** 0-based line of the `@import` in the importer (imports only). */
   line?: number;
+  /** The agent's own loading step (profiles that load in numbered steps). */
+  step?: number;
+  tokens?: number;
+  /** Cut by a per-file limit (as opposed to `cut` by a shared budget). */
+  truncated?: boolean;
+  /** 0-based line of the original file where the agent stops reading. */
+  cutLine?: number;
+  bytes?: number;
+  /** The profile's remark on this file (shown in tooltips). */
+  note?: string;
+}
+
+/** How the profile limits what it loads. */
+export interface Budget {
+  kind: 'shared' | 'per-file' | 'none' | string;
+  unit: 'chars' | 'bytes' | 'tokens' | string;
+  limit: number | null;
 }
 
 export interface SkippedFile {
@@ -27,10 +44,19 @@ export interface EffectiveInstructions {
   target: string | null;
   maxChars: number;
   totalChars: number;
+  /** Absent from servers older than the profile registry (then: a shared budget of `maxChars`). */
+  budget?: Budget;
   files: LoadedFile[];
   leftOut: string[];
+  /** URIs of `leftOut`, in the same order. */
+  leftOutUris?: string[];
   skipped: SkippedFile[];
-  uri: string;
+  /** The server's verdict: something is cut or left out. */
+  overBudget?: boolean;
+  /** The profile's decisions, shown under the tree (e.g. "the walk stops at the workspace root"). */
+  notes?: string[];
+  /** Present on `rulemap/effectiveInstructions` results (not inside `rulemap/compare` columns). */
+  uri?: string;
   text?: string;
 }
 
@@ -80,11 +106,36 @@ export interface ProfileInfo {
 
 export interface ProfilesResult {
   profiles: ProfileInfo[];
+  /** The workspace default (settings, else rulemap.toml, else the server's default). */
   active: string;
+  /** The profiles checks run for in this workspace. */
+  selected?: string[];
+}
+
+export interface CompareParams {
+  uri: string;
+  profiles?: string[];
+}
+
+export interface CompareColumn {
+  profile: string;
+  title: string;
+  /** A short summary written by the server, e.g. "3 files · 1.2k/32k". */
+  summary: string;
+  overBudget: boolean;
+  explanation: EffectiveInstructions;
+}
+
+export interface CompareResult {
+  uri: string;
+  target: string | null;
+  columns: CompareColumn[];
 }
 
 export interface GraphChangedParams {
   uris: string[];
+  /** Rule matches may have moved (absent from older servers: assume they did). */
+  rulesChanged?: boolean;
 }
 
 export const Methods = {
@@ -93,6 +144,7 @@ export const Methods = {
   instructionFiles: 'rulemap/instructionFiles',
   graph: 'rulemap/graph',
   profiles: 'rulemap/profiles',
+  compare: 'rulemap/compare',
   graphChanged: 'rulemap/graphChanged',
 } as const;
 
@@ -106,6 +158,8 @@ export interface RulemapApi {
   rulesForFile(uri: string): Promise<RulesForFileResult | null | undefined>;
   instructionFiles(): Promise<InstructionFilesResult | null | undefined>;
   profiles(): Promise<ProfilesResult | null | undefined>;
+  /** `null`: the URI is not a file of a workspace folder; `undefined`: no answer. */
+  compare(params: CompareParams): Promise<CompareResult | null | undefined>;
   /** True when a server is running and ready to answer. */
   readonly isReady: boolean;
 }

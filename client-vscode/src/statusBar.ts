@@ -1,8 +1,11 @@
 // The status bar item: the active file's budget use, e.g. `Rulemap 12.3k/32k`.
 
 import * as vscode from 'vscode';
-import { EffectiveInstructions } from './protocol';
-import { formatChars, formatInt, plural } from './format';
+import { EffectiveInstructions, ProfileInfo } from './protocol';
+import { plural } from './format';
+import { budgetLong, budgetShort, isCut, isOverBudget } from './budget';
+
+export { isOverBudget } from './budget';
 
 export type ServerState = 'starting' | 'running' | 'stopped' | 'failed';
 
@@ -16,11 +19,7 @@ export interface StatusModel {
 }
 
 export const FOCUS_SIDEBAR_COMMAND = 'rulemap.effectiveInstructions.focus';
-
-/** Is anything of this load cut or left out? */
-export function isOverBudget(r: EffectiveInstructions): boolean {
-  return r.files.some((f) => f.cut) || r.leftOut.length > 0 || r.totalChars > r.maxChars;
-}
+export const CHOOSE_PROFILE_COMMAND = 'rulemap.chooseProfile';
 
 /** Pure: what the status bar item should show. */
 export function statusModel(
@@ -55,9 +54,9 @@ export function statusModel(
     `Rulemap (${result.profile}): ${plural(result.files.length, 'file')} loaded for ${
       result.target ?? 'this workspace'
     }`,
-    `${formatInt(result.totalChars)} of ${formatInt(result.maxChars)} characters`,
+    budgetLong(result),
   ];
-  const cut = result.files.filter((f) => f.cut).map((f) => f.path);
+  const cut = result.files.filter(isCut).map((f) => f.path);
   if (cut.length) {
     lines.push(`Cut: ${cut.join(', ')}`);
   }
@@ -69,18 +68,73 @@ export function statusModel(
     ...base,
     visible: true,
     warning: over,
-    text: `Rulemap ${formatChars(result.totalChars)}/${formatChars(result.maxChars)}`,
+    text: `Rulemap ${budgetShort(result)}`,
     tooltip: lines.join('\n'),
   };
 }
 
-/** Applies `statusModel` to a real status bar item. */
+export interface ProfileStatusModel {
+  visible: boolean;
+  text: string;
+  tooltip: string;
+}
+
+/**
+ * Pure: the second, short status item naming the agent profile the views show
+ * (`Rulemap: <profile name>`); clicking it opens the picker. The name comes from the server's
+ * answer (the workspace default when nothing was picked), else from the pick.
+ */
+export function profileStatusModel(
+  result: EffectiveInstructions | null | undefined,
+  state: ServerState,
+  hasFile: boolean,
+  picked: string | undefined,
+  info: (name: string) => ProfileInfo | undefined,
+): ProfileStatusModel {
+  const name = result?.profile ?? picked;
+  if (state !== 'running' || !hasFile || !name) {
+    return { visible: false, text: 'Rulemap', tooltip: '' };
+  }
+  const p = info(name);
+  const lines = [
+    `Rulemap agent profile: ${p?.title ? `${p.title} (${name})` : name}`,
+    ...(p?.description ? [p.description] : []),
+    picked ? 'Chosen for this workspace.' : 'The workspace default (rulemap.profile or rulemap.toml).',
+    'Click to choose another agent.',
+  ];
+  return { visible: true, text: `Rulemap: ${name}`, tooltip: lines.join('\n') };
+}
+
+/** Applies `statusModel` to a real status bar item, and `profileStatusModel` to a second one. */
 export class RulemapStatusBar implements vscode.Disposable {
   readonly item: vscode.StatusBarItem;
+  readonly profileItem: vscode.StatusBarItem;
 
   constructor() {
     this.item = vscode.window.createStatusBarItem('rulemap.status', vscode.StatusBarAlignment.Right, 100);
     this.item.name = 'Rulemap';
+    // just left of the budget item (on the right side a higher priority sits further left)
+    this.profileItem = vscode.window.createStatusBarItem('rulemap.profileStatus', vscode.StatusBarAlignment.Right, 101);
+    this.profileItem.name = 'Rulemap Agent Profile';
+    this.profileItem.command = CHOOSE_PROFILE_COMMAND;
+  }
+
+  updateProfile(
+    result: EffectiveInstructions | null | undefined,
+    state: ServerState,
+    hasFile: boolean,
+    picked: string | undefined,
+    info: (name: string) => ProfileInfo | undefined,
+  ): ProfileStatusModel {
+    const m = profileStatusModel(result, state, hasFile, picked, info);
+    this.profileItem.text = m.text;
+    this.profileItem.tooltip = m.tooltip;
+    if (m.visible) {
+      this.profileItem.show();
+    } else {
+      this.profileItem.hide();
+    }
+    return m;
   }
 
   update(result: EffectiveInstructions | null | undefined, state: ServerState, hasFile: boolean): StatusModel {
@@ -103,5 +157,6 @@ export class RulemapStatusBar implements vscode.Disposable {
 
   dispose(): void {
     this.item.dispose();
+    this.profileItem.dispose();
   }
 }

@@ -29,11 +29,12 @@ describe('decorationModel', () => {
     expect(ruleBadge(10)).toBe('R+');
     for (const n of [1, 5, 9, 10, 250]) expect(ruleBadge(n).length).toBeLessThanOrEqual(2);
   });
-  it('only decorates workspace files', () => {
+  it('only decorates files on disk, and leaves which folders count to the server', () => {
     expect(isDecoratable(Uri.file('/ws/src/a.ts'))).toBe(true);
     expect(isDecoratable(Uri.parse('untitled:Untitled-1'))).toBe(false);
-    expect(isDecoratable(Uri.file('/ws/node_modules/x/index.js'))).toBe(false);
-    expect(isDecoratable(Uri.file('/ws/.git/config'))).toBe(false);
+    expect(isDecoratable(Uri.parse('git:/ws/src/a.ts'))).toBe(false);
+    // no skipped-folder list in the client: the server answers "no rules" for what it does not walk
+    expect(isDecoratable(Uri.file('/ws/node_modules/x/index.js'))).toBe(true);
     expect(isDecoratable(Uri.file('/ws/.github/workflows/ci.yml'))).toBe(true);
   });
 });
@@ -83,16 +84,16 @@ describe('RuleDecorationProvider', () => {
 });
 
 describe('affectsRuleMatches', () => {
-  it('clears badges when rules or configuration change, or when the server does not say', () => {
-    expect(affectsRuleMatches([])).toBe(true);
-    expect(affectsRuleMatches(['file:///ws/.claude/rules/api.md'])).toBe(true);
-    expect(affectsRuleMatches(['file:///ws/pkg/.claude/rules/sub/x.md'])).toBe(true);
-    expect(affectsRuleMatches(['file:///ws/rulemap.toml'])).toBe(true);
-    expect(affectsRuleMatches(['file:///ws/pyproject.toml'])).toBe(true);
-    expect(affectsRuleMatches(['file:///ws/My%20Project/.claude/rules/a.md'])).toBe(true);
+  it("follows the server's rulesChanged", () => {
+    expect(affectsRuleMatches({ uris: ['file:///ws/AGENTS.md'], rulesChanged: false })).toBe(false);
+    expect(affectsRuleMatches({ uris: ['file:///ws/AGENTS.md'], rulesChanged: true })).toBe(true);
+    // a path the client would once have taken for a rule: the server's word wins
+    expect(affectsRuleMatches({ uris: ['file:///ws/.claude/rules/api.md'], rulesChanged: false })).toBe(false);
+    expect(affectsRuleMatches({ uris: ['file:///ws/docs/rules.mdc'], rulesChanged: true })).toBe(true);
   });
-  it('keeps badges when only instruction files or imports changed', () => {
-    expect(affectsRuleMatches(['file:///ws/AGENTS.md', 'file:///ws/docs/guide.md'])).toBe(false);
-    expect(affectsRuleMatches(['file:///ws/.claude/CLAUDE.md'])).toBe(false);
+  it('refreshes when the server does not say (older server, synthetic event after a start)', () => {
+    expect(affectsRuleMatches({ uris: ['file:///ws/AGENTS.md'] })).toBe(true);
+    expect(affectsRuleMatches({ uris: [] })).toBe(true);
+    expect(affectsRuleMatches(undefined)).toBe(true);
   });
 });

@@ -140,7 +140,7 @@ describe('effectiveViewHeader', () => {
   it('shows the budget in the description', () => {
     const h = effectiveViewHeader(result({ totalChars: 12300 }), { hasFile: true, ready: true });
     expect(h.description).toBe('12.3k/32k');
-    expect(h.message).toBe('2 files for handler.ts · 12,300 of 32,000 chars');
+    expect(h.message).toBe('cogitator: 2 files for handler.ts · 12,300 of 32,000 characters');
   });
   it('says what is over budget', () => {
     const r = result({ files: [file('AGENTS.md', { cut: true })], leftOut: ['a.md', 'b.md'] });

@@ -90,6 +90,6 @@ describe('InstructionFilesProvider', () => {
     const view = {} as { message?: string };
     p.attach(view as never);
     await p.refresh();
-    expect(view.message).toMatch(/No AGENTS.md/);
+    expect(view.message).toMatch(/No instruction files/);
   });
 });

@@ -20,7 +20,8 @@ describe('package.json', () => {
       expect(p.description ?? p.markdownDescription, k).toBeTruthy();
       expect('default' in p, k).toBe(true);
     }
-    expect(props['rulemap.profile'].default).toBe('cogitator');
+    // null: rulemap.toml's profile, else the server's default (no profile name in the client)
+    expect(props['rulemap.profile'].default).toBeNull();
     expect(props['rulemap.hover.sourceFiles'].default).toBe('firstLine');
     expect(props['rulemap.diagnostics.debounceMs'].default).toBe(150);
   });
@@ -51,12 +52,16 @@ describe('package.json', () => {
     expect(pkg.repository).toBeTruthy();
   });
 
-  it('has the Rulemap container and its two views', () => {
+  it('has the Rulemap container and its three views', () => {
     expect(pkg.contributes.viewsContainers.activitybar[0]).toMatchObject({ id: 'rulemap', title: 'Rulemap' });
     expect(pkg.contributes.views.rulemap.map((v: { id: string; name: string }) => [v.id, v.name])).toEqual([
       ['rulemap.effectiveInstructions', 'Effective Instructions'],
+      ['rulemap.compareAgents', 'Compare Agents'],
       ['rulemap.instructionFiles', 'Instruction Files'],
     ]);
+    for (const v of ['rulemap.effectiveInstructions', 'rulemap.compareAgents']) {
+      expect(pkg.contributes.viewsWelcome.some((w: { view: string; when: string }) => w.view === v && w.when.includes('!rulemap.activeFile')), v).toBe(true);
+    }
     expect(pkg.contributes.viewsWelcome.some((w: { view: string; when: string }) => w.view === 'rulemap.effectiveInstructions' && w.when.includes('!rulemap.activeFile'))).toBe(true);
   });
 
@@ -64,8 +69,34 @@ describe('package.json', () => {
     const contributed = pkg.contributes.commands.map((c: { command: string }) => c.command).sort();
     const registered = [...extensionSource.matchAll(/registerCommand\('([^']+)'/g)].map((m) => m[1]).sort();
     expect(registered).toEqual(contributed);
-    for (const c of ['rulemap.showEffectiveInstructions', 'rulemap.copyEffectiveInstructions', 'rulemap.selectProfile', 'rulemap.restartServer', 'rulemap.showOutput']) {
+    for (const c of ['rulemap.showEffectiveInstructions', 'rulemap.copyEffectiveInstructions', 'rulemap.chooseProfile', 'rulemap.restartServer', 'rulemap.showOutput']) {
       expect(contributed).toContain(c);
+    }
+  });
+
+  it('offers Choose Agent Profile with an icon in the title bars of Effective Instructions and Compare Agents', () => {
+    const cmd = pkg.contributes.commands.find((c: { command: string }) => c.command === 'rulemap.chooseProfile');
+    expect(cmd).toMatchObject({ title: 'Choose Agent Profile', category: 'Rulemap' });
+    expect(cmd.icon).toMatch(/^\$\([a-z-]+\)$/);
+    const titleBar = pkg.contributes.menus['view/title'].filter((m: { command: string }) => m.command === 'rulemap.chooseProfile');
+    expect(titleBar.length).toBe(1);
+    // the navigation group: an icon in the title bar, not a "…" menu entry
+    expect(titleBar[0].group).toMatch(/^navigation/);
+    expect(titleBar[0].when).toContain('view == rulemap.effectiveInstructions');
+    expect(titleBar[0].when).toContain('view == rulemap.compareAgents');
+    // and on each agent row of the compare view, to switch to that agent
+    const inline = pkg.contributes.menus['view/item/context'].find((m: { command: string }) => m.command === 'rulemap.chooseProfile');
+    expect(inline).toMatchObject({ group: 'inline' });
+    expect(inline.when).toContain('viewItem == rulemap.agent');
+    expect(inline.when).not.toContain('rulemap.agent.current');
+  });
+
+  it('refreshes, restarts and shows output from every view', () => {
+    for (const c of ['rulemap.refresh', 'rulemap.restartServer', 'rulemap.showOutput']) {
+      const m = pkg.contributes.menus['view/title'].find((x: { command: string }) => x.command === c);
+      for (const v of ['rulemap.effectiveInstructions', 'rulemap.compareAgents', 'rulemap.instructionFiles']) {
+        expect(m.when, `${c} in ${v}`).toContain(`view == ${v}`);
+      }
     }
   });
 });

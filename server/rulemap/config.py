@@ -63,7 +63,11 @@ class Config:
     nested: bool = True
     ignore: tuple[str, ...] = ()
     severity: Mapping[str, str] = field(default_factory=dict)
-    profile: str = "cogitator"
+    profile: str = "cogitator"  # the loading model `explain` uses when none is named
+    # the agents checks run for (None: every agent whose files exist; see profiles.select)
+    profiles: tuple[str, ...] | None = None
+    # `[profiles.<name>]` tables as written; each profile validates its own (profiles.base)
+    profile_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     source: str | None = None  # where it was read from, for messages
     ignored: tuple[IgnoredSetting, ...] = ()  # user-only keys the repository tried to set
 
@@ -80,6 +84,7 @@ _KEYS: dict[str, str] = {
     "ignore": "ignore",
     "severity": "severity",
     "profile": "profile",
+    "profiles": "profiles",
 }
 
 
@@ -100,6 +105,9 @@ def parse_config(
             )
         if key in USER_ONLY_KEYS:
             ignored.append(IgnoredSetting(key, value))
+            continue
+        if key == "profiles":
+            values["profiles"], values["profile_options"] = _profiles(value, source)
             continue
         values[_KEYS[key]] = _check(key, value, source, known_codes)
     return replace(Config(), **values, source=source, ignored=tuple(ignored))
@@ -166,6 +174,30 @@ def _string_list(key: str, value: Any, source: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise _type_error(source, key, "a list of strings", value)
     return tuple(value)
+
+
+def _profiles(
+    value: Any, source: str
+) -> tuple[tuple[str, ...] | None, dict[str, dict[str, Any]]]:
+    """`profiles = ["cogitator", "codex"]` selects agents; a `[profiles]` table may select with
+    `select = [...]` and hold `[profiles.<name>]` option tables (TOML cannot have both a list
+    and sub-tables under one key). Names are checked against the registry when the workspace
+    opens (config knows no profile)."""
+    if isinstance(value, list):
+        return _string_list("profiles", value, source), {}
+    if not isinstance(value, dict):
+        raise _type_error(source, "profiles", "a list of agent names or a table", value)
+    selected = None
+    options: dict[str, dict[str, Any]] = {}
+    for name, table in value.items():
+        if name == "select":
+            selected = _string_list("profiles.select", table, source)
+        elif isinstance(table, dict):
+            options[name] = dict(table)
+        else:
+            raise _type_error(source, f"profiles.{name}", "a table of options ([profiles."
+                              f"{name}]) — or use `profiles.select` for the list", table)
+    return selected, options
 
 
 def _check(key: str, value: Any, source: str, known_codes: frozenset[str]) -> Any:

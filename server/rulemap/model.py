@@ -13,7 +13,11 @@ from typing import Literal
 Severity = Literal["error", "warning", "information", "hint"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "information", "hint")
 
-Reason = Literal["project", "import", "rule", "nested", "scoped"]
+# project: a file of the root→cwd directories; import: brought by an @import; rule: an
+# unconditional rule; nested: a file of a directory below cwd (or, for per-step agents, of the
+# touched file's ancestry); scoped: a rule whose globs match the target; user: a user-level
+# file (from `--home`); requested: a rule the agent may pull in by its description
+Reason = Literal["project", "import", "rule", "nested", "scoped", "user", "requested"]
 
 
 @dataclass(frozen=True, order=True)
@@ -142,6 +146,9 @@ class Finding:
     related: list[Related] = field(default_factory=list)
     fixes: list[Fix] = field(default_factory=list)
     tags: list[Literal["unnecessary", "deprecated"]] = field(default_factory=list)
+    # the agent (profile name) that alone suffers this finding; None: any agent reading the
+    # file (syntax, unreadable bytes, the default model's findings)
+    profile: str | None = None
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.span.start.line, self.span.start.col, self.code, self.message)
@@ -157,6 +164,27 @@ class LoadedFile:
     cut: bool = False
     import_line: int | None = None  # line of the @import in the importer
     text: str = ""  # text as brought (after the budget cut)
+    # Profile-specific facts, shown in JSON only when set:
+    step: int | None = None  # the model step at which it is injected (one file per step)
+    tokens: int | None = None  # its estimated tokens (profiles with a token budget)
+    truncated: bool | None = None  # cut at a per-file limit (a notice follows it)
+    cut_line: int | None = None  # 0-based line of the original file where reading stops
+    bytes: int | None = None  # UTF-8 bytes kept (profiles with a byte budget)
+    note: str | None = None  # a short why beyond `reason` (`reminderText`, `applyTo: src/**`)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How a profile limits what it loads, for views: `shared` (one limit for all files in
+    load order: cogitator's maxChars, Codex's bytes), `per-file` (each file cut at the limit:
+    Mastra's tokens) or `none`."""
+
+    kind: Literal["shared", "per-file", "none"] = "shared"
+    unit: Literal["chars", "bytes", "tokens"] = "chars"
+    limit: int = 32000
+
+    def to_json(self) -> dict[str, object]:
+        return {"kind": self.kind, "unit": self.unit, "limit": self.limit}
 
 
 @dataclass
@@ -180,10 +208,20 @@ class Explanation:
     skipped: list[Skipped]
     notice: str | None
     requested_chars: int = 0  # what the load would bring without the budget
+    budget: Budget = Budget()
+    # what the profile decided where its agent is unclear or Rulemap bounds it ("the walk
+    # stops at the workspace root; walkToFilesystemRoot = true goes on"), shown under tables
+    notes: tuple[str, ...] = ()
 
     @property
     def total_chars(self) -> int:
         return sum(f.chars for f in self.files)
+
+    @property
+    def over_budget(self) -> bool:
+        """Whether the agent does not get everything: a file cut (by the shared budget or at a
+        per-file limit) or left out."""
+        return bool(self.left_out) or any(f.cut or f.truncated for f in self.files)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -193,19 +231,11 @@ class Explanation:
             "target": self.target,
             "maxChars": self.max_chars,
             "totalChars": self.total_chars,
-            "files": [
-                {
-                    "path": f.path,
-                    "reason": f.reason,
-                    "importedBy": f.imported_by,
-                    "depth": f.depth,
-                    "chars": f.chars,
-                    "cut": f.cut,
-                }
-                for f in self.files
-            ],
+            "budget": self.budget.to_json(),
+            "files": [_loaded_json(f) for f in self.files],
             "leftOut": list(self.left_out),
             "skipped": [{"path": s.path, "why": s.why} for s in self.skipped],
+            **({"notes": list(self.notes)} if self.notes else {}),
         }
 
     def render(self) -> str:
@@ -216,3 +246,42 @@ class Explanation:
             text = f"{text}\n\n{self.notice}" if text else self.notice
         return text
 
+
+
+_EXTRA_FIELDS = (
+    ("step", "step"),
+    ("tokens", "tokens"),
+    ("truncated", "truncated"),
+    ("cutLine", "cut_line"),
+    ("bytes", "bytes"),
+    ("note", "note"),
+)
+
+
+def _loaded_json(f: LoadedFile) -> dict[str, object]:
+    out: dict[str, object] = {
+        "path": f.path,
+        "reason": f.reason,
+        "importedBy": f.imported_by,
+        "depth": f.depth,
+        "chars": f.chars,
+        "cut": f.cut,
+    }
+    for key, attribute in _EXTRA_FIELDS:
+        value = getattr(f, attribute)
+        if value is not None:
+            out[key] = value
+    return out
+
+
+@dataclass(frozen=True)
+class LoadStatus:
+    """Whether an agent ever loads an instruction file or rule (by its own place and
+    settings; imports aside): for how many workspace files, a target it loads for (None:
+    the start-up load, so every target), or why it never does."""
+
+    loads: bool
+    files: int = 0  # workspace files whose load includes it
+    target: str | None = None  # an example target (None: at start-up)
+    scoped: bool = False  # loads only for the files its globs match
+    why_not: str | None = None  # why it never loads ("`pkg/.claude/rules` is below the cwd")

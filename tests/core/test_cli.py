@@ -97,6 +97,7 @@ def test_explain_relative_target_and_cwd(tmp_path):
         "files",
         "leftOut",
         "skipped",
+        "budget",
     }
 
 

@@ -179,7 +179,7 @@ def test_read_user_grants(tmp_path):
     assert read_user_grants({"XDG_CONFIG_HOME": str(xdg)}) == ("~/notes",)
     with pytest.raises(ConfigError, match="RULEMAP_CONFIG"):
         read_user_grants({"RULEMAP_CONFIG": str(tmp_path / "missing.toml")})
-    with pytest.raises(ConfigError, match="not a regular file"):
+    with pytest.raises(ConfigError, match="it is a directory"):
         read_user_grants({"RULEMAP_CONFIG": str(tmp_path)})
     fifo = tmp_path / "fifo.toml"
     os.mkfifo(fifo)

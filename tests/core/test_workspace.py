@@ -150,4 +150,8 @@ def test_mastra_profile_nearest_first_and_cut():
     ws = make_ws({"AGENTS.md": "root", "a/CONTEXT.md": "ctx", "a/b/CLAUDE.md": ("line\n" * 1000)})
     e = ws.explain("a/b/x.ts", profile="mastra")
     assert [f.path for f in e.files] == ["a/b/CLAUDE.md", "a/CONTEXT.md", "AGENTS.md"]
-    assert e.files[0].cut and e.files[0].chars <= 4000 and e.files[0].text.endswith("\n")
+    # seed: cut at about maxTokens x 4 characters back to the last line break, then the
+    # injector's truncation notice (the old sketch ended the text at the line break, no notice)
+    kept, notice = e.files[0].text.split("\n\n")
+    assert e.files[0].cut and len(kept) <= 4000 and kept.endswith("line")
+    assert notice.startswith("[truncated")

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { EffectiveInstructions, LoadedFile } from '../protocol';
 import { basename, formatChars, formatInt, plural, reasonLabel } from '../format';
-import { isOverBudget } from '../statusBar';
+import { budgetLong, budgetOf, budgetShort, fileSize, isCut, isOverBudget, sizeIn } from '../budget';
 
 export type EffectiveNode =
   | {
@@ -14,10 +14,14 @@ export type EffectiveNode =
       children: EffectiveNode[];
       /** For imports: the importer's URI, opened at `file.line` on click. */
       importerUri?: string;
+      /** The budget's unit (sizes are shown in it when the server gave them). */
+      unit?: string;
     }
   | { kind: 'leftOut'; path: string; uri: string; order: number }
   | { kind: 'skippedGroup'; children: EffectiveNode[] }
-  | { kind: 'skipped'; path: string; why: string; uri?: string };
+  | { kind: 'skipped'; path: string; why: string; uri?: string }
+  | { kind: 'notesGroup'; children: EffectiveNode[] }
+  | { kind: 'note'; text: string; index: number };
 
 export const REASON_ICONS: Record<string, string> = {
   project: 'book',
@@ -25,6 +29,8 @@ export const REASON_ICONS: Record<string, string> = {
   rule: 'law',
   nested: 'list-tree',
   scoped: 'filter',
+  user: 'account',
+  requested: 'target',
 };
 
 /** Resolve a result path (root-relative, or absolute outside the root) to a URI string. */
@@ -44,8 +50,9 @@ export function buildEffectiveTree(result: EffectiveInstructions | null | undefi
   }
   const top: EffectiveNode[] = [];
   const byPath = new Map<string, Extract<EffectiveNode, { kind: 'file' }>>();
+  const unit = budgetOf(result).unit;
   result.files.forEach((file, i) => {
-    const node: Extract<EffectiveNode, { kind: 'file' }> = { kind: 'file', file, order: i + 1, children: [] };
+    const node: Extract<EffectiveNode, { kind: 'file' }> = { kind: 'file', file, order: i + 1, children: [], unit };
     const importer = file.importedBy ? byPath.get(file.importedBy) : undefined;
     if (importer) {
       node.importerUri = importer.file.uri;
@@ -56,7 +63,12 @@ export function buildEffectiveTree(result: EffectiveInstructions | null | undefi
     byPath.set(file.path, node);
   });
   result.leftOut.forEach((p, i) => {
-    top.push({ kind: 'leftOut', path: p, uri: resolvePathUri(result.root, p), order: result.files.length + i + 1 });
+    top.push({
+      kind: 'leftOut',
+      path: p,
+      uri: result.leftOutUris?.[i] ?? resolvePathUri(result.root, p),
+      order: result.files.length + i + 1,
+    });
   });
   if (result.skipped.length) {
     top.push({
@@ -69,13 +81,23 @@ export function buildEffectiveTree(result: EffectiveInstructions | null | undefi
       })),
     });
   }
+  const notes = result.notes ?? [];
+  if (notes.length) {
+    // the profile's decisions ("the walk stops at the workspace root"), as the CLI prints them
+    top.push({ kind: 'notesGroup', children: notes.map((text, index) => ({ kind: 'note' as const, text, index })) });
+  }
   return top;
 }
 
 /** Pure: the description next to a file row, e.g. "project · 812 chars · cut". */
-export function fileDescription(f: LoadedFile): string {
-  const parts = [f.reason, `${formatChars(f.chars)} chars`];
-  if (f.cut) {
+export function fileDescription(f: LoadedFile, unit = 'chars'): string {
+  // in the budget's unit when the server gave the file's size in it, else in characters
+  const size = unit === 'chars' || sizeIn(f, unit) === undefined ? `${formatChars(f.chars)} chars` : fileSize(f, unit);
+  const parts = [f.reason, size];
+  if (f.step !== undefined && f.step !== null) {
+    parts.push(`step ${f.step}`);
+  }
+  if (isCut(f)) {
     parts.push('cut');
   }
   return parts.join(' · ');
@@ -98,18 +120,26 @@ export function effectiveTreeItem(node: EffectiveNode): vscode.TreeItem {
         node.children.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
       );
       item.id = `file:${f.uri}`;
-      item.description = fileDescription(f);
+      item.description = fileDescription(f, node.unit);
       item.iconPath = new vscode.ThemeIcon(
         REASON_ICONS[f.reason] ?? 'file',
-        f.cut ? new vscode.ThemeColor('list.warningForeground') : undefined,
+        isCut(f) ? new vscode.ThemeColor('list.warningForeground') : undefined,
       );
+      const sizes = [`${formatInt(f.chars)} characters`];
+      if (f.bytes !== undefined && f.bytes !== null) sizes.push(`${formatInt(f.bytes)} bytes`);
+      if (f.tokens !== undefined && f.tokens !== null) sizes.push(`${formatInt(f.tokens)} tokens`);
       const tip = [
         `**${f.path}**`,
-        `#${node.order} in load order · ${reasonLabel(f.reason)}`,
+        `#${node.order} in load order · ${reasonLabel(f.reason)}${f.step !== undefined && f.step !== null ? ` · step ${f.step}` : ''}`,
         f.importedBy
           ? `Imported by \`${f.importedBy}\`${f.line !== undefined ? ` (line ${f.line + 1})` : ''}, hop ${f.depth}`
           : '',
-        `${formatInt(f.chars)} characters${f.cut ? ' — **cut** at the budget limit' : ''}`,
+        `${sizes.join(' · ')}${
+          isCut(f)
+            ? ` — **cut**${f.cutLine !== undefined && f.cutLine !== null ? `: the agent stops reading at line ${f.cutLine + 1}` : ''}`
+            : ''
+        }`,
+        f.note ?? '',
       ].filter((l) => l !== '');
       item.tooltip = new vscode.MarkdownString(tip.join('\n\n'));
       item.contextValue = f.reason === 'import' ? 'rulemap.import' : 'rulemap.file';
@@ -151,6 +181,21 @@ export function effectiveTreeItem(node: EffectiveNode): vscode.TreeItem {
       }
       return item;
     }
+    case 'notesGroup': {
+      const item = new vscode.TreeItem(`Notes (${node.children.length})`, vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = 'notes';
+      item.iconPath = new vscode.ThemeIcon('info');
+      item.tooltip = 'What this agent profile decided where the agent is unclear or Rulemap bounds it';
+      item.contextValue = 'rulemap.notesGroup';
+      return item;
+    }
+    case 'note': {
+      const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+      item.id = `note:${node.index}`;
+      item.tooltip = node.text;
+      item.contextValue = 'rulemap.note';
+      return item;
+    }
   }
 }
 
@@ -165,13 +210,11 @@ export function effectiveViewHeader(
   if (!result) {
     return { description: undefined, message: 'This file is not inside a workspace folder.' };
   }
-  const description = `${formatChars(result.totalChars)}/${formatChars(result.maxChars)}`;
+  const description = budgetShort(result);
   const target = result.target ? basename(result.target) : 'the workspace';
-  let message = `${plural(result.files.length, 'file')} for ${target} · ${formatInt(result.totalChars)} of ${formatInt(
-    result.maxChars,
-  )} chars`;
+  let message = `${result.profile}: ${plural(result.files.length, 'file')} for ${target} · ${budgetLong(result)}`;
   if (isOverBudget(result)) {
-    const cut = result.files.filter((f) => f.cut).length;
+    const cut = result.files.filter(isCut).length;
     message += ` — over budget: ${cut} cut, ${result.leftOut.length} left out`;
   }
   return { description, message };
@@ -228,7 +271,7 @@ export class EffectiveInstructionsProvider implements vscode.TreeDataProvider<Ef
     if (!node) {
       return this.roots;
     }
-    return node.kind === 'file' || node.kind === 'skippedGroup' ? node.children : [];
+    return node.kind === 'file' || node.kind === 'skippedGroup' || node.kind === 'notesGroup' ? node.children : [];
   }
 
   dispose(): void {

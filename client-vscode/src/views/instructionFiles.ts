@@ -147,7 +147,7 @@ export class InstructionFilesProvider implements vscode.TreeDataProvider<Instruc
           ? { value: errors + warnings, tooltip: `${problemSummary({ error: errors, warning: warnings, information: 0, hint: 0 })} in instruction files` }
           : undefined;
       this.view.message =
-        this.loaded && files.length === 0 ? 'No AGENTS.md, CLAUDE.md or .claude/rules in this workspace.' : undefined;
+        this.loaded && files.length === 0 ? 'No instruction files or rules in this workspace.' : undefined;
     }
     this.emitter.fire();
   }

@@ -1,25 +1,43 @@
-"""Runs every check family over a workspace, then applies suppressions and configuration."""
+"""Runs every check family over a workspace, then each selected profile's own findings, then
+applies suppressions and configuration.
+
+The families here are about the files themselves (bytes, frontmatter, globs, import tokens,
+the import graph, trust); what an agent's loading does to them (a budget that cuts, a file it
+never reads) is the selected profiles' to say (`Profile.findings`)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from rulemap.checks import budget, files, frontmatter, imports, trust
+from rulemap.checks import files, frontmatter, imports, trust
 from rulemap.globs import compile_patterns
 from rulemap.model import Finding
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
-FAMILIES = (files.check, frontmatter.check, imports.check, budget.check, trust.check)
+FAMILIES = (files.check, frontmatter.check, imports.check, trust.check)
 
 
 def run_checks(ws: Workspace) -> list[Finding]:
     raw: list[Finding] = []
     for family in FAMILIES:
         raw.extend(family(ws))
+    raw.extend(profile_findings(ws))
     return finalize(ws, raw)
+
+
+def profile_findings(ws: Workspace) -> list[Finding]:
+    """What each selected agent suffers. The default model's findings read as they always
+    have; another agent's name that agent (`codex: …`), as only it is affected."""
+    from rulemap.profiles.base import prefixed
+
+    out: list[Finding] = []
+    for profile in ws.profiles:
+        found = profile.findings(ws)
+        out.extend(found if profile.name == ws.config.profile else prefixed(profile, found))
+    return out
 
 
 def finalize(ws: Workspace, raw: list[Finding]) -> list[Finding]:

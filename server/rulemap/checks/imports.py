@@ -8,13 +8,11 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES
+from rulemap.derived import IMPORT_GRAPH
 from rulemap.model import Finding, Fix, ImportRef, ImportStatus, Related, Span
-from rulemap.profiles.base import directory_chain
 from rulemap.suggest import NameIndex
 
 if TYPE_CHECKING:
-    from rulemap.profiles.cogitator import CogitatorProfile, Load
     from rulemap.workspace import Workspace
 
 TRAILING = ",:;.)!?'\"]>"
@@ -41,12 +39,12 @@ def check(ws: Workspace) -> list[Finding]:
                 reads.add(resolved.target)
             ws.derived.put(key, found, reads=reads)
         out.extend(found)
-    # graph-wide findings depend on the import edges (and, for duplicates, on which rules are
-    # scoped), not on the text: typing prose in AGENTS.md keeps them
+    # graph-wide findings depend on the import edges, not on the text: typing prose in
+    # AGENTS.md keeps them
     graph = ws.derived.get("import-graph-findings")
     if graph is None:
-        graph = [*_cycles(ws), *_too_deep(ws), *_duplicates(ws)]
-        ws.derived.put("import-graph-findings", graph, reads=[IMPORT_GRAPH, RULE_SCOPES])
+        graph = [*_cycles(ws), *_too_deep(ws)]
+        ws.derived.put("import-graph-findings", graph, reads=[IMPORT_GRAPH])
     out.extend(graph)
     return out
 
@@ -394,71 +392,3 @@ def _too_deep(ws: Workspace) -> list[Finding]:
                     f"`@{ref.raw}` would be import hop {hop + 1}, past maxImportDepth {limit}: "
                     f"`{target}` is never loaded through this chain"))
     return [f for f in out if not f.path.startswith("/")]
-
-
-def _duplicates(ws: Workspace) -> list[Finding]:
-    """Imports and symlinks that bring a file already loaded, from the loads agents really do."""
-    from rulemap.profiles.cogitator import CogitatorProfile
-
-    out: list[Finding] = []
-    cwd = ws.config.cwd
-    chain = directory_chain(cwd)
-    cwd_dir = chain[-1]
-    anchors: list[str | None] = [None]
-    for path in ws.instruction_files:
-        directory = path.rsplit("/", 1)[0] if "/" in path else ""
-        if directory != cwd_dir and (not cwd_dir or directory.startswith(cwd_dir + "/")):
-            anchors.append(directory)
-    seen: set[tuple[str, int | None, str]] = set()
-    profile = CogitatorProfile()
-    loads = [profile.base_load(ws, chain, anchor) for anchor in dict.fromkeys(anchors)]
-    if ws.config.rules:
-        # a scoped rule loads on top of the start-up load
-        for directory in chain:
-            for rule in ws.rules_of(directory):
-                if ws.is_scoped(rule):
-                    loads.append(_scoped_load(ws, profile, chain, rule))
-    # every link of every load is in `loads` (a nested load's parents are the loads of the
-    # instruction directories above it), so each link's own skips are enough
-    for load in loads:
-        for skip in load.own_skipped:
-            if skip.code != "duplicate-load":
-                continue
-            key = (skip.importer or skip.path, skip.line, skip.path)
-            if key in seen:
-                continue
-            seen.add(key)
-            if skip.importer is not None and skip.line is not None:
-                ref = next((r for r, res in ws.imports(skip.importer)
-                            if res.target == skip.path and r.span.start.line == skip.line), None)
-                if ref is None or skip.importer.startswith("/"):
-                    continue
-                out.append(Finding(skip.importer, ref.span, "information", "duplicate-load",
-                                   f"`{skip.path}` is {skip.why} before this import, so it "
-                                   f"brings nothing here", tags=["unnecessary"]))
-            elif not skip.path.startswith("/"):
-                doc = ws.document(skip.path)
-                out.append(Finding(skip.path, Span.at(0, 0, len(doc.lines[0])), "information",
-                                   "duplicate-load",
-                                   _alias_message(skip.path, skip.why)))
-    return out
-
-
-
-def _scoped_load(ws: Workspace, profile: CogitatorProfile, chain: list[str], rule: str) -> Load:
-    """The start-up load plus one scoped rule (cached while the files it read keep)."""
-    key = ("scoped-load", tuple(chain), rule)
-    load: Load | None = ws.derived.get(key)
-    if load is None:
-        load = profile.base_load(ws, chain, None).child()
-        load.add(rule, "scoped")
-        ws.derived.put(key, load, reads=[*load.own_reads, RULE_SCOPES],
-                       after=[("base-load", tuple(chain), None)])
-    return load
-
-
-def _alias_message(path: str, why: str) -> str:
-    if " as " in why:
-        first = why.rsplit(" as ", 1)[-1]
-        return f"`{path}` is the same file as `{first}`, which loads before it; it is read once"
-    return f"`{path}` is already loaded earlier (imported by another file); it is read once"

@@ -17,7 +17,16 @@ CHECKS: dict[str, tuple[Severity, str]] = {
     "import-outside-workspace": ("warning", "an @import outside the workspace, skipped"),
     "budget-overflow": (
         "warning",
-        "a load that exceeds maxChars, cutting or leaving out this file",
+        "a load over its agent's budget (characters, bytes or tokens) that cuts or leaves out "
+        "this file",
+    ),
+    "instructions-shadowed": (
+        "warning",
+        "an instruction file an agent does not read because another file takes its place",
+    ),
+    "import-not-followed": (
+        "information",
+        "an @import in a file whose only readers have no imports: it reaches them as text",
     ),
     "invalid-frontmatter": ("error", "frontmatter that is not valid YAML or has a wrong `paths`"),
     "invalid-glob": ("error", "a `paths` glob that can never match as written"),

@@ -10,17 +10,35 @@ from collections.abc import Sequence
 from rulemap.cli.formats import FORMATTERS
 from rulemap.cli.main import UsageError, dump_json, find_root
 from rulemap.cli.user_config import flag_grants, merge_grants, read_user_grants
+from rulemap.readers import host
 from rulemap.workspace import Workspace
 
 
-def open_workspace(root: str | None, allow: Sequence[str] = ()) -> Workspace:
+def open_workspace(
+    root: str | None,
+    allow: Sequence[str] = (),
+    profiles: Sequence[str] | None = None,
+    user_home: str | None = None,
+) -> Workspace:
     """The workspace at `root`; imports may leave it only for what the user grants: their
-    configuration file and `--allow-imports-from` (`allow`), never the repository's."""
+    configuration file and `--allow-imports-from` (`allow`), never the repository's.
+    `profiles`: the agents to check for (`--profiles`, default the configuration's or those
+    detected); `user_home`: where agents' user-level files are read from (`--home`; none by
+    default)."""
     root_dir = os.path.abspath(root) if root else find_root(os.getcwd())
-    if not os.path.isdir(root_dir):
+    if not host.is_dir(root_dir):
         raise UsageError(f"{root_dir} is not a directory; pass the workspace root")
     granted = merge_grants(read_user_grants(), flag_grants(allow))
-    return Workspace.open(root_dir, home=os.path.expanduser("~"), allow_imports_from=granted)
+    home = os.path.abspath(user_home) if user_home else None
+    if home is not None and not host.is_dir(home):
+        raise UsageError(f"--home {user_home}: not a directory")
+    return Workspace.open(
+        root_dir,
+        home=host.home_dir(),
+        allow_imports_from=granted,
+        profiles=profiles,
+        user_home=home,
+    )
 
 
 def warn_untrusted(ws: Workspace) -> None:
@@ -36,8 +54,14 @@ def warn_untrusted(ws: Workspace) -> None:
         )
 
 
-def run_check(root: str | None, output: str, allow: Sequence[str] = ()) -> int:
-    ws = open_workspace(root, allow)
+def run_check(
+    root: str | None,
+    output: str,
+    allow: Sequence[str] = (),
+    profiles: Sequence[str] | None = None,
+    user_home: str | None = None,
+) -> int:
+    ws = open_workspace(root, allow, profiles=profiles, user_home=user_home)
     findings = ws.check()
     sys.stdout.write(FORMATTERS[output](ws, findings))
     return 1 if any(f.severity == "error" for f in findings) else 0
@@ -56,7 +80,7 @@ def _inside(ws: Workspace, path: str, what: str) -> str:
 def run_explain(args: argparse.Namespace) -> int:
     from rulemap.profiles import UnknownProfile
 
-    ws = open_workspace(args.root, args.allow_imports_from)
+    ws = open_workspace(args.root, args.allow_imports_from, user_home=getattr(args, "home", None))
     warn_untrusted(ws)
     target = _inside(ws, args.target, "TARGET") if args.target else None
     if target == ".":
@@ -77,10 +101,12 @@ def run_explain(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_graph(root: str | None, output: str, allow: Sequence[str] = ()) -> int:
+def run_graph(
+    root: str | None, output: str, allow: Sequence[str] = (), user_home: str | None = None
+) -> int:
     from rulemap.graph_export import build_graph, to_dot, to_mermaid
 
-    ws = open_workspace(root, allow)
+    ws = open_workspace(root, allow, user_home=user_home)
     warn_untrusted(ws)
     graph = build_graph(ws)
     if output == "json":

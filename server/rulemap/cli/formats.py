@@ -44,6 +44,7 @@ def _json(ws: Workspace, findings: list[Finding]) -> str:
                 "severity": f.severity,
                 "code": f.code,
                 "message": f.message,
+                **({"profile": f.profile} if f.profile is not None else {}),
             }
             for f in findings
         ]

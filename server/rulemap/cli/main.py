@@ -1,4 +1,4 @@
-"""`rulemap check | explain | graph | serve` — argument parsing and exit codes only."""
+"""`rulemap check | explain | compare | graph | serve` — argument parsing and exit codes only."""
 
 from __future__ import annotations
 
@@ -17,11 +17,14 @@ examples:
   rulemap check                      lint every instruction file and rule of this repository
   rulemap explain src/api/users.ts   what an agent working on that file loads, and why
   rulemap explain --json             the start-up load (root down to cwd) as JSON
+  rulemap compare src/api/users.ts   the same file, side by side for every selected agent
+  rulemap check --profiles codex,gemini   lint for those agents only
   rulemap graph --format mermaid     the import/rule graph, to paste into Markdown
   rulemap serve                      the language server (stdio), for editors
 
 configuration: rulemap.toml at the root, or [tool.rulemap] in pyproject.toml
-(keys: files, cwd, maxChars, maxImportDepth, rules, nested, ignore, severity, profile).
+(keys: files, cwd, maxChars, maxImportDepth, rules, nested, ignore, severity, profile,
+profiles). Agents: {profiles}.
 Reading outside the workspace is yours to grant, never the repository's: allowImportsFrom in
 $RULEMAP_CONFIG or $XDG_CONFIG_HOME/rulemap/config.toml (default ~/.config/rulemap/config.toml),
 or --allow-imports-from DIR. Docs: docs/semantics.md, docs/checks.md, docs/security.md.
@@ -34,28 +37,46 @@ ALLOW_HELP = (
 )
 
 
+HOME_HELP = (
+    "read the agents' user-level files (~/.claude/CLAUDE.md, ~/.codex/AGENTS.md, "
+    "~/.gemini/GEMINI.md, …) from DIR as the home directory; without it none are read, so "
+    "the result never depends on who runs it"
+)
+
+COMPARE_EPILOG = """\
+examples:
+  rulemap compare src/api/users.ts                  every selected agent, side by side
+  rulemap compare src/api/users.ts --profiles cogitator,codex
+  rulemap compare --cwd packages/web                the start-up loads from packages/web
+  rulemap compare src/x.ts --home ~                 with your own user-level files
+  rulemap compare src/x.ts --json                   for scripts: one explanation per agent
+
+Sizes are in each agent's own unit (its budget's: characters, tokens or bytes); an agent
+whose files show `cut` or `left out` is over its budget.
+Agents: {names}.
+"""
+
+
 class UsageError(Exception):
     pass
 
 
 def find_root(start: str) -> str:
     """The nearest ancestor of `start` holding `.git` (directory or file), else `start`."""
-    current = os.path.abspath(start)
-    while True:
-        if os.path.exists(os.path.join(current, ".git")):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return os.path.abspath(start)
-        current = parent
+    from rulemap.readers.host import find_root as nearest_git_root
+
+    return nearest_git_root(start)
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from rulemap.profiles import PROFILES
+
+    names = ", ".join(PROFILES)
     parser = argparse.ArgumentParser(
         prog="rulemap",
         description="See what coding agents really load: AGENTS.md, CLAUDE.md, .claude/rules "
         "and @imports, in order, with budgets, broken imports and rules that never match.",
-        epilog=EPILOG,
+        epilog=EPILOG.format(profiles=names),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version="rulemap 0.1.0")
@@ -78,7 +99,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="text (path:line:col: severity code message), json (LSP ranges: "
         "0-based, UTF-16), sarif (2.1.0, for code scanning), github (annotations)",
     )
+    check.add_argument(
+        "--profiles",
+        metavar="A,B",
+        help="the agents to check for, comma-separated (default: the configuration's "
+        f"`profiles`, else cogitator plus every agent whose files exist); one of: {names}",
+    )
     _allow_flag(check)
+    _home_flag(check)
 
     explain = sub.add_parser(
         "explain",
@@ -94,7 +122,12 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument(
         "--cwd", help="the agent's working directory (default: config `cwd`, else the root)"
     )
-    explain.add_argument("--profile", help="loading model: cogitator (default) or mastra")
+    explain.add_argument(
+        "--profile",
+        metavar="NAME",
+        help=f"the agent whose loading to show (default: the configuration's `profile`, else "
+        f"cogitator); one of: {names}",
+    )
     explain.add_argument("--json", action="store_true", help="machine-readable output")
     explain.add_argument(
         "--text",
@@ -102,6 +135,41 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the instructions exactly as the agent receives them",
     )
     _allow_flag(explain)
+    _home_flag(explain)
+
+    compare = sub.add_parser(
+        "compare",
+        help="what each agent loads for TARGET, side by side",
+        description="Show, side by side, what each agent loads when working on TARGET: one "
+        "column per agent with its files in its own order, their sizes in the agent's unit "
+        "(characters, tokens or bytes) and what its budget cut or left out, then one summary "
+        "line per agent. Without TARGET: the start-up loads. Exit 0, or 2 for usage errors "
+        "(an unknown agent, a TARGET outside the root).",
+        epilog=COMPARE_EPILOG.format(names=names),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    compare.add_argument(
+        "target", nargs="?", metavar="TARGET", help="a file (relative to the current directory)"
+    )
+    compare.add_argument(
+        "--profiles",
+        metavar="A,B",
+        help="the agents to compare, comma-separated, in column order (default: those the "
+        f"workspace is checked for: the configuration's `profiles`, else detected); one of: "
+        f"{names}",
+    )
+    compare.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
+    compare.add_argument(
+        "--cwd", help="the agents' working directory (default: config `cwd`, else the root)"
+    )
+    compare.add_argument(
+        "--json",
+        action="store_true",
+        help="machine-readable: {target, cwd, columns: [{profile, title, summary, overBudget, "
+        "explanation}]}, each explanation as `rulemap explain --json` prints it",
+    )
+    _allow_flag(compare)
+    _home_flag(compare)
 
     graph = sub.add_parser(
         "graph",
@@ -113,6 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     graph.add_argument("--format", choices=["json", "dot", "mermaid"], default="json")
     _allow_flag(graph)
+    _home_flag(graph)
 
     serve = sub.add_parser(
         "serve",
@@ -133,6 +202,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _home_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--home", metavar="DIR", help=HOME_HELP)
+
+
 def _allow_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-imports-from",
@@ -144,7 +217,7 @@ def _allow_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
-_one_shot = False  # set by `main` for check / explain / graph
+_one_shot = False  # set by `main` for check / explain / compare / graph
 
 
 def entry() -> NoReturn:
@@ -177,16 +250,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "check":
             from rulemap.cli.commands import run_check
+            from rulemap.cli.compare import profile_list
 
-            return run_check(args.root, args.format, args.allow_imports_from)
+            return run_check(
+                args.root, args.format, args.allow_imports_from,
+                profiles=profile_list(args.profiles), user_home=args.home,
+            )
         if args.command == "explain":
             from rulemap.cli.commands import run_explain
 
             return run_explain(args)
+        if args.command == "compare":
+            from rulemap.cli.compare import run_compare
+
+            return run_compare(args)
         if args.command == "graph":
             from rulemap.cli.commands import run_graph
 
-            return run_graph(args.root, args.format, args.allow_imports_from)
+            return run_graph(args.root, args.format, args.allow_imports_from, user_home=args.home)
         if args.command == "serve":
             from rulemap.lsp.server import run_server
 

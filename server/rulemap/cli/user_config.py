@@ -9,11 +9,11 @@
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable, Mapping
 
 from rulemap.config import ConfigError, load_user_config_text, parse_allow_list
-from rulemap.readers.base import MAX_FILE_BYTES
+from rulemap.readers.base import ReadError
+from rulemap.readers.host import read_user_file
 
 ENV_VAR = "RULEMAP_CONFIG"
 
@@ -36,28 +36,14 @@ def read_user_grants(env: Mapping[str, str] | None = None) -> tuple[str, ...]:
     $RULEMAP_CONFIG names a file that does not exist."""
     path, explicit = user_config_path(env)
     try:
-        # O_NONBLOCK: a FIFO in its place must not hang us; the type is checked on the open file
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
+        # a FIFO in its place must not hang us: only a regular file is opened
+        data = read_user_file(path)
+    except ReadError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc}") from None
+    if data is None:
         if explicit:
-            raise ConfigError(f"{path} ({ENV_VAR}): no such file") from None
+            raise ConfigError(f"{path} ({ENV_VAR}): no such file")
         return ()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise ConfigError(f"{path}: cannot be read: it is not a regular file")
-        if info.st_size > MAX_FILE_BYTES:
-            raise ConfigError(f"{path}: cannot be read: it is over 4 MiB")
-        with os.fdopen(fd, "rb") as handle:
-            fd = -1
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}") from None
-    finally:
-        if fd >= 0:
-            os.close(fd)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:

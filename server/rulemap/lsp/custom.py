@@ -10,6 +10,7 @@ from rulemap.lsp.diagnostics import uri_for
 if TYPE_CHECKING:
     from rulemap.lsp.folders import Folder
     from rulemap.lsp.state import Engine
+    from rulemap.model import Explanation
     from rulemap.workspace import Workspace
 
 
@@ -42,6 +43,34 @@ def _file_uri(ws: Workspace, path: str) -> str:
     return uri_for(ws.abs(path))
 
 
+def explanation_json(ws: Workspace, explanation: Explanation) -> dict[str, Any]:
+    """`Explanation.to_json()` with what a client needs to open each file: `uri` on every
+    entry of `files` and `skipped`, `line` (the `@import`'s) on imported files, `overBudget`,
+    and `leftOutUris` parallel to `leftOut` (which stays a list of paths)."""
+    result: dict[str, Any] = explanation.to_json()
+    for entry, loaded in zip(result["files"], explanation.files, strict=True):
+        entry["uri"] = _file_uri(ws, loaded.path)
+        if loaded.imported_by is not None and loaded.import_line is not None:
+            entry["line"] = loaded.import_line
+    for entry, skipped in zip(result["skipped"], explanation.skipped, strict=True):
+        entry["uri"] = _file_uri(ws, skipped.path)
+    result["leftOutUris"] = [_file_uri(ws, path) for path in explanation.left_out]
+    result["overBudget"] = explanation.over_budget
+    return result
+
+
+async def _target(engine: Engine, uri: str) -> tuple[Folder, Workspace, str] | None:
+    """The folder, its workspace and the key of a file inside it (None: not such a file)."""
+    found = engine.locate(uri)
+    if found is None:
+        return None
+    folder, key = found
+    ws = await engine.ready(folder)
+    if ws is None or key.startswith("/") or not key:
+        return None
+    return folder, ws, key
+
+
 async def effective_instructions(engine: Engine, raw: Any) -> dict[str, Any] | None:
     from rulemap.profiles import UnknownProfile
 
@@ -50,28 +79,58 @@ async def effective_instructions(engine: Engine, raw: Any) -> dict[str, Any] | N
     profile = params.get("profile")
     if profile is not None and not isinstance(profile, str):
         raise InvalidParams("`profile` must be a string")
-    found = engine.locate(uri)
+    found = await _target(engine, uri)
     if found is None:
         return None
-    folder, key = found
-    ws = await engine.ready(folder)
-    if ws is None or key.startswith("/") or not key:
-        return None
+    folder, ws, key = found
     try:
         explanation = ws.explain(key, profile=profile or folder.settings.profile)
     except UnknownProfile as exc:
         raise InvalidParams(str(exc)) from None
-    result: dict[str, Any] = explanation.to_json()
-    for entry, loaded in zip(result["files"], explanation.files, strict=True):
-        entry["uri"] = _file_uri(ws, loaded.path)
-        if loaded.imported_by is not None and loaded.import_line is not None:
-            entry["line"] = loaded.import_line
-    for entry, skipped in zip(result["skipped"], explanation.skipped, strict=True):
-        entry["uri"] = _file_uri(ws, skipped.path)
+    result = explanation_json(ws, explanation)
     result["uri"] = engine.canonical(uri)
     if params.get("includeText"):
         result["text"] = explanation.render()
     return result
+
+
+async def compare(engine: Engine, raw: Any) -> dict[str, Any] | None:
+    """`rulemap/compare`: every selected agent's load for one file (or the `profiles` named),
+    each as `rulemap/effectiveInstructions` answers it."""
+    from rulemap.compare import compare as compare_loads
+    from rulemap.profiles import PROFILES
+
+    params = params_dict(raw)
+    uri = _uri_param(params)
+    names = params.get("profiles")
+    if names is not None:
+        if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
+            raise InvalidParams("`profiles` must be a list of profile names")
+        unknown = [n for n in names if n not in PROFILES]
+        if unknown:
+            raise InvalidParams(
+                f"unknown profile `{unknown[0]}`; available: {', '.join(PROFILES)}"
+            )
+    found = await _target(engine, uri)
+    if found is None:
+        return None
+    _folder, ws, key = found
+    comparison = compare_loads(ws, key, None, list(names) if names is not None else None)
+    return {
+        "uri": engine.canonical(uri),
+        "target": comparison.target,
+        "cwd": comparison.cwd,
+        "columns": [
+            {
+                "profile": c.profile,
+                "title": c.title,
+                "summary": c.summary,
+                "overBudget": c.over_budget,
+                "explanation": explanation_json(ws, c.explanation),
+            }
+            for c in comparison.columns
+        ],
+    }
 
 
 async def rules_for_file(engine: Engine, raw: Any) -> dict[str, Any]:
@@ -148,19 +207,28 @@ async def graph(engine: Engine, raw: Any) -> dict[str, Any]:
 async def profiles(engine: Engine, raw: Any) -> dict[str, Any]:
     from rulemap.profiles import PROFILES
 
-    params_dict(raw)
+    params = params_dict(raw)
+    uri = params.get("uri")
+    if uri is not None and not isinstance(uri, str):
+        raise InvalidParams("`uri` must be a string")
+    # the folder of `uri` when given, else the first folder
+    located = engine.locate(uri) if uri else None
+    folders = [located[0]] if located else list(engine.folders.values())
     active = "cogitator"
-    for folder in engine.folders.values():
-        if folder.settings.profile:
-            active = folder.settings.profile
-            break
-        if folder.ws is not None:
-            active = folder.ws.config.profile
-            break
+    selected = ["cogitator"]
+    for folder in folders:
+        ws = await engine.ready(folder)
+        if ws is None and not folder.settings.profile:
+            continue
+        active = folder.settings.profile or (ws.config.profile if ws else "cogitator")
+        if ws is not None:
+            selected = [p.name for p in ws.profiles]
+        break
     return {
         "profiles": [
             {"name": p.name, "title": p.title, "description": p.description}
             for p in PROFILES.values()
         ],
         "active": active,
+        "selected": selected,
     }

@@ -7,11 +7,11 @@ walked through the reader (so .gitignore applies as in the first walk).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rulemap.config import CONFIG_FILES
+from rulemap.readers import host
 
 if TYPE_CHECKING:
     from rulemap.lsp.folders import Folder
@@ -44,7 +44,7 @@ def classify_events(
     ignored = reader.is_ignored
     walked: set[str] = set()
     for kind, path in events:
-        if kind == "created" and path not in walked and os.path.isdir(path):
+        if kind == "created" and path not in walked and host.is_dir(path):
             walked.add(path)
             for key in reader.files_under(folder.key_of(path)):
                 if key not in ws.files:
@@ -55,14 +55,14 @@ def classify_events(
             continue
         if key in CONFIG_FILES:
             batch.config_changed = True
-        if not os.path.exists(path):
+        if not host.exists(path):
             if key in ws.files:
                 deleted.add(key)
             else:  # a directory that went away, or a file the index never had
                 deleted.update(ws.files.under(key + "/"))
                 if overlay.exists(path) or key in CONFIG_FILES:
                     deleted.add(key)
-        elif os.path.isdir(path):
+        elif host.is_dir(path):
             continue
         elif key not in ws.files:
             if not ignored(key) or ws.is_instruction(key):

@@ -41,6 +41,7 @@ CUSTOM = (
     "rulemap/instructionFiles",
     "rulemap/graph",
     "rulemap/profiles",
+    "rulemap/compare",
 )
 
 
@@ -284,9 +285,9 @@ async def _watch(folders: list[Folder]) -> None:
 
 
 def _missing(root: str, keys: list[str]) -> list[str]:
-    import os
+    from rulemap.readers.host import missing
 
-    return [k for k in keys if not os.path.exists(os.path.join(root, k))]
+    return missing(root, keys)
 
 
 def _start_watching(folders: list[Folder]) -> None:
@@ -598,6 +599,7 @@ def _custom(method: str) -> None:
             "rulemap/instructionFiles": "instruction_files",
             "rulemap/graph": "graph",
             "rulemap/profiles": "profiles",
+            "rulemap/compare": "compare",
         }[method],
     )
 

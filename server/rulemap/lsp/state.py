@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import posixpath
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -31,7 +30,8 @@ from rulemap.lsp.ledger import DiagnosticsLedger
 from rulemap.lsp.opening import make_replica, open_workspace, warm
 from rulemap.lsp.settings import folder_settings
 from rulemap.model import Finding
-from rulemap.readers.base import MAX_FILE_BYTES, is_within
+from rulemap.readers import host
+from rulemap.readers.base import MAX_FILE_BYTES, in_skipped_dir, is_within
 from rulemap.text.positions import Encoding
 
 if TYPE_CHECKING:
@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("rulemap.lsp")
 T = TypeVar("T")
 
-SKIPPED_DIRS = ("/.git/", "/node_modules/")
 PROGRESS_AFTER_S = 0.3  # index longer than this → window/workDoneProgress
 MAX_LOCAL_BATCH = 25  # more touched documents than this → wait for the full check
 
@@ -57,10 +56,11 @@ class Engine:
         self.ledger = DiagnosticsLedger(port, self.loop)
         self.init_options: dict[str, Any] = {}
         self.client_settings: dict[str, Any] = {}  # from didChangeConfiguration (no pull)
-        self.home = os.path.realpath(os.path.expanduser("~"))
+        self.home = host.real_path(host.home_dir())
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulemap-worker")
         self._graph_uris: set[str] = set()
         self._graph_timer: asyncio.TimerHandle | None = None
+        self._graph_rules_changed = False  # any of the pending graphChanged moved rule matches
         self._fs_events: list[tuple[str, str]] = []
         self._fs_timer: asyncio.TimerHandle | None = None
         self.closed = False
@@ -78,7 +78,7 @@ class Engine:
         if path in self.folders:
             return self.folders[path]
         folder = Folder(uri=uri_for(path), root=path, name=name or posixpath.basename(path) or path)
-        real = os.path.realpath(path)
+        real = host.real_path(path)
         if real == "/" or real == self.home:
             where = "the file system root" if real == "/" else "your home directory"
             folder.refused = (
@@ -87,7 +87,7 @@ class Engine:
             )
             self.port.show_message(types.MessageType.Warning, folder.refused)
             folder.ready.set()
-        elif not os.path.isdir(path):
+        elif not host.is_dir(path):
             folder.refused = f"Rulemap: workspace folder {path} does not exist."
             self.port.show_message(types.MessageType.Warning, folder.refused)
             folder.ready.set()
@@ -343,11 +343,13 @@ class Engine:
             return
         path = folder.ws.abs(key)
         folder.overlay.drop_buffer(path)
-        if folder.overlay.base.exists(path):
-            self._touch(folder, self._update(folder, changed=[key]))
+        on_disk = folder.overlay.base.exists(path)
+        if on_disk:
+            touched = self._update(folder, changed=[key])
         else:
-            self._touch(folder, self._update(folder, deleted=[key]))
-        self.graph_changed([canonical])
+            touched = self._update(folder, deleted=[key])
+        self._touch(folder, touched)
+        self.graph_changed([canonical], self._rules_moved(folder, touched, not on_disk))
 
     def did_save(self, uri: str) -> None:
         canonical = self.canonical(uri)
@@ -389,12 +391,13 @@ class Engine:
             return
         overlay.set_buffer(path, text)
         self.overlaid[uri] = (folder, key)
-        if not on_disk and key not in ws.files:
+        created = not on_disk and key not in ws.files
+        if created:
             touched = self._update(folder, created=[key])
         else:
             touched = self._update(folder, changed=[key])
         self._touch(folder, touched)
-        self.graph_changed([uri])
+        self.graph_changed([uri], self._rules_moved(folder, touched, created))
 
     def _matters(self, folder: Folder, key: str) -> bool:
         """Whether the content of `key` can change the graph or a finding."""
@@ -413,7 +416,7 @@ class Engine:
         by_folder: dict[str, list[tuple[str, str]]] = {}
         for kind, path in events:
             path = posixpath.normpath(path)
-            if any(s in path + "/" for s in SKIPPED_DIRS):
+            if in_skipped_dir(path):
                 continue
             found = self.locate_path(path)
             if found is None:
@@ -458,7 +461,10 @@ class Engine:
             return
         touched = self._update(folder, changed=changed, created=created, deleted=deleted)
         self._touch(folder, touched)
-        self.graph_changed([uri_for(ws.abs(k)) for k in created | changed | deleted])
+        self.graph_changed(
+            [uri_for(ws.abs(k)) for k in created | changed | deleted],
+            self._rules_moved(folder, touched, bool(created or deleted)),
+        )
 
     # ----- diagnostics scheduling -----------------------------------------------------------
 
@@ -674,15 +680,35 @@ class Engine:
 
     # ----- graph changed -------------------------------------------------------------------
 
-    def graph_changed(self, uris: Iterable[str]) -> None:
+    def graph_changed(self, uris: Iterable[str], rules_changed: bool = True) -> None:
+        """Tell views to refresh (debounced). `rules_changed`: which rules match which file may
+        have moved (True unless the caller knows no rule and no file's existence changed), so
+        clients need not guess it from the URIs."""
         self._graph_uris.update(uris)
+        self._graph_rules_changed = self._graph_rules_changed or rules_changed
         if self._graph_timer is None:
             self._graph_timer = self.loop.call_later(0.2, self._send_graph_changed)
 
     def _send_graph_changed(self) -> None:
         self._graph_timer = None
         uris, self._graph_uris = sorted(self._graph_uris), set()
-        self.port.notify("rulemap/graphChanged", {"uris": uris})
+        rules_changed, self._graph_rules_changed = self._graph_rules_changed, False
+        self.port.notify("rulemap/graphChanged", {"uris": uris, "rulesChanged": rules_changed})
+
+    @staticmethod
+    def _rules_moved(folder: Folder, touched: set[str], structural: bool) -> bool:
+        """Whether an update can have moved rule matches: a file created or deleted (globs may
+        match it), the configuration, or a rule of any selected agent (its globs may differ);
+        an instruction file's or an import's text never does."""
+        ws = folder.ws
+        if structural or ws is None or "*config*" in touched:
+            return True
+        return any(
+            ws.is_rule(key)
+            or (not ws.is_instruction(key) and any(p.reads(ws, key) for p in ws.profiles))
+            for key in touched
+            if not key.startswith("/")
+        )
 
     # ----- helpers -------------------------------------------------------------------------
 

@@ -13,6 +13,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from rulemap.readers.base import in_skipped_dir
+
 log = logging.getLogger("rulemap.lsp")
 
 Sink = Callable[[str, str], None]  # (kind, absolute path) on the event loop
@@ -26,7 +28,7 @@ class FolderWatcher:
         self._watches: dict[str, Any] = {}
 
     def _deliver(self, kind: str, path: str) -> None:
-        if "/.git/" in path or "/node_modules/" in path:
+        if in_skipped_dir(path):
             return
         with contextlib.suppress(RuntimeError):  # the loop is closed: shutting down
             self.loop.call_soon_threadsafe(self.sink, kind, path)

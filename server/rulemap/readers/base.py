@@ -1,6 +1,13 @@
 """The reader interface: every byte the core sees comes through one of these.
 
 Paths given to a reader are absolute POSIX paths; `list_files` yields workspace-relative ones.
+
+Optional attribute (outside the protocol, so no reader has to define it):
+`lexical_identity: bool` — True for a custom or virtual reader whose `identity()` is no real
+path identity (Mastra's "custom reader without getPathIdentity"): agents that compare
+instruction paths by identity (profiles/mastra/identity.py) then compare normalized absolute
+paths and resolve no alias. Unset or False: `identity()` is used (the local reader's real path;
+a git-ref reader's canonical root + relative path). An overlay is asked through its `base`.
 """
 
 from __future__ import annotations
@@ -10,6 +17,13 @@ from collections.abc import Iterable
 from typing import Protocol
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
+# Directories no walk enters and no watcher reports (the one list; views ask the server)
+ALWAYS_SKIPPED_DIRS = frozenset({".git", "node_modules"})
+
+
+def in_skipped_dir(path: str) -> bool:
+    """Whether an absolute or relative POSIX path lies in (or is) a skipped directory."""
+    return any(part in ALWAYS_SKIPPED_DIRS for part in path.split("/"))
 
 
 class ReadError(Exception):
@@ -17,6 +31,9 @@ class ReadError(Exception):
 
 
 class Reader(Protocol):
+    """What any source of files answers: a working tree, a buffer overlay, a git ref, the
+    user's home directory."""
+
     root: str
 
     def exists(self, path: str) -> bool: ...
@@ -30,6 +47,12 @@ class Reader(Protocol):
     def identity(self, path: str) -> str:
         """A stable key: equal keys are the same file (the default: real path)."""
         ...
+
+
+class WalkingReader(Reader, Protocol):
+    """A reader that can also walk its tree the way a workspace's file index needs (the
+    working tree with its `.gitignore`s; a git ref's listing). A reader of single files (the
+    user's home directory) need not."""
 
     def list_files(self) -> Iterable[str]:
         """Every file of the workspace, root-relative, ignored files left out."""

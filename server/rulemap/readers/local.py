@@ -9,9 +9,8 @@ import stat
 from collections.abc import Iterable, Iterator, Sequence
 
 from rulemap.globs import CompiledGlobs
-from rulemap.readers.base import MAX_FILE_BYTES, ReadError, is_within
+from rulemap.readers.base import ALWAYS_SKIPPED_DIRS, MAX_FILE_BYTES, ReadError, is_within
 
-ALWAYS_SKIPPED_DIRS = frozenset({".git", "node_modules"})
 MAX_LISTINGS_PER_DIRECTORY = 8
 
 

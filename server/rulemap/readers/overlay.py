@@ -5,11 +5,11 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable
 
-from rulemap.readers.base import Reader, is_within
+from rulemap.readers.base import WalkingReader, is_within
 
 
 class OverlayReader:
-    def __init__(self, base: Reader):
+    def __init__(self, base: WalkingReader):
         self.base = base
         self.root = base.root
         self.buffers: dict[str, str] = {}

@@ -21,6 +21,10 @@ _COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
 # `@` then a path up to the next unescaped whitespace; `\ ` is an escaped space.
 _PROSE_SPECIAL = re.compile(r"[\\`<]")
 _IMPORT = re.compile(r"@((?:\\ |[^\s])+)")
+# indented_code only: a list item marker (so indented lines below it are list content) and an
+# ATX heading (which ends its block at once)
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _DIRECTIVE = re.compile(r"rulemap-disable(-next-line)?\b((?:[\s,]+[A-Za-z][\w-]*)*)", re.IGNORECASE)
 
 
@@ -41,9 +45,16 @@ def scan(
     first_line: int = 0,
     lines: list[str] | None = None,
     starts: list[int] | None = None,
+    *,
+    indented_code: bool = False,
 ) -> Scan:
     """Scan `text`; lines before `first_line` (frontmatter) are skipped. `lines` and `starts`
-    may be passed when the caller has them already."""
+    may be passed when the caller has them already.
+
+    `indented_code`: also treat CommonMark indented code blocks (4 spaces or a tab, not
+    interrupting a paragraph, outside lists) as code, so no import is found there — Claude
+    Code's dialect (its Markdown lexer drops them). Off by default: the cogitator dialect
+    names only spans and fences (docs/semantics.md)."""
     if lines is None:
         lines = split_lines(text)
     result = Scan(lines=lines, starts=starts if starts is not None else line_starts(text))
@@ -51,6 +62,9 @@ def scan(
     in_comment = False
     comment_text: list[tuple[int, str]] = []
     block: list[int] = []
+    in_indented = False  # inside an indented code block (indented_code only)
+    in_list = False  # a list item opened and no unindented line after a blank closed it
+    after_heading = False  # an ATX heading ends its block: an indented line may open code
 
     def flush_block() -> None:
         if block:
@@ -76,6 +90,26 @@ def scan(
             if "-->" in line:
                 in_comment = False
             continue
+        if indented_code:
+            if in_indented:
+                if not line.strip() or _indent(line) >= 4:
+                    result.code_lines.add(number)
+                    continue
+                in_indented = False
+            if line.strip():
+                if (not block or after_heading) and not in_list and _indent(line) >= 4:
+                    flush_block()
+                    in_indented = True
+                    after_heading = False
+                    result.code_lines.add(number)
+                    continue
+                if _LIST_ITEM.match(line):
+                    in_list = True
+                elif in_list and not block and _indent(line) < 2:
+                    in_list = False  # an unindented paragraph after a blank line ends it
+                if after_heading:
+                    flush_block()
+                after_heading = _ATX_HEADING.match(line) is not None
         opening = _FENCE_OPEN.match(line)
         if opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
             flush_block()
@@ -162,6 +196,19 @@ def _scan_prose(text: str, result: Scan, block: list[int], comments: list[tuple[
                 offset=offset,
             )
         )
+
+
+def _indent(line: str) -> int:
+    """Columns of leading whitespace, a tab advancing to the next multiple of 4."""
+    column = 0
+    for ch in line:
+        if ch == " ":
+            column += 1
+        elif ch == "\t":
+            column += 4 - column % 4
+        else:
+            break
+    return column
 
 
 def _find_backtick_run(chunk: str, start: int, run: int) -> int:

@@ -11,20 +11,18 @@ import functools
 import logging
 import posixpath
 import re
-import weakref
-from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 from urllib.parse import quote
 
 from lsprotocol import types
 
+from rulemap import analysis
 from rulemap.lsp.convert import span_contains, to_pos, to_range
 from rulemap.model import Document, Glob, ImportRef, ImportStatus, Pos, Resolved, Span
-from rulemap.profiles.base import directory_chain, parent_dir
 from rulemap.text.positions import Encoding
 from rulemap.workspace import Workspace
+from rulemap.workspace.core import ImportReach
 
 log = logging.getLogger("rulemap.lsp.features")
 
@@ -199,129 +197,25 @@ def link(ws: Workspace, key: str) -> str:
 # ----- the import graph ---------------------------------------------------------------------
 
 
-@dataclass
-class ImportGraph:
-    generation: int
-    documents: list[str]  # every document: instruction files, rules, and what they import
-    imported: set[str]  # targets of some import (any status)
-    hops: dict[str, int]  # fewest import hops from an instruction file or rule
-    parent: dict[str, str]  # the importer on that shortest chain
-
-
-_GRAPHS: weakref.WeakKeyDictionary[Workspace, ImportGraph] = weakref.WeakKeyDictionary()
-
-
-def import_graph(ws: Workspace) -> ImportGraph:
-    """Every document reachable through imports, parsed once per workspace generation, so that
-    `ws.importers()` is complete afterwards."""
-    cached = _GRAPHS.get(ws)
-    if cached is not None and cached.generation == ws.generation:
-        return cached
-    roots = ws.all_documents()
-    hops = dict.fromkeys(roots, 0)
-    parent: dict[str, str] = {}
-    imported: set[str] = set()
-    order = list(roots)
-    queue = deque(roots)
-    while queue:
-        node = queue.popleft()
-        for _, resolved in ws.imports(node):
-            imported.add(resolved.target)
-            if resolved.status is ImportStatus.OK and resolved.target not in hops:
-                hops[resolved.target] = hops[node] + 1
-                parent[resolved.target] = node
-                order.append(resolved.target)
-                queue.append(resolved.target)
-    graph = ImportGraph(ws.generation, order, imported, hops, parent)
-    _GRAPHS[ws] = graph
-    return graph
+def import_graph(ws: Workspace) -> ImportReach:
+    """Every document reachable through imports (the engine's, cached in its derived cache),
+    so that `ws.importers()` is complete afterwards."""
+    return ws.import_reach()
 
 
 def importers(ws: Workspace, key: str) -> list[tuple[str, ImportRef]]:
-    import_graph(ws)
+    ws.import_reach()
     return ws.importers(key)
 
 
-# ----- loading context ----------------------------------------------------------------------
-
-
 def load_target(ws: Workspace, key: str) -> tuple[bool, str | None]:
-    """A target whose load includes `key` (an instruction file, a rule, or a file they import):
-    (found, target for `ws.explain`); target None is the start-up load."""
-    graph = import_graph(ws)
-    seen: set[str] = set()
-    current: str | None = key
-    while current is not None and current not in seen:
-        seen.add(current)
-        found, target = _own_load_target(ws, current)
-        if found:
-            return True, target
-        current = graph.parent.get(current)
-    return False, None
-
-
-def _own_load_target(ws: Workspace, key: str) -> tuple[bool, str | None]:
-    config = ws.config
-    chain = directory_chain(config.cwd)
-    cwd_dir = chain[-1]
-    if ws.is_rule(key):
-        owner = ws.rule_owner(key) or ""
-        if owner not in chain or not config.rules:
-            return False, None
-        if not ws.is_scoped(key):
-            return True, None
-        matches = ws.rule_matches(key)
-        return (True, matches[0]) if matches else (False, None)
-    if ws.is_instruction(key):
-        directory = instruction_dir(ws, key)
-        if directory is None:
-            return False, None
-        if directory in chain:
-            return True, None
-        below = not cwd_dir or directory.startswith(cwd_dir + "/")
-        if config.nested and below:
-            return True, f"{directory}/.rulemap-probe"
-        return False, None
-    return False, None
-
-
-_GLOB_CACHE: weakref.WeakKeyDictionary[Workspace, tuple[int, dict[tuple[str, str], Any]]] = (
-    weakref.WeakKeyDictionary()
-)
+    """A target whose load includes `key` (the engine decides: `analysis.load_target`)."""
+    return analysis.load_target(ws, key)
 
 
 def first_matching_glob(ws: Workspace, rule: str, target: str) -> str | None:
-    """The first written `paths` glob of `rule` that matches `target` (compiled globs are cached
-    per workspace generation, unlike `Workspace.rules_for_file`, which recompiles them)."""
-    from rulemap.globs import compile_patterns
-
-    generation, table = _GLOB_CACHE.get(ws, (-1, {}))
-    if generation != ws.generation:
-        table = {}
-        _GLOB_CACHE[ws] = (ws.generation, table)
-    owner = ws.rule_owner(rule) or ""
-    if owner:
-        if not target.startswith(owner + "/"):
-            return None
-        target = target[len(owner) + 1 :]
-    for glob in ws.document(rule).globs or []:
-        if glob.error is not None or glob.pattern.startswith("!"):
-            continue
-        compiled = table.get((rule, glob.pattern))
-        if compiled is None:
-            compiled = table[(rule, glob.pattern)] = compile_patterns(glob.expanded)
-        if compiled.match(target):
-            return glob.pattern
-    return None
-
-
-def instruction_dir(ws: Workspace, key: str) -> str | None:
-    """The directory the core files an instruction file under (None: not one)."""
-    directory = parent_dir(key)
-    for candidate in (directory, parent_dir(directory)):
-        if key in ws.instruction_files_in(candidate):
-            return candidate
-    return None
+    """The first written `paths` glob of `rule` that matches `target` (the engine's)."""
+    return ws.first_matching_glob(rule, target)
 
 
 def relative_import(target: str, importer: str, like: str = "") -> str:

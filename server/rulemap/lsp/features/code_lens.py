@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from rulemap import analysis
 from rulemap.lsp.features._util import (
     import_graph,
     importers,
-    instruction_dir,
     is_markdown,
     never_raise,
     plural,
@@ -16,7 +16,6 @@ from rulemap.lsp.features._util import (
     uri_of,
     zero_range,
 )
-from rulemap.profiles.base import directory_chain
 from rulemap.workspace import Workspace
 
 SHOW_REFERENCES = "rulemap.showReferences"
@@ -66,35 +65,22 @@ def code_lenses(
 
 def _rule_title(ws: Workspace, rule: str) -> str:
     doc = ws.document(rule)
-    config = ws.config
-    chain = directory_chain(config.cwd)
-    owner = ws.rule_owner(rule) or ""
-    size = short_chars(doc.chars)
     if doc.rule_skip:
         return f"never loaded: {doc.rule_skip}"
-    if not config.rules:
-        return f"never loaded: rules are off (`rules = false`) · {size}"
-    if owner not in chain:
-        return f"never loaded: `{owner}/.claude/rules` is below the cwd · {size}"
-    if ws.is_scoped(rule):
-        return f"matches {plural(len(ws.rule_matches(rule)), 'file')} · {size}"
-    return f"loaded for every file ({len(ws.files):,}) · {size}"
+    size = short_chars(doc.chars)
+    status = analysis.load_status(ws, rule)
+    if not status.loads and not status.scoped:
+        return f"never loaded: {status.why_not} · {size}"
+    if status.scoped:
+        return f"matches {plural(status.files, 'file')} · {size}"
+    return f"loaded for every file ({status.files:,}) · {size}"
 
 
 def _instruction_title(ws: Workspace, key: str) -> str:
-    doc = ws.document(key)
-    config = ws.config
-    chain = directory_chain(config.cwd)
-    cwd_dir = chain[-1]
-    size = short_chars(doc.chars)
-    directory = instruction_dir(ws, key)
-    if directory is None:
+    size = short_chars(ws.document(key).chars)
+    status = analysis.load_status(ws, key)
+    if status.loads:
+        return f"loaded for {plural(status.files, 'file')} · {size}"
+    if status.why_not is None:
         return size
-    if directory in chain:
-        return f"loaded for {plural(len(ws.files), 'file')} · {size}"
-    below = not cwd_dir or directory.startswith(cwd_dir + "/")
-    if config.nested and below:
-        return f"loaded for {plural(len(ws.files.under(directory + '/')), 'file')} · {size}"
-    if not below:
-        return f"never loaded: `{directory}/` is outside the cwd · {size}"
-    return f"never loaded: nested files are off (`nested = false`) · {size}"
+    return f"never loaded: {status.why_not} · {size}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from rulemap.checks.imports import closest_path
+from rulemap.compare import amount, compare, is_cut, total_of, unit_of
 from rulemap.lsp.convert import span_contains, to_range
 from rulemap.lsp.features._util import (
     code,
@@ -33,6 +34,7 @@ SOURCE_FILE_MODES = ("firstLine", "everywhere", "off")
 PREVIEW_LINES = 8
 PREVIEW_WIDTH = 120
 GLOB_EXAMPLES = 5
+AGENT_ROWS = 8  # the agents table of a source-file hover stays this small
 
 
 @never_raise(lambda: None)
@@ -279,7 +281,53 @@ def _source_hover(ws: Workspace, key: str, profile: str | None) -> types.Hover:
         if len(explanation.skipped) > 10:
             skipped.append(f"- … and {len(explanation.skipped) - 10:,} more")
         parts.append("Skipped:\n" + "\n".join(skipped))
+    table = _agents_table(ws, key, explanation)
+    if table:
+        parts.append(table)
     return _markdown("\n\n".join(parts))
+
+
+@never_raise(lambda: None)
+def _agents_table(ws: Workspace, key: str, shown: Explanation) -> str | None:
+    """Every selected agent's load for `key` in one compact table (agent | files | size |
+    cut/left out), when they are more than the one detailed above. The explanations come from
+    the profiles' caches: a repeated hover recomputes nothing. A failing agent costs this
+    table, never the hover."""
+    selected = ws.profiles
+    if not selected or [p.name for p in selected] == [shown.profile]:
+        return None
+    # the configured cwd, as the detailed load above: the same cache entries
+    comparison = compare(ws, key, None, selected[:AGENT_ROWS])
+    rows = [
+        "| agent | files | size | cut / left out |",
+        "|---|--:|--:|---|",
+    ]
+    for col in comparison.columns:
+        e = col.explanation
+        unit = unit_of(e)
+        total = amount(total_of(e), unit)
+        if e.budget.kind == "shared" and e.budget.limit > 0:
+            total = f"{total_of(e):,} / {amount(e.budget.limit, unit)}"
+        cut = [f.path for f in e.files if is_cut(f)]
+        over = []
+        if cut:
+            more = f" +{len(cut) - 1}" if len(cut) > 1 else ""
+            over.append(f"cut {_cell(code(cut[0]))}{more}")
+        if e.left_out:
+            over.append(f"{len(e.left_out):,} left out")
+        name = _cell(col.profile)
+        rows.append(
+            f"| {'**' + name + '**' if col.profile == shown.profile else name} | "
+            f"{len(e.files):,} | {total} | {' · '.join(over) or '—'} |"
+        )
+    if len(selected) > AGENT_ROWS:
+        rows.append(f"| … {len(selected) - AGENT_ROWS:,} more | | | |")
+    return "**Every selected agent**\n\n" + "\n".join(rows)
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell (a `|` would end it, even in code)."""
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def _reason(entry: LoadedFile, matched_by: dict[str, str]) -> str:

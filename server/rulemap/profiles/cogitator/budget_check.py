@@ -15,17 +15,17 @@ from typing import TYPE_CHECKING
 from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES
 from rulemap.model import Finding, ImportStatus, Span
 from rulemap.profiles.base import directory_chain, parent_dir
-from rulemap.profiles.cogitator import CogitatorProfile, Load
+from rulemap.profiles.cogitator.load import Load
 
 if TYPE_CHECKING:
+    from rulemap.profiles.cogitator.profile import CogitatorProfile
     from rulemap.workspace import Workspace
 
 
-def check(ws: Workspace) -> list[Finding]:
+def check(ws: Workspace, profile: CogitatorProfile) -> list[Finding]:
     config = ws.config
     chain = directory_chain(config.cwd)
     cwd_dir = chain[-1]
-    profile = CogitatorProfile()
     scoped_rules = (
         [r for d in chain for r in ws.rules_of(d) if ws.is_scoped(r)] if config.rules else []
     )

@@ -1,0 +1,160 @@
+"""Human output of `rulemap compare`: one column per agent, its files in its own order (rich).
+
+It fits the console (80 columns when not a terminal): each agent gets an equal share, paths
+are shortened in the middle (`packages/…/AGENTS.md`) but never lose their file name, and a
+cell whose path and size do not fit on one line puts the size under the path.
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from rulemap.compare import Column, Comparison, is_cut, size_of, unit_of
+
+GAP = 2  # blanks between two columns (padding plus the divider); 1 when the table is tight
+MIN_WIDTH = 6  # an agent's column never gets narrower than this
+ELLIPSIS = "…"
+
+
+def shorten_middle(path: str, width: int) -> str:
+    """`path` in at most `width` characters when possible: the directories lose their middle
+    (`src/…/AGENTS.md`, `pkg/a…/AGENTS.md`), the file name never loses anything — a name
+    longer than `width` is shown whole."""
+    if len(path) <= width:
+        return path
+    slash = path.rfind("/")
+    if slash < 0:
+        return path
+    name = path[slash + 1 :]
+    directories = path[: slash + 1]
+    room = width - len(name) - len(ELLIPSIS) - 1  # what is left of the directories' head
+    if room <= 0:
+        short = ELLIPSIS + "/" + name
+        return short if len(short) <= width else name
+    head = directories[:room]
+    # cut at a directory boundary when one is near, so the head reads as whole names
+    boundary = head.rfind("/")
+    if boundary >= room // 2:
+        head = head[: boundary + 1]
+    return head + ELLIPSIS + "/" + name
+
+
+def compact(value: int) -> str:
+    """12400 → `12.4k`, 1250000 → `1.2M`, 812 → `812`."""
+    if value < 1000:
+        return str(value)
+    if value < 1_000_000:
+        return f"{value / 1000:.1f}".rstrip("0").rstrip(".") + "k"
+    return f"{value / 1_000_000:.1f}".rstrip("0").rstrip(".") + "M"
+
+
+def _cells(col: Column, width: int | None) -> list[tuple[str, str, str]]:
+    """(path, size, mark) per row of one agent: its files, then what it left out (paths
+    shortened to `width`; None: whole)."""
+    explanation = col.explanation
+    unit = unit_of(explanation)
+
+    def shown(path: str) -> str:
+        return path if width is None else shorten_middle(path, width)
+
+    rows = [
+        (shown(f.path), f"{size_of(f, unit):,}", "cut" if is_cut(f) else "")
+        for f in explanation.files
+    ]
+    rows.extend((shown(path), "", "left out") for path in explanation.left_out)
+    return rows
+
+
+def _one_line(path: str, size: str, mark: str) -> str:
+    return " ".join(p for p in (path, size, mark) if p)
+
+
+def _render(path: str, size: str, mark: str, width: int) -> str:
+    """One line when it fits, else the size (compacted if need be) indented under the path."""
+    styled_mark = f"[red]{mark}[/]" if mark else ""
+    shown_path = f"[dim]{escape(path)}[/]" if mark == "left out" else escape(path)
+    if len(_one_line(path, size, mark)) <= width:
+        return " ".join(p for p in (shown_path, size, styled_mark) if p)
+    indent = "  " if len(_one_line("  " + size, "", mark)) <= width else ""
+    if size and len(_one_line(indent + size, "", mark)) > width:
+        size = compact(int(size.replace(",", "")))
+    under = " ".join(p for p in (size, styled_mark) if p)
+    return f"{shown_path}\n{indent}{under}"
+
+
+def _natural(col: Column) -> int:
+    """The width the column needs to show everything on one line each."""
+    widest = max((len(_one_line(*cell)) for cell in _cells(col, None)), default=len("nothing"))
+    return max(len(col.profile), len(unit_of(col.explanation)), widest)
+
+
+def fair_widths(natural: list[int], available: int, floor: int = MIN_WIDTH) -> list[int]:
+    """Share `available` between columns: none gets more than it needs, the ones that need
+    more share what the others leave equally (max-min fairness); never below `floor`."""
+    widths = [0] * len(natural)
+    pending = sorted(range(len(natural)), key=lambda i: natural[i])
+    left = available
+    while pending:
+        share = left // len(pending)
+        i = pending[0]
+        if natural[i] <= share:
+            widths[i] = natural[i]
+            left -= natural[i]
+            pending.pop(0)
+            continue
+        for j in pending:
+            widths[j] = max(floor, share)
+        break
+    return [max(floor, w) if w else floor for w in widths]
+
+
+def comparison_table(comparison: Comparison, width: int = 80) -> Table:
+    columns = comparison.columns
+    depth = max((len(c.explanation.files) + len(c.explanation.left_out) for c in columns),
+                default=0)
+    number_width = max(1, len(str(depth)))
+    natural = [_natural(c) for c in columns]
+    gap = GAP
+    widths = fair_widths(natural, width - number_width - gap * len(columns))
+    if widths != natural:  # tight: one blank between columns leaves more room for paths
+        gap = 1
+        widths = fair_widths(natural, width - number_width - gap * len(columns))
+    table = Table(
+        box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True,
+        padding=(0, gap - 1),
+    )
+    table.add_column("#", justify="right", width=number_width, no_wrap=True)
+    for col, w in zip(columns, widths, strict=True):
+        table.add_column(
+            f"{escape(col.profile)}\n[dim]{unit_of(col.explanation)}[/]", width=w,
+            overflow="fold",
+        )
+    cells = [_cells(c, w) for c, w in zip(columns, widths, strict=True)]
+    for row in range(max(depth, 1)):
+        values = [str(row + 1) if depth else ""]
+        for rows, w in zip(cells, widths, strict=True):
+            if row < len(rows):
+                values.append(_render(*rows[row], w))
+            else:
+                values.append("[dim]nothing[/]" if row == 0 else "")
+        table.add_row(*values)
+    return table
+
+
+def print_comparison(comparison: Comparison, console: Console | None = None) -> None:
+    console = console or Console(highlight=False)
+    target = comparison.target or "(start-up)"
+    console.print(
+        f"loaded for {escape(target)} from cwd {escape(comparison.cwd)}, by agent",
+        soft_wrap=False,
+    )
+    if not comparison.columns:
+        console.print("no agent selected")
+        return
+    console.print(comparison_table(comparison, min(console.width, 200)))
+    for col in comparison.columns:
+        console.print(f"{escape(col.profile)}: {escape(col.summary)}", soft_wrap=False)
+    console.print("[dim]why each file loads: rulemap explain TARGET --profile NAME[/]")

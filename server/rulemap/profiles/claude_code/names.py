@@ -1,0 +1,67 @@
+"""Which files are Claude Code memory files, by name and place.
+
+Per directory: `CLAUDE.md`, `.claude/CLAUDE.md`, `CLAUDE.local.md` (the memory files) and
+`AGENTS.md` (read only when `readAgentsMd` says so). Explain probes the few directories it walks
+through the reader (an ignored `.claude/` or `CLAUDE.local.md` still loads: Claude Code knows
+nothing of git); workspace-wide questions (detect, reads, findings) use a name index built once
+from the walked `.md` files, kept until a file is created or deleted."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rulemap.profiles.base import join
+
+if TYPE_CHECKING:
+    from rulemap.workspace import Workspace
+
+CLAUDE_MD = "CLAUDE.md"
+DOT_CLAUDE_MD = ".claude/CLAUDE.md"
+LOCAL_MD = "CLAUDE.local.md"
+AGENTS_MD = "AGENTS.md"
+MEMORY_NAMES = (CLAUDE_MD, DOT_CLAUDE_MD, LOCAL_MD)  # the files that make AGENTS.md a fallback
+ALL_NAMES = (AGENTS_MD, *MEMORY_NAMES)
+_LONGEST_FIRST = sorted(ALL_NAMES, key=len, reverse=True)
+_BASENAMES = frozenset(n.rsplit("/", 1)[-1] for n in ALL_NAMES)
+
+
+def owner_of(path: str) -> tuple[str, str] | None:
+    """(directory, name) when `path` is one of the names in some directory, else None.
+    Longest names first: `x/.claude/CLAUDE.md` is x's `.claude/CLAUDE.md`."""
+    if path.rsplit("/", 1)[-1] not in _BASENAMES:
+        return None
+    for name in _LONGEST_FIRST:
+        if path == name:
+            return "", name
+        if path.endswith("/" + name):
+            return path[: -len(name) - 1], name
+    return None
+
+
+def name_index(ws: Workspace) -> dict[str, dict[str, str]]:
+    """directory → {name: key} for every memory file and AGENTS.md of the workspace (walked
+    files plus the ones git ignores). Names only change with a create or delete, which drops
+    every derived value, so it is stored without reads."""
+    key = ("claude-code", "names")
+    cached: dict[str, dict[str, str]] | None = ws.derived.get(key)
+    if cached is not None:
+        return cached
+    index: dict[str, dict[str, str]] = {}
+    for path in [*ws.files.with_suffix(".md"), *ws.reader.ignored_files()]:
+        found = owner_of(path)
+        if found is not None:
+            index.setdefault(found[0], {})[found[1]] = path
+    ws.derived.put(key, index, reads=())
+    return index
+
+
+def probe(ws: Workspace, directory: str) -> dict[str, str]:
+    """{name: key} of the names that exist as files in `directory`, asked of the reader (the
+    directories of one load: a few, and possibly ones the walk skipped)."""
+    found: dict[str, str] = {}
+    for name in ALL_NAMES:
+        key = join(directory, name)
+        full = ws.abs(key)
+        if ws.reader.exists(full) and not ws.reader.is_dir(full):
+            found[name] = key
+    return found

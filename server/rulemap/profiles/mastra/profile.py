@@ -1,0 +1,71 @@
+"""The `mastra` profile: Mastra's AgentsMDInjector behind the `Profile` interface."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rulemap.model import Explanation, Finding
+from rulemap.profiles.base import Option, options_of
+from rulemap.profiles.mastra import checks, inject
+from rulemap.profiles.mastra.inject import (
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_REMINDER_TEXT,
+    Settings,
+    is_instruction_name,
+)
+
+if TYPE_CHECKING:
+    from rulemap.workspace import Workspace
+
+
+class MastraProfile:
+    name = "mastra"
+    title = "Mastra AgentsMDInjector"
+    description = (
+        "AGENTS.md / CLAUDE.md / CONTEXT.md from a touched path's directory up, one new file "
+        "per model step, nearest first, each cut at ~1000 tokens with a notice."
+    )
+    options: tuple[Option, ...] = (
+        Option("maxTokens", (int,), DEFAULT_MAX_TOKENS,
+               "approximate token limit of each instruction file (4 characters a token); "
+               "over it the file is cut at the last line break and a notice follows"),
+        Option("reminderText", (str,), DEFAULT_REMINDER_TEXT,
+               "injected in place of an empty or unreadable instruction file (\"\": nothing, "
+               "as Mastra does without the option)"),
+        Option("ignoredInstructionPaths", (list,), [],
+               "instruction files already in the static instructions (root-relative or "
+               "absolute paths): never injected"),
+        Option("enabled", (bool,), True,
+               "false: instruction discovery is off (Mastra's isEnabled returning false)"),
+        Option("walkToFilesystemRoot", (bool,), False,
+               "search on above the workspace root up to /, as Mastra does"),
+    )
+
+    def settings(self, ws: Workspace) -> Settings:
+        return Settings.from_options(options_of(ws, self))
+
+    def detect(self, ws: Workspace) -> bool:
+        # AGENTS.md and CLAUDE.md are every agent's; Mastra is an SDK, so nothing in a
+        # repository shows it is used — but only its injector reads CONTEXT.md
+        return checks.has_context_file(ws)
+
+    def reads(self, ws: Workspace, key: str) -> bool:
+        return is_instruction_name(key)
+
+    def findings(self, ws: Workspace) -> list[Finding]:
+        return checks.findings(ws, self.settings(ws))
+
+    def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
+        settings = self.settings(ws)
+        key = ("explain", self.name, target, cwd, settings)
+        cached: Explanation | None = ws.derived.get(key)
+        if cached is not None:
+            return cached
+        explanation, found = inject.explain(ws, self.name, settings, target, cwd)
+        # files above the root are never reported changed: they are read again only after a
+        # create or delete, which drops every derived value
+        reads = [k for k in found if not k.startswith("/")]
+        if target is not None:
+            reads.append(target)  # whether it is a directory
+        ws.derived.put(key, explanation, reads=reads)
+        return explanation

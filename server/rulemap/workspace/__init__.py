@@ -1,0 +1,6 @@
+"""The live instruction graph of one workspace root (see core.py for how its parts compose)."""
+
+from rulemap.workspace.core import Workspace
+from rulemap.workspace.rule_scope import RuleInfo, RuleScope
+
+__all__ = ["RuleInfo", "RuleScope", "Workspace"]

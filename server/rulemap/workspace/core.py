@@ -1,0 +1,348 @@
+"""The live instruction graph of one workspace root: the composition of its parts.
+
+`InstructionIndex` (index.py) classifies files; `Resolver` (resolution.py) resolves imports;
+`RuleMatcher` (rules.py) matches rule globs; `apply_update` (update.py) invalidates what a file
+event touches. This class owns the parsed documents and identities, and is what profiles and
+checks read. Everything goes through the reader; nothing here touches the disk, and nothing
+here knows an agent (profiles) or a check (checks): the composition root (`rulemap.analysis`)
+builds a workspace with its readers and selected profiles.
+
+Keys: a file inside the root is named by its root-relative POSIX path; a file outside (an
+import under a directory the user granted with `allowImportsFrom`) by its absolute path.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rulemap.config import Config
+from rulemap.derived import IMPORT_GRAPH, DerivedCache
+from rulemap.documents import parse_document, unreadable_document
+from rulemap.globs import CompiledGlobs, FileIndex
+from rulemap.model import Document, Explanation, Finding, ImportRef, ImportStatus, Resolved
+from rulemap.readers.base import Reader, ReadError, WalkingReader, is_within
+from rulemap.retarget import Retarget
+from rulemap.text.decoding import decode
+from rulemap.workspace.index import InstructionIndex
+from rulemap.workspace.resolution import Resolver
+from rulemap.workspace.rule_scope import RuleInfo, RuleScope
+from rulemap.workspace.rules import RuleMatcher
+from rulemap.workspace.update import apply_update
+
+if TYPE_CHECKING:
+    from rulemap.profiles.base import Profile
+
+
+@dataclass(frozen=True)
+class ImportReach:
+    documents: tuple[str, ...]  # instruction files, rules, then what they import (BFS order)
+    imported: frozenset[str]  # targets of some import (any status)
+    hops: Mapping[str, int]  # fewest import hops from an instruction file or rule
+    parent: Mapping[str, str]  # the importer on that shortest chain
+
+
+class Workspace:
+    def __init__(
+        self,
+        reader: WalkingReader,
+        config: Config | None = None,
+        home: str | None = None,
+        profiles: tuple[Profile, ...] | None = None,
+        profile_options: Mapping[str, Mapping[str, Any]] | None = None,
+        home_reader: Reader | None = None,
+    ):
+        self.reader = reader
+        # user-level instruction files (~/.claude/CLAUDE.md, ~/.codex/AGENTS.md) come from
+        # here, and only when the user named a home directory (`--home DIR`)
+        self.home_reader = home_reader
+        # the agents checks run for; None until the composition root selects them
+        self.selected_profiles: tuple[Profile, ...] | None = profiles
+        self.profile_options: Mapping[str, Mapping[str, Any]] = profile_options or {}
+        self.root = reader.root
+        self.config = config or Config()
+        self.home = home
+        self.generation = 0  # bumps on every change; caches above the core key on it
+        self.real_root = reader.identity(self.root)
+        self.allowed = [
+            posixpath.normpath(self._expand_home(a)) for a in self.config.allow_imports_from
+        ]
+        self._real_allowed = [reader.identity(a) for a in self.allowed]
+        self.files = FileIndex(reader.list_files())
+        self._docs: dict[str, Document] = {}
+        self._identity: dict[str, str] = {}
+        self.index = InstructionIndex(self.files, reader, self.config.files)
+        self.resolver = Resolver(self)
+        self.matcher = RuleMatcher(self)
+        # the whole check's findings (analysis.check), dropped on every change
+        self.findings_cache: list[Finding] | None = None
+        # derived values shared by explain and the checks: `load_cache` is emptied on every
+        # change, `derived` drops only what read a changed file
+        self.load_cache: dict[tuple[object, ...], Any] = {}
+        self.derived = DerivedCache()
+        # (generation, the rules whose matches changed then and how), newest last
+        self.retarget_log: list[tuple[int, tuple[Retarget, ...]]] = []
+        self.retarget_forgotten = -1  # the newest generation dropped from that log
+        # whether the last update may have moved rule matches (views redraw rule decorations)
+        self.rules_moved = False
+
+    @classmethod
+    def open(cls, root: str, reader: WalkingReader | None = None, **kwargs: Any) -> Workspace:
+        """Kept for callers of the old API: `rulemap.analysis.open_workspace`."""
+        from rulemap.analysis import open_workspace
+
+        return open_workspace(root, reader, **kwargs)
+
+    @property
+    def profiles(self) -> tuple[Profile, ...]:
+        """The agents checks run for (selected by the composition root)."""
+        if self.selected_profiles is None:
+            from rulemap.analysis import select_profiles
+
+            select_profiles(self)
+        assert self.selected_profiles is not None
+        return self.selected_profiles
+
+    def _expand_home(self, path: str) -> str:
+        if path.startswith("~") and self.home:
+            return self.home + path[1:]
+        return path
+
+    # ----- paths ----------------------------------------------------------------------------
+
+    def abs(self, key: str) -> str:
+        return key if key.startswith("/") else posixpath.join(self.root, key)
+
+    def key(self, absolute: str) -> str:
+        """The key of an absolute path: root-relative inside the root, else the path itself."""
+        absolute = posixpath.normpath(absolute)
+        if is_within(absolute, self.root) and absolute != self.root:
+            return absolute[len(self.root) :].lstrip("/")
+        return absolute
+
+    def identity(self, key: str) -> str:
+        cached = self._identity.get(key)
+        if cached is None:
+            cached = self.reader.identity(self.abs(key))
+            self._identity[key] = cached
+        return cached
+
+    def inside(self, real: str) -> bool:
+        return is_within(real, self.real_root) or any(
+            is_within(real, a) for a in self._real_allowed
+        )
+
+    def canonical(self, key: str) -> str:
+        """The key of the real file behind `key` (symlinks resolved), when it is inside the
+        root; `key` itself otherwise. Graph walks use it so a link is not a new file."""
+        real = self.identity(key)
+        if real.startswith(self.real_root + "/"):
+            return real[len(self.real_root) + 1 :]
+        return key
+
+    # ----- classification (index.py) -------------------------------------------------------
+
+    @property
+    def instruction_files(self) -> list[str]:
+        return self.index.instruction_files
+
+    @property
+    def rules(self) -> list[RuleInfo]:
+        return self.index.rules
+
+    def instruction_dir(self, path: str) -> str | None:
+        """The directory whose instruction file `path` would be (by name), or None."""
+        return self.index.instruction_dir(path)
+
+    def instruction_files_in(self, directory: str) -> list[str]:
+        return self.index.files_in(directory, self.abs(directory) if directory else self.root)
+
+    def rules_of(self, owner: str) -> list[str]:
+        return self.index.rules_of(owner)
+
+    def all_documents(self) -> list[str]:
+        """Instruction files and rules, sorted."""
+        return sorted({*self.index.instruction_files, *(r.path for r in self.index.rules)})
+
+    def is_instruction(self, key: str) -> bool:
+        """An instruction file or a rule of this workspace."""
+        return key in self.index.instruction_set or self.is_rule(key)
+
+    def is_rule(self, key: str) -> bool:
+        return RuleScope.of_rule(key) is not None and key in self.files
+
+    def rule_owner(self, key: str) -> str | None:
+        scope = RuleScope.of_rule(key)
+        return scope.owner if scope is not None else None
+
+    def rule_scope(self, key: str) -> RuleScope | None:
+        return RuleScope.of_rule(key)
+
+    # ----- documents ------------------------------------------------------------------------
+
+    def document(self, key: str) -> Document:
+        doc = self._docs.get(key)
+        if doc is None:
+            doc = self._parse(key)
+            self._docs[key] = doc
+        return doc
+
+    def _parse(self, key: str) -> Document:
+        is_rule = RuleScope.of_rule(key) is not None and not key.startswith("/")
+        try:
+            data = self.reader.read_bytes(self.abs(key))
+        except ReadError as exc:
+            return unreadable_document(key, str(exc), is_rule)
+        text, why = decode(data)
+        if why is not None:
+            return unreadable_document(key, why, is_rule)
+        return parse_document(key, text, is_rule)
+
+    def import_reach(self) -> ImportReach:
+        """Every document reachable through imports from the instruction files and rules,
+        breadth first: the fewest hops to each and the importer on that shortest chain. Every
+        import on the way is resolved, so `importers()` is complete afterwards."""
+        cached: ImportReach | None = self.derived.get("import-reach")
+        if cached is not None:
+            return cached
+        roots = self.all_documents()
+        hops = dict.fromkeys(roots, 0)
+        parent: dict[str, str] = {}
+        imported: set[str] = set()
+        order = list(roots)
+        queue = deque(roots)
+        while queue:
+            node = queue.popleft()
+            for _, resolved in self.imports(node):
+                imported.add(resolved.target)
+                if resolved.status is ImportStatus.OK and resolved.target not in hops:
+                    hops[resolved.target] = hops[node] + 1
+                    parent[resolved.target] = node
+                    order.append(resolved.target)
+                    queue.append(resolved.target)
+        reach = ImportReach(tuple(order), frozenset(imported), hops, parent)
+        # read every document on the way: an edit of one re-resolves its imports
+        self.derived.put("import-reach", reach, reads=[*order, IMPORT_GRAPH])
+        return reach
+
+    def imported_documents(self) -> list[str]:
+        """Files inside the root that some instruction file or rule imports, transitively
+        (canonical keys, sorted): their own imports are checked too."""
+        cached: list[str] | None = self.derived.get("imported-documents")
+        if cached is not None:
+            return cached
+        roots = set(self.all_documents())
+        seen: set[str] = set()
+        stack = list(roots)
+        while stack:
+            path = stack.pop()
+            for _, resolved in self.imports(path):
+                if resolved.status is not ImportStatus.OK or resolved.target.startswith("/"):
+                    continue
+                target = self.canonical(resolved.target)
+                if target not in seen and target not in roots:
+                    seen.add(target)
+                    stack.append(target)
+        result = sorted(seen)
+        self.derived.put("imported-documents", result, reads=[IMPORT_GRAPH])
+        return result
+
+    def lint_documents(self) -> list[str]:
+        """Documents to lint: instruction files, rules and the files they import, each real
+        file once (a symlinked alias is linted as its target)."""
+        cached: list[str] | None = self.derived.get("lint-documents")
+        if cached is not None:
+            return cached
+        chosen: dict[str, str] = {}
+        for path in [*self.all_documents(), *self.imported_documents()]:
+            identity = self.identity(path)
+            current = chosen.get(identity)
+            if current is None or (identity == self.abs(path) and identity != self.abs(current)):
+                chosen[identity] = path
+        # which files are documents, and what a symlink is an alias of, change only with a
+        # create or delete (which drops every derived value); the imported ones with the graph
+        return self.derived.put("lint-documents", sorted(chosen.values()), reads=[IMPORT_GRAPH])  # type: ignore[no-any-return]
+
+    # ----- imports (resolution.py) ----------------------------------------------------------
+
+    def imports(self, key: str) -> list[tuple[ImportRef, Resolved]]:
+        return self.resolver.imports(key)
+
+    def importers(self, key: str) -> list[tuple[str, ImportRef]]:
+        """Files whose imports point at `key` (any status), with the import token."""
+        return self.resolver.importers(key)
+
+    def resolve(self, importer: str, ref: ImportRef) -> Resolved:
+        return self.resolver.resolve(importer, ref)
+
+    # ----- rule matches (rules.py) ----------------------------------------------------------
+
+    def compiled_globs(self, rule: str) -> CompiledGlobs | None:
+        return self.matcher.compiled_globs(rule)
+
+    def rule_matches(self, rule: str) -> list[str]:
+        return self.matcher.rule_matches(rule)
+
+    def glob_matches(self, rule: str, pattern: str, limit: int | None = None) -> list[str]:
+        return self.matcher.glob_matches(rule, pattern, limit)
+
+    def glob_has_matches(self, rule: str, pattern: str) -> bool:
+        return self.matcher.glob_has_matches(rule, pattern)
+
+    def rule_matches_target(self, rule: str, target: str) -> bool:
+        return self.matcher.matches_target(rule, target)
+
+    def first_matching_glob(self, rule: str, target: str) -> str | None:
+        return self.matcher.first_matching_glob(rule, target)
+
+    def is_scoped(self, rule: str) -> bool:
+        return self.matcher.is_scoped(rule)
+
+    def rules_for_file(self, target: str) -> list[tuple[str, str]]:
+        return self.matcher.rules_for_file(target)
+
+    def scoped_rules_index(self) -> dict[str, tuple[str, ...]]:
+        return self.matcher.scoped_rules_index()
+
+    def scoped_rules_matching(self, target: str, owners: Iterable[str]) -> list[str]:
+        return self.matcher.scoped_rules_matching(target, owners)
+
+    # ----- loading and checking (kept for callers of the old API: rulemap.analysis) --------
+
+    def explain(
+        self, target: str | None = None, cwd: str | None = None, profile: str | None = None
+    ) -> Explanation:
+        from rulemap.analysis import explain
+
+        return explain(self, target, cwd, profile)
+
+    def check(self) -> list[Finding]:
+        from rulemap.analysis import check
+
+        return check(self)
+
+    # ----- incremental updates (update.py) --------------------------------------------------
+
+    def update(
+        self,
+        changed: Iterable[str] = (),
+        created: Iterable[str] = (),
+        deleted: Iterable[str] = (),
+    ) -> set[str]:
+        """Apply file events (keys); returns the keys whose documents or findings may differ."""
+        return apply_update(self, set(changed), set(created), set(deleted))
+
+    def forget_file(self, key: str) -> Document | None:
+        """Drop `key`'s parsed document, identity and import resolution (update.py)."""
+        self._identity.pop(key, None)
+        self.resolver.drop(key)
+        return self._docs.pop(key, None)
+
+    def aliases_of(self, keys: set[str]) -> set[str]:
+        """Keys whose identity (real path) is that of one of `keys`: a symlinked alias
+        (CLAUDE.md → AGENTS.md) reads the same bytes as its target."""
+        identities = {self._identity[k] for k in keys if k in self._identity}
+        return {k for k, ident in self._identity.items() if ident in identities}

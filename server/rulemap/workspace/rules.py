@@ -1,0 +1,244 @@
+"""Rule matches: which workspace files each path-scoped rule's globs match, and the reverse
+index (file → matching rules), kept up to date per rule and per created/deleted file.
+
+Globs are relative to the rule's `RuleScope` (the directory holding its `.claude`). Candidate
+files come from the file index by literal prefix and name ending, and are prefiltered before
+any regex (`globs.prefiltered`); see docs/architecture.md "Cost on any repository shape"."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from rulemap.derived import RULE_SCOPES
+from rulemap.globs import (
+    CompiledGlobs,
+    candidates_are_exact,
+    compile_patterns,
+    literal_prefix,
+    prefiltered,
+    safe_expand,
+)
+from rulemap.retarget import Retarget, patch_rules_index
+from rulemap.workspace.rule_scope import ROOT_SCOPE, RuleScope
+
+if TYPE_CHECKING:
+    from rulemap.workspace.core import Workspace
+
+
+class RuleMatcher:
+    def __init__(self, ws: Workspace):
+        self._ws = ws
+        self._compiled: dict[str, CompiledGlobs | None] = {}
+        self._matches: dict[str, list[str]] = {}  # rule → matching files (sorted)
+        self._match_sets: dict[str, frozenset[str]] = {}
+        self._single_globs: dict[str, CompiledGlobs] = {}
+
+    def scope(self, rule: str) -> RuleScope:
+        return RuleScope.of_rule(rule) or ROOT_SCOPE
+
+    def matched_before(self, rule: str) -> list[str] | None:
+        """The files `rule` matched when last asked (None: never computed)."""
+        return self._matches.get(rule)
+
+    def forget(self, rule: str) -> None:
+        """The rule's globs may have changed: compute its matches again when asked."""
+        self._compiled.pop(rule, None)
+        self._matches.pop(rule, None)
+        self._match_sets.pop(rule, None)
+
+    def is_scoped(self, rule: str) -> bool:
+        doc = self._ws.document(rule)
+        return doc.globs is not None and doc.rule_skip is None
+
+    def compiled_globs(self, rule: str) -> CompiledGlobs | None:
+        """The rule's compiled `paths` (None for an unconditional or skipped rule)."""
+        if rule not in self._compiled:
+            doc = self._ws.document(rule)
+            patterns = [p for g in doc.globs or [] if g.error is None for p in g.expanded]
+            self._compiled[rule] = compile_patterns(patterns) if doc.globs and patterns else None
+        return self._compiled[rule]
+
+    def rule_matches(self, rule: str) -> list[str]:
+        """Workspace files the path-scoped `rule` matches (root-relative, sorted)."""
+        cached = self._matches.get(rule)
+        if cached is not None:
+            return cached
+        compiled = self.compiled_globs(rule)
+        scope = self.scope(rule)
+        found: list[str] = []
+        if compiled is not None:
+            candidates: set[str] = set()
+            exact: set[str] = set()
+            negates = any(p.startswith("!") for p in compiled.patterns)
+            for pattern in compiled.patterns:
+                if pattern.startswith("!"):
+                    continue
+                pool = self._ws.files.candidates(scope.owner, pattern)
+                # when the index already selects exactly what the pattern matches, skip the regex
+                if not negates and candidates_are_exact(pattern):
+                    exact.update(pool)
+                    continue
+                candidates.update(prefiltered(pool, pattern))
+            found = sorted(
+                exact | {c for c in candidates - exact if compiled.match(scope.within(c))}
+            )
+        self._matches[rule] = found
+        self._match_sets[rule] = frozenset(found)
+        return found
+
+    def glob_matches(self, rule: str, pattern: str, limit: int | None = None) -> list[str]:
+        """Files one written glob of `rule` matches (after brace expansion)."""
+        scope = self.scope(rule)
+        found: list[str] = []
+        for expanded in safe_expand(pattern):
+            compiled = self._single_globs.get(expanded)
+            if compiled is None:
+                compiled = self._single_globs[expanded] = compile_patterns([expanded])
+            pool = self._ws.files.candidates(scope.owner, compiled.patterns[0])
+            if candidates_are_exact(compiled.patterns[0]):
+                found.extend(pool[:limit] if limit is not None else pool)
+                if limit is not None and len(found) >= limit:
+                    return found[:limit]
+                continue
+            for candidate in prefiltered(pool, compiled.patterns[0]):
+                if compiled.match(scope.within(candidate)):
+                    found.append(candidate)
+                    if limit is not None and len(found) >= limit:
+                        return found
+        return sorted(set(found))
+
+    def glob_has_matches(self, rule: str, pattern: str) -> bool:
+        """Whether one written glob of `rule` matches any file, counting files git ignores
+        (the agent knows nothing of git: a `dist/**` rule does load for files in dist/).
+        Cached until the rule changes or a file is created or deleted."""
+        key = ("glob-any", rule, pattern)
+        cached: bool | None = self._ws.derived.get(key)
+        if cached is None:
+            cached = bool(self.glob_matches(rule, pattern, limit=1)) or self._matches_ignored(
+                rule, pattern
+            )
+            self._ws.derived.put(key, cached, reads=(rule,))
+        return cached
+
+    def _matches_ignored(self, rule: str, pattern: str) -> bool:
+        ws = self._ws
+        scope = self.scope(rule)
+        for expanded in safe_expand(pattern):
+            compiled = compile_patterns([expanded])
+            for path in ws.reader.ignored_files():
+                relative = scope.relative(path)
+                if relative is not None and compiled.match(relative):
+                    return True
+            # an ignored directory is never walked: its literal prefix existing is enough
+            prefix = literal_prefix(compiled.patterns[0]).rstrip("/")
+            if prefix:
+                directory = scope.join(prefix)
+                if not ws.files.under(directory + "/") and ws.reader.is_dir(ws.abs(directory)):
+                    return True
+        return False
+
+    def matches_target(self, rule: str, target: str) -> bool:
+        known = self._match_sets.get(rule)
+        if known is not None and target in self._ws.files:
+            return target in known
+        compiled = self.compiled_globs(rule)
+        if compiled is None:
+            return False
+        relative = self.scope(rule).relative(target)
+        return relative is not None and compiled.match(relative)
+
+    def first_matching_glob(self, rule: str, target: str) -> str | None:
+        """The first written glob of `rule` that matches `target` (None: none does)."""
+        relative = self.scope(rule).relative(target)
+        if relative is None:
+            return None
+        for glob in self._ws.document(rule).globs or []:
+            if glob.error is None and compile_patterns(glob.expanded).match(relative):
+                return glob.pattern
+        return None
+
+    def rules_for_file(self, target: str) -> list[tuple[str, str]]:
+        """Path-scoped rules (of any directory) matching `target`: (rule, first glob)."""
+        out: list[tuple[str, str]] = []
+        for rule in self._ws.rules:
+            if self.is_scoped(rule.path) and self.matches_target(rule.path, target):
+                out.append((rule.path, self.first_matching_glob(rule.path, target) or ""))
+        return out
+
+    def scoped_rules_index(self) -> dict[str, tuple[str, ...]]:
+        """Workspace file → the path-scoped rules (of any directory) that match it, sorted.
+        Built from the rules' match lists; rebuilt after any change. Files that match the
+        same rules share one tuple (few distinct combinations, many files)."""
+        ws = self._ws
+        index: dict[str, tuple[str, ...]] | None = ws.derived.get("rules-of-file")
+        if index is None:
+            lists: defaultdict[str, list[str]] = defaultdict(list)
+            for rule in ws.rules:
+                if self.is_scoped(rule.path):
+                    for path in self.rule_matches(rule.path):
+                        lists[path].append(rule.path)
+            shared: dict[tuple[str, ...], tuple[str, ...]] = {}
+            index = {}
+            for path, rules in lists.items():
+                key = tuple(rules)
+                index[path] = shared.setdefault(key, key)
+            # patched in place when a rule's globs change (see retarget)
+            ws.derived.put("rules-of-file", index, reads=[RULE_SCOPES])
+        return index
+
+    def scoped_rules_matching(self, target: str, owners: Iterable[str]) -> list[str]:
+        """Path-scoped rules of the `owners` directories whose globs match `target`, sorted.
+
+        For files of the workspace this is a look-up in an index built from every rule's
+        match list (the lists survive edits that do not touch the rule); other targets are
+        matched glob by glob."""
+        ws = self._ws
+        owners = tuple(owners)
+        key = ("scoped-of", owners)
+        wanted: frozenset[str] | None = ws.derived.get(key)
+        if wanted is None:
+            rules = [r for d in owners for r in ws.rules_of(d)]
+            wanted = frozenset(r for r in rules if self.is_scoped(r))
+            ws.derived.put(key, wanted, reads=rules)
+        if target not in ws.files:
+            return sorted(r for r in wanted if self.matches_target(r, target))
+        return sorted(r for r in self.scoped_rules_index().get(target, ()) if r in wanted)
+
+    # ----- updates --------------------------------------------------------------------------
+
+    def retarget(self, rules: list[tuple[str, list[str] | None]]) -> list[Retarget]:
+        """Rules whose globs changed: patch the file → rules index, and say which files each
+        rule now matches and no longer matches (everything derived for them is stale)."""
+        ws = self._ws
+        index: dict[str, tuple[str, ...]] | None = ws.derived.get("rules-of-file")
+        changes: list[Retarget] = []
+        for rule, before in rules:
+            new = set(self.rule_matches(rule)) if self.is_scoped(rule) else set()
+            if before is None:
+                # never matched before this edit: nothing derived read it, unless the index did
+                if index is not None:
+                    ws.derived.invalidate({RULE_SCOPES}, structural=False)
+                    index = None
+                changes.append(Retarget(rule, frozenset(new), frozenset()))
+                continue
+            old = set(before)
+            gained, lost = frozenset(new - old), frozenset(old - new)
+            changes.append(Retarget(rule, gained, lost))
+            if index is not None:
+                patch_rules_index(index, rule, gained, lost)
+        return changes
+
+    def files_changed(self, created: set[str], deleted: set[str]) -> None:
+        """Created and deleted files join or leave the match lists of the rules they match."""
+        for rule, matches in list(self._matches.items()):
+            if deleted and any(d in matches for d in deleted):
+                self._matches[rule] = [m for m in matches if m not in deleted]
+            compiled = self.compiled_globs(rule) if created else None
+            scope = self.scope(rule)
+            for key in created:
+                relative = scope.relative(key)
+                if compiled is not None and relative is not None and compiled.match(relative):
+                    self._matches[rule] = sorted({*self._matches[rule], key})
+            self._match_sets[rule] = frozenset(self._matches[rule])
