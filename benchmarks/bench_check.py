@@ -14,7 +14,9 @@ Commands are interleaved round-robin so drift hits all of them alike.
 
 Per run: wall time (perf_counter around spawn → exit), user+sys CPU and peak RSS of that one
 process (`os.wait4` rusage, ru_maxrss). Prints medians, min/max, the ratio of Rulemap to each
-baseline, and the targets (cold check < 1 s, peak RSS < 150 MB); writes
+baseline, and the targets (cold check < 1 s, peak RSS < 150 MB, and every agent profile
+selected (`--profiles` with all of them) at most 1.5x one profile (`--profiles cogitator`),
+both timed in the same interleaved rounds); writes
 benchmarks/results/check.json for the monorepo and check-adversarial.json for the adversarial
 workspace (check-small.json / check-adversarial-small.json with --small; --out for one --tree).
 
@@ -57,6 +59,17 @@ from _common import (  # noqa: E402
 
 TARGET_SECONDS = 1.0
 TARGET_RSS_MB = 150.0
+TARGET_ALL_PROFILES_RATIO = 1.5
+SINGLE_LABEL = "  … --profiles cogitator"
+ALL_LABEL = "  … --profiles <every agent>"
+
+
+def all_profiles() -> list[str]:
+    """Every registered profile, from the registry itself (no list kept here)."""
+    sys.path.insert(0, os.path.join(REPO, "server"))
+    from rulemap.profiles import PROFILES
+
+    return list(PROFILES)
 
 
 TIME = "/usr/bin/time"
@@ -202,12 +215,12 @@ def measure(args: argparse.Namespace, kind: str, tree: str, result_name: str) ->
     manifest = load_manifest(tree)
     env = rulemap_env()
 
+    base = [args.python, "-m", "rulemap", "check", tree, "--format", "json"]
     commands: list[tuple[str, list[str], dict[str, str] | None]] = [
-        (
-            "rulemap check --format json",
-            [args.python, "-m", "rulemap", "check", tree, "--format", "json"],
-            env,
-        ),
+        ("rulemap check --format json", base, env),
+        # the agent-profiles target: every profile selected costs at most 1.5x one profile
+        (SINGLE_LABEL, [*base, "--profiles", "cogitator"], env),
+        (ALL_LABEL, [*base, "--profiles", ",".join(all_profiles())], env),
     ]
     is_git = os.path.exists(os.path.join(tree, ".git"))
     if is_git:
@@ -285,7 +298,7 @@ def measure(args: argparse.Namespace, kind: str, tree: str, result_name: str) ->
         diags = None
     listed = {
         label: len(samples[label][-1]["stdout"].splitlines())
-        for label, _, _ in commands[1:]
+        for label, _, _ in commands[3:]
         if label != "python -c pass"
     }
 
@@ -350,6 +363,16 @@ def measure(args: argparse.Namespace, kind: str, tree: str, result_name: str) ->
         f"target: peak RSS < {TARGET_RSS_MB:.0f} MB      measured max    {rss_peak:.0f} MB  "
         f"{'PASS' if ok_m else 'FAIL'}"
     )
+    all_ratio = (
+        stats[ALL_LABEL]["wall_s"]["median"] / stats[SINGLE_LABEL]["wall_s"]["median"]
+    )
+    ok_p = all_ratio <= TARGET_ALL_PROFILES_RATIO
+    print(
+        f"target: every profile ≤ {TARGET_ALL_PROFILES_RATIO}× one   measured "
+        f"{fmt_ms(stats[ALL_LABEL]['wall_s']['median'])} ÷ "
+        f"{fmt_ms(stats[SINGLE_LABEL]['wall_s']['median'])} = {all_ratio:.2f}×  "
+        f"{'PASS' if ok_p else 'FAIL'}"
+    )
     if listed:
         print("files listed by the baselines: " + ", ".join(f"{k}: {v}" for k, v in listed.items()))
     by_code: dict[str, int] = {}
@@ -396,6 +419,9 @@ def measure(args: argparse.Namespace, kind: str, tree: str, result_name: str) ->
             "peak_rss_mb": TARGET_RSS_MB,
             "cold_check_pass": ok_t,
             "peak_rss_pass": ok_m,
+            "all_profiles_ratio": TARGET_ALL_PROFILES_RATIO,
+            "all_profiles_ratio_measured": all_ratio,
+            "all_profiles_pass": ok_p,
         },
         "diagnostics_total": len(diags) if diags is not None else None,
         "diagnostics_by_code": by_code,

@@ -6,7 +6,7 @@ on every keystroke once the debounce fires).
 
 Opens the workspace over an `OverlayReader` (unsaved buffers on top of the disk, as the server
 does), runs one full check, then for each edit: puts new text for one `AGENTS.md` into the
-overlay, calls `ws.update(changed=[key])` and `ws.check()` again, timing update + recheck.
+overlay, calls `ws.update(changed=[key])` and `analysis.check(ws)` again, timing update + recheck.
 Three kinds of edit, interleaved:
 
 - `text`    a prose line changes (no import added or removed);
@@ -78,9 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     use_server_sources()
+    from rulemap import analysis
     from rulemap.readers.local import LocalReader
     from rulemap.readers.overlay import OverlayReader
-    from rulemap.workspace import Workspace
 
     tree = os.path.abspath(args.tree) if args.tree else ensure_tree(args.small, args.seed)
     manifest = load_manifest(tree)
@@ -89,13 +89,13 @@ def main(argv: list[str] | None = None) -> int:
     # ---------------------------------------------------------------- open + first check
     t0 = time.perf_counter()
     overlay = OverlayReader(LocalReader(tree))
-    ws = Workspace.open(tree, reader=overlay)
+    ws = analysis.open_workspace(tree, reader=overlay)
     t_open = time.perf_counter() - t0
     t0 = time.perf_counter()
-    first = ws.check()
+    first = analysis.check(ws)
     t_first = time.perf_counter() - t0
     t0 = time.perf_counter()
-    ws.check()
+    analysis.check(ws)
     t_cached = time.perf_counter() - t0
 
     key = args.file or manifest.get("bench", {}).get("edit_agents_md")
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
             if kind.endswith("doc-only"):
                 document_findings(ws, k)
             else:
-                ws.check()
+                analysis.check(ws)
             t2 = time.perf_counter()
             c2 = time.process_time()
             if i >= args.warmup:
@@ -206,9 +206,9 @@ def main(argv: list[str] | None = None) -> int:
         st.sort_stats("tottime").print_stats(20)
 
     # ---------------------------------------------------------------- correctness
-    incremental = sorted(map(finding_key, ws.check()))
-    fresh_ws = Workspace.open(tree, reader=overlay)
-    fresh = sorted(map(finding_key, fresh_ws.check()))
+    incremental = sorted(map(finding_key, analysis.check(ws)))
+    fresh_ws = analysis.open_workspace(tree, reader=overlay)
+    fresh = sorted(map(finding_key, analysis.check(fresh_ws)))
     consistent = incremental == fresh
     if not consistent:
         a, b = set(incremental), set(fresh)
@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         gc.collect()
         c0 = time.process_time()
         t0 = time.perf_counter()
-        Workspace.open(tree, reader=OverlayReader(LocalReader(tree))).check()
+        analysis.check(analysis.open_workspace(tree, reader=OverlayReader(LocalReader(tree))))
         cold.append(time.perf_counter() - t0)
         cold_cpu.append(time.process_time() - c0)
     load1 = os.getloadavg()[0]

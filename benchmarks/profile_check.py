@@ -34,10 +34,11 @@ def lap(name, extra=""):
     print(f"{name:<36}{wall:>8.0f} ms wall{cpu:>8.0f} ms cpu   {extra}")
     _last[:] = [w, c]
 
+from rulemap import analysis
 from rulemap.workspace import Workspace
 from rulemap.checks import FAMILIES, finalize
 lap("import rulemap")
-ws = Workspace.open(sys.argv[1])
+ws = analysis.open_workspace(sys.argv[1])
 lap("Workspace.open (walk + index)",
     f"{len(ws.files)} files, {len(ws.instruction_files)} instruction files, {len(ws.rules)} rules")
 docs = ws.lint_documents() if hasattr(ws, "lint_documents") else ws.all_documents()
@@ -49,6 +50,10 @@ for family in FAMILIES:
     found = family(ws)
     raw.extend(found)
     lap(f"{family.__module__}.{family.__name__}", f"{len(found)} findings")
+for profile in analysis.select_profiles(ws):  # each selected agent's own findings
+    found = profile.findings(ws)
+    raw.extend(found)
+    lap(f"profile {profile.name}", f"{len(found)} findings")
 out = finalize(ws, raw)
 lap("finalize", f"{len(out)} findings")
 try:  # the CLI's JSON formatter (positions → UTF-16, JSON encoding), when it has one

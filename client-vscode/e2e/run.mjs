@@ -324,11 +324,94 @@ async function problemsLabel(page) {
   return (await page.locator('[id="status.problems"]').getAttribute('aria-label')) ?? '';
 }
 
+/** The budget item (`Rulemap 12.3k/32k`), not the profile item (`Rulemap: cogitator`). */
 async function rulemapStatusText(page) {
   const items = await page.locator('.statusbar-item').evaluateAll((els) =>
-    els.map((e) => (e.textContent ?? '').trim()).filter((t) => t.startsWith('Rulemap')),
+    els.map((e) => (e.textContent ?? '').trim()).filter((t) => t.startsWith('Rulemap') && !t.startsWith('Rulemap:')),
   );
   return items[0] ?? '';
+}
+
+/** The profile item: `Rulemap: <profile name>`. */
+async function profileStatusText(page) {
+  const items = await page.locator('.statusbar-item').evaluateAll((els) =>
+    els.map((e) => (e.textContent ?? '').trim()).filter((t) => t.startsWith('Rulemap:')),
+  );
+  return items[0] ?? '';
+}
+
+/** The header of a view of the Rulemap container. */
+function paneHeader(page, viewName) {
+  return page.locator(`[id="workbench.view.extension.rulemap"] .pane-header`, { hasText: viewName }).first();
+}
+
+/** Expand or collapse a view of the Rulemap container (clicking the header toggles it). */
+async function setPaneExpanded(page, viewName, expanded) {
+  const header = paneHeader(page, viewName);
+  await header.waitFor({ state: 'visible' });
+  const now = (await header.getAttribute('aria-expanded')) === 'true';
+  if (now !== expanded) {
+    await header.click({ position: { x: 40, y: 10 } });
+    await until(`${viewName} ${expanded ? 'expanded' : 'collapsed'}`, async () => ((await header.getAttribute('aria-expanded')) === 'true') === expanded, 5000);
+  }
+}
+
+/**
+ * Rows of the Rulemap views whose label (the file or agent name) does not fit: the label's box
+ * ends past the row's label container (which clips with an ellipsis), or its text overflows.
+ */
+async function elidedLabels(page) {
+  return page.locator('[id="workbench.view.extension.rulemap"] .monaco-list-row').evaluateAll((rows) =>
+    rows
+      .map((r) => {
+        const name = r.querySelector('.label-name');
+        const box = r.querySelector('.monaco-icon-label-container');
+        if (!name || !box) return undefined;
+        const n = name.getBoundingClientRect();
+        const b = box.getBoundingClientRect();
+        const nameContainer = r.querySelector('.monaco-icon-name-container') ?? name;
+        const d = r.querySelector('.label-description')?.getBoundingClientRect();
+        return {
+          label: name.textContent ?? '',
+          clipped: n.right > b.right + 0.5 || (nameContainer.scrollWidth > nameContainer.clientWidth + 0.5 && nameContainer.clientWidth > 0),
+          overflow: n.width > 0 && name.scrollWidth > Math.ceil(n.width) + 1,
+          // (descriptions may be cut: their full text is in the tooltip; reported to show the measure works)
+          descriptionCut: !!d && d.right > b.right + 0.5,
+          width: Math.round(b.width),
+        };
+      })
+      .filter(Boolean),
+  );
+}
+
+/** Rulemap's CLI on the fixture (the files on disk, not unsaved buffers). */
+function cli(ws, args) {
+  const r = spawnSync(PYTHON, ['-m', 'rulemap', ...args], { cwd: ws, encoding: 'utf8' });
+  assert(r.status === 0 || r.status === 1, `rulemap ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/** The server's profile registry: [[name, title]] in its order. */
+function registry() {
+  const r = spawnSync(PYTHON, ['-c', 'import json; from rulemap.profiles import PROFILES; print(json.dumps([[p.name, p.title] for p in PROFILES.values()]))'], { encoding: 'utf8' });
+  assert(r.status === 0, `reading the profile registry failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/** Pick the quick-pick row whose description starts with `name` (or the given label text). */
+async function pickRow(page, test) {
+  const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+  const i = await until('the row to pick', async () => {
+    const all = await rows.evaluateAll((rs) =>
+      rs.map((r) => ({
+        label: r.querySelector('.label-name')?.textContent ?? '',
+        description: r.querySelector('.label-description')?.textContent ?? '',
+      })),
+    );
+    const k = all.findIndex(test);
+    return k >= 0 ? k + 1 : 0;
+  });
+  await rows.nth(i - 1).click();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -520,31 +603,132 @@ async function trustedRun(tmp) {
       await until('the budget to return', async () => /\/32k$/.test(await rulemapStatusText(page)), 30000);
     });
 
-    await step('Select Profile switches the loading model', page, async () => {
+    const fileRows = (rows) => rows.filter((x) => !/^(Notes|Skipped) \(\d+\)$/.test(x.label) && x.level > 0);
+
+    await step('Choose Agent Profile: the picked agent in the status bar and Effective Instructions', page, async () => {
       await quickOpen(page, 'src/api/handler.ts');
-      await runCommand(page, 'Rulemap: Select Profile');
-      const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
-      await until('the profiles', async () =>
-        (await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('aria-label') ?? ''))).some((l) => /cogitator/i.test(l)),
-      );
-      const labels = await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('aria-label') ?? ''));
-      log(`profiles: ${JSON.stringify(labels)}`);
-      assert(labels.some((l) => /mastra/i.test(l)), `mastra should be offered: ${labels}`);
-      await shot(page, 'select-profile');
-      await rows.filter({ hasText: /mastra/i }).first().click();
       await showContainer(page, 'Rulemap');
-      const after = await until('the mastra load', async () => {
-        const r = await viewRows(page, 'Effective Instructions');
-        return r.length > 0 && r.every((x) => !x.description.startsWith('scoped')) && r.some((x) => x.label === 'AGENTS.md') && r;
+      const before = await until('the profile status item', async () => {
+        const t = await profileStatusText(page);
+        return /^Rulemap: \S+$/.test(t) && t;
       });
-      log(`mastra rows: ${JSON.stringify(after.map((r) => [r.label, r.description]))}`);
-      // back to the default
-      await runCommand(page, 'Rulemap: Select Profile');
-      await until('the profiles', async () =>
-        (await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('aria-label') ?? ''))).some((l) => /mastra/i.test(l)),
-      );
-      await rows.filter({ hasText: /cogitator/i }).first().click();
-      await until('the cogitator load', async () => (await viewRows(page, 'Effective Instructions')).some((x) => x.description.startsWith('scoped')));
+      assert(before === 'Rulemap: cogitator', `the default profile should show: ${before}`);
+      const agents = registry();
+      log(`profile registry: ${JSON.stringify(agents)}`);
+      await runCommand(page, 'Rulemap: Choose Agent Profile');
+      const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+      const offered = await until('every profile of the registry', async () => {
+        const r = await rows.evaluateAll((rs) =>
+          rs.map((x) => [x.querySelector('.label-name')?.textContent ?? '', x.querySelector('.label-description')?.textContent ?? '']),
+        );
+        return r.length >= agents.length && r;
+      });
+      log(`offered: ${JSON.stringify(offered)}`);
+      for (const [name, title] of agents) {
+        assert(offered.some(([l, d]) => l.includes(title) && d.startsWith(name)), `${name} (${title}) should be offered: ${JSON.stringify(offered)}`);
+      }
+      await shot(page, 'choose-agent-profile');
+      await pickRow(page, (r) => /^codex\b/.test(r.description));
+      await until('the status bar to name codex', async () => (await profileStatusText(page)) === 'Rulemap: codex', 20000);
+      const expected = cli(ws, ['explain', 'src/api/handler.ts', '--profile', 'codex', '--json']);
+      const want = [...expected.files.map((f) => f.path), ...expected.leftOut];
+      const got = await until("codex's files in Effective Instructions", async () => {
+        const r = fileRows(await viewRows(page, 'Effective Instructions')).map((x) => x.label);
+        return JSON.stringify(r) === JSON.stringify(want) && r;
+      }, 20000);
+      log(`codex rows: ${JSON.stringify(got)}; budget ${await rulemapStatusText(page)}`);
+      await shot(page, 'effective-instructions-codex');
+    });
+
+    await step('the picked profile survives a window reload (workspaceState)', page, async () => {
+      // save the fixed AGENTS.md first: no unsaved-changes prompt, and the CLI reads what the server does
+      await quickOpen(page, 'AGENTS.md');
+      await page.locator('.monaco-editor .view-lines').first().click();
+      await page.keyboard.press('Control+S');
+      await until('AGENTS.md saved', async () => readFileSync(join(ws, 'AGENTS.md'), 'utf8').includes('docs/guide.md'), 10000);
+      await page.locator('.tabs-container .tab.dirty').first().waitFor({ state: 'detached', timeout: 10000 }).catch(() => {});
+      page.once('dialog', (d) => void d.accept().catch(() => {}));
+      await runCommand(page, 'Developer: Reload Window');
+      await page.waitForTimeout(1500);
+      await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60000 });
+      await page.locator('.explorer-folders-view .monaco-list-row, [id="workbench.view.extension.rulemap"]').first().waitFor({ state: 'visible', timeout: 30000 });
+      await quickOpen(page, 'src/api/handler.ts');
+      await until('the status bar to name codex again', async () => (await profileStatusText(page)) === 'Rulemap: codex', 45000);
+      await shot(page, 'after-reload');
+    });
+
+    await step('Compare Agents: one node per agent, each with its files', page, async () => {
+      await quickOpen(page, 'src/api/handler.ts');
+      await showContainer(page, 'Rulemap');
+      await setPaneExpanded(page, 'Instruction Files', false);
+      await setPaneExpanded(page, 'Compare Agents', true);
+      const expected = cli(ws, ['compare', 'src/api/handler.ts', '--json']).columns;
+      const titles = expected.map((c) => c.title);
+      const rows = await until('the Compare Agents rows', async () => {
+        const r = await viewRows(page, 'Compare Agents');
+        const top = r.filter((x) => x.level === 1).map((x) => x.label);
+        return JSON.stringify(top) === JSON.stringify(titles) && r;
+      }, 30000);
+      log(`compare rows: ${JSON.stringify(rows.map((r) => [r.label, r.description, r.level]))}`);
+      // every agent row is followed by its files, in that agent's order (file names)
+      for (const c of expected) {
+        const at = rows.findIndex((r) => r.level === 1 && r.label === c.title);
+        const kids = [];
+        for (let k = at + 1; k < rows.length && rows[k].level === 2; k++) kids.push(rows[k].label);
+        const want = [...c.explanation.files.map((f) => f.path), ...c.explanation.leftOut].map((p) => p.split('/').pop());
+        assert(JSON.stringify(kids) === JSON.stringify(want), `${c.title}: ${JSON.stringify(kids)} ≠ ${JSON.stringify(want)}`);
+        assert(kids.length > 0, `${c.title} should list its files`);
+        assert(rows[at].description.length > 0, `${c.title} should show its summary`);
+      }
+      const current = await page
+        .locator('[id="workbench.view.extension.rulemap"] .monaco-list[aria-label="Compare Agents"] .monaco-list-row[aria-level="1"]', { hasText: 'Codex' })
+        .first()
+        .locator('.codicon-pass-filled')
+        .count();
+      assert(current === 1, 'the picked agent (codex) should be marked');
+      const desc = await paneHeader(page, 'Compare Agents').locator('.description').first().textContent().catch(() => '');
+      assert((desc ?? '').trim() === 'handler.ts', `the view should name the compared file: "${desc}"`);
+      // clicking a file opens it
+      await page
+        .locator('[id="workbench.view.extension.rulemap"] .monaco-list[aria-label="Compare Agents"] .monaco-list-row[aria-level="2"]', { hasText: 'guide.md' })
+        .first()
+        .click();
+      await page.locator('.tabs-container .tab.active[aria-label*="guide.md"]').waitFor({ state: 'visible' });
+      await quickOpen(page, 'src/api/handler.ts');
+    });
+
+    await step('labels read fully at the default sidebar width (screenshot)', page, async () => {
+      await showContainer(page, 'Rulemap');
+      await setPaneExpanded(page, 'Instruction Files', true);
+      await until('rows in all three views', async () =>
+        (await viewRows(page, 'Compare Agents')).length > 0 &&
+        (await viewRows(page, 'Effective Instructions')).length > 0 &&
+        (await viewRows(page, 'Instruction Files')).length > 0, 20000);
+      await page.mouse.move(900, 450);
+      await page.waitForTimeout(400);
+      const width = await page.locator('[id="workbench.view.extension.rulemap"]').evaluate((e) => Math.round(e.getBoundingClientRect().width));
+      await shot(page, `sidebar-default-width-${width}px`);
+      const measured = await elidedLabels(page);
+      const bad = measured.filter((x) => x.clipped || x.overflow);
+      log(`sidebar ${width}px wide; ${measured.length} rows; cut descriptions: ${JSON.stringify(measured.filter((x) => x.descriptionCut).map((x) => x.label))}; elided labels: ${JSON.stringify(bad)}`);
+      assert(measured.length >= 10, `expected the rows of the three views: ${measured.length}`);
+      assert(bad.length === 0, `labels cut off at ${width}px: ${JSON.stringify(bad)}`);
+      const status = [await profileStatusText(page), await rulemapStatusText(page)];
+      log(`status items: ${JSON.stringify(status)}`);
+      assert(status[0].length <= 24, `the profile status item should stay short: ${status[0]}`);
+    });
+
+    await step('the title-bar icon chooses again: back to the workspace default', page, async () => {
+      await quickOpen(page, 'src/api/handler.ts');
+      await showContainer(page, 'Rulemap');
+      const header = paneHeader(page, 'Effective Instructions');
+      await header.hover();
+      const icon = header.locator('.actions .action-label[aria-label="Choose Agent Profile"]').first();
+      await icon.waitFor({ state: 'visible' });
+      await icon.click();
+      await pickRow(page, (r) => r.label.includes('Workspace default'));
+      await until('the default profile again', async () => (await profileStatusText(page)) === 'Rulemap: cogitator', 20000);
+      await until('the cogitator load', async () => (await viewRows(page, 'Effective Instructions')).some((x) => x.description.startsWith('scoped')), 20000);
     });
 
     await step('Show / Copy Effective Instructions give the text the agent receives', page, async () => {

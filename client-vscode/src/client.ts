@@ -356,8 +356,8 @@ export class RulemapClient implements RulemapApi, vscode.Disposable {
     return this.request(Methods.instructionFiles, {});
   }
 
-  profiles(): Promise<ProfilesResult | null | undefined> {
-    return this.request(Methods.profiles, {});
+  profiles(uri?: string): Promise<ProfilesResult | null | undefined> {
+    return this.request(Methods.profiles, uri ? { uri } : {});
   }
 
   compare(params: CompareParams): Promise<CompareResult | null | undefined> {

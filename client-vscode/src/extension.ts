@@ -114,7 +114,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (s !== 'starting') refreshAll();
     if (s === 'running') {
       // titles for the status tooltip; a remembered pick the server no longer knows is dropped
-      void choice.load(client).then(({ dropped }) => {
+      void choice.load(client, active.uri?.toString()).then(({ dropped }) => {
         if (dropped) log.warn(`The agent profile "${dropped}" picked for this workspace is unknown to the server; using the default.`);
         updateStatus();
       });
@@ -212,10 +212,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         await choice.pick(node.column.profile);
         return;
       }
-      await chooseProfile(client, choice, {
-        showQuickPick: (items, options) => vscode.window.showQuickPick<ProfilePickItem>(items, options),
-        showWarningMessage: (m) => void vscode.window.showWarningMessage(m),
-      });
+      await chooseProfile(
+        client,
+        choice,
+        {
+          showQuickPick: (items, options) => vscode.window.showQuickPick<ProfilePickItem>(items, options),
+          showWarningMessage: (m) => void vscode.window.showWarningMessage(m),
+        },
+        active.uri?.toString(),
+      );
     }),
   );
 

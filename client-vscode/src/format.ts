@@ -42,6 +42,7 @@ export const REASON_LABELS: Record<string, string> = {
   rule: 'rule (always loaded)',
   nested: 'nested instructions',
   scoped: 'path-scoped rule',
+  user: 'user-level instructions',
 };
 
 export function reasonLabel(reason: string): string {

@@ -50,8 +50,8 @@ export class ProfileChoice implements vscode.Disposable {
    * Ask the server for its profiles. A remembered pick the server no longer knows is forgotten
    * (its requests would fail); returns that name so the caller can say so.
    */
-  async load(api: RulemapApi): Promise<{ result: ProfilesResult | undefined; dropped?: string }> {
-    const r = await api.profiles();
+  async load(api: RulemapApi, uri?: string): Promise<{ result: ProfilesResult | undefined; dropped?: string }> {
+    const r = await api.profiles(uri);
     if (!r || !Array.isArray(r.profiles) || r.profiles.length === 0) {
       return { result: undefined };
     }
@@ -118,8 +118,14 @@ export interface PickerUi {
  * "Rulemap: Choose Agent Profile": list the server's profiles, remember the choice. Returns
  * false when nothing changed (cancelled, no server).
  */
-export async function chooseProfile(api: RulemapApi, choice: ProfileChoice, ui: PickerUi): Promise<boolean> {
-  const { result } = await choice.load(api);
+export async function chooseProfile(
+  api: RulemapApi,
+  choice: ProfileChoice,
+  ui: PickerUi,
+  /** The active file: the server answers with its folder's default. */
+  uri?: string,
+): Promise<boolean> {
+  const { result } = await choice.load(api, uri);
   if (!result) {
     ui.showWarningMessage('Rulemap: the language server did not list any agent profile (is it running?).');
     return false;

@@ -157,7 +157,8 @@ export interface RulemapApi {
   effectiveInstructions(params: EffectiveInstructionsParams): Promise<EffectiveInstructions | null | undefined>;
   rulesForFile(uri: string): Promise<RulesForFileResult | null | undefined>;
   instructionFiles(): Promise<InstructionFilesResult | null | undefined>;
-  profiles(): Promise<ProfilesResult | null | undefined>;
+  /** `uri`: answer for the workspace folder of that file (its default and selected profiles). */
+  profiles(uri?: string): Promise<ProfilesResult | null | undefined>;
   /** `null`: the URI is not a file of a workspace folder; `undefined`: no answer. */
   compare(params: CompareParams): Promise<CompareResult | null | undefined>;
   /** True when a server is running and ready to answer. */

@@ -136,6 +136,51 @@ describe('effectiveTreeItem', () => {
   });
 });
 
+describe('what the server says about each agent', () => {
+  const r = result({
+    profile: 'gamma',
+    totalChars: 4000,
+    budget: { kind: 'shared', unit: 'bytes', limit: 32768 },
+    files: [file('AGENTS.md', { chars: 3000, bytes: 3072, step: 1 }), file('docs/big.md', { chars: 1000, bytes: 1024, truncated: true, cutLine: 9, note: 'cut at the byte' })],
+    leftOut: ['deep/AGENTS.md'],
+    leftOutUris: ['file:///elsewhere/deep/AGENTS.md'],
+    notes: ['the walk stops at the workspace root'],
+  });
+  const tree = buildEffectiveTree(r);
+
+  it("shows sizes in the budget's unit, steps, per-file cuts and notes", () => {
+    const [agents, big] = tree.map((n) => effectiveTreeItem(n));
+    expect(agents.description).toBe('project · 3KiB · step 1');
+    expect(big.description).toBe('project · 1KiB · cut');
+    const tip = (big.tooltip as MarkdownString).value;
+    expect(tip).toContain('1,000 characters · 1,024 bytes');
+    expect(tip).toContain('the agent stops reading at line 10');
+    expect(tip).toContain('cut at the byte');
+  });
+
+  it("opens left-out files at the server's URI", () => {
+    expect(tree[2]).toMatchObject({ kind: 'leftOut', uri: 'file:///elsewhere/deep/AGENTS.md' });
+  });
+
+  it("lists the profile's notes in a collapsed group at the end", () => {
+    const group = tree.at(-1)!;
+    expect(group.kind).toBe('notesGroup');
+    const item = effectiveTreeItem(group);
+    expect(item.label).toBe('Notes (1)');
+    expect(item.collapsibleState).toBe(TreeItemCollapsibleState.Collapsed);
+    const note = effectiveTreeItem((group as Extract<EffectiveNode, { kind: 'notesGroup' }>).children[0]);
+    expect(note.label).toBe('the walk stops at the workspace root');
+    expect(note.tooltip).toBe('the walk stops at the workspace root');
+  });
+
+  it('puts the profile in the message and the budget in its unit in the description', () => {
+    const h = effectiveViewHeader(r, { hasFile: true, ready: true });
+    expect(h.description).toBe('4KiB/32KiB');
+    expect(h.message).toMatch(/^gamma: 2 files for handler\.ts · 4,096 of 32,768 bytes/);
+    expect(effectiveViewHeader({ ...r, overBudget: true }, { hasFile: true, ready: true }).message).toMatch(/over budget: 1 cut, 1 left out$/);
+  });
+});
+
 describe('effectiveViewHeader', () => {
   it('shows the budget in the description', () => {
     const h = effectiveViewHeader(result({ totalChars: 12300 }), { hasFile: true, ready: true });

@@ -49,10 +49,41 @@ export function fakeApi(overrides: Partial<RulemapApi> = {}): RulemapApi & { cal
       calls.push({ method: 'instructionFiles', params: {} });
       return { files: [] };
     },
-    profiles: async () => {
-      calls.push({ method: 'profiles', params: {} });
+    profiles: async (uri?: string) => {
+      calls.push({ method: 'profiles', params: uri ? { uri } : {} });
       return { profiles: [], active: 'cogitator' };
+    },
+    compare: async (params: unknown) => {
+      calls.push({ method: 'compare', params });
+      return { uri: `file://${ROOT}/src/api/handler.ts`, target: 'src/api/handler.ts', columns: [] };
     },
   };
   return Object.assign(api, overrides) as RulemapApi & { calls: { method: string; params: unknown }[] };
+}
+
+/** A `rulemap/profiles` answer shaped like the server's (names here are test data only). */
+export const PROFILES = {
+  profiles: [
+    { name: 'alpha', title: 'Alpha Agent', description: 'Loads AGENTS.md files and their imports.' },
+    { name: 'beta', title: 'Beta', description: 'Loads the nearest instruction file only.' },
+    { name: 'gamma', title: 'Gamma CLI', description: 'Loads rules by glob, token budget per file.' },
+  ],
+  active: 'alpha',
+  selected: ['alpha', 'gamma'],
+};
+
+/** An in-memory `context.workspaceState`. */
+export function memento(initial: Record<string, unknown> = {}) {
+  const data = new Map<string, unknown>(Object.entries(initial));
+  return {
+    data,
+    get<T>(key: string): T | undefined {
+      return data.get(key) as T | undefined;
+    },
+    update(key: string, value: unknown): Thenable<void> {
+      if (value === undefined) data.delete(key);
+      else data.set(key, value);
+      return Promise.resolve();
+    },
+  };
 }

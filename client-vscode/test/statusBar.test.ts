@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isOverBudget, RulemapStatusBar, statusModel } from '../src/statusBar';
-import { file, result } from './fixtures';
+import { isOverBudget, profileStatusModel, RulemapStatusBar, statusModel } from '../src/statusBar';
+import { file, PROFILES, result } from './fixtures';
 import { MockStatusBarItem, ThemeColor } from './vscode-mock';
 
 describe('statusModel', () => {
@@ -61,6 +61,45 @@ describe('RulemapStatusBar', () => {
 
     bar.update(undefined, 'failed', false);
     expect((item.backgroundColor as ThemeColor).id).toBe('statusBarItem.errorBackground');
+    bar.dispose();
+    expect(item.disposed).toBe(true);
+  });
+});
+
+describe('profileStatusModel', () => {
+  const info = (n: string) => PROFILES.profiles.find((p) => p.name === n);
+
+  it('names the profile the views show, shortly, and opens the picker', () => {
+    const m = profileStatusModel(result({ profile: 'gamma' }), 'running', true, 'gamma', info);
+    expect(m).toMatchObject({ visible: true, text: 'Rulemap: gamma' });
+    expect(m.tooltip).toContain('Gamma CLI (gamma)');
+    expect(m.tooltip).toContain('Loads rules by glob');
+    expect(m.tooltip).toContain('Chosen for this workspace.');
+    expect(m.text.length).toBeLessThanOrEqual(24);
+  });
+
+  it("shows the server's default when nothing was picked", () => {
+    const m = profileStatusModel(result({ profile: 'alpha' }), 'running', true, undefined, info);
+    expect(m.text).toBe('Rulemap: alpha');
+    expect(m.tooltip).toContain('workspace default');
+  });
+
+  it('is hidden without a running server or a file', () => {
+    expect(profileStatusModel(result(), 'starting', true, undefined, info).visible).toBe(false);
+    expect(profileStatusModel(result(), 'running', false, undefined, info).visible).toBe(false);
+    expect(profileStatusModel(undefined, 'running', true, undefined, info).visible).toBe(false);
+    expect(profileStatusModel(undefined, 'running', true, 'beta', info).text).toBe('Rulemap: beta');
+  });
+
+  it('is a second status item whose click runs Choose Agent Profile', () => {
+    const bar = new RulemapStatusBar();
+    const item = bar.profileItem as unknown as MockStatusBarItem;
+    expect(item.command).toBe('rulemap.chooseProfile');
+    bar.updateProfile(result({ profile: 'beta' }), 'running', true, 'beta', info);
+    expect(item.text).toBe('Rulemap: beta');
+    expect(item.visible).toBe(true);
+    bar.updateProfile(undefined, 'failed', false, undefined, info);
+    expect(item.visible).toBe(false);
     bar.dispose();
     expect(item.disposed).toBe(true);
   });

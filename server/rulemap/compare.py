@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from rulemap import analysis
 from rulemap.model import Explanation, LoadedFile
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def compare(
     again after no change costs only the summaries."""
     from rulemap.profiles import PROFILES, get_profile
 
-    chosen = ws.profiles if profiles is None else tuple(
+    chosen = analysis.select_profiles(ws) if profiles is None else tuple(
         get_profile(p) if isinstance(p, str) else p for p in profiles
     )
     where = ws.config.cwd if cwd is None else cwd
@@ -79,7 +80,7 @@ def compare(
             continue
         seen.add(profile.name)
         if PROFILES.get(profile.name) is profile:
-            explanation = ws.explain(target, cwd=where, profile=profile.name)
+            explanation = analysis.explain(ws, target, cwd=where, profile=profile.name)
         else:  # a profile object outside the registry
             explanation = profile.explain(ws, target, where)
         columns.append(column(profile, explanation))

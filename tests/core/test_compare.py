@@ -13,6 +13,7 @@ import pytest
 from core_helpers import make_ws
 from tests.lsp.toy_profile import ToyProfile, register_toys
 
+from rulemap import analysis
 from rulemap import profiles as registry
 from rulemap.cli.compare_table import comparison_table, fair_widths, shorten_middle
 from rulemap.compare import Comparison, compare, size_of, summarize
@@ -64,7 +65,7 @@ def test_columns_follow_the_selected_profiles_in_order(toys):
     assert (result.target, result.cwd) == ("src/api/users.ts", ".")
     for col in result.columns:
         # each column is exactly what `explain` says for that agent
-        assert col.explanation.to_json() == ws.explain(
+        assert col.explanation.to_json() == analysis.explain(ws,
             "src/api/users.ts", profile=col.profile).to_json()
 
 

@@ -13,6 +13,7 @@ from typing import TypeVar
 import pytest
 from core_helpers import make_ws
 
+from rulemap import analysis
 from rulemap.derived import DerivedCache
 from rulemap.globs import CompiledGlobs, literal_tail, pattern_error
 from rulemap.readers.base import ReadError
@@ -55,7 +56,7 @@ def test_special_files_are_never_opened(tmp_path: Path) -> None:
         with pytest.raises(ReadError, match=r"a device"):
             read_regular_file("/dev/null")
         ws = Workspace(LocalReader(str(tmp_path)))
-        findings = within(10, ws.check)
+        findings = within(10, lambda: analysis.check(ws))
         messages = {f.path: f.message for f in findings if f.code == "unreadable-file"}
         assert "named pipe" in messages["AGENTS.md"] and "socket" in messages["pkg/AGENTS.md"]
     finally:
@@ -91,9 +92,11 @@ def test_globs_no_regex_accepts_are_findings() -> None:
             "src/x/a.ts": "",
         }
     )
-    found = sorted((f.code, f.span.start.col) for f in ws.check() if f.path.endswith("r.md"))
+    found = sorted(
+        (f.code, f.span.start.col) for f in analysis.check(ws) if f.path.endswith("r.md")
+    )
     assert found == [("invalid-glob", 8), ("invalid-glob", 17)]
-    assert ws.explain("src/x/a.ts").files == []
+    assert analysis.explain(ws, "src/x/a.ts").files == []
 
 
 def test_literal_tail() -> None:
@@ -106,7 +109,7 @@ def test_literal_tail() -> None:
 
 def test_import_of_the_root_is_a_directory_not_outside() -> None:
     ws = make_ws({"AGENTS.md": "@. and @./ and @sub/..\n", "sub/AGENTS.md": "@..\n"})
-    found = sorted((f.path, f.code, f.message) for f in ws.check())
+    found = sorted((f.path, f.code, f.message) for f in analysis.check(ws))
     assert [(p, c) for p, c, _ in found] == [("AGENTS.md", "broken-import")] * 3 + [
         ("sub/AGENTS.md", "broken-import")
     ]

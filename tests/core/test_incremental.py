@@ -4,6 +4,7 @@ import random
 
 from core_helpers import make_ws
 
+from rulemap import analysis
 from rulemap.workspace import Workspace
 
 GLOBS = ["src/**/*.ts", "src/a/*.ts", "*.py", "docs/**", "nothing/**", "src/b/**", "**/*.md"]
@@ -30,8 +31,8 @@ def _doc(rng: random.Random) -> str:
 
 
 def _snapshot(ws: Workspace) -> tuple[object, ...]:
-    findings = sorted((f.path, f.code, f.span, f.message) for f in ws.check())
-    loads = [ws.explain(t).to_json() for t in TARGETS] + [ws.explain().to_json()]
+    findings = sorted((f.path, f.code, f.span, f.message) for f in analysis.check(ws))
+    loads = [analysis.explain(ws, t).to_json() for t in TARGETS] + [analysis.explain(ws).to_json()]
     return (findings, loads)
 
 
@@ -52,7 +53,7 @@ def test_random_edits_match_a_fresh_workspace():
         "tool.py": "",
     }
     ws = make_ws(files, maxChars=2500)
-    ws.check()
+    analysis.check(ws)
     editable = [
         "AGENTS.md",
         "CLAUDE.md",

@@ -9,6 +9,7 @@ import os
 import pytest
 from core_helpers import make_ws
 
+from rulemap import analysis
 from rulemap.config import ConfigError
 from rulemap.profiles import get_profile, select
 from rulemap.profiles.mastra.identity import path_identity
@@ -26,7 +27,7 @@ def ws_with(files, symlinks=None, **options):
 
 
 def explain(ws, target):
-    return ws.explain(target, profile="mastra")
+    return analysis.explain(ws, target, profile="mastra")
 
 
 def steps(e):
@@ -85,16 +86,19 @@ def test_touched_instruction_file_that_does_not_exist_gives_the_reminder():
     assert e.files[0].text == DEFAULT_REMINDER_TEXT and "unreadable" in (e.files[0].note or "")
 
 
-def test_start_up_injects_nothing():
-    ws = ws_with({"AGENTS.md": "root"})
-    e = explain(ws, None)
-    assert e.files == [] and any("start-up" in n for n in e.notes)
+def test_without_target_one_tool_call_on_the_cwd_directory_and_a_note_says_so():
+    # Decision: nothing loads before a tool call; without a TARGET Rulemap shows what one tool
+    # call on the cwd directory brings (and says so)
+    ws = ws_with({"AGENTS.md": "root", "pkg/CONTEXT.md": "p", "pkg/sub/AGENTS.md": "below"})
+    e = analysis.explain(ws, None, cwd="pkg", profile="mastra")
+    assert steps(e) == [("pkg/CONTEXT.md", 1), ("AGENTS.md", 2)]
+    assert any("no TARGET" in n and "before a tool call" in n for n in e.notes)
 
 
 def test_walk_stops_at_the_workspace_root_and_says_so():
     reader = MemoryReader("/w/repo", {"AGENTS.md": "in", "/w/AGENTS.md": "above"})
     ws = Workspace(reader)
-    e = ws.explain("src/x.ts", profile="mastra")
+    e = analysis.explain(ws, "src/x.ts", profile="mastra")
     assert [f.path for f in e.files] == ["AGENTS.md"]
     assert any("walk stops at the workspace root" in n for n in e.notes)
 
@@ -107,7 +111,7 @@ def test_walk_to_filesystem_root_reads_files_above_through_the_reader():
     )
     config = parse_config({"profiles": {"mastra": {"walkToFilesystemRoot": True}}}, "test")
     ws = Workspace(reader, config)
-    e = ws.explain("src/x.ts", profile="mastra")
+    e = analysis.explain(ws, "src/x.ts", profile="mastra")
     assert steps(e) == [("AGENTS.md", 1), ("/w/CLAUDE.md", 2), ("/CONTEXT.md", 3)]
     assert [f.text for f in e.files] == ["in", "above", "top"]
     assert not any("walk stops at the workspace root" in n for n in e.notes)
@@ -121,14 +125,24 @@ def test_walk_to_filesystem_root_with_the_local_reader_notes_what_it_cannot_read
     (repo / "rulemap.toml").write_text(
         "[profiles.mastra]\nwalkToFilesystemRoot = true\n", encoding="utf-8"
     )
-    ws = Workspace.open(str(repo))
-    e = ws.explain("src/x.ts", profile="mastra")
+    ws = analysis.open_workspace(str(repo))
+    e = analysis.explain(ws, "src/x.ts", profile="mastra")
     above = str(tmp_path / "AGENTS.md").replace(os.sep, "/")
     assert [f.path for f in e.files][:2] == ["AGENTS.md", above]
     outside = e.files[1]
     assert outside.step == 2 and outside.chars == 0 and outside.text == ""
     assert "not readable by Rulemap" in (outside.note or "")
     assert any(above in n and "cannot read" in n for n in e.notes)
+
+
+def test_directory_named_like_an_instruction_file_gives_the_reminder(tmp_path):
+    # the injector's existence check accepts a directory; its read then fails
+    (tmp_path / "AGENTS.md").mkdir()
+    (tmp_path / "CONTEXT.md").write_text("ctx\n", encoding="utf-8")
+    ws = Workspace(LocalReader(str(tmp_path)))
+    e = analysis.explain(ws, "x.ts", profile="mastra")
+    assert steps(e) == [("AGENTS.md", 1), ("CONTEXT.md", 2)]
+    assert e.files[0].text == DEFAULT_REMINDER_TEXT and "directory" in (e.files[0].note or "")
 
 
 def test_enabled_false_loads_nothing_and_says_discovery_is_disabled():
@@ -161,7 +175,7 @@ def test_custom_reader_without_identity_compares_lexically():
     # "Supplying ... a custom reader without getPathIdentity, keeps lexical path comparison"
     reader = LexicalReader("/w", {"AGENTS.md": "same"}, {"CLAUDE.md": "AGENTS.md"})
     ws = Workspace(reader)
-    e = ws.explain("x.ts", profile="mastra")
+    e = analysis.explain(ws, "x.ts", profile="mastra")
     assert steps(e) == [("AGENTS.md", 1), ("CLAUDE.md", 2)]
     assert path_identity(ws, "CLAUDE.md") == "/w/CLAUDE.md"
     assert path_identity(ws, "a/../CLAUDE.md") == "/w/CLAUDE.md"  # normalized
@@ -170,7 +184,7 @@ def test_custom_reader_without_identity_compares_lexically():
 def test_overlay_asks_the_reader_below():
     reader = OverlayReader(LexicalReader("/w", {"AGENTS.md": "s"}, {"CLAUDE.md": "AGENTS.md"}))
     ws = Workspace(reader)
-    assert [f.path for f in ws.explain("x.ts", profile="mastra").files] == [
+    assert [f.path for f in analysis.explain(ws, "x.ts", profile="mastra").files] == [
         "AGENTS.md", "CLAUDE.md",
     ]
 
@@ -180,7 +194,7 @@ def test_default_reader_identity_is_the_real_path(tmp_path):
     os.symlink("AGENTS.md", tmp_path / "CLAUDE.md")
     ws = Workspace(LocalReader(str(tmp_path)))
     assert path_identity(ws, "CLAUDE.md") == path_identity(ws, "AGENTS.md")
-    assert [f.path for f in ws.explain("x.ts", profile="mastra").files] == ["AGENTS.md"]
+    assert [f.path for f in analysis.explain(ws, "x.ts", profile="mastra").files] == ["AGENTS.md"]
 
 
 def test_ignored_instruction_paths_relative_and_absolute_skipped_with_why():
@@ -287,10 +301,10 @@ def test_options_are_declared_and_validated():
         "walkToFilesystemRoot",
     ]
     with pytest.raises(ConfigError, match="maxTokens"):
-        Workspace.open("/w", reader=MemoryReader(
+        analysis.open_workspace("/w", reader=MemoryReader(
             "/w", {"rulemap.toml": "[profiles.mastra]\nmaxTokens = true\n"}))
     with pytest.raises(ConfigError, match="did you mean `maxTokens`"):
-        Workspace.open("/w", reader=MemoryReader(
+        analysis.open_workspace("/w", reader=MemoryReader(
             "/w", {"rulemap.toml": "[profiles.mastra]\nmaxToken = 5\n"}))
 
 
@@ -326,7 +340,7 @@ def test_cut_file_gives_budget_overflow_on_the_line_where_reading_stops():
 def test_check_names_the_agent_once():
     ws = make_ws({"AGENTS.md": "x" * 30}, profiles={"select": ["mastra"], "mastra": {
         "maxTokens": 5}})
-    found = [f for f in ws.check() if f.code == "budget-overflow"]
+    found = [f for f in analysis.check(ws) if f.code == "budget-overflow"]
     assert len(found) == 1 and found[0].profile == "mastra"
     assert found[0].message.startswith("mastra: ")
 

@@ -4,25 +4,25 @@ import os
 
 from core_helpers import make_ws
 
+from rulemap import analysis
 from rulemap.readers import LocalReader
-from rulemap.workspace import Workspace
 
 
 def codes(ws):
-    return sorted({f.code for f in ws.check()})
+    return sorted({f.code for f in analysis.check(ws)})
 
 
 def test_huge_binary_and_invalid_utf8_files(tmp_path):
     (tmp_path / "AGENTS.md").write_bytes(b"x" * (50 * 1024 * 1024))
     (tmp_path / "CLAUDE.md").write_bytes(b"\x00\x01binary")
     (tmp_path / "CLAUDE.local.md").write_bytes(b"caf\xe9")
-    ws = Workspace.open(str(tmp_path))
-    findings = [f for f in ws.check() if f.code == "unreadable-file"]
+    ws = analysis.open_workspace(str(tmp_path))
+    findings = [f for f in analysis.check(ws) if f.code == "unreadable-file"]
     messages = {f.path: f.message for f in findings}
     assert "MiB" in messages["AGENTS.md"]
     assert "binary" in messages["CLAUDE.md"]
     assert "UTF-8" in messages["CLAUDE.local.md"] and "line 1" in messages["CLAUDE.local.md"]
-    assert ws.explain().files == []
+    assert analysis.explain(ws).files == []
 
 
 def test_3000_file_import_chain_and_1000_file_cycle():
@@ -36,18 +36,18 @@ def test_3000_file_import_chain_and_1000_file_cycle():
     ws = make_ws(files, maxImportDepth=5000, maxChars=10**9)
     found = codes(ws)
     assert "import-cycle" in found
-    cycle = next(f for f in ws.check() if f.code == "import-cycle")
+    cycle = next(f for f in analysis.check(ws) if f.code == "import-cycle")
     assert "more" in cycle.message  # long cycles are abbreviated
-    assert len(ws.explain().files) == 3002 + 1001
+    assert len(analysis.explain(ws).files) == 3002 + 1001
 
 
 def test_symlink_loop_on_disk(tmp_path):
     (tmp_path / "AGENTS.md").write_text("@loop/AGENTS.md @self.md")
     os.symlink(tmp_path, tmp_path / "loop")
     os.symlink(tmp_path / "self.md", tmp_path / "self.md")
-    ws = Workspace.open(str(tmp_path))
-    ws.check()
-    assert [f.path for f in ws.explain().files] == ["AGENTS.md"]
+    ws = analysis.open_workspace(str(tmp_path))
+    analysis.check(ws)
+    assert [f.path for f in analysis.explain(ws).files] == ["AGENTS.md"]
 
 
 def test_local_reader_honours_gitignore_but_finds_ignored_instruction_files(tmp_path):
@@ -59,8 +59,8 @@ def test_local_reader_honours_gitignore_but_finds_ignored_instruction_files(tmp_
     (tmp_path / "CLAUDE.local.md").write_text("mine")
     files = set(LocalReader(str(tmp_path)).list_files())
     assert "src/b.ts" in files and "dist/a.ts" not in files and "CLAUDE.local.md" not in files
-    ws = Workspace.open(str(tmp_path))
-    assert [f.path for f in ws.explain().files] == ["CLAUDE.local.md"]
+    ws = analysis.open_workspace(str(tmp_path))
+    assert [f.path for f in analysis.explain(ws).files] == ["CLAUDE.local.md"]
 
 
 def test_directory_link_out_of_the_workspace_is_not_walked(tmp_path):
@@ -81,8 +81,8 @@ def test_directory_reached_through_a_link_after_its_target_is_still_listed(tmp_p
     os.symlink("../.shared", tmp_path / ".claude" / "rules")
     files = set(LocalReader(str(tmp_path)).list_files())
     assert {".shared/r.md", ".claude/rules/r.md"} <= files
-    ws = Workspace.open(str(tmp_path))
-    assert [f.path for f in ws.explain().files] == [".claude/rules/r.md"]
+    ws = analysis.open_workspace(str(tmp_path))
+    assert [f.path for f in analysis.explain(ws).files] == [".claude/rules/r.md"]
 
 
 def test_dangling_rules_link_is_reported(tmp_path):
@@ -90,7 +90,7 @@ def test_dangling_rules_link_is_reported(tmp_path):
     (tmp_path / ".claude").mkdir()
     os.symlink("../nowhere", tmp_path / ".claude" / "rules")
     os.symlink("gone.md", tmp_path / "CLAUDE.md")
-    findings = {(f.path, f.code) for f in Workspace.open(str(tmp_path)).check()}
+    findings = {(f.path, f.code) for f in analysis.check(analysis.open_workspace(str(tmp_path)))}
     assert (".claude/rules", "unreadable-file") in findings
     assert ("CLAUDE.md", "unreadable-file") in findings
 
@@ -104,9 +104,9 @@ def test_git_ignored_files_count_for_rule_globs(tmp_path):
     rules = tmp_path / ".claude" / "rules"
     rules.mkdir(parents=True)
     (rules / "dist.md").write_text("---\npaths: ['dist/**', 'src/*.gen.ts']\n---\nnever edit\n")
-    ws = Workspace.open(str(tmp_path))
-    assert [f.code for f in ws.check()] == []
-    assert [f.reason for f in ws.explain("dist/a.js").files] == ["scoped"]
+    ws = analysis.open_workspace(str(tmp_path))
+    assert [f.code for f in analysis.check(ws)] == []
+    assert [f.reason for f in analysis.explain(ws, "dist/a.js").files] == ["scoped"]
 
 
 def test_reader_answers_for_files_that_appear_after_the_walk(tmp_path):

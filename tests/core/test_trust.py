@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from rulemap import analysis
 from rulemap.cli.user_config import flag_grants, merge_grants, read_user_grants, user_config_path
 from rulemap.config import (
     Config,
@@ -23,7 +24,7 @@ SECRET_FILES = {"AGENTS.md": "# p\n@~/.ssh/id_rsa\n", "/home/u/.ssh/id_rsa": "PR
 
 def untrusted(ws):
     return [(f.path, f.span.start.line, f.span.start.col, f.span.end.col, f.severity)
-            for f in ws.check() if f.code == "untrusted-config"]
+            for f in analysis.check(ws) if f.code == "untrusted-config"]
 
 
 # ----- parsing a repository's configuration ---------------------------------------------------
@@ -73,30 +74,30 @@ def test_key_position_in_pyproject(text, line, start):
 
 def test_repository_grant_is_ignored_and_reported():
     files = {**SECRET_FILES, "rulemap.toml": 'maxChars = 900\nallowImportsFrom = ["~"]\n'}
-    ws = Workspace.open("/w", reader=MemoryReader("/w", files), home="/home/u")
-    e = ws.explain()
+    ws = analysis.open_workspace("/w", reader=MemoryReader("/w", files), home="/home/u")
+    e = analysis.explain(ws)
     assert [f.path for f in e.files] == ["AGENTS.md"]
     assert "PRIVATE KEY" not in e.render()
     assert "/home/u/.ssh/id_rsa" in [s.path for s in e.skipped]
     assert ws.config.max_chars == 900  # the rest of the file still applies
     assert untrusted(ws) == [("rulemap.toml", 1, 0, 16, "warning")]
-    [finding] = [f for f in ws.check() if f.code == "untrusted-config"]
+    [finding] = [f for f in analysis.check(ws) if f.code == "untrusted-config"]
     assert "--allow-imports-from" in finding.message and "config.toml" in finding.message
     assert "rulemap.allowImportsFrom" in finding.message and '["~"]' in finding.message
 
 
 def test_user_grant_loads_and_the_repository_one_is_still_reported():
     files = {**SECRET_FILES, "rulemap.toml": 'allowImportsFrom = ["/"]\n'}
-    ws = Workspace.open(
+    ws = analysis.open_workspace(
         "/w", reader=MemoryReader("/w", files), home="/home/u", allow_imports_from=["~/.ssh"]
     )
-    assert [f.path for f in ws.explain().files] == ["AGENTS.md", "/home/u/.ssh/id_rsa"]
+    assert [f.path for f in analysis.explain(ws).files] == ["AGENTS.md", "/home/u/.ssh/id_rsa"]
     assert ws.config.allow_imports_from == ("~/.ssh",)
     assert untrusted(ws) == [("rulemap.toml", 0, 0, 16, "warning")]
 
 
 def test_folder_settings_overrides_cannot_grant():
-    ws = Workspace.open(
+    ws = analysis.open_workspace(
         "/w",
         reader=MemoryReader("/w", SECRET_FILES),
         overrides={"allowImportsFrom": ["~"], "maxChars": 50},
@@ -104,13 +105,13 @@ def test_folder_settings_overrides_cannot_grant():
         allow_imports_from=["~/elsewhere"],
     )
     assert ws.config.allow_imports_from == ("~/elsewhere",) and ws.config.max_chars == 50
-    assert [f.path for f in ws.explain().files] == ["AGENTS.md"]
+    assert [f.path for f in analysis.explain(ws).files] == ["AGENTS.md"]
     assert untrusted(ws) == []  # not from a file of the repository
 
 
 def test_no_finding_without_the_key():
     files = {**SECRET_FILES, "rulemap.toml": "maxChars = 900\n"}
-    ws = Workspace.open("/w", reader=MemoryReader("/w", files), home="/home/u")
+    ws = analysis.open_workspace("/w", reader=MemoryReader("/w", files), home="/home/u")
     assert untrusted(ws) == []
 
 
@@ -120,15 +121,15 @@ def test_severity_table_applies_like_everywhere():
         **SECRET_FILES,
         "rulemap.toml": 'allowImportsFrom = ["~"]\n[severity]\nuntrusted-config = "off"\n',
     }
-    ws = Workspace.open("/w", reader=MemoryReader("/w", files), home="/home/u")
+    ws = analysis.open_workspace("/w", reader=MemoryReader("/w", files), home="/home/u")
     assert untrusted(ws) == []
-    assert [f.path for f in ws.explain().files] == ["AGENTS.md"]
+    assert [f.path for f in analysis.explain(ws).files] == ["AGENTS.md"]
 
 
 def test_core_config_field_is_the_grant():
     reader = MemoryReader("/w", SECRET_FILES)
     ws = Workspace(reader, Config(allow_imports_from=("~/.ssh",)), home="/home/u")
-    assert [f.path for f in ws.explain().files] == ["AGENTS.md", "/home/u/.ssh/id_rsa"]
+    assert [f.path for f in analysis.explain(ws).files] == ["AGENTS.md", "/home/u/.ssh/id_rsa"]
 
 
 # ----- the user's configuration file ------------------------------------------------------------

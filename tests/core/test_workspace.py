@@ -1,12 +1,14 @@
 from core_helpers import make_ws
 
+from rulemap import analysis
+
 
 def rows(explanation):
     return [(f.path, f.reason, f.imported_by, f.depth) for f in explanation.files]
 
 
 def codes(ws):
-    return sorted((f.path, f.code) for f in ws.check())
+    return sorted((f.path, f.code) for f in analysis.check(ws))
 
 
 def test_order_project_rules_nested_scoped():
@@ -23,7 +25,7 @@ def test_order_project_rules_nested_scoped():
             "pkg/sub/x.ts": "",
         }
     )
-    assert rows(ws.explain("pkg/sub/x.ts")) == [
+    assert rows(analysis.explain(ws, "pkg/sub/x.ts")) == [
         ("AGENTS.md", "project", None, 0),
         ("docs/a.md", "import", "AGENTS.md", 1),
         ("CLAUDE.md", "project", None, 0),
@@ -37,7 +39,7 @@ def test_order_project_rules_nested_scoped():
 
 def test_budget_cut_and_left_out_and_notice():
     ws = make_ws({"AGENTS.md": "a" * 6, "CLAUDE.md": "b" * 6, "CLAUDE.local.md": "c"}, maxChars=10)
-    e = ws.explain()
+    e = analysis.explain(ws)
     assert [(f.path, f.chars, f.cut) for f in e.files] == [
         ("AGENTS.md", 6, False),
         ("CLAUDE.md", 4, True),
@@ -54,7 +56,7 @@ def test_incremental_update_fixes_broken_import():
     touched = ws.update(created=["docs/a.md"])
     assert "AGENTS.md" in touched
     assert codes(ws) == []
-    assert [f.path for f in ws.explain().files] == ["AGENTS.md", "docs/a.md"]
+    assert [f.path for f in analysis.explain(ws).files] == ["AGENTS.md", "docs/a.md"]
 
 
 def test_incremental_edit_of_a_document():
@@ -69,7 +71,7 @@ def test_new_rule_file_is_indexed_and_deleted_one_dropped():
     ws = make_ws({"AGENTS.md": "x", "src/a.ts": ""})
     ws.reader.files["/w/.claude/rules/r.md"] = b"---\npaths: ['src/*.ts']\n---\nr"
     ws.update(created=[".claude/rules/r.md"])
-    assert [f.path for f in ws.explain("src/a.ts").files][-1] == ".claude/rules/r.md"
+    assert [f.path for f in analysis.explain(ws, "src/a.ts").files][-1] == ".claude/rules/r.md"
     del ws.reader.files["/w/src/a.ts"]
     ws.update(deleted=["src/a.ts"])
     assert ws.rule_matches(".claude/rules/r.md") == []
@@ -78,7 +80,7 @@ def test_new_rule_file_is_indexed_and_deleted_one_dropped():
 
 def test_symlinked_claude_md_is_read_once():
     ws = make_ws({"AGENTS.md": "x"}, symlinks={"CLAUDE.md": "AGENTS.md"})
-    e = ws.explain()
+    e = analysis.explain(ws)
     assert [f.path for f in e.files] == ["AGENTS.md"]
     assert [(s.path, s.code) for s in e.skipped] == [("CLAUDE.md", "duplicate-load")]
 
@@ -87,7 +89,7 @@ def test_import_out_through_symlink_is_skipped():
     ws = make_ws(
         {"AGENTS.md": "@link/x.md", "/outside/x.md": "secret"}, symlinks={"link": "/outside"}
     )
-    assert [f.path for f in ws.explain().files] == ["AGENTS.md"]
+    assert [f.path for f in analysis.explain(ws).files] == ["AGENTS.md"]
     assert ("AGENTS.md", "import-outside-workspace") in codes(ws)
 
 
@@ -100,7 +102,7 @@ def test_allow_imports_from_home():
 
     reader = MemoryReader("/w", {"AGENTS.md": "@~/notes/x.md", "/home/u/notes/x.md": "mine"})
     ws = Workspace(reader, Config(allow_imports_from=("~/notes",)), home="/home/u")
-    assert [f.path for f in ws.explain().files] == ["AGENTS.md", "/home/u/notes/x.md"]
+    assert [f.path for f in analysis.explain(ws).files] == ["AGENTS.md", "/home/u/notes/x.md"]
 
 
 def test_hop_limit():
@@ -109,9 +111,9 @@ def test_hop_limit():
         files[f"f{i}.md"] = f"@f{i + 1}.md"
     files["f7.md"] = "end"
     ws = make_ws(files)
-    e = ws.explain()
+    e = analysis.explain(ws)
     assert [f.depth for f in e.files] == [0, 1, 2, 3, 4]
-    deep = [f for f in ws.check() if f.code == "import-too-deep"]
+    deep = [f for f in analysis.check(ws) if f.code == "import-too-deep"]
     assert [(f.path, f.span.start.col) for f in deep] == [("f4.md", 0)]
 
 
@@ -120,7 +122,7 @@ def test_unreachable_rule_below_cwd():
     assert ("pkg/.claude/rules/r.md", "unreachable-rule") in codes(ws)
     ws2 = make_ws({"AGENTS.md": "x", "pkg/.claude/rules/r.md": "rule", "pkg/a.ts": ""}, cwd="pkg")
     assert ("pkg/.claude/rules/r.md", "unreachable-rule") not in codes(ws2)
-    assert [f.path for f in ws2.explain().files] == ["AGENTS.md", "pkg/.claude/rules/r.md"]
+    assert [f.path for f in analysis.explain(ws2).files] == ["AGENTS.md", "pkg/.claude/rules/r.md"]
 
 
 def test_budget_overflow_names_target():
@@ -132,7 +134,7 @@ def test_budget_overflow_names_target():
         },
         maxChars=80,
     )
-    findings = [f for f in ws.check() if f.code == "budget-overflow"]
+    findings = [f for f in analysis.check(ws) if f.code == "budget-overflow"]
     assert len(findings) == 1
     assert findings[0].path == ".claude/rules/big.md"
     assert "src/x.ts" in findings[0].message and "cut at line" in findings[0].message
@@ -141,14 +143,14 @@ def test_budget_overflow_names_target():
 def test_severity_override_and_off_and_ignore():
     files = {"AGENTS.md": "@nope.md", "other/AGENTS.md": "@gone.md"}
     ws = make_ws(files, severity={"broken-import": "warning"}, ignore=["other/**"])
-    assert [(f.path, f.severity) for f in ws.check()] == [("AGENTS.md", "warning")]
+    assert [(f.path, f.severity) for f in analysis.check(ws)] == [("AGENTS.md", "warning")]
     ws = make_ws(files, severity={"broken-import": "off"})
-    assert ws.check() == []
+    assert analysis.check(ws) == []
 
 
 def test_mastra_profile_nearest_first_and_cut():
     ws = make_ws({"AGENTS.md": "root", "a/CONTEXT.md": "ctx", "a/b/CLAUDE.md": ("line\n" * 1000)})
-    e = ws.explain("a/b/x.ts", profile="mastra")
+    e = analysis.explain(ws, "a/b/x.ts", profile="mastra")
     assert [f.path for f in e.files] == ["a/b/CLAUDE.md", "a/CONTEXT.md", "AGENTS.md"]
     # seed: cut at about maxTokens x 4 characters back to the last line break, then the
     # injector's truncation notice (the old sketch ended the text at the line break, no notice)

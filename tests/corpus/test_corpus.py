@@ -8,8 +8,12 @@ symlinks recreated as stored in git), once per test session.
   `rulemap explain --json` (start-up load, and one target) through the CLI entry point, then
   the explanation of a few targets (a file a scoped rule matches, a file below a nested
   instruction file, the deepest file) and the graph through one workspace, with their JSON.
-- `test_expected_findings`: the exact multiset of (path, line, code) of `rulemap check` per
-  entry, as reviewed in docs/corpus.md, is pinned in `expected/<entry>.json` (lines 1-based).
+- `test_expected_findings`: the exact multiset of (path, line, code) of `rulemap check
+  --profiles cogitator` (the default model) per entry, as reviewed in docs/corpus.md, is pinned
+  in `expected/<entry>.json` (lines 1-based).
+- `test_profile_counts`: every agent profile over every entry — `rulemap check --profiles P`
+  counts its own findings by code (pinned in `expected/profiles.json`, reviewed in
+  docs/corpus.md), and `explain --profile P` of the start-up load and the targets runs.
   An entry with a `pending` note is expected to differ until a known core problem is fixed
   (strict xfail: once it passes, delete the note). `python tests/corpus/update_expected.py`
   rewrites the findings lists (keeping the notes) after a reviewed change.
@@ -30,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from rulemap import analysis
 
 HERE = Path(__file__).resolve().parent
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
@@ -122,15 +128,33 @@ def targets(ws: Any) -> list[str]:
     return list(dict.fromkeys(chosen))
 
 
-_CHECKED: dict[Path, tuple[int, list[dict[str, Any]]]] = {}
+_CHECKED: dict[tuple[Path, str], tuple[int, list[dict[str, Any]]]] = {}
 
 
-def findings(root: Path) -> tuple[int, list[dict[str, Any]]]:
-    """`rulemap check ROOT --format json`: exit code and diagnostics (once per session)."""
-    if root not in _CHECKED:
-        code, out = run("check", str(root), "--format", "json")
-        _CHECKED[root] = code, json.loads(out)["diagnostics"]
-    return _CHECKED[root]
+def findings(root: Path, profiles: str = "cogitator") -> tuple[int, list[dict[str, Any]]]:
+    """`rulemap check ROOT --profiles P --format json`: exit code and diagnostics (once per
+    session and profile list)."""
+    if (root, profiles) not in _CHECKED:
+        code, out = run("check", str(root), "--format", "json", "--profiles", profiles)
+        _CHECKED[(root, profiles)] = code, json.loads(out)["diagnostics"]
+    return _CHECKED[(root, profiles)]
+
+
+def profile_counts(root: Path, profile: str) -> dict[str, int]:
+    """The findings only `profile` suffers (for the default model: all of its check), by
+    code."""
+    _, diagnostics = findings(root, profile)
+    own = [d for d in diagnostics if d.get("profile", "cogitator") == profile]
+    return dict(sorted(Counter(d["code"] for d in own).items()))
+
+
+def all_profiles() -> list[str]:
+    from rulemap.profiles import PROFILES
+
+    return list(PROFILES)
+
+
+PROFILE_PINS = EXPECTED / "profiles.json"
 
 
 # ----------------------------------------------------------------------------- tests
@@ -145,7 +169,6 @@ def test_corpus_is_complete() -> None:
 @pytest.mark.parametrize("entry", ENTRIES)
 def test_entry_runs(entry: str, tree: Any) -> None:
     from rulemap.graph_export import build_graph
-    from rulemap.workspace import Workspace
 
     root = tree(entry)
     start = time.monotonic()
@@ -153,7 +176,7 @@ def test_entry_runs(entry: str, tree: Any) -> None:
         code, diagnostics = findings(root)
         assert code in (0, 1)
         for d in diagnostics:
-            assert set(d) == {"path", "range", "severity", "code", "message"}
+            assert set(d) <= {"path", "range", "severity", "code", "message", "profile"}
             assert d["severity"] in {"error", "warning", "information", "hint"}
             assert not d["path"].startswith("/"), d
             assert (root / d["path"]).exists() or (root / d["path"]).is_symlink(), d
@@ -163,13 +186,13 @@ def test_entry_runs(entry: str, tree: Any) -> None:
         assert code == 0
         startup = json.loads(out)
         assert startup["target"] is None and startup["cwd"] == "."
-        first = targets(Workspace.open(str(root)))
+        first = targets(analysis.open_workspace(str(root)))
         code, out = run("explain", str(root / first[0]), "--root", str(root), "--json")
         assert code == 0 and json.loads(out)["target"] == first[0]
         # the other targets through the same workspace (the CLI would walk the tree again)
-        ws = Workspace.open(str(root), home=os.path.expanduser("~"))
+        ws = analysis.open_workspace(str(root), home=os.path.expanduser("~"))
         for target in first:
-            explanation = ws.explain(target).to_json()
+            explanation = analysis.explain(ws, target).to_json()
             assert explanation["target"] == target
             assert explanation["totalChars"] <= explanation["maxChars"]
             assert {f["reason"] for f in explanation["files"]} <= {
@@ -178,6 +201,8 @@ def test_entry_runs(entry: str, tree: Any) -> None:
                 "rule",
                 "nested",
                 "scoped",
+                "user",
+                "requested",
             }
             # the start-up load is the head of every target's load (unless the budget cut it)
             assert [f["path"] for f in explanation["files"]][: len(startup["files"])] == [
@@ -213,3 +238,36 @@ def test_expected_findings(entry: str, expected: dict[str, Any], tree: Any) -> N
     assert severities == Counter(
         (f["path"], f["line"], f["code"], f["severity"]) for f in expected["findings"]
     ), f"{entry}: severities differ"
+
+
+def _pinned_profiles() -> dict[str, dict[str, dict[str, int]]]:
+    if not PROFILE_PINS.is_file():
+        return {}
+    data: dict[str, dict[str, dict[str, int]]] = json.loads(
+        PROFILE_PINS.read_text(encoding="utf-8")
+    )["counts"]
+    return data
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_profile_counts(entry: str, tree: Any) -> None:
+    """Every profile over the entry: its own findings by code are the reviewed ones, and its
+    explanations of the start-up load and of the targets run."""
+
+    root = tree(entry)
+    pinned = _pinned_profiles().get(entry)
+    assert pinned is not None, (
+        f"{entry} has no counts in expected/profiles.json; run "
+        f"`python tests/corpus/update_expected.py --profiles` and review them (docs/corpus.md)"
+    )
+    got = {}
+    with time_limit(TIME_LIMIT, f"every profile over {entry}"):
+        for profile in all_profiles():
+            got[profile] = profile_counts(root, profile)
+        ws = analysis.open_workspace(str(root))
+        chosen = targets(ws)
+        for profile in all_profiles():
+            for target in [None, *chosen]:
+                data = analysis.explain(ws, target, profile=profile).to_json()
+                assert data["profile"] == profile and data["target"] == target
+    assert got == pinned, f"{entry}: per-profile finding counts differ (docs/corpus.md)"

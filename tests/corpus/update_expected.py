@@ -1,6 +1,8 @@
 """Rewrite tests/corpus/expected/<entry>.json from what `rulemap check` finds now.
 
 usage: python tests/corpus/update_expected.py [ENTRY ...]   (default: every pinned entry)
+       python tests/corpus/update_expected.py --profiles     (expected/profiles.json: every
+                                                               entry, every profile's counts)
 
 Only the `findings` and `exit_code` are rewritten; the hand-written `review` and `pending` notes
 are kept. Review the diff (`git diff tests/corpus/expected`) as a maintainer of each repository
@@ -34,7 +36,29 @@ def dump(data: dict[str, object]) -> str:
     return f'{lines},\n  "findings": [\n{body}\n  ]\n}}\n'
 
 
+def profiles_main() -> int:
+    """Rewrite expected/profiles.json: per entry, per profile, its own findings by code."""
+    materialize = tc._load_materialize()
+    counts: dict[str, dict[str, dict[str, int]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for entry in tc.ENTRIES:
+            dest = Path(tmp) / entry
+            with contextlib.redirect_stdout(io.StringIO()):
+                materialize.main([str(tc.CORPUS / entry), str(dest)])
+            counts[entry] = {p: tc.profile_counts(dest, p) for p in tc.all_profiles()}
+            print(entry, {p: sum(c.values()) for p, c in counts[entry].items()})
+    old = json.loads(tc.PROFILE_PINS.read_text()) if tc.PROFILE_PINS.exists() else {}
+    data = {
+        "review": old.get("review", "TODO: review every profile's findings (docs/corpus.md)"),
+        "counts": counts,
+    }
+    tc.PROFILE_PINS.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    return 0
+
+
 def main(entries: list[str]) -> int:
+    if entries == ["--profiles"]:
+        return profiles_main()
     materialize = tc._load_materialize()
     with tempfile.TemporaryDirectory() as tmp:
         for entry in entries or tc.PINNED:

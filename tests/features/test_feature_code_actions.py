@@ -3,6 +3,7 @@ from __future__ import annotations
 from feature_helpers import R, apply_edits, ws_of
 from lsprotocol import types
 
+from rulemap import analysis
 from rulemap.lsp.convert import to_range
 from rulemap.lsp.features import code_actions
 from rulemap.model import Finding
@@ -20,7 +21,7 @@ def diagnostic(ws: Workspace, finding: Finding, encoding: str = "utf-16") -> typ
 
 
 def findings(ws: Workspace, path: str, code: str) -> list[Finding]:
-    return [f for f in ws.check() if f.path == path and f.code == code]
+    return [f for f in analysis.check(ws) if f.path == path and f.code == code]
 
 
 def actions_for(ws: Workspace, path: str, code: str, encoding: str = "utf-16"):

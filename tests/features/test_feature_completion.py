@@ -3,8 +3,8 @@ from __future__ import annotations
 from feature_helpers import P, apply_edits, rng, ws_of
 from lsprotocol import types
 
+from rulemap import analysis
 from rulemap.lsp.features import completion
-from rulemap.workspace import Workspace
 
 FILES = {
     "AGENTS.md": "# Root\n\nSee @\n",
@@ -88,7 +88,7 @@ def test_gitignored_files_are_not_offered(tmp_path):
     (tmp_path / "secret" / "key.md").write_text("k")
     (tmp_path / "notes.md").write_text("n")
     (tmp_path / "debug.log").write_text("d")
-    ws = Workspace.open(str(tmp_path))
+    ws = analysis.open_workspace(str(tmp_path))
     assert set(labels(completion(ws, "AGENTS.md", P(0, 1)))) == {"notes.md", ".gitignore"}
 
 

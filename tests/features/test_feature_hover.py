@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 from feature_helpers import P, hover_text, rng, ws_of
 
+from rulemap import analysis
 from rulemap.lsp.features import hover
 
 # "日本 🎉 " is 5 code points, 6 UTF-16 units and 12 UTF-8 bytes before the `@`.
@@ -116,7 +117,7 @@ def test_source_file_hover_lists_load_in_order(ws):
     assert "project instructions" in lines[0]
     assert "imported by `AGENTS.md` (hop 1)" in lines[1]
     assert "rule, `paths` matches `src/**/*.ts`" in lines[4]
-    explanation = ws.explain("src/b/c.ts")
+    explanation = analysis.explain(ws, "src/b/c.ts")
     assert f"**{explanation.total_chars:,} of 32,000 chars**" in text
     assert "Skipped:" in text and "`docs/gide.md`: not found" in text
 
@@ -163,7 +164,7 @@ def test_exceptions_become_none(monkeypatch):
 
     ws = ws_of(FILES)
     monkeypatch.setattr(_util, "RAISE", False)
-    monkeypatch.setattr(ws, "explain", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr(analysis, "explain", lambda *a, **k: 1 / 0)
     assert hover(ws, "src/a.ts", P(0, 0)) is None
 
 

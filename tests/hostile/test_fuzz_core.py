@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.hostile.fuzz_inputs import frontmatter, globs, path_pieces
 
+from rulemap import analysis
 from rulemap.checks.registry import CHECK_CODES
 from rulemap.cli.formats import FORMATTERS
 from rulemap.graph_export import build_graph, to_dot, to_mermaid
@@ -51,7 +52,7 @@ def workspaces(draw: st.DrawFn) -> dict[str, str]:
 
 
 def assert_well_formed(ws: Workspace) -> None:
-    for finding in ws.check():
+    for finding in analysis.check(ws):
         assert finding.code in CHECK_CODES, finding
         assert finding.severity in SEVERITIES, finding
         assert finding.message.strip(), finding
@@ -72,11 +73,11 @@ def test_any_workspace_checks_explains_and_graphs(files: dict[str, str]) -> None
     ws = Workspace(MemoryReader("/w", files), home="/home/u")
     assert_well_formed(ws)
     for name, formatter in FORMATTERS.items():
-        out = formatter(ws, ws.check())
+        out = formatter(ws, analysis.check(ws))
         if name in ("json", "sarif"):
             json.loads(out)
     for target in (None, "src/a.ts", "pkg/src/b.py", "pkg/AGENTS.md", "nowhere/x.ts"):
-        explanation = ws.explain(target)
+        explanation = analysis.explain(ws, target)
         json.dumps(explanation.to_json())
         assert all(not f.path.startswith("/") for f in explanation.files)
     graph = build_graph(ws)
@@ -90,7 +91,7 @@ def test_edits_keep_findings_well_formed(files: dict[str, str], data: st.DataObj
 
     reader = OverlayReader(MemoryReader("/w", files))
     ws = Workspace(reader, home="/home/u")
-    ws.check()
+    analysis.check(ws)
     for _ in range(3):
         key = data.draw(st.sampled_from(sorted(files)))
         text = data.draw(

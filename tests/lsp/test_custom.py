@@ -57,6 +57,8 @@ async def test_custom_requests(tmp_path: Path) -> None:
         for entry in data["files"]:
             assert entry.pop("uri").startswith("file://")
             entry.pop("line", None)
+        # the CLI's JSON plus what a client needs to open files and colour the load
+        assert data.pop("leftOutUris") == [] and data.pop("overBudget") is False
         assert {k: v for k, v in data.items() if k != "uri"} == expected
         with_text = await lsp.protocol.send_request_async(
             "rulemap/effectiveInstructions",

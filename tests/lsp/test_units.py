@@ -6,6 +6,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from rulemap import analysis
 from rulemap.lsp.checking import GRAPH_CODES, document_findings
 from rulemap.lsp.diagnostics import to_diagnostics, uri_for
 from rulemap.lsp.folders import path_of
@@ -98,7 +99,7 @@ def test_document_findings_match_the_full_check() -> None:
             },
         )
     )
-    full = ws.check()
+    full = analysis.check(ws)
     for key in ws.lint_documents():
         expected = [
             (f.code, f.span, f.message) for f in full if f.path == key and f.code not in GRAPH_CODES

@@ -28,6 +28,10 @@ CHECKS: dict[str, tuple[Severity, str]] = {
         "information",
         "an @import in a file whose only readers have no imports: it reaches them as text",
     ),
+    "file-too-large": (
+        "warning",
+        "an instruction file over its agent's size warning (Claude Code: 40,000 characters)",
+    ),
     "invalid-frontmatter": ("error", "frontmatter that is not valid YAML or has a wrong `paths`"),
     "invalid-glob": ("error", "a `paths` glob that can never match as written"),
     "unmatched-glob": ("warning", "a `paths` glob that matches no file in the workspace"),

@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from rulemap import analysis
 from rulemap.cli.formats import FORMATTERS
 from rulemap.cli.main import UsageError, dump_json, find_root
 from rulemap.cli.user_config import flag_grants, merge_grants, read_user_grants
@@ -32,7 +33,7 @@ def open_workspace(
     home = os.path.abspath(user_home) if user_home else None
     if home is not None and not host.is_dir(home):
         raise UsageError(f"--home {user_home}: not a directory")
-    return Workspace.open(
+    return analysis.open_workspace(
         root_dir,
         home=host.home_dir(),
         allow_imports_from=granted,
@@ -62,7 +63,7 @@ def run_check(
     user_home: str | None = None,
 ) -> int:
     ws = open_workspace(root, allow, profiles=profiles, user_home=user_home)
-    findings = ws.check()
+    findings = analysis.check(ws)
     sys.stdout.write(FORMATTERS[output](ws, findings))
     return 1 if any(f.severity == "error" for f in findings) else 0
 
@@ -87,7 +88,7 @@ def run_explain(args: argparse.Namespace) -> int:
         raise UsageError("TARGET is the workspace root; name a file inside it")
     cwd = _inside(ws, args.cwd, "--cwd") if args.cwd else None
     try:
-        explanation = ws.explain(target, cwd=cwd, profile=args.profile)
+        explanation = analysis.explain(ws, target, cwd=cwd, profile=args.profile)
     except UnknownProfile as exc:
         raise UsageError(str(exc)) from None
     if args.json:

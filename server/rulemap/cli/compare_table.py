@@ -1,8 +1,9 @@
 """Human output of `rulemap compare`: one column per agent, its files in its own order (rich).
 
-It fits the console (80 columns when not a terminal): each agent gets an equal share, paths
-are shortened in the middle (`packages/…/AGENTS.md`) but never lose their file name, and a
-cell whose path and size do not fit on one line puts the size under the path.
+It fits the console (80 columns when not a terminal): an agent's column gets the width it
+needs when it can, the wider ones share what is left equally; paths are shortened in the
+middle (`packages/…/AGENTS.md`) but never lose their file name, and a cell whose path and size
+do not fit on one line puts the size under the path.
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""Human output of `rulemap explain`: a numbered table and the notice (rich)."""
+"""Human output of `rulemap explain`: a numbered table, the budget line, notes and the notice.
+
+It fits the console (80 columns when not a terminal): paths are shortened in the middle
+(`packages/…/AGENTS.md`), never losing their file name, and the columns a profile does not use
+(steps, for agents without them) are left out. The
+size column counts in the agent's own unit (characters, bytes or tokens)."""
 
 from __future__ import annotations
 
@@ -6,6 +11,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from rulemap.cli.compare_table import shorten_middle
+from rulemap.compare import amount, is_cut, size_of, total_of, unit_of
 from rulemap.model import Explanation
 
 REASON_STYLE = {
@@ -14,34 +21,72 @@ REASON_STYLE = {
     "rule": "magenta",
     "nested": "green",
     "scoped": "yellow",
+    "user": "blue",
+    "requested": "dim",
 }
+UNIT_HEADER = {"chars": "chars", "bytes": "bytes", "tokens": "tokens"}
+# what the borders and padding of a rich table take per column, and once more
+COLUMN_OVERHEAD = 3
 
 
 def print_explanation(explanation: Explanation, console: Console | None = None) -> None:
     console = console or Console(highlight=False)
+    width = console.width or 80
+    unit = unit_of(explanation)
     target = explanation.target or "(start-up)"
     title = f"{explanation.profile}: loaded for {target} from cwd {explanation.cwd}"
+    files = explanation.files
+    show_step = any(f.step is not None for f in files)
+    # the contract's columns (path, reason, imported by, chars, cut) for every agent, so tables
+    # of two agents read alike; only `step` is shown just for the agents that have steps
+    show_importer = True
+    marks = [_mark(f) for f in files]
+    sizes = [f"{size_of(f, unit):,}" for f in files]
+    # fixed columns, then the paths share what is left (the file name is never cut)
+    fixed = [len(str(len(files) + len(explanation.left_out))), 9, max([5, *map(len, sizes)])]
+    fixed.append(max([3, *map(len, marks)], default=3))
+    if show_step:
+        fixed.append(4)
+    room = width - sum(fixed) - COLUMN_OVERHEAD * (len(fixed) + 1 + int(show_importer)) - 1
+    paths = ["  " * f.depth + f.path for f in files] + list(explanation.left_out)
+    importers = [f.imported_by or "" for f in files]
+    natural_path = max([4, *map(len, paths)])
+    natural_importer = max([11, *map(len, importers)]) if show_importer else 0
+    path_width, importer_width = _share(room, natural_path, natural_importer)
+
     table = Table(title=title, title_justify="left", show_lines=False)
-    table.add_column("#", justify="right")
-    table.add_column("path")
-    table.add_column("reason")
-    table.add_column("imported by")
-    table.add_column("chars", justify="right")
-    table.add_column("cut")
-    for number, f in enumerate(explanation.files, 1):
+    table.add_column("#", justify="right", no_wrap=True)
+    if show_step:
+        table.add_column("step", justify="right", no_wrap=True)
+    table.add_column("path", no_wrap=True)
+    table.add_column("reason", no_wrap=True)
+    if show_importer:
+        table.add_column("imported by", no_wrap=True)
+    table.add_column(UNIT_HEADER[unit], justify="right", no_wrap=True)
+    table.add_column("cut", no_wrap=True)
+    for number, (f, size, mark) in enumerate(zip(files, sizes, marks, strict=True), 1):
         indent = "  " * f.depth
-        table.add_row(
-            str(number),
-            escape(indent + f.path),
-            f"[{REASON_STYLE[f.reason]}]{f.reason}[/]",
-            escape(f.imported_by or ""),
-            f"{f.chars:,}",
-            "[red]cut[/]" if f.cut else "",
-        )
+        row = [str(number)]
+        if show_step:
+            row.append(str(f.step) if f.step is not None else "")
+        row.append(escape(indent + shorten_middle(f.path, max(1, path_width - len(indent)))))
+        row.append(f"[{REASON_STYLE.get(f.reason, '')}]{f.reason}[/]")
+        if show_importer:
+            row.append(escape(shorten_middle(f.imported_by or "", importer_width)))
+        row.extend([size, f"[red]{mark}[/]" if mark else ""])
+        table.add_row(*row)
     for path in explanation.left_out:
-        table.add_row("–", f"[dim]{escape(path)}[/]", "[red]left out[/]", "", "", "")
+        row = ["–"] + ([""] if show_step else [])
+        row += [f"[dim]{escape(shorten_middle(path, path_width))}[/]", "[red]left out[/]"]
+        row += ([""] if show_importer else []) + ["", ""]
+        table.add_row(*row)
     console.print(table)
-    console.print(f"{explanation.total_chars:,} of {explanation.max_chars:,} characters")
+    console.print(_budget_line(explanation, total_of(explanation)), markup=False)
+    for f in files:
+        if f.note:
+            console.print(f"  {f.path}: {f.note}", markup=False, soft_wrap=False)
+    for note in explanation.notes:
+        console.print(f"note: {note}", markup=False)
     if explanation.skipped:
         console.print("skipped:")
         for skip in explanation.skipped:
@@ -51,3 +96,33 @@ def print_explanation(explanation: Explanation, console: Console | None = None) 
             console.print(f"  {skip.path}{where}: {skip.why}", markup=False)
     if explanation.notice:
         console.print(explanation.notice, style="yellow", markup=False, soft_wrap=True)
+
+
+def _mark(entry: object) -> str:
+    from rulemap.model import LoadedFile
+
+    assert isinstance(entry, LoadedFile)
+    if entry.truncated:
+        return "truncated"
+    return "cut" if is_cut(entry) else ""
+
+
+def _share(room: int, path: int, importer: int) -> tuple[int, int]:
+    """Widths for the path and importer columns: whole when they fit, else the room split in
+    proportion (the path column gets at least half)."""
+    if path + importer <= room or room <= 0:
+        return max(path, 1), max(importer, 1)
+    if not importer:
+        return max(room, 12), 0
+    importer_width = min(importer, max(10, room * importer // (path + importer)))
+    return max(room - importer_width, 12), max(importer_width, 10)
+
+
+def _budget_line(explanation: Explanation, total: int) -> str:
+    budget = explanation.budget
+    unit = budget.unit
+    if budget.kind == "shared" and budget.limit:
+        return f"{total:,} of {amount(budget.limit, unit)}"
+    if budget.kind == "per-file" and budget.limit:
+        return f"{amount(total, unit)} in all; each file up to {amount(budget.limit, unit)}"
+    return f"{amount(total, unit)}; no size limit"

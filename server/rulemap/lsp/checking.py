@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rulemap import analysis
 from rulemap.model import Finding
 
 if TYPE_CHECKING:
@@ -51,8 +52,9 @@ def document_findings(ws: Workspace, key: str) -> list[Finding]:
 
 
 def full_findings(ws: Workspace) -> list[Finding]:
-    """Every finding of the workspace (the same as `ws.check()`, without touching its cache,
+    """Every finding of the workspace (the same as `analysis.check(ws)`, without touching its cache,
     which another thread may be invalidating meanwhile)."""
     from rulemap.checks import run_checks
 
+    analysis.select_profiles(ws)
     return run_checks(ws)

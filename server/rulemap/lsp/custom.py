@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from rulemap import analysis
 from rulemap.lsp.diagnostics import uri_for
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ async def effective_instructions(engine: Engine, raw: Any) -> dict[str, Any] | N
         return None
     folder, ws, key = found
     try:
-        explanation = ws.explain(key, profile=profile or folder.settings.profile)
+        explanation = analysis.explain(ws, key, profile=profile or folder.settings.profile)
     except UnknownProfile as exc:
         raise InvalidParams(str(exc)) from None
     result = explanation_json(ws, explanation)
@@ -215,14 +216,17 @@ async def profiles(engine: Engine, raw: Any) -> dict[str, Any]:
     located = engine.locate(uri) if uri else None
     folders = [located[0]] if located else list(engine.folders.values())
     active = "cogitator"
-    selected = ["cogitator"]
+    selected: list[str] | None = None
+    # answered at once (no wait for indexing: clients ask this at start-up); before the folder
+    # is indexed `selected` is just `active`, and the graphChanged sent after indexing tells
+    # clients to ask again
     for folder in folders:
-        ws = await engine.ready(folder)
+        ws = folder.ws
         if ws is None and not folder.settings.profile:
             continue
         active = folder.settings.profile or (ws.config.profile if ws else "cogitator")
         if ws is not None:
-            selected = [p.name for p in ws.profiles]
+            selected = [p.name for p in analysis.select_profiles(ws)]
         break
     return {
         "profiles": [
@@ -230,5 +234,5 @@ async def profiles(engine: Engine, raw: Any) -> dict[str, Any]:
             for p in PROFILES.values()
         ],
         "active": active,
-        "selected": selected,
+        "selected": selected if selected is not None else [active],
     }

@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from rulemap import analysis
 from rulemap.readers.base import MAX_FILE_BYTES, is_within
 
 if TYPE_CHECKING:  # the engine is imported when the server starts; these load with a folder
@@ -68,13 +69,15 @@ def open_workspace(
         from_file = ()
     allowed = merge_grants(from_file, granted)
     try:
-        ws = Workspace.open(
+        ws = analysis.open_workspace(
             root, reader=overlay, overrides=overrides, home=home, allow_imports_from=allowed
         )
     except ConfigError as exc:
         errors.append(f"configuration error: {exc}. Using the defaults until it is fixed.")
         try:
-            ws = Workspace.open(root, reader=overlay, home=home, allow_imports_from=allowed)
+            ws = analysis.open_workspace(
+                root, reader=overlay, home=home, allow_imports_from=allowed
+            )
         except ConfigError:
             ws = Workspace(overlay, Config(allow_imports_from=allowed), home=home)
     if ws.config.allow_imports_from:

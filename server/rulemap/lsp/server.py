@@ -1,6 +1,12 @@
 """`rulemap serve`: the language server. Handlers only convert and delegate — to the Engine
 (state.py) for the graph and diagnostics, to `rulemap.lsp.features` for editor features, to
-custom.py for Rulemap's own requests (docs/protocol.md)."""
+custom.py for Rulemap's own requests (docs/protocol.md).
+
+Why this module is long: it is the one table of every LSP method this server answers, each
+handler a few lines that unpack params, call the engine or a feature and pack the result.
+Split across files, the registration (pygls decorators on one server object) would happen as
+a side effect of imports, and "which methods does the server answer" would have no one place
+to read. Logic never lands here (tests/core/test_layers.py: no loading facts in handlers)."""
 
 from __future__ import annotations
 

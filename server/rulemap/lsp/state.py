@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import posixpath
-import time
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -23,11 +22,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from lsprotocol import types
 
 from rulemap.config import CONFIG_FILES
-from rulemap.lsp.diagnostics import to_diagnostics, uri_for
+from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.events import classify_events
 from rulemap.lsp.folders import Folder, Port, path_of, replay_and_run
 from rulemap.lsp.ledger import DiagnosticsLedger
 from rulemap.lsp.opening import make_replica, open_workspace, warm
+from rulemap.lsp.publishing import MAX_LOCAL_BATCH, DiagnosticsFlow
 from rulemap.lsp.settings import folder_settings
 from rulemap.model import Finding
 from rulemap.readers import host
@@ -42,10 +42,9 @@ log = logging.getLogger("rulemap.lsp")
 T = TypeVar("T")
 
 PROGRESS_AFTER_S = 0.3  # index longer than this → window/workDoneProgress
-MAX_LOCAL_BATCH = 25  # more touched documents than this → wait for the full check
 
 
-class Engine:
+class Engine(DiagnosticsFlow):
     def __init__(self, port: Port, loop: asyncio.AbstractEventLoop | None = None):
         self.port = port
         self.loop = loop or asyncio.get_event_loop()
@@ -464,250 +463,6 @@ class Engine:
         self.graph_changed(
             [uri_for(ws.abs(k)) for k in created | changed | deleted],
             self._rules_moved(folder, touched, bool(created or deleted)),
-        )
-
-    # ----- diagnostics scheduling -----------------------------------------------------------
-
-    def _touch(self, folder: Folder, touched: set[str]) -> None:
-        ws = folder.ws
-        if ws is None or not touched:
-            return
-        if "*config*" in touched:
-            self.schedule_reopen(folder)
-            return
-        generation = ws.generation
-        for key in touched:
-            folder.dirty[key] = generation
-        lint = set(ws.lint_documents())
-        stale = [k for k in folder.local if k not in lint]
-        for key in stale:
-            folder.local.pop(key, None)
-        folder.local_queue |= {k for k in touched if k in lint}
-        folder.local_queue |= {
-            k for k in touched if k not in lint and self._has_diagnostics(folder, k)
-        }
-        self._schedule_local(folder, touched)
-        self._schedule_full(folder)
-
-    def _has_diagnostics(self, folder: Folder, key: str) -> bool:
-        state = self.ledger.docs.get(uri_for(posixpath.join(folder.root, key)))
-        return state is not None and bool(state.diagnostics)
-
-    def _schedule_local(self, folder: Folder, touched: set[str]) -> None:
-        delay = folder.settings.debounce_ms / 1000
-        now = time.monotonic()
-        for key in touched:
-            timer = folder.timers.pop(key, None)
-            if timer is not None:
-                timer.cancel()
-        # One timer per edited document; dependents ride along with it.
-        anchor = min(touched)
-        quiet = now - folder.last_local.get(anchor, 0.0) >= delay and not folder.timers
-        if quiet:
-            folder.last_local[anchor] = now
-            folder.timers[anchor] = self.loop.call_soon(
-                self._local_timer, folder, anchor, folder.epoch
-            )  # type: ignore[assignment]
-        else:
-            folder.timers[anchor] = self.loop.call_later(
-                delay, self._local_timer, folder, anchor, folder.epoch
-            )
-
-    def _local_timer(self, folder: Folder, anchor: str, epoch: int) -> None:
-        folder.timers.pop(anchor, None)
-        if epoch != folder.epoch:
-            return
-        folder.last_local[anchor] = time.monotonic()
-        self._run_local(folder)
-
-    def flush(self, folder: Folder) -> None:
-        """Compute pending per-document findings now (a pull is waiting for them)."""
-        if folder.local_queue and folder.ws is not None and not folder.indexing:
-            for timer in folder.timers.values():
-                timer.cancel()
-            folder.timers.clear()
-            self._run_local(folder)
-
-    def _run_local(self, folder: Folder) -> None:
-        from rulemap.lsp.checking import document_findings
-
-        ws = folder.ws
-        keys, folder.local_queue = folder.local_queue, set()
-        if ws is None or not keys:
-            return
-        if len(keys) > MAX_LOCAL_BATCH:
-            return  # many files at once (a checkout): the full check answers
-        lint = set(ws.lint_documents())
-        for key in keys:
-            if key in lint:  # it may have been deleted since the edit
-                try:
-                    folder.local[key] = document_findings(ws, key)
-                except Exception:
-                    log.exception("checking %s failed", key)
-            else:
-                folder.local[key] = []
-        self._publish(folder, keys)
-
-    def _schedule_full(self, folder: Folder) -> None:
-        if folder.full_timer is not None:
-            folder.full_timer.cancel()
-        # A trailing debounce: while someone types faster than debounceMs no full check starts;
-        # one that is running when more edits arrive is followed by exactly one more.
-        delay = folder.settings.debounce_ms / 1000
-        folder.full_timer = self.loop.call_later(delay, self._full_timer, folder)
-
-    def _full_timer(self, folder: Folder) -> None:
-        folder.full_timer = None
-        self._spawn(self._run_full(folder))
-
-    async def _run_full(self, folder: Folder) -> None:
-        from rulemap.lsp.checking import full_findings
-
-        if folder.check_running or folder.replica is None:
-            folder.check_again = True
-            return
-        folder.check_running = True
-        try:
-            while True:
-                folder.check_again = False
-                ws = folder.ws
-                epoch = folder.epoch
-                if ws is None or self.closed:
-                    return
-                generation = ws.generation  # the replica will be at this point of the log
-                started = time.monotonic()
-                try:
-                    findings: list[Finding] | None = await self.on_replica(folder, full_findings)
-                except Exception:
-                    if self.closed:
-                        return
-                    log.exception("checking %s failed", folder.root)
-                    findings = None
-                folder.full_seconds = time.monotonic() - started
-                log.debug("full check of %s: %.0f ms", folder.root, folder.full_seconds * 1000)
-                if epoch != folder.epoch or folder.ws is not ws:
-                    return
-                if findings is not None:
-                    self._set_full(folder, findings, generation)
-                    self._publish(folder, None)
-                if not folder.check_again:
-                    return
-        finally:
-            folder.check_running = False
-
-    def _set_full(self, folder: Folder, findings: list[Finding], generation: int) -> None:
-        """Findings of a whole-workspace check of the graph as it was at `generation`."""
-        grouped: dict[str, list[Finding]] = {}
-        for finding in findings:
-            grouped.setdefault(finding.path, []).append(finding)
-        folder.full, folder.full_gen = grouped, generation
-        for key in [k for k, g in folder.dirty.items() if g <= generation]:
-            folder.dirty.pop(key, None)
-            folder.local.pop(key, None)
-
-    # ----- current findings ----------------------------------------------------------------
-
-    def _publish(self, folder: Folder, keys: set[str] | None) -> None:
-        """Recompute the diagnostics of `keys` (None: every document of the folder) and hand
-        the changed ones to the client."""
-        ws = folder.ws
-        if ws is None:
-            return
-        # Every lint document, and any other file a finding points into (an imported file that
-        # closes a cycle, say).
-        wanted = {*ws.lint_documents(), *folder.full, *folder.local} if keys is None else set(keys)
-        changed: list[str] = []
-        for key in sorted(wanted):
-            uri = uri_for(ws.abs(key))
-            if key.startswith("/"):
-                continue
-            diagnostics = to_diagnostics(ws, key, folder.findings(key), self.encoding)
-            if self._set_diagnostics(uri, diagnostics, self._version(uri)):
-                changed.append(uri)
-        if keys is None:
-            prefix = folder.uri + "/"
-            stale = [
-                u for u, st in self.ledger.docs.items() if u.startswith(prefix) and st.diagnostics
-            ]
-            for uri in stale:
-                found = self.locate(uri)
-                gone = found is None or found[0] is not folder or found[1] not in wanted
-                if gone and self._set_diagnostics(uri, [], self._version(uri)):
-                    changed.append(uri)
-        if changed:
-            self.ledger.wake()
-            if self.ledger.pull and (keys is None or len(changed) > 1):
-                self.ledger.schedule_refresh()
-
-    def _version(self, uri: str) -> int | None:
-        entry = self.open_docs.get(uri)
-        return entry[1] if entry else None
-
-    def _set_diagnostics(
-        self, uri: str, diagnostics: list[types.Diagnostic], version: int | None
-    ) -> bool:
-        return self.ledger.set(uri, diagnostics, version, is_open=uri in self.open_docs)
-
-    # ----- pull diagnostics ----------------------------------------------------------------
-
-    async def document_report(
-        self, uri: str, previous: str | None
-    ) -> types.DocumentDiagnosticReport:
-        canonical = self.canonical(uri)
-        found = self.locate(uri)
-        if found is None:
-            return types.RelatedFullDocumentDiagnosticReport(items=[])
-        folder, key = found
-        ws = await self.ready(folder)
-        if ws is None:
-            return types.RelatedFullDocumentDiagnosticReport(items=[])
-        self.flush(folder)
-        state = self.ledger.docs.get(canonical)
-        if state is None:
-            diagnostics = to_diagnostics(ws, key, folder.findings(key), self.encoding)
-            state = self.ledger.remember(canonical, diagnostics)
-        return self.ledger.document_report(state, previous)
-
-    async def workspace_report(
-        self, previous: dict[str, str], long_poll: bool
-    ) -> types.WorkspaceDiagnosticReport:
-        await self.ready_all()
-        for folder in self.folders.values():
-            self.flush(folder)
-        return await self.ledger.workspace_report(
-            previous, long_poll, lambda uri: self.locate(uri) is not None, self._version
-        )
-
-    # ----- graph changed -------------------------------------------------------------------
-
-    def graph_changed(self, uris: Iterable[str], rules_changed: bool = True) -> None:
-        """Tell views to refresh (debounced). `rules_changed`: which rules match which file may
-        have moved (True unless the caller knows no rule and no file's existence changed), so
-        clients need not guess it from the URIs."""
-        self._graph_uris.update(uris)
-        self._graph_rules_changed = self._graph_rules_changed or rules_changed
-        if self._graph_timer is None:
-            self._graph_timer = self.loop.call_later(0.2, self._send_graph_changed)
-
-    def _send_graph_changed(self) -> None:
-        self._graph_timer = None
-        uris, self._graph_uris = sorted(self._graph_uris), set()
-        rules_changed, self._graph_rules_changed = self._graph_rules_changed, False
-        self.port.notify("rulemap/graphChanged", {"uris": uris, "rulesChanged": rules_changed})
-
-    @staticmethod
-    def _rules_moved(folder: Folder, touched: set[str], structural: bool) -> bool:
-        """Whether an update can have moved rule matches: a file created or deleted (globs may
-        match it), the configuration, or a rule of any selected agent (its globs may differ);
-        an instruction file's or an import's text never does."""
-        ws = folder.ws
-        if structural or ws is None or "*config*" in touched:
-            return True
-        return any(
-            ws.is_rule(key)
-            or (not ws.is_instruction(key) and any(p.reads(ws, key) for p in ws.profiles))
-            for key in touched
-            if not key.startswith("/")
         )
 
     # ----- helpers -------------------------------------------------------------------------

@@ -11,6 +11,7 @@ both is invalid.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -82,7 +83,9 @@ def _read_lines(lines: list[str], end: int) -> Header | Span:
             continue
         item = _ITEM_LINE.match(line)
         if item is not None and current is not None:
-            listed = header.data.setdefault(current, [])
+            if header.data.get(current) is None:
+                header.data[current] = []
+            listed = header.data[current]
             if not isinstance(listed, list):
                 return Span.at(number, 0, len(line))
             col = line.index("-") + 1
@@ -209,13 +212,15 @@ def requote(line: str, span: Span, new: str) -> str:
     return new
 
 
-def files_named(ws: Workspace, cache_key: tuple[object, ...], keep: object) -> list[str]:
-    """Workspace files (git-ignored ones too: editors read them) for which `keep(path)` is
-    true, sorted; cached until a file is created or deleted (only the file list is read)."""
+def files_named(
+    ws: Workspace, cache_key: tuple[object, ...], pool: Iterable[str], keep: Callable[[str], bool]
+) -> list[str]:
+    """The files of `pool` (a slice of the file index: by suffix or prefix, never every file)
+    and the git-ignored files (editors read them too) for which `keep(path)` is true, sorted;
+    cached until a file is created or deleted (only the file list is read)."""
     cached: list[str] | None = ws.derived.get(cache_key)
     if cached is None:
-        assert callable(keep)
-        found = {p for p in ws.files if keep(p)}
+        found = {p for p in pool if keep(p)}
         found.update(p for p in ws.reader.ignored_files() if keep(p))
         cached = sorted(found)
         ws.derived.put(cache_key, cached, reads=())

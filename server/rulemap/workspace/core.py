@@ -23,7 +23,7 @@ from rulemap.config import Config
 from rulemap.derived import IMPORT_GRAPH, DerivedCache
 from rulemap.documents import parse_document, unreadable_document
 from rulemap.globs import CompiledGlobs, FileIndex
-from rulemap.model import Document, Explanation, Finding, ImportRef, ImportStatus, Resolved
+from rulemap.model import Document, Finding, ImportRef, ImportStatus, Resolved
 from rulemap.readers.base import Reader, ReadError, WalkingReader, is_within
 from rulemap.retarget import Retarget
 from rulemap.text.decoding import decode
@@ -89,22 +89,11 @@ class Workspace:
         # whether the last update may have moved rule matches (views redraw rule decorations)
         self.rules_moved = False
 
-    @classmethod
-    def open(cls, root: str, reader: WalkingReader | None = None, **kwargs: Any) -> Workspace:
-        """Kept for callers of the old API: `rulemap.analysis.open_workspace`."""
-        from rulemap.analysis import open_workspace
-
-        return open_workspace(root, reader, **kwargs)
-
     @property
     def profiles(self) -> tuple[Profile, ...]:
-        """The agents checks run for (selected by the composition root)."""
-        if self.selected_profiles is None:
-            from rulemap.analysis import select_profiles
-
-            select_profiles(self)
-        assert self.selected_profiles is not None
-        return self.selected_profiles
+        """The agents checks run for, as the composition root selected them
+        (`analysis.select_profiles`; none before)."""
+        return self.selected_profiles or ()
 
     def _expand_home(self, path: str) -> str:
         if path.startswith("~") and self.home:
@@ -309,20 +298,6 @@ class Workspace:
 
     def scoped_rules_matching(self, target: str, owners: Iterable[str]) -> list[str]:
         return self.matcher.scoped_rules_matching(target, owners)
-
-    # ----- loading and checking (kept for callers of the old API: rulemap.analysis) --------
-
-    def explain(
-        self, target: str | None = None, cwd: str | None = None, profile: str | None = None
-    ) -> Explanation:
-        from rulemap.analysis import explain
-
-        return explain(self, target, cwd, profile)
-
-    def check(self) -> list[Finding]:
-        from rulemap.analysis import check
-
-        return check(self)
 
     # ----- incremental updates (update.py) --------------------------------------------------
 

@@ -11,6 +11,7 @@ import re
 
 from lsprotocol import types
 
+from rulemap import analysis
 from rulemap.lsp.convert import to_range
 from rulemap.lsp.features._util import never_raise, overlaps, readable_doc, uri_of
 from rulemap.model import Document, Finding, Fix, Pos, Span
@@ -33,7 +34,7 @@ def code_actions(
     doc = readable_doc(ws, key)
     if doc is None:
         return []
-    findings = [f for f in ws.check() if f.path == key]
+    findings = [f for f in analysis.check(ws) if f.path == key]
     pairs: list[tuple[Finding, types.Diagnostic | None]] = []
     if diagnostics:
         for sent in diagnostics:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from rulemap import analysis
 from rulemap.checks.imports import closest_path
 from rulemap.compare import amount, compare, is_cut, total_of, unit_of
 from rulemap.lsp.convert import span_contains, to_range
@@ -144,7 +145,7 @@ def _load_status(
     found, load_for = load_target(ws, importer)
     if not found:
         return f"{_graph_hops(ws, importer)}, but `{importer}` itself never loads from the cwd"
-    explanation = ws.explain(load_for, profile=profile)
+    explanation = analysis.explain(ws, load_for, profile=profile)
     for entry in explanation.files:
         if entry.imported_by == importer and entry.import_line == line:
             cut = f" (cut to {entry.chars:,} chars by maxChars)" if entry.cut else ""
@@ -244,7 +245,7 @@ def _examples(ws: Workspace, matches: list[str]) -> str:
 
 
 def _source_hover(ws: Workspace, key: str, profile: str | None) -> types.Hover:
-    explanation = ws.explain(key, profile=profile)
+    explanation = analysis.explain(ws, key, profile=profile)
     matched_by = {
         entry.path: first_matching_glob(ws, entry.path, key) or ""
         for entry in explanation.files
@@ -293,7 +294,7 @@ def _agents_table(ws: Workspace, key: str, shown: Explanation) -> str | None:
     cut/left out), when they are more than the one detailed above. The explanations come from
     the profiles' caches: a repeated hover recomputes nothing. A failing agent costs this
     table, never the hover."""
-    selected = ws.profiles
+    selected = analysis.select_profiles(ws)
     if not selected or [p.name for p in selected] == [shown.profile]:
         return None
     # the configured cwd, as the detailed load above: the same cache entries

@@ -29,10 +29,18 @@ if TYPE_CHECKING:
 
 # Extensions Claude Code follows an import to (text files). Unconfirmed in detail: the point
 # that matters, and is documented, is that Cursor's `.mdc` and MDX's `.mdx` are not among them.
-TEXT_EXTENSIONS = frozenset(
-    ["md", "markdown", "txt", "text", "rst", "adoc", "asciidoc", "org", "tex", "json", "jsonc", "json5", "yaml", "yml", "toml", "ini", "cfg", "conf", "config", "properties", "env", "xml", "csv", "tsv", "html", "htm", "css", "scss", "sass", "less", "js", "jsx", "ts", "tsx", "mjs", "cjs", "mts", "cts", "vue", "svelte", "astro", "py", "pyi", "rb", "go", "rs", "java", "kt", "kts", "scala", "groovy", "gradle", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "fs", "swift", "m", "mm", "php", "pl", "pm", "lua", "r", "jl", "dart", "ex", "exs", "erl", "hs", "clj", "elm", "zig", "nim", "sh", "bash", "zsh", "fish", "ps1", "bat", "cmd", "sql", "graphql", "gql", "proto", "tf", "hcl", "dockerfile", "makefile", "mk", "cmake", "lock", "log", "diff", "patch"]
-)
-_PATH_START = re.compile(r"[A-Za-z0-9._-]")
+TEXT_EXTENSIONS = frozenset({
+    "md", "markdown", "txt", "text", "rst", "adoc", "asciidoc", "org", "tex", "json", "jsonc",
+    "json5", "yaml", "yml", "toml", "ini", "cfg", "conf", "config", "properties", "env", "xml",
+    "csv", "tsv", "html", "htm", "css", "scss", "sass", "less", "js", "jsx", "ts", "tsx", "mjs",
+    "cjs", "mts", "cts", "vue", "svelte", "astro", "py", "pyi", "rb", "go", "rs", "java", "kt",
+    "kts", "scala", "groovy", "gradle", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "fs",
+    "swift", "m", "mm", "php", "pl", "pm", "lua", "r", "jl", "dart", "ex", "exs", "erl", "hs",
+    "clj", "elm", "zig", "nim", "sh", "bash", "zsh", "fish", "ps1", "bat", "cmd", "sql",
+    "graphql", "gql", "proto", "tf", "hcl", "dockerfile", "makefile", "mk", "cmake", "lock",
+    "log", "diff", "patch",
+})
+_PATH_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 _UNTIL_BACKSLASH = re.compile(r"(?:\\ |[^\s\\])+")
 # a line that may open an indented code block: only such documents need a second scan
 _INDENTED_LINE = re.compile(r"^(?: {4}| {0,3}\t)", re.MULTILINE)
@@ -84,24 +92,29 @@ def tokens_of(doc: Document) -> Tokens:
 
 
 def _token(ref: ImportRef) -> Token | None:
-    match = _UNTIL_BACKSLASH.match(ref.raw)
-    if match is None:
-        return None
-    raw = match.group(0)
-    path = raw.replace("\\ ", " ")
+    raw = ref.raw
+    if "\\" in raw:  # a backslash that escapes no space ends the path
+        match = _UNTIL_BACKSLASH.match(raw)
+        if match is None:
+            return None
+        raw = match.group(0)
+    path = raw.replace("\\ ", " ") if "\\ " in raw else raw
     fragment = ""
     hash_at = path.find("#")
     if hash_at >= 0:
         path, fragment = path[:hash_at], path[hash_at:]
     if not path:
         return None
+    first = path[0]
     valid = (
-        path.startswith("~/")
-        or (path.startswith("/") and len(path) > 1)
-        or _PATH_START.match(path) is not None
+        first in _PATH_START
+        or (first == "/" and len(path) > 1)
+        or path.startswith("~/")
     )
     if not valid:
         return None
+    if raw == ref.raw and path == ref.path:
+        return Token(ref, path, fragment)
     start = ref.span.start
     shortened = ImportRef(
         raw=raw,
@@ -114,11 +127,6 @@ def _token(ref: ImportRef) -> Token | None:
 
 def home_root(ws: Workspace) -> str | None:
     return ws.home_reader.root if ws.home_reader is not None else None
-
-
-def is_home_key(ws: Workspace, key: str) -> bool:
-    root = home_root(ws)
-    return root is not None and key.startswith("/") and is_within(key, root)
 
 
 def document(ws: Workspace, key: str, home: bool) -> Document:
@@ -161,18 +169,34 @@ def identity(ws: Workspace, key: str, home: bool) -> str:
 def resolved_imports(ws: Workspace, key: str, home: bool) -> tuple[tuple[Token, Target], ...]:
     """Each Claude Code import token of `key` with its target (cached until the file, or a
     file its tokens name, changes)."""
+    return _resolved(ws, key, home)[0]
+
+
+def in_indented_code(ws: Workspace, key: str) -> frozenset[int]:
+    """Offsets of the `@` tokens of workspace file `key` that only Claude Code's dialect
+    reads as code (indented code blocks)."""
+    return _resolved(ws, key, False)[1]
+
+
+def _resolved(
+    ws: Workspace, key: str, home: bool
+) -> tuple[tuple[tuple[Token, Target], ...], frozenset[int]]:
     cache_key = ("claude-code", "imports", key, home, home_root(ws))
-    cached: tuple[tuple[Token, Target], ...] | None = ws.derived.get(cache_key)
+    cached: tuple[tuple[tuple[Token, Target], ...], frozenset[int]] | None
+    cached = ws.derived.get(cache_key)
     if cached is not None:
         return cached
     doc = document(ws, key, home)
     found = tokens_of(doc)
-    base = posixpath.dirname(identity(ws, key, home))
-    out = tuple((token, resolve(ws, base, token.path)) for token in found.tokens)
+    pairs: tuple[tuple[Token, Target], ...] = ()
+    if found.tokens:
+        base = posixpath.dirname(identity(ws, key, home))
+        pairs = tuple((token, resolve(ws, base, token.path)) for token in found.tokens)
     reads = [key] if not home else []
-    reads.extend(t.key for _, t in out if not t.home and t.status != "no-home")
-    ws.derived.put(cache_key, out, reads=reads)
-    return out
+    reads.extend(t.key for _, t in pairs if not t.home and t.status != "no-home")
+    result = (pairs, found.in_indented_code)
+    ws.derived.put(cache_key, result, reads=reads)
+    return result
 
 
 def resolve(ws: Workspace, base: str, path: str) -> Target:

@@ -56,12 +56,21 @@ def name_index(ws: Workspace) -> dict[str, dict[str, str]]:
 
 
 def probe(ws: Workspace, directory: str) -> dict[str, str]:
-    """{name: key} of the names that exist as files in `directory`, asked of the reader (the
-    directories of one load: a few, and possibly ones the walk skipped)."""
-    found: dict[str, str] = {}
-    for name in ALL_NAMES:
+    """{name: key} of the names that exist as files in `directory`. A directory the walk
+    listed is answered from the name index (its ignored files are indexed too); one it did
+    not (git-ignored, or created since) is asked of the reader: Claude Code knows no git."""
+    walked = ws.index.directories
+    if directory in walked:
+        found = dict(name_index(ws).get(directory, {}))
+        if join(directory, ".claude") in walked:
+            return found
+        found.pop(DOT_CLAUDE_MD, None)  # `.claude/` unwalked (ignored?): ask the reader
+        names: tuple[str, ...] = (DOT_CLAUDE_MD,)
+    else:
+        found, names = {}, ALL_NAMES
+    for name in names:
         key = join(directory, name)
         full = ws.abs(key)
         if ws.reader.exists(full) and not ws.reader.is_dir(full):
             found[name] = key
-    return found
+    return {name: found[name] for name in ALL_NAMES if name in found}

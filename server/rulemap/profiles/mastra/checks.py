@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from rulemap.derived import IMPORT_GRAPH
 from rulemap.model import Finding, Span
+from rulemap.profiles.mastra.identity import path_identity
 from rulemap.profiles.mastra.inject import (
     LOWER_NAMES,
     Settings,
@@ -91,7 +92,7 @@ def _one_per_file(ws: Workspace, files: list[str]) -> list[str]:
     itself when it is among them, else its first alias."""
     chosen: dict[str, str] = {}
     for path in files:
-        identity = ws.identity(path)
+        identity = path_identity(ws, path)
         current = chosen.get(identity)
         if current is None or (identity == ws.abs(path) and identity != ws.abs(current)):
             chosen[identity] = path

@@ -61,8 +61,8 @@ NOTE_DISABLED = (
     "isEnabled returns false): nothing is injected"
 )
 NOTE_START_UP = (
-    "Mastra's injector adds nothing at start-up: instruction files follow completed tool "
-    "calls; name a TARGET (the path a tool touched)"
+    "no TARGET: Mastra's injector adds nothing before a tool call, so this is what one tool "
+    "call on the cwd directory brings; name a TARGET (the path a tool touched) for a file"
 )
 
 
@@ -181,6 +181,11 @@ def candidates(ws: Workspace, target: str, settings: Settings) -> tuple[list[str
     full = ws.abs(target)
     # a touched directory is searched from itself, a file (or a path not there) from its parent
     start = target if ws.reader.exists(full) and ws.reader.is_dir(full) else parent_dir(target)
+    return search_from(ws, start, settings), False
+
+
+def search_from(ws: Workspace, start: str, settings: Settings) -> list[str]:
+    """The instruction files of `start` ('' = the root) and every directory above it."""
     found = [
         join(directory, name)
         for directory in ancestry(start)
@@ -193,7 +198,7 @@ def candidates(ws: Workspace, target: str, settings: Settings) -> tuple[list[str
                 path = posixpath.join(directory, name)
                 if ws.reader.exists(path):
                     found.append(path)
-    return found, False
+    return found
 
 
 @dataclass
@@ -321,7 +326,12 @@ def explain(
     if not settings.enabled:
         notes.append(NOTE_DISABLED)
     elif target is None:
+        # the old single-walk view, kept for views that explain without a target (hovers, the
+        # editor's instructions panel): it is the first tool call's in the cwd, and says so
         notes.append(NOTE_START_UP)
+        notes.append(NOTE_FILESYSTEM if settings.walk_to_filesystem_root else NOTE_ROOT)
+        found = search_from(ws, "" if cwd in ("", ".") else cwd.strip("/"), settings)
+        search.run(found)
     else:
         found, direct = candidates(ws, target, settings)
         notes.append(

@@ -1,0 +1,436 @@
+"""Claude Code memory (docs/profiles/claude-code.md): what it loads, in what order, and why."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rulemap.globs import compile_patterns
+from rulemap.model import Budget, Explanation, Finding, Reason
+from rulemap.profiles.base import Option, directory_chain, options_of, parent_dir
+from rulemap.profiles.claude_code import imports as claude_imports
+from rulemap.profiles.claude_code.load import APPROVAL_WHY, ClaudeLoad, Settings
+from rulemap.profiles.claude_code.names import (
+    AGENTS_MD,
+    CLAUDE_MD,
+    DOT_CLAUDE_MD,
+    LOCAL_MD,
+    MEMORY_NAMES,
+    name_index,
+    owner_of,
+    probe,
+)
+from rulemap.profiles.claude_code.rules import RuleGlobs, rule_globs
+from rulemap.workspace.rule_scope import RuleScope
+
+if TYPE_CHECKING:
+    from rulemap.workspace import Workspace
+
+READ_AGENTS_MODES = ("fallback", "always", "never")
+SIZE_WARNING_CHARS = 40_000  # Claude Code warns about a memory file longer than this
+USER_MEMORY = ".claude/CLAUDE.md"  # under the home directory
+USER_RULES = ".claude/rules"
+
+LoadKey = tuple[object, ...]
+
+
+@dataclass(frozen=True)
+class Options:
+    read_agents: str
+    approve_external: bool
+    case_sensitive: bool
+    excludes: tuple[str, ...]
+    problems: tuple[str, ...]  # option values that were not understood (shown as notes)
+
+
+class ClaudeCodeProfile:
+    name = "claude-code"
+    title = "Claude Code"
+    description = (
+        "Claude Code memory: CLAUDE.md, .claude/CLAUDE.md, .claude/rules and CLAUDE.local.md "
+        "per directory, AGENTS.md as a fallback, @imports (4 hops), no shared budget."
+    )
+    follows_imports = True  # for other profiles' import-not-followed
+    options: tuple[Option, ...] = (
+        Option(
+            "readAgentsMd", (str,), "fallback",
+            'when Claude Code reads AGENTS.md: "fallback" (newer releases: only where no '
+            'CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md exists in cwd or above), '
+            '"always", or "never" (older releases)',
+        ),
+        Option(
+            "approveExternalImports", (bool,), False,
+            "you approved Claude Code's one-time prompt for imports from outside the launch "
+            "directory (otherwise they are dropped)",
+        ),
+        Option(
+            "caseSensitiveGlobs", (bool,), False,
+            "match rule `paths` case-sensitively (Claude Code probably does not: unconfirmed)",
+        ),
+        Option(
+            "claudeMdExcludes", (list,), [],
+            "globs on absolute paths of memory files Claude Code skips (its claudeMdExcludes "
+            "setting)",
+        ),
+    )
+
+    # ----- options ----------------------------------------------------------------------
+
+    def settings_of(self, ws: Workspace) -> Options:
+        """The parsed `[profiles.claude-code]` options (fixed for the workspace's life)."""
+        cached: Options | None = ws.derived.get(("claude-code", "options"))
+        if cached is None:
+            cached = self._parse_options(ws)
+            ws.derived.put(("claude-code", "options"), cached, reads=())
+        return cached
+
+    def _parse_options(self, ws: Workspace) -> Options:
+        raw: dict[str, Any] = options_of(ws, self)
+        problems: list[str] = []
+        mode = raw["readAgentsMd"]
+        if mode not in READ_AGENTS_MODES:
+            problems.append(
+                f'[profiles.claude-code] readAgentsMd = "{mode}" is not one of '
+                f'{", ".join(READ_AGENTS_MODES)}; using "fallback"'
+            )
+            mode = "fallback"
+        return Options(
+            read_agents=mode,
+            approve_external=bool(raw["approveExternalImports"]),
+            case_sensitive=bool(raw["caseSensitiveGlobs"]),
+            excludes=tuple(raw["claudeMdExcludes"]),
+            problems=tuple(problems),
+        )
+
+    def load_settings(self, ws: Workspace, cwd: str, opts: Options) -> Settings:
+        return Settings(
+            cwd=cwd,
+            cwd_abs=ws.abs(cwd) if cwd else ws.root,
+            cwd_real=ws.identity(cwd) if cwd else ws.real_root,
+            approve_external=opts.approve_external,
+            excludes=compile_patterns(opts.excludes) if opts.excludes else None,
+            excludes_written=opts.excludes,
+        )
+
+    # ----- the protocol -----------------------------------------------------------------
+
+    def detect(self, ws: Workspace) -> bool:
+        index = name_index(ws)
+        if any(name in names for names in index.values() for name in MEMORY_NAMES):
+            return True
+        return bool(ws.rules) or ws.reader.is_dir(ws.abs(USER_RULES))
+
+    def reads(self, ws: Workspace, key: str) -> bool:
+        opts = self.settings_of(ws)
+        cwd = normalize(ws.config.cwd)
+        chain = directory_chain(cwd)
+        found = owner_of(key)
+        if found is not None:
+            directory, name = found
+            in_chain = directory in chain
+            if not in_chain and not _below(directory, cwd):
+                return False  # a sibling of the launch directory: never walked
+            if opts.excludes:
+                settings = self.load_settings(ws, cwd, opts)
+                if settings.excluded(ws.abs(key), ws.identity(key)):
+                    return False
+            if name != AGENTS_MD:
+                return True
+            if opts.read_agents != "fallback":
+                return opts.read_agents == "always"
+            if self.memory_in_chain(ws, chain):
+                return False
+            own = name_index(ws).get(directory, {})
+            return in_chain or not any(n in own for n in MEMORY_NAMES)
+        scope = RuleScope.of_rule(key)
+        return scope is not None and scope.owner in chain
+
+    def findings(self, ws: Workspace) -> list[Finding]:
+        from rulemap.profiles.claude_code import findings
+
+        return findings.check(ws, self)
+
+    def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
+        cwd_dir = normalize(cwd)
+        opts = self.settings_of(ws)
+        key = ("claude-code", "explain", target, cwd_dir, opts, claude_imports.home_root(ws))
+        cached: Explanation | None = ws.derived.get(key)
+        if cached is not None:
+            return cached
+        chain = directory_chain(cwd_dir)
+        link_key, link = self.startup(ws, chain, opts)
+        reads: set[str] = set()
+        if target is not None:
+            below = nested_dirs(cwd_dir, parent_dir(target))
+            if below:  # the deepest directory's link holds every one above it
+                link_key, link = self.nested(ws, chain, below[-1], opts)
+            scoped = self.matching_rules(ws, chain, target, opts, reads)
+            if scoped:
+                link = link.child()
+                for rule, home, note in scoped:
+                    link.add(rule, "scoped", home=home, note=note)
+                reads |= link.own_reads
+        explanation = self._explanation(ws, link, target, cwd_dir, opts)
+        ws.derived.put(key, explanation, reads=reads, after=[link_key])
+        return explanation
+
+    # ----- loads ------------------------------------------------------------------------
+
+    def startup(self, ws: Workspace, chain: list[str], opts: Options) -> tuple[LoadKey, ClaudeLoad]:
+        """User files, then per directory root → cwd: [AGENTS.md], CLAUDE.md,
+        .claude/CLAUDE.md, unconditional rules, CLAUDE.local.md — each with its imports."""
+        key: LoadKey = ("claude-code", "startup", tuple(chain), opts,
+                        claude_imports.home_root(ws))
+        cached: ClaudeLoad | None = ws.derived.get(key)
+        if cached is not None:
+            return key, cached
+        load = ClaudeLoad(ws, self.load_settings(ws, chain[-1], opts))
+        for path, home, note in self.user_files(ws, opts, scoped=False):
+            load.add(path, "user", home=home, note=note)
+        present = {d: probe(ws, d) for d in chain}
+        above = any(n in present[d] for d in chain for n in MEMORY_NAMES)
+        load.memory_above = above
+        unread: list[tuple[str, str]] = []
+        for directory in chain:
+            unread.extend(self._directory(ws, load, directory, present[directory], "project",
+                                          opts, with_rules=True))
+        self._shadowed(ws, load, unread)
+        ws.derived.put(key, load, reads=load.own_reads)
+        return key, load
+
+    def nested(
+        self, ws: Workspace, chain: list[str], directory: str, opts: Options
+    ) -> tuple[LoadKey, ClaudeLoad]:
+        """The load once a file below `directory` (strictly below cwd) was read: its parent's,
+        then `directory`'s memory files (reason nested). Built top-down from the deepest link
+        already cached (iteratively: a tree may be deeper than Python's recursion limit)."""
+        home = claude_imports.home_root(ws)
+
+        def key_of(d: str) -> LoadKey:
+            return ("claude-code", "nested", tuple(chain), d, opts, home)
+
+        if not _below(directory, chain[-1]):
+            return self.startup(ws, chain, opts)
+        missing: list[str] = []
+        current = directory
+        cached: ClaudeLoad | None = None
+        while current != chain[-1]:
+            cached = ws.derived.get(key_of(current))
+            if cached is not None:
+                break
+            missing.append(current)
+            current = parent_dir(current)
+        if cached is None:
+            parent_key, parent_load = self.startup(ws, chain, opts)
+        else:
+            parent_key, parent_load = key_of(current), cached
+        for below in reversed(missing):
+            load = parent_load.child()
+            unread = self._directory(ws, load, below, probe(ws, below), "nested", opts,
+                                     with_rules=False)
+            self._shadowed(ws, load, unread)
+            key = key_of(below)
+            ws.derived.put(key, load, reads=load.own_reads, after=[parent_key])
+            parent_key, parent_load = key, load
+        return parent_key, parent_load
+
+    def _directory(
+        self,
+        ws: Workspace,
+        load: ClaudeLoad,
+        directory: str,
+        present: dict[str, str],
+        reason: Reason,
+        opts: Options,
+        with_rules: bool,
+    ) -> list[tuple[str, str]]:
+        """Add one directory's files; return the AGENTS.md not read, with why."""
+        agents = present.get(AGENTS_MD)
+        own = any(n in present for n in MEMORY_NAMES)
+        unread: list[tuple[str, str]] = []
+        read_agents = False
+        if agents is not None:
+            if opts.read_agents == "always":
+                read_agents = True
+            elif opts.read_agents == "never":
+                unread.append((agents, 'not read: readAgentsMd = "never" (Claude Code before '
+                                       'AGENTS.md support); import it with @AGENTS.md'))
+            elif load.memory_above:
+                where = "exists in the launch directory or above"
+                unread.append((agents, f"not read: a CLAUDE.md {where}, so Claude Code reads "
+                                       f"no AGENTS.md; import it (@AGENTS.md) from a CLAUDE.md"))
+            elif own:
+                unread.append((agents, "not read: this directory has a CLAUDE.md, so Claude "
+                                       "Code skips its AGENTS.md; add @AGENTS.md to CLAUDE.md"))
+            else:
+                read_agents = True
+        if read_agents and agents is not None:
+            note = None
+            if opts.read_agents == "fallback":
+                note = "no CLAUDE.md in cwd or above: AGENTS.md read instead"
+            load.add(agents, reason, note=note)
+        for name in (CLAUDE_MD, DOT_CLAUDE_MD):
+            if name in present:
+                load.add(present[name], reason)
+        if with_rules:
+            for rule in ws.rules_of(directory):
+                load.own_reads.add(rule)
+                doc = ws.document(rule)
+                if doc.rule_skip or rule_globs(ws, rule, doc, opts.case_sensitive).unconditional:
+                    load.add(rule, "rule")
+        if LOCAL_MD in present:
+            load.add(present[LOCAL_MD], reason)
+        return unread
+
+    @staticmethod
+    def _shadowed(ws: Workspace, load: ClaudeLoad, unread: list[tuple[str, str]]) -> None:
+        """List the AGENTS.md files not read, unless an import brought them after all."""
+        for path, why in unread:
+            if load.first_loaded(ws.identity(path)) is None:
+                load.skip(path, why, "instructions-shadowed")
+
+    def user_files(
+        self, ws: Workspace, opts: Options, scoped: bool
+    ) -> list[tuple[str, bool, str | None]]:
+        """~/.claude/CLAUDE.md and the unconditional ~/.claude/rules (scoped=False), or the
+        rules with `paths` (scoped=True): (absolute path, True, note)."""
+        reader = ws.home_reader
+        if reader is None:
+            return []
+        out: list[tuple[str, bool, str | None]] = []
+        root = reader.root
+        memory = f"{root}/{USER_MEMORY}"
+        if not scoped and reader.exists(memory) and not reader.is_dir(memory):
+            out.append((memory, True, None))
+        for rule in self.user_rules(ws):
+            doc = claude_imports.document(ws, rule, True)
+            unconditional = bool(doc.rule_skip) or rule_globs(
+                ws, rule, doc, opts.case_sensitive).unconditional
+            if unconditional != scoped:
+                out.append((rule, True, "~/.claude/rules"))
+        return out
+
+    @staticmethod
+    def user_rules(ws: Workspace) -> list[str]:
+        reader = ws.home_reader
+        if reader is None:
+            return []
+        key = ("claude-code", "home-rules", reader.root)
+        cached: list[str] | None = ws.derived.get(key)
+        if cached is None:
+            # a reader of single files cannot list a directory: then no user rules
+            lister = getattr(reader, "files_under", None)
+            listed: list[str] = []
+            if callable(lister):
+                try:
+                    listed = list(lister(USER_RULES))
+                except OSError:
+                    listed = []
+            cached = sorted(f"{reader.root}/{k}" for k in listed if k.endswith(".md"))
+            ws.derived.put(key, cached, reads=())
+        return cached
+
+    def matching_rules(
+        self, ws: Workspace, chain: list[str], target: str, opts: Options, reads: set[str]
+    ) -> list[tuple[str, bool, str]]:
+        """Rules with `paths` that match `target`: the user's (matched against the target's
+        workspace path), then those of root → cwd (relative to the directory owning
+        `.claude/`), each with the glob that matched."""
+        out: list[tuple[str, bool, str]] = []
+        for rule, _, _ in self.user_files(ws, opts, scoped=True):
+            doc = claude_imports.document(ws, rule, True)
+            hit = rule_globs(ws, rule, doc, opts.case_sensitive).first_match(
+                target, opts.case_sensitive)
+            if hit is not None:
+                out.append((rule, True, f"paths: {hit}"))
+        for directory in chain:
+            scope = RuleScope(directory)
+            relative = scope.relative(target)
+            for rule in ws.rules_of(directory):
+                reads.add(rule)
+                if relative is None:
+                    continue
+                doc = ws.document(rule)
+                if doc.rule_skip:
+                    continue
+                globs: RuleGlobs = rule_globs(ws, rule, doc, opts.case_sensitive)
+                hit = globs.first_match(relative, opts.case_sensitive)
+                if hit is not None:
+                    out.append((rule, False, f"paths: {hit}"))
+        return out
+
+    def memory_in_chain(self, ws: Workspace, chain: list[str]) -> bool:
+        """Whether a CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md exists root → cwd (then
+        AGENTS.md is a fallback Claude Code does not use)."""
+        key = ("claude-code", "memory-in-chain", tuple(chain))
+        cached: bool | None = ws.derived.get(key)
+        if cached is None:
+            cached = any(n in probe(ws, d) for d in chain for n in MEMORY_NAMES)
+            ws.derived.put(key, cached, reads=())  # existence changes only with create/delete
+        return cached
+
+    # ----- the answer -------------------------------------------------------------------
+
+    def _explanation(
+        self, ws: Workspace, link: ClaudeLoad, target: str | None, cwd: str, opts: Options
+    ) -> Explanation:
+        files = link.files
+        skipped = link.skipped
+        notes = [
+            "Claude Code has no shared budget: every file loads whole (a file over 4 MiB is "
+            f"skipped; one over {SIZE_WARNING_CHARS:,} characters gets a size warning)",
+        ]
+        if opts.read_agents == "fallback":
+            notes.append(
+                "AGENTS.md is read only where no CLAUDE.md, .claude/CLAUDE.md or "
+                "CLAUDE.local.md exists in the launch directory or above (newer releases; "
+                'readAgentsMd = "always" or "never" for others)'
+            )
+        if ws.home_reader is None:
+            notes.append(
+                "user-level files (~/.claude/CLAUDE.md, ~/.claude/rules) are not read: pass "
+                "--home DIR to include them"
+            )
+        approval = APPROVAL_WHY.format(cwd=cwd or ".")
+        if any(s.why == approval for s in skipped):
+            notes.append(
+                f"imports from outside the launch directory `{cwd or '.'}` need a one-time "
+                "approval in Claude Code and are dropped until then (approveExternalImports)"
+            )
+        notes.extend(opts.problems)
+        total = sum(f.chars for f in files)
+        return Explanation(
+            profile=self.name,
+            root=ws.root,
+            cwd=cwd or ".",
+            target=target,
+            max_chars=0,
+            files=files,
+            left_out=[],
+            skipped=skipped,
+            notice=None,
+            requested_chars=total,
+            budget=Budget("none", "chars", 0),
+            notes=tuple(notes),
+        )
+
+
+def normalize(cwd: str | None) -> str:
+    return "" if cwd in (None, "", ".") else str(cwd).strip("/")
+
+
+def _below(directory: str, cwd: str) -> bool:
+    """Strictly below `cwd`."""
+    if not cwd:
+        return bool(directory)
+    return directory.startswith(cwd + "/")
+
+
+def nested_dirs(cwd: str, target_dir: str) -> list[str]:
+    """The directories strictly below `cwd` down to `target_dir`, top-down ([] when the target
+    is not below cwd: Claude Code loads nested memory for files in cwd's subtree)."""
+    if not _below(target_dir, cwd):
+        return []
+    parts = target_dir.split("/")
+    start = len(cwd.split("/")) if cwd else 0
+    return ["/".join(parts[: i + 1]) for i in range(start, len(parts))]

@@ -1,0 +1,270 @@
+"""OpenAI Codex CLI (docs/profiles/codex.md): one instruction file per directory from the project
+root down to cwd, a shared byte budget cut at the byte, no imports.
+
+Project root: the nearest directory at or above cwd holding `.git` (a directory, or a file as
+in a worktree or submodule), inside the workspace; a nested repository is its own root. In each
+directory from there down to cwd Codex reads the FIRST existing of `AGENTS.override.md`,
+`AGENTS.md`, then `fallbackFilenames`: one file per directory (an empty override still hides
+AGENTS.md). The files share `project_doc_max_bytes` (32 KiB), root first: the file that crosses
+it is cut at the byte, with no marker, and deeper ones are dropped. A whitespace-only file is
+skipped (it uses no budget). The global `~/.codex/AGENTS.override.md`, else `AGENTS.md`, comes
+first and is not counted. No `@imports`, no globs, no comment stripping: the bytes as they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from rulemap.model import Budget, Explanation, Finding, LoadedFile, Skipped
+from rulemap.profiles.base import Option, ancestry, directory_chain, join, options_of, parent_dir
+from rulemap.profiles.codex import findings as codex_findings
+from rulemap.profiles.codex.files import (
+    AGENTS,
+    GLOBAL_DIR,
+    MAX_BYTES,
+    OVERRIDE,
+    ROOT_MODES,
+    CodexOptions,
+    apply_budget,
+    decode_lossy,
+    file_bytes,
+    has_git,
+    hidden_why,
+    name_index,
+    remaining_after,
+)
+from rulemap.readers.base import ReadError, is_within
+
+if TYPE_CHECKING:
+    from rulemap.workspace import Workspace
+
+
+class CodexProfile:
+    name = "codex"
+    title = "OpenAI Codex CLI"
+    description = (
+        "Codex CLI: AGENTS.override.md / AGENTS.md (one per directory) from the git root down "
+        "to cwd, sharing 32 KiB cut at the byte; no imports."
+    )
+    follows_imports = False  # `@path` reaches Codex as plain text
+    options: tuple[Option, ...] = (
+        Option(
+            "project_doc_max_bytes", (int,), MAX_BYTES,
+            "bytes of project instruction files Codex reads in all, root first (0: none)",
+        ),
+        Option(
+            "fallbackFilenames", (list,), [],
+            "file names tried after AGENTS.override.md and AGENTS.md in each directory "
+            "(Codex's project_doc_fallback_filenames)",
+        ),
+        Option(
+            "rootWithoutGit", (str,), "workspace",
+            'the project root when no .git exists between cwd and the workspace root: '
+            '"workspace" (the workspace root) or "cwd" (only cwd is read)',
+        ),
+    )
+
+    # ----- options ----------------------------------------------------------------------
+
+    def settings_of(self, ws: Workspace) -> CodexOptions:
+        """The parsed `[profiles.codex]` options (fixed for the workspace's life)."""
+        cached: CodexOptions | None = ws.derived.get(("codex", "options"))
+        if cached is None:
+            cached = self._parse_options(ws)
+            ws.derived.put(("codex", "options"), cached, reads=())
+        return cached
+
+    def _parse_options(self, ws: Workspace) -> CodexOptions:
+        raw: dict[str, Any] = options_of(ws, self)
+        problems: list[str] = []
+        names = [OVERRIDE, AGENTS]
+        for name in raw["fallbackFilenames"]:
+            if not name or "/" in name or name in (".", ".."):
+                problems.append(f"[profiles.codex] fallbackFilenames: `{name}` is not a file "
+                                f"name; ignored")
+            elif name not in names:
+                names.append(name)
+        mode = raw["rootWithoutGit"]
+        if mode not in ROOT_MODES:
+            problems.append(f'[profiles.codex] rootWithoutGit = "{mode}" is not one of '
+                            f'{", ".join(ROOT_MODES)}; using "workspace"')
+            mode = "workspace"
+        return CodexOptions(int(raw["project_doc_max_bytes"]), tuple(names), mode,
+                            tuple(problems))
+
+    # ----- the protocol -----------------------------------------------------------------
+
+    def detect(self, ws: Workspace) -> bool:
+        return any(AGENTS in names or OVERRIDE in names for names in name_index(ws, (
+            OVERRIDE, AGENTS)).values())
+
+    def reads(self, ws: Workspace, key: str) -> bool:
+        opts = self.settings_of(ws)
+        directory, _, name = key.rpartition("/")
+        if name not in opts.names or key.startswith("/") or "/.git/" in f"/{key}":
+            return False
+        chosen, _ = self.choice(ws, directory, opts, probe=False)
+        return chosen == key
+
+    def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
+        cwd_dir = "" if cwd in ("", ".") else cwd.strip("/")
+        opts = self.settings_of(ws)
+        home = ws.home_reader.root if ws.home_reader is not None else None
+        key = ("codex", "explain", cwd_dir, opts, home)
+        base: Explanation | None = ws.derived.get(key)
+        if base is None:
+            base, reads = self._start_up(ws, cwd_dir, opts)
+            ws.derived.put(key, base, reads=reads)
+        if target is None:
+            return base
+        where = parent_dir(target) or "."
+        return replace(base, target=target, notes=(
+            *base.notes,
+            "Codex reads its instruction files once, at start-up, from the project root down "
+            f"to cwd: the target adds nothing (for Codex started next to it, pass --cwd "
+            f"{where})",
+        ))
+
+    def findings(self, ws: Workspace) -> list[Finding]:
+        opts = self.settings_of(ws)
+        key = ("codex", "findings", opts)
+        cached: list[Finding] | None = ws.derived.get(key)
+        if cached is None:
+            # what they read: the codex files (their bytes, their import tokens); which files
+            # exist, and so which agents read them, changes only with a create or delete
+            found, reads = codex_findings.budget_and_shadow(ws, opts)
+            cached = [*found, *codex_findings.not_followed(ws, opts)]
+            ws.derived.put(key, cached, reads=reads)
+        return cached
+
+    # ----- where Codex looks ------------------------------------------------------------
+
+    def project_root(self, ws: Workspace, cwd: str, opts: CodexOptions) -> tuple[str, bool]:
+        """(the project root, whether a .git marks it)."""
+        for directory in ancestry(cwd):
+            if has_git(ws, directory):
+                return directory, True
+        return ("" if opts.root_without_git == "workspace" else cwd), False
+
+    def choice(
+        self, ws: Workspace, directory: str, opts: CodexOptions, probe: bool = True
+    ) -> tuple[str | None, list[str]]:
+        """The file Codex reads in `directory` (None) and the ones it hides. `probe`: ask the
+        reader (a load's few directories, walked or not); else the name index."""
+        if probe:
+            present = []
+            for name in opts.names:
+                path = join(directory, name)
+                full = ws.abs(path)
+                if ws.reader.exists(full) and not ws.reader.is_dir(full):
+                    present.append(path)
+        else:
+            found = name_index(ws, opts.names).get(directory, {})
+            present = [found[n] for n in opts.names if n in found]
+        if not present:
+            return None, []
+        return present[0], present[1:]
+
+    # ----- the load ---------------------------------------------------------------------
+
+    def _start_up(
+        self, ws: Workspace, cwd: str, opts: CodexOptions
+    ) -> tuple[Explanation, set[str]]:
+        root, marked = self.project_root(ws, cwd, opts)
+        chain = [d for d in directory_chain(cwd) if d == root or is_within(d, root) or not root]
+        files: list[LoadedFile] = []
+        skipped: list[Skipped] = []
+        reads: set[str] = set()
+        files.extend(self._global(ws))
+        entries: list[tuple[str, bytes]] = []
+        for directory in chain:
+            chosen, hidden = self.choice(ws, directory, opts)
+            for path in hidden:
+                why = hidden_why(ws, chosen)
+                skipped.append(Skipped(path, why, "instructions-shadowed"))
+            if chosen is None:
+                continue
+            reads.add(chosen)
+            data = file_bytes(ws, chosen)
+            if isinstance(data, str):
+                skipped.append(Skipped(chosen, f"unreadable: {data}", "unreadable-file"))
+                continue
+            entries.append((chosen, data))
+        left_out: list[str] = []
+        requested = 0
+        remaining = opts.max_bytes
+        for path, data in entries:
+            requested += len(decode_lossy(data))
+            verdict = apply_budget(data, remaining)
+            remaining = remaining_after(remaining, data, verdict)
+            if verdict.kept is None:
+                left_out.append(path)
+                continue
+            if verdict.empty:
+                why = "empty: Codex skips a file with only whitespace"
+                if path.endswith("/" + OVERRIDE) or path == OVERRIDE:
+                    why += " — yet, being first, it still hides AGENTS.md here"
+                skipped.append(Skipped(path, why, "empty-instructions"))
+                continue
+            kept = data[: verdict.kept]
+            text = decode_lossy(kept)
+            files.append(LoadedFile(
+                path, "project", None, 0, len(text), cut=verdict.cut, text=text,
+                bytes=verdict.kept, cut_line=kept.count(b"\n") if verdict.cut else None))
+        notes = [self._root_note(root, marked, opts)]
+        notes.append(
+            f"project_doc_max_bytes = {opts.max_bytes:,} shared root first: the file that "
+            "crosses it is cut at the byte with no marker, deeper files are dropped"
+        )
+        if ws.home_reader is None:
+            notes.append("the global ~/.codex/AGENTS.md is not read: pass --home DIR")
+        notes.extend(opts.problems)
+        explanation = Explanation(
+            profile=self.name,
+            root=ws.root,
+            cwd=cwd or ".",
+            target=None,
+            max_chars=opts.max_bytes,
+            files=files,
+            left_out=left_out,
+            skipped=skipped,
+            notice=None,  # Codex adds no marker where it cuts
+            requested_chars=requested,
+            budget=Budget("shared", "bytes", opts.max_bytes),
+            notes=tuple(notes),
+        )
+        return explanation, reads
+
+    @staticmethod
+    def _root_note(root: str, marked: bool, opts: CodexOptions) -> str:
+        shown = f"`{root}`" if root else "the workspace root"
+        if marked:
+            return f"project root: {shown} (the nearest directory at or above cwd with .git)"
+        if opts.root_without_git == "cwd":
+            return "no .git at or above cwd in the workspace: Codex reads cwd only"
+        return (f"no .git at or above cwd in the workspace: the project root is taken to be "
+                f"{shown} (rootWithoutGit)")
+
+    @staticmethod
+    def _global(ws: Workspace) -> list[LoadedFile]:
+        """~/.codex/AGENTS.override.md, else ~/.codex/AGENTS.md, whole and outside the budget.
+        Decision: an empty global override falls through to AGENTS.md (Codex skips an empty
+        global file; only in project directories does an empty override hide AGENTS.md)."""
+        reader = ws.home_reader
+        if reader is None:
+            return []
+        for name in (OVERRIDE, AGENTS):
+            path = f"{reader.root}/{GLOBAL_DIR}/{name}"
+            if not reader.exists(path) or reader.is_dir(path):
+                continue
+            try:
+                data = reader.read_bytes(path)
+            except ReadError:
+                continue
+            text = decode_lossy(data)
+            if not text.strip():
+                continue
+            return [LoadedFile(path, "user", None, 0, len(text), text=text, bytes=len(data),
+                               note="global: not counted in project_doc_max_bytes")]
+        return []

@@ -1,0 +1,381 @@
+"""What Gemini's loading gets wrong: context files that are empty or unreadable, `@` tokens it
+reads differently from what a reader expects, cycles and imports past depth 5."""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+import re
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from rulemap.model import Finding, Fix, Related, Span
+from rulemap.profiles.gemini.paths import (
+    MAX_DEPTH,
+    Root,
+    project_root,
+    read_text,
+    resolve,
+    tokens_of,
+)
+from rulemap.suggest import NameIndex
+from rulemap.text.gemini_imports import GeminiToken
+
+if TYPE_CHECKING:
+    from rulemap.workspace import Workspace
+
+_ESCAPED_TOKEN = re.compile(r"(?:\\ |[^\s])+")
+_TRAILING = ",:;.)!?'\"]>"
+
+
+def file_findings(ws: Workspace, top: str, lint: frozenset[str]) -> list[Finding]:
+    """A context file's own findings: unreadable or empty (when the generic checks do not
+    already report it, as they do for the default model's files)."""
+    if top in lint:
+        return []  # the generic checks report its bytes
+    cache_key = ("gemini", "file-findings", top)
+    cached: list[Finding] | None = ws.derived.get(cache_key)
+    if cached is not None:
+        return cached
+    out: list[Finding] = []
+    text, why = read_text(ws, top)
+    if why:
+        out.append(Finding(top, Span.at(0, 0), "error", "unreadable-file",
+                           f"`{top}` cannot be used: {why}. Gemini skips it."))
+    elif not text.strip():
+        first = ws.document(top).lines[0]
+        out.append(Finding(top, Span.at(0, 0, len(first)), "warning", "empty-instructions",
+                           "this context file is empty, so Gemini leaves it out; add "
+                           "content or delete it"))
+    ws.derived.put(cache_key, out, reads=(top,))
+    return out
+
+
+def _token_findings(ws: Workspace, key: str, root: Root, lint: frozenset[str]) -> list[Finding]:
+    """What Gemini's reading of `key`'s `@` tokens gets wrong, for a file whose tokens it
+    processes. Cached with the file and what its imports resolve to."""
+    # whether the default model lints the file decides what is left to say: in the key
+    cache_key = ("gemini", "token-findings", key, root.absolute, key in lint)
+    cached: list[Finding] | None = ws.derived.get(cache_key)
+    if cached is not None:
+        return cached
+    doc = ws.document(key)
+    # what the default model's import checks already report on this file (same token, same
+    # path): not said twice
+    theirs = {(ref.offset, ref.path) for ref in doc.imports} if key in lint else set()
+    out: list[Finding] = []
+    reads = {key}
+    for token in tokens_of(ws, key):
+        span = token.span
+        if token.kind == "code":
+            continue
+        if token.kind == "refused":
+            if looks_like_file(ws, key, token.path):
+                out.append(_refused_finding(key, token))
+            continue
+        found = resolve(ws, key, token, root)
+        reads.add(found.key)
+        if found.status == "url":
+            out.append(Finding(
+                key, span, "warning", "suspicious-import",
+                f"Gemini reads `@{token.path}` as an import and refuses it (a URL), putting an "
+                f"`Import failed` comment in place of the link; drop the `@` or wrap it in "
+                f"backticks", fixes=[_backticks(key, token)]))
+            continue
+        said = (token.offset, token.path) in theirs
+        if found.status == "outside":
+            if not said:
+                where = f"`{root.key}/`" if root.key else "the workspace root"
+                out.append(Finding(
+                    key, span, "warning", "import-outside-workspace",
+                    f"`@{token.path}` points outside the project root ({where}), so Gemini "
+                    f"refuses it and puts an `Import failed` comment in its place; move the "
+                    f"file inside {where}"))
+            continue
+        if found.status == "directory":
+            if not said:
+                out.append(Finding(key, span, "error", "broken-import",
+                                   f"`@{token.path}` is a directory; Gemini imports name files"))
+            continue
+        if found.status == "ok":
+            _, why = read_text(ws, found.key)
+            if why and not said:
+                out.append(Finding(key, span, "error", "unreadable-file",
+                                   f"`{found.key}` cannot be imported: {why}"))
+            continue
+        # missing
+        escaped = _escaped_form(ws, key, doc.text, token, root)
+        if escaped is not None:
+            out.append(Finding(
+                key, span, "warning", "suspicious-import",
+                f"Gemini has no `\\ ` escape: the import ends at the space, so it reads "
+                f"`@{token.path}`, which does not exist, instead of `{escaped}`. Rename the "
+                f"file without spaces"))
+            continue
+        trimmed = _trimmed(ws, key, token, root)
+        if trimmed is not None:
+            if not said:
+                out.append(Finding(
+                    key, span, "warning", "suspicious-import",
+                    f"`@{token.path}` names `{found.key}`, which does not exist: Gemini's "
+                    f"import runs to the next space, so `{token.path[len(trimmed):]}` is part "
+                    f"of the path. Use `@{trimmed}` and move the punctuation away",
+                    fixes=[Fix(f"Change to `@{trimmed}`", "replace", key, span,
+                               "@" + trimmed)]))
+            continue
+        if said:
+            continue
+        if not looks_like_file(ws, key, token.path):
+            out.append(Finding(
+                key, span, "information", "broken-import",
+                f"Gemini reads `@{token.path}` as an import of `{found.key}`, which does not "
+                f"exist, and puts an `Import failed` comment in place of the word. If it is "
+                f"not a file, wrap it in backticks", fixes=[_backticks(key, token)]))
+            continue
+        finding = Finding(key, span, "error", "broken-import",
+                          f"`@{token.path}`: `{found.key}` does not exist (Gemini imports are "
+                          f"relative to the importing file)")
+        suggestion = _closest(ws, found.key) if not found.key.startswith("/") else None
+        if suggestion:
+            relative = posixpath.relpath(suggestion, posixpath.dirname(key) or ".")
+            relative = relative if relative.startswith(".") else "./" + relative
+            finding.message += f"; did you mean `@{relative}`?"
+            finding.fixes.append(Fix(f"Change to `@{relative}`", "replace", key, span,
+                                     "@" + relative))
+        out.append(finding)
+    ws.derived.put(cache_key, out, reads=reads)
+    return out
+
+
+# extensions that make a missing target look like a file someone meant to import (a word like
+# `@alice` or `@scope/pkg` is a mention: a low-severity finding)
+FILE_EXTENSIONS = frozenset({
+    "md", "mdx", "mdc", "txt", "rst", "json", "jsonc", "yaml", "yml", "toml", "ini", "cfg",
+    "ts", "tsx", "js", "jsx", "mjs", "cjs", "py", "rb", "go", "rs", "java", "kt", "cs", "swift",
+    "sh", "sql", "html", "css", "scss", "xml", "lock", "env", "example", "sample",
+})
+
+
+def looks_like_file(ws: Workspace, importer: str, path: str) -> bool:
+    """Whether a missing `@path` was meant as a file: explicitly relative or absolute, a known
+    extension, or a first directory that exists next to the importer."""
+    if path.startswith(("./", "../", "/")):
+        return True
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    if "." in last and last.rsplit(".", 1)[-1].lower() in FILE_EXTENSIONS:
+        return True
+    if "/" in path:
+        first = path.split("/", 1)[0]
+        base = posixpath.dirname(importer)
+        directory = posixpath.join(base, first) if base else first
+        return bool(ws.files.under(directory + "/"))
+    return False
+
+
+def _closest(ws: Workspace, target: str) -> str | None:
+    """An existing file most like the missing `target`: the same name elsewhere, else a close
+    name with the same extension (an edit-distance index over those names, built once per
+    extension until a file is created or deleted)."""
+    name = target.rsplit("/", 1)[-1]
+    extension = posixpath.splitext(name)[1]
+    if not extension:
+        return None
+    cache_key = ("gemini", "names", extension)
+    cached: tuple[dict[str, list[str]], NameIndex] | None = ws.derived.get(cache_key)
+    if cached is None:
+        by_name: dict[str, list[str]] = {}
+        for path in ws.files.with_suffix(extension):
+            by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
+        cached = (by_name, NameIndex(by_name))
+        ws.derived.put(cache_key, cached, reads=())
+    by_name, index = cached
+    same = by_name.get(name)
+    if not same:
+        pool = index.neighbours(name)
+        close = difflib.get_close_matches(name, pool, n=1, cutoff=0.75)
+        same = by_name.get(close[0]) if close else None
+    if not same:
+        return None
+    return max(same, key=lambda p: (len(posixpath.commonprefix([p, target])), -len(p)))
+
+
+def _refused_finding(key: str, token: GeminiToken) -> Finding:
+    if token.path.startswith("~"):
+        return Finding(
+            key, token.span, "warning", "suspicious-import",
+            f"Gemini does not read `@{token.path}` as an import: a path must start with `.`, "
+            f"`/` or a letter, and Gemini has no home-directory imports, so it stays plain "
+            f"text. Import a file inside the project instead")
+    fixed = "@./" + token.path
+    return Finding(
+        key, token.span, "warning", "suspicious-import",
+        f"Gemini does not read `@{token.path}` as an import: a path must start with `.`, `/` "
+        f"or a letter, so it stays plain text. Write `{fixed}`",
+        fixes=[Fix(f"Change to `{fixed}`", "replace", key, token.span, fixed)])
+
+
+def _backticks(key: str, token: GeminiToken) -> Fix:
+    return Fix("Wrap in backticks", "replace", key, token.span, f"`@{token.path}`")
+
+
+def _escaped_form(ws: Workspace, key: str, text: str, token: GeminiToken,
+                  root: Root) -> str | None:
+    """`@my\\ file.md`: the path a reader means, when it exists (Gemini stops at `my\\`)."""
+    if not token.path.endswith("\\"):
+        return None
+    match = _ESCAPED_TOKEN.match(text, token.offset + 1)
+    if match is None:
+        return None
+    meant = match.group(0).replace("\\ ", " ")
+    probe = GeminiToken(meant, token.span, token.offset, "import")
+    return meant if resolve(ws, key, probe, root).status == "ok" else None
+
+
+def _trimmed(ws: Workspace, key: str, token: GeminiToken, root: Root) -> str | None:
+    """The path without trailing punctuation or a `#fragment`, when that one exists."""
+    candidates = []
+    stripped = token.path.rstrip(_TRAILING)
+    if stripped and stripped != token.path:
+        candidates.append(stripped)
+    if "#" in token.path:
+        candidates.append(token.path.split("#", 1)[0].rstrip(_TRAILING))
+    for path in candidates:
+        if path:
+            probe = GeminiToken(path, token.span, token.offset, "import")
+            if resolve(ws, key, probe, root).status == "ok":
+                return path
+    return None
+
+
+def graph_findings(ws: Workspace, tops: list[str], lint: frozenset[str]) -> list[Finding]:
+    """Token findings of every file Gemini processes, then cycles and imports past depth 5:
+    per project root, a breadth-first walk from its context files gives each file its
+    shallowest depth (Gemini has no read-once set: a file at depth 5 on one chain may load
+    shallower on another)."""
+    cache_key = ("gemini", "graph-findings", tuple(tops))
+    cached: tuple[list[Finding], frozenset[str], frozenset[str]] | None = ws.derived.get(
+        cache_key)
+    # the token findings of a file the default model lints say less: valid while the same
+    # files are linted
+    if cached is not None and cached[1] & lint == cached[2]:
+        return cached[0]
+    groups: dict[Root, list[str]] = {}
+    for top in tops:
+        groups.setdefault(project_root(ws, top), []).append(top)
+    out: list[Finding] = []
+    reads: set[str] = set(tops)
+    for root, members in groups.items():
+        edges = _Edges(ws, root)
+        depth: dict[str, int] = {}
+        origin: dict[str, str] = {}
+        queue: deque[str] = deque()
+        for top in members:
+            depth[top] = 0
+            origin[top] = top
+            queue.append(top)
+        while queue:
+            node = queue.popleft()
+            if depth[node] >= MAX_DEPTH:
+                continue
+            for _, target in edges(node):
+                if target not in depth:
+                    depth[target] = depth[node] + 1
+                    origin[target] = origin[node]
+                    queue.append(target)
+        reads.update(depth)
+        for node, hops in depth.items():
+            if hops < MAX_DEPTH and not node.startswith("/"):
+                out.extend(_token_findings(ws, node, root, lint))
+            elif hops == MAX_DEPTH:
+                for token, target in edges(node):
+                    if target not in depth:
+                        out.append(Finding(
+                            node, token.span, "warning", "import-too-deep",
+                            f"`@{token.path}` is never expanded: `{node}` is only reached at "
+                            f"import depth {MAX_DEPTH} (from `{origin[node]}`), and Gemini "
+                            f"expands imports {MAX_DEPTH} levels deep, so it stays plain text "
+                            f"and `{target}` is not loaded through it"))
+        out.extend(_cycles(members, edges))
+        reads.update(edges.touched)
+    result = [f for f in out if not f.path.startswith("/")]
+    nodes = frozenset(reads)
+    ws.derived.put(cache_key, (result, nodes, nodes & lint), reads=reads)
+    return result
+
+
+class _Edges:
+    """A file's imports that load (readable targets inside the root), listed once per file."""
+
+    def __init__(self, ws: Workspace, root: Root) -> None:
+        self.ws = ws
+        self.root = root
+        self.cache: dict[str, list[tuple[GeminiToken, str]]] = {}
+        self.touched: set[str] = set()  # every target resolved (an edit may make one readable)
+
+    def __call__(self, key: str) -> list[tuple[GeminiToken, str]]:
+        found = self.cache.get(key)
+        if found is None:
+            found = []
+            for token in tokens_of(self.ws, key):
+                if token.kind != "import":
+                    continue
+                target = resolve(self.ws, key, token, self.root)
+                if target.status != "url":
+                    self.touched.add(target.key)
+                if target.status == "ok" and not read_text(self.ws, target.key)[1]:
+                    found.append((token, self.ws.canonical(target.key)
+                                  if not target.key.startswith("/") else target.key))
+            self.cache[key] = found
+        return found
+
+
+def _cycles(tops: list[str],
+            edges: Callable[[str], list[tuple[GeminiToken, str]]]) -> list[Finding]:
+    """Back edges of an iterative depth-first walk from the context files: each closes a cycle
+    that Gemini's per-chain tracking stops (after reading the chain's first file once more)."""
+    out: list[Finding] = []
+    state: dict[str, int] = {}  # 1 on the path, 2 done
+    for top in tops:
+        if top in state:
+            continue
+        path: list[str] = [top]
+        where: dict[str, int] = {top: 0}
+        state[top] = 1
+        stack: list[tuple[str, int]] = [(top, 0)]
+        while stack:
+            node, index = stack[-1]
+            listed = edges(node)
+            if index >= len(listed):
+                stack.pop()
+                path.pop()
+                del where[node]
+                state[node] = 2
+                continue
+            stack[-1] = (node, index + 1)
+            token, target = listed[index]
+            seen = state.get(target)
+            if seen is None:
+                state[target] = 1
+                where[target] = len(path)
+                path.append(target)
+                stack.append((target, 0))
+            elif seen == 1:
+                cycle = path[where[target]:] + [target]
+                out.append(_cycle_finding(node, token, cycle, edges))
+    return out
+
+
+def _cycle_finding(node: str, token: GeminiToken, cycle: list[str],
+                   edges: Callable[[str], list[tuple[GeminiToken, str]]]) -> Finding:
+    shown = cycle if len(cycle) <= 8 else [*cycle[:4], f"… {len(cycle) - 6} more …", *cycle[-2:]]
+    related: list[Related] = []
+    for index, path in enumerate(cycle[:-1][:50]):
+        for edge_token, target in edges(path):
+            if target == cycle[index + 1]:
+                related.append(Related(path, edge_token.span, f"imports `{target}`"))
+                break
+    return Finding(
+        node, token.span, "warning", "import-cycle",
+        f"import cycle: {' → '.join(shown)}. Gemini stops a chain at a file already on it, so "
+        f"this import brings nothing", related=related)
