@@ -36,6 +36,10 @@ def rulemap_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = SERVER + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.setdefault("PYTHONHASHSEED", "0")
+    # an installed rulemap runs from bytecode (pip compiles it); a shell that sets
+    # PYTHONDONTWRITEBYTECODE would make every cold run compile ~100 modules from source
+    # (~90 ms), which no user pays: the untimed warm-up round writes the .pyc files
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 

@@ -62,6 +62,7 @@ TARGET_RSS_MB = 150.0
 TARGET_ALL_PROFILES_RATIO = 1.5
 SINGLE_LABEL = "  … --profiles cogitator"
 ALL_LABEL = "  … --profiles <every agent>"
+BASELINE_LABEL = "  … from --baseline checkout"
 
 
 def all_profiles() -> list[str]:
@@ -179,6 +180,12 @@ def main(argv: list[str] | None = None) -> int:
         "check[-adversarial][-small].json)",
     )
     ap.add_argument("--no-write", action="store_true", help="do not write a result file")
+    ap.add_argument(
+        "--baseline",
+        metavar="CHECKOUT",
+        help="also time `rulemap check` from another checkout of this repository (e.g. `git "
+        "worktree add /tmp/old v0.1`), interleaved with this one: a before/after in one run",
+    )
     args = ap.parse_args(argv)
 
     jobs: list[tuple[str, str, str]] = []  # (kind, tree, default result file)
@@ -222,6 +229,11 @@ def measure(args: argparse.Namespace, kind: str, tree: str, result_name: str) ->
         (SINGLE_LABEL, [*base, "--profiles", "cogitator"], env),
         (ALL_LABEL, [*base, "--profiles", ",".join(all_profiles())], env),
     ]
+    if args.baseline:
+        # the same command from another checkout (say the last release), interleaved with
+        # these: a before/after of one change measured in the same rounds
+        old_env = dict(env, PYTHONPATH=os.path.join(os.path.abspath(args.baseline), "server"))
+        commands.append((BASELINE_LABEL, base, old_env))
     is_git = os.path.exists(os.path.join(tree, ".git"))
     if is_git:
         commands.append(
@@ -299,7 +311,7 @@ def measure(args: argparse.Namespace, kind: str, tree: str, result_name: str) ->
     listed = {
         label: len(samples[label][-1]["stdout"].splitlines())
         for label, _, _ in commands[3:]
-        if label != "python -c pass"
+        if label not in ("python -c pass", BASELINE_LABEL)
     }
 
     stats = {}
@@ -373,6 +385,14 @@ def measure(args: argparse.Namespace, kind: str, tree: str, result_name: str) ->
         f"{fmt_ms(stats[SINGLE_LABEL]['wall_s']['median'])} = {all_ratio:.2f}×  "
         f"{'PASS' if ok_p else 'FAIL'}"
     )
+    if BASELINE_LABEL in stats:
+        before = stats[BASELINE_LABEL]["wall_s"]["median"]
+        single = stats[SINGLE_LABEL]["wall_s"]["median"]
+        print(
+            f"before/after: the --baseline checkout {fmt_ms(before)}; this one "
+            f"{fmt_ms(rm_med)} ({rm_med / before:.2f}×) with its default agents, "
+            f"{fmt_ms(single)} ({single / before:.2f}×) with --profiles cogitator"
+        )
     if listed:
         print("files listed by the baselines: " + ", ".join(f"{k}: {v}" for k, v in listed.items()))
     by_code: dict[str, int] = {}

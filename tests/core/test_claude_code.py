@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from rulemap.config import parse_config
+from rulemap.config import ConfigError, parse_config
 from rulemap.model import Finding
 from rulemap.profiles import get_profile
 from rulemap.profiles.base import parse_options
@@ -176,10 +176,9 @@ def test_read_agents_md_modes():
     never = make({"AGENTS.md": "a"}, readAgentsMd="never")
     assert paths(never) == []
     assert 'readAgentsMd = "never"' in found(never, "instructions-shadowed")[0].message
-    odd = make(files, readAgentsMd="sometimes")
-    explanation = PROFILE.explain(odd, None, ".")
-    assert [f.path for f in explanation.files] == ["CLAUDE.md"]  # the default, fallback
-    assert any("readAgentsMd" in n and "fallback" in n for n in explanation.notes)
+    # a value it does not accept is a configuration error naming the key and the choices
+    with pytest.raises(ConfigError, match=r'readAgentsMd.*one of "fallback", "always", "never"'):
+        make(files, readAgentsMd="sometimes")
 
 
 def test_reads_by_name_and_place():

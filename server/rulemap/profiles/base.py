@@ -57,9 +57,12 @@ class Option:
     types: tuple[type, ...]
     default: Any
     help: str
+    choices: tuple[str, ...] = ()  # the values a string option accepts (empty: any)
 
     def describe(self) -> str:
         names = " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in self.types)
+        if self.choices:
+            names = "one of " + ", ".join(f'"{c}"' for c in self.choices)
         return f"`{self.key}` ({names}, default {self.default!r}): {self.help}"
 
 
@@ -85,6 +88,8 @@ def parse_options(profile: Profile, raw: Mapping[str, Any], source: str) -> dict
             raise ConfigError(f"{where}: {option.describe()}; got {value!r}")
         if isinstance(value, int) and not isinstance(value, bool) and value < 0:
             raise ConfigError(f"{where}: `{key}` must not be negative, got {value}")
+        if option.choices and value not in option.choices:
+            raise ConfigError(f"{where}: {option.describe()}; got {value!r}")
         if isinstance(value, list) and not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{where}: `{key}` must list strings, got {value!r}")
         values[key] = value

@@ -57,6 +57,7 @@ class ClaudeCodeProfile:
             'when Claude Code reads AGENTS.md: "fallback" (newer releases: only where no '
             'CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md exists in cwd or above), '
             '"always", or "never" (older releases)',
+            choices=READ_AGENTS_MODES,
         ),
         Option(
             "approveExternalImports", (bool,), False,

@@ -62,6 +62,7 @@ class CodexProfile:
             "rootWithoutGit", (str,), "workspace",
             'the project root when no .git exists between cwd and the workspace root: '
             '"workspace" (the workspace root) or "cwd" (only cwd is read)',
+            choices=ROOT_MODES,
         ),
     )
 

@@ -21,6 +21,7 @@ from rulemap.model import Finding, Span
 from rulemap.profiles.mastra.identity import path_identity
 from rulemap.profiles.mastra.inject import (
     LOWER_NAMES,
+    NAMES,
     Settings,
     inject_text,
     js_trim,
@@ -65,7 +66,10 @@ def findings(ws: Workspace, settings: Settings) -> list[Finding]:
     cached: list[Finding] | None = ws.derived.get(key)
     if cached is not None:
         return cached
-    files = instruction_files(ws)
+    # only the files the ancestry walk finds by their exact names: a `docs/api/agents.md` page
+    # is injected only when a tool touches that very file, and reporting every such page (an
+    # API reference has dozens) as a cut or empty instruction file is noise (docs/corpus.md)
+    files = [p for p in instruction_files(ws) if p.rsplit("/", 1)[-1] in NAMES]
     out: list[Finding] = []
     linted: set[str] | None = None  # identities the generic checks lint (built when needed)
     for path in _one_per_file(ws, files):
