@@ -24,6 +24,7 @@ from rulemap.globs import (
 from rulemap.model import Budget, Explanation, Finding, LoadedFile, Skipped, Span
 from rulemap.profiles.base import Option, options_of
 from rulemap.profiles.rule_files import Header, WrittenGlob, files_named, read_header, written_globs
+from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -217,7 +218,7 @@ def _in_scope(owner: str, target: str | None, cwd: str) -> bool:
     if not owner:
         return True
     where = target if target is not None else cwd
-    return where == owner or where.startswith(owner + "/")
+    return where == owner or RuleScope(owner).contains(where)
 
 
 def _rule(ws: Workspace, key: str) -> _Rule:
@@ -273,12 +274,10 @@ def _compiled(patterns: tuple[str, ...]) -> CompiledGlobs:
 def _applies(rule: _Rule, target: str | None) -> bool:
     if target is None:
         return False
-    owner = rule.owner
-    if owner:
-        if not target.startswith(owner + "/"):
-            return False
-        target = target[len(owner) + 1 :]
-    return any(not g.error and g.expanded and _compiled(g.expanded).match(target)
+    relative = RuleScope(rule.owner).relative(target)
+    if relative is None:
+        return False
+    return any(not g.error and g.expanded and _compiled(g.expanded).match(relative)
                for g in rule.globs or [])
 
 
@@ -290,7 +289,7 @@ def _glob_has_matches(ws: Workspace, owner: str, glob: WrittenGlob) -> bool:
     cached: bool | None = ws.derived.get(cache_key)
     if cached is not None:
         return cached
-    cut = len(owner) + 1 if owner else 0
+    scope = RuleScope(owner)
     found = False
     for pattern in glob.expanded:
         compiled = _compiled((pattern,))
@@ -299,13 +298,13 @@ def _glob_has_matches(ws: Workspace, owner: str, glob: WrittenGlob) -> bool:
         if candidates_are_exact(single):
             found = bool(pool)
         else:
-            found = any(compiled.match(c[cut:]) for c in prefiltered(pool, single))
+            found = any(compiled.match(scope.within(c)) for c in prefiltered(pool, single))
         if not found:
-            found = any((not owner or p.startswith(owner + "/")) and compiled.match(p[cut:])
+            found = any(scope.contains(p) and compiled.match(scope.within(p))
                         for p in ws.reader.ignored_files())
         if not found:
             prefix = literal_prefix(single).rstrip("/")
-            directory = f"{owner}/{prefix}" if owner and prefix else prefix
+            directory = scope.join(prefix) if prefix else prefix
             found = bool(prefix) and not ws.files.under(directory + "/") and ws.reader.is_dir(
                 ws.abs(directory))
         if found:
