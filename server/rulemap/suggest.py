@@ -15,7 +15,12 @@ few names are worth asking it about.
 from __future__ import annotations
 
 import difflib
+import posixpath
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rulemap.globs import FileIndex
 
 MAX_CANDIDATES = 32  # names handed to difflib per query
 MAX_DELETE_QUERY = 24  # names longer than this are queried with single deletions only
@@ -202,3 +207,34 @@ class DirectoryIndex:
         # a huge directory: ask the leaf index, then keep the names this directory has
         close = self._leaves.close(segment, n=MAX_CANDIDATES, cutoff=0.6)
         return [name for name in close if name in children][:beam]
+
+
+# Extensions that make a missing import target look like a file someone meant to import (a
+# word like `@alice` or `@scope/pkg` is a mention, a decorator or an npm scope).
+FILE_EXTENSIONS = frozenset({
+    "md", "mdx", "mdc", "txt", "rst", "json", "jsonc", "yaml", "yml", "toml", "ini", "cfg",
+    "ts", "tsx", "js", "jsx", "mjs", "cjs", "py", "rb", "go", "rs", "java", "kt", "cs", "swift",
+    "sh", "sql", "html", "css", "scss", "xml", "lock", "env", "example", "sample",
+})
+
+
+def looks_like_file(
+    files: FileIndex,
+    importer: str,
+    path: str,
+    explicit: tuple[str, ...] = ("./", "../", "/", "~/"),
+) -> bool:
+    """Whether a missing `@path` was meant as a file: written relative or absolute (`explicit`
+    prefixes, which differ by import dialect), a known extension, or a first directory that
+    exists next to the importer."""
+    if path.startswith(explicit):
+        return True
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    if "." in last and last.rsplit(".", 1)[-1].lower() in FILE_EXTENSIONS:
+        return True
+    if "/" in path:
+        first = path.split("/", 1)[0]
+        base = posixpath.dirname(importer)
+        directory = posixpath.join(base, first) if base else first
+        return bool(files.under(directory + "/"))
+    return False

@@ -231,3 +231,15 @@ async def test_suppression_and_tags(tmp_path: Path) -> None:
         assert "broken-import" not in codes(diags)
         dup = next(d for d in diags if d.code == "duplicate-load")
         assert list(dup.tags or []) == [types.DiagnosticTag.Unnecessary]
+
+
+async def test_another_agents_rule_file_is_rechecked_on_edit(tmp_path: Path) -> None:
+    """A Cursor `.mdc` rule is no `.md` and no cogitator instruction file: the cursor profile
+    says it reads it, so an unsaved edit reaches the check and its diagnostics follow."""
+    never = "---\nalwaysApply: false\n---\nUse tabs.\n"
+    write(tmp_path, {".cursor/rules/style.mdc": never, "src/x.ts": "x\n"})
+    async with session(tmp_path, "neovim") as lsp:
+        uri = open_doc(lsp, tmp_path / ".cursor/rules/style.mdc")
+        await pushed(lsp, uri, lambda c: "unreachable-rule" in c)
+        change_doc(lsp, uri, never.replace("alwaysApply: false", "alwaysApply: true"), 2)
+        await pushed(lsp, uri, lambda c: "unreachable-rule" not in c)

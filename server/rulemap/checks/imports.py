@@ -8,6 +8,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rulemap import suggest
 from rulemap.derived import IMPORT_GRAPH
 from rulemap.model import Finding, Fix, ImportRef, ImportStatus, Related, Span
 from rulemap.suggest import NameIndex
@@ -16,14 +17,6 @@ if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
 TRAILING = ",:;.)!?'\"]>"
-# Extensions that make a missing target look like a file someone meant to import.
-FILE_EXTENSIONS = {
-    "md", "mdx", "mdc", "txt", "rst", "json", "jsonc", "yaml", "yml", "toml", "ini", "cfg",
-    "ts", "tsx", "js", "jsx", "mjs", "cjs", "py", "rb", "go", "rs", "java", "kt", "cs", "swift",
-    "sh", "sql", "html", "css", "scss", "xml", "lock", "env", "example", "sample",
-}
-
-
 def check(ws: Workspace) -> list[Finding]:
     out: list[Finding] = []
     for path in ws.lint_documents():
@@ -51,17 +44,7 @@ def check(ws: Workspace) -> list[Finding]:
 
 def looks_like_file(ws: Workspace, importer: str, path: str) -> bool:
     """Whether a missing `@path` was meant as a file (not an npm scope, decorator or mention)."""
-    if path.startswith(("./", "../", "/", "~/")):
-        return True
-    last = path.rstrip("/").rsplit("/", 1)[-1]
-    if "." in last and last.rsplit(".", 1)[-1].lower() in FILE_EXTENSIONS:
-        return True
-    if "/" in path:
-        first = path.split("/", 1)[0]
-        base = posixpath.dirname(importer)
-        directory = posixpath.join(base, first) if base else first
-        return bool(ws.files.under(directory + "/"))
-    return False
+    return suggest.looks_like_file(ws.files, importer, path)
 
 
 def _check_token(ws: Workspace, importer: str, ref: ImportRef, resolved: object) -> list[Finding]:

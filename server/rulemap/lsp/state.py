@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
+from rulemap import analysis
 from rulemap.config import CONFIG_FILES
 from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.events import classify_events
@@ -404,6 +405,9 @@ class Engine(DiagnosticsFlow):
         if ws is None:
             return False
         if key in CONFIG_FILES or key.endswith(".md") or ws.is_instruction(key):
+            return True
+        # another agent's file (a Cursor `.mdc` rule, `.cursorrules`): its profile knows
+        if any(p.reads(ws, key) for p in analysis.select_profiles(ws)):
             return True
         return bool(ws.importers(key))
 

@@ -13,7 +13,7 @@ Adding an agent: a module in `profiles/` with a class implementing `Profile`, li
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -103,6 +103,20 @@ def options_of(ws: Workspace, profile: Profile) -> dict[str, Any]:
         raw = ws.config.profile_options.get(profile.name, {})
         found = parse_options(profile, raw, ws.config.source or "configuration")
     return dict(found)
+
+
+def cached_explanation(
+    ws: Workspace,
+    key: tuple[object, ...],
+    compute: Callable[[], tuple[Explanation, Iterable[str]]],
+) -> Explanation:
+    """The explanation under `key` in the workspace's derived cache, else `compute()`'s
+    (explanation, the keys it read), stored until one of those files changes."""
+    cached: Explanation | None = ws.derived.get(key)
+    if cached is None:
+        cached, reads = compute()
+        ws.derived.put(key, cached, reads=reads)
+    return cached
 
 
 def prefixed(profile: Profile, findings: list[Finding]) -> list[Finding]:

@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING, Literal
 
 from rulemap.globs import FileIndex, literal_prefix, prefiltered
 from rulemap.model import Budget, Explanation, Finding, LoadedFile, Skipped, Span
-from rulemap.profiles.base import Option, ancestry, directory_chain, join, options_of, parent_dir
+from rulemap.profiles.base import (
+    Option,
+    ancestry,
+    cached_explanation,
+    directory_chain,
+    join,
+    options_of,
+    parent_dir,
+)
 from rulemap.profiles.rule_files import (
     Header,
     WrittenGlob,
@@ -94,13 +102,9 @@ class CopilotProfile:
 
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         cwd = "" if cwd in (".", "") else cwd.strip("/")
-        cache_key = ("copilot", "explain", target, cwd)
-        cached: Explanation | None = ws.derived.get(cache_key)
-        if cached is not None:
-            return cached
-        explanation, reads = self._explain(ws, target, cwd)
-        ws.derived.put(cache_key, explanation, reads=reads)
-        return explanation
+        return cached_explanation(
+            ws, ("copilot", "explain", target, cwd), lambda: self._explain(ws, target, cwd)
+        )
 
     def findings(self, ws: Workspace) -> list[Finding]:
         lint = frozenset(ws.lint_documents())

@@ -22,7 +22,7 @@ from rulemap.globs import (
     prefiltered,
 )
 from rulemap.model import Budget, Explanation, Finding, LoadedFile, Skipped, Span
-from rulemap.profiles.base import Option, options_of
+from rulemap.profiles.base import Option, cached_explanation, options_of
 from rulemap.profiles.rule_files import Header, WrittenGlob, files_named, read_header, written_globs
 from rulemap.workspace.rule_scope import RuleScope
 
@@ -83,13 +83,9 @@ class CursorProfile:
 
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         cwd = "" if cwd in (".", "") else cwd.strip("/")
-        cache_key = ("cursor", "explain", target, cwd)
-        cached: Explanation | None = ws.derived.get(cache_key)
-        if cached is not None:
-            return cached
-        explanation, reads = self._explain(ws, target, cwd)
-        ws.derived.put(cache_key, explanation, reads=reads)
-        return explanation
+        return cached_explanation(
+            ws, ("cursor", "explain", target, cwd), lambda: self._explain(ws, target, cwd)
+        )
 
     def findings(self, ws: Workspace) -> list[Finding]:
         opts = options_of(ws, self)

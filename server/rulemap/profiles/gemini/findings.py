@@ -10,6 +10,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from rulemap import suggest
 from rulemap.model import Finding, Fix, Related, Span
 from rulemap.profiles.gemini.paths import (
     MAX_DEPTH,
@@ -148,29 +149,9 @@ def _token_findings(ws: Workspace, key: str, root: Root, lint: frozenset[str]) -
     return out
 
 
-# extensions that make a missing target look like a file someone meant to import (a word like
-# `@alice` or `@scope/pkg` is a mention: a low-severity finding)
-FILE_EXTENSIONS = frozenset({
-    "md", "mdx", "mdc", "txt", "rst", "json", "jsonc", "yaml", "yml", "toml", "ini", "cfg",
-    "ts", "tsx", "js", "jsx", "mjs", "cjs", "py", "rb", "go", "rs", "java", "kt", "cs", "swift",
-    "sh", "sql", "html", "css", "scss", "xml", "lock", "env", "example", "sample",
-})
-
-
 def looks_like_file(ws: Workspace, importer: str, path: str) -> bool:
-    """Whether a missing `@path` was meant as a file: explicitly relative or absolute, a known
-    extension, or a first directory that exists next to the importer."""
-    if path.startswith(("./", "../", "/")):
-        return True
-    last = path.rstrip("/").rsplit("/", 1)[-1]
-    if "." in last and last.rsplit(".", 1)[-1].lower() in FILE_EXTENSIONS:
-        return True
-    if "/" in path:
-        first = path.split("/", 1)[0]
-        base = posixpath.dirname(importer)
-        directory = posixpath.join(base, first) if base else first
-        return bool(ws.files.under(directory + "/"))
-    return False
+    """Whether a missing `@path` was meant as a file (Gemini takes `~/` as no path prefix)."""
+    return suggest.looks_like_file(ws.files, importer, path, ("./", "../", "/"))
 
 
 def _closest(ws: Workspace, target: str) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rulemap.model import Explanation, Finding
-from rulemap.profiles.base import Option
+from rulemap.profiles.base import Option, cached_explanation
 from rulemap.profiles.gemini.findings import file_findings, graph_findings
 from rulemap.profiles.gemini.load import Loader
 from rulemap.profiles.gemini.paths import is_named, named_files, names_of
@@ -53,13 +53,9 @@ class GeminiProfile:
 
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         cwd = "" if cwd in (".", "") else cwd.strip("/")
-        cache_key = ("gemini", "explain", target, cwd)
-        cached: Explanation | None = ws.derived.get(cache_key)
-        if cached is not None:
-            return cached
-        explanation, reads = Loader(ws, self).explain(target, cwd)
-        ws.derived.put(cache_key, explanation, reads=reads)
-        return explanation
+        return cached_explanation(
+            ws, ("gemini", "explain", target, cwd), lambda: Loader(ws, self).explain(target, cwd)
+        )
 
     def findings(self, ws: Workspace) -> list[Finding]:
         names = names_of(ws, self)
