@@ -459,3 +459,22 @@ def test_conformance(case_dir: Path, tmp_path: Path) -> None:
             elif case["command"][0] == "check":
                 check_check(rep, case, data)
     rep.finish(data)
+
+
+def test_every_fixture_file_reaches_a_clone() -> None:
+    """A fixture file git will not keep — a `.git` entry, or a path the fixture's own
+    `.gitignore` ignores — passes here and fails on a fresh clone: such files belong in the
+    case's generated.toml."""
+    if not (REPO / ".git").exists():
+        pytest.skip("not a git checkout")
+    ignored = subprocess.run(
+        ["git", "-C", str(REPO), "ls-files", "--others", "--ignored", "--exclude-standard",
+         "--", str(CASES_DIR)],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()
+    ignored = [p for p in ignored if "__pycache__" not in p]
+    assert not ignored, f"git ignores these fixture files (move them to generated.toml): {ignored}"
+    dot_git = [
+        str(p.relative_to(CASES_DIR)) for p in CASES_DIR.rglob(".git") if p.exists()
+    ]
+    assert not dot_git, f"git cannot commit a `.git` entry (use generated.toml): {dot_git}"
