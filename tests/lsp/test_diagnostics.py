@@ -63,7 +63,9 @@ async def test_pull_result_ids_and_unchanged(tmp_path: Path) -> None:
     write(tmp_path, {"AGENTS.md": BROKEN, "CLAUDE.md": "@nope/missing.md\n"})
     async with session(tmp_path, "vscode") as lsp:
         uri = open_doc(lsp, tmp_path / "AGENTS.md")
-        await pulled(lsp, uri, lambda c: c == ["broken-import"])
+        # claude-code (detected by CLAUDE.md) adds instructions-shadowed from the whole check:
+        # once it is there, the whole check has run and every file has its report
+        await pulled(lsp, uri, lambda c: c == ["broken-import", "instructions-shadowed"])
         first = await lsp.text_document_diagnostic_async(
             types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
         )
