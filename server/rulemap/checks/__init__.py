@@ -34,10 +34,29 @@ def profile_findings(ws: Workspace) -> list[Finding]:
     from rulemap.profiles.base import prefixed
 
     out: list[Finding] = []
+    # the named copy of each finding a profile gave last time, by the identity of the one it
+    # gives (profiles hand back their cached findings: an edit re-names only what changed)
+    previous = ws.named_findings
+    named: dict[int, tuple[Finding, Finding]] = {}
     for profile in ws.profiles:
         found = profile.findings(ws)
-        out.extend(found if profile.name == ws.config.profile else prefixed(profile, found))
+        if profile.name == ws.config.profile:
+            out.extend(found)
+            continue
+        fresh = []
+        for finding in found:
+            entry = previous.get(id(finding))
+            if entry is not None and entry[0] is finding:
+                named[id(finding)] = entry
+                out.append(entry[1])
+            else:
+                fresh.append(finding)
+        for finding, copy in zip(fresh, prefixed(profile, fresh), strict=True):
+            named[id(finding)] = (finding, copy)
+            out.append(copy)
+    ws.named_findings = named
     return out
+
 
 
 def finalize(ws: Workspace, raw: list[Finding]) -> list[Finding]:

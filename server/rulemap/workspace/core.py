@@ -79,6 +79,8 @@ class Workspace:
         self.matcher = RuleMatcher(self)
         # the whole check's findings (analysis.check), dropped on every change
         self.findings_cache: list[Finding] | None = None
+        # checks.profile_findings: each agent's finding → its copy that names the agent
+        self.named_findings: dict[int, tuple[Finding, Finding]] = {}
         # derived values shared by explain and the checks: `load_cache` is emptied on every
         # change, `derived` drops only what read a changed file
         self.load_cache: dict[tuple[object, ...], Any] = {}

@@ -86,6 +86,8 @@ class ClaudeLoad:
         self.own_reads: set[str] = set()  # workspace keys this link read (for invalidation)
         # a memory file exists root → cwd, so AGENTS.md is no fallback (set by the profile)
         self.memory_above: bool = parent.memory_above if parent is not None else False
+        # (rule, unconditional) of the chain's rules when the start-up link was built
+        self.rule_classes: tuple[tuple[str, bool], ...] = ()
 
     def child(self) -> ClaudeLoad:
         return ClaudeLoad(self.ws, self.settings, self)

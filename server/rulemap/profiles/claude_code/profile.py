@@ -43,6 +43,10 @@ class Options:
     problems: tuple[str, ...]  # option values that were not understood (shown as notes)
 
 
+# read by the start-up link: dropped (with every link built on it) when its rule classes change
+_STARTUP_PSEUDO = "claude-code:startup"
+
+
 class ClaudeCodeProfile:
     name = "claude-code"
     title = "Claude Code"
@@ -182,10 +186,14 @@ class ClaudeCodeProfile:
         .claude/CLAUDE.md, unconditional rules, CLAUDE.local.md — each with its imports."""
         key: LoadKey = ("claude-code", "startup", tuple(chain), opts,
                         claude_imports.home_root(ws))
+        classes = self._rule_classes(ws, chain, opts)
         cached: ClaudeLoad | None = ws.derived.get(key)
-        if cached is not None:
+        if cached is not None and cached.rule_classes == classes:
             return key, cached
+        if cached is not None:  # a rule became unconditional or scoped: load again
+            ws.derived.invalidate({_STARTUP_PSEUDO}, structural=False)
         load = ClaudeLoad(ws, self.load_settings(ws, chain[-1], opts))
+        load.rule_classes = classes
         for path, home, note in self.user_files(ws, opts, scoped=False):
             load.add(path, "user", home=home, note=note)
         present = {d: probe(ws, d) for d in chain}
@@ -196,8 +204,26 @@ class ClaudeCodeProfile:
             unread.extend(self._directory(ws, load, directory, present[directory], "project",
                                           opts, with_rules=True))
         self._shadowed(ws, load, unread)
-        ws.derived.put(key, load, reads=load.own_reads)
+        # A scoped rule's glob edit must not drop the start-up link (and every nested link
+        # built on it: hundreds, each probing its directory): which rules are unconditional is
+        # kept on the link and compared on the next look-up instead, so the link reads only
+        # the rules it loaded.
+        reads = (load.own_reads - {r for r, unconditional in classes if not unconditional})
+        ws.derived.put(key, load, reads=reads | {_STARTUP_PSEUDO})
         return key, load
+
+    def _rule_classes(
+        self, ws: Workspace, chain: list[str], opts: Options
+    ) -> tuple[tuple[str, bool], ...]:
+        """Each rule of the chain's directories and whether it loads unconditionally (a
+        frontmatter Claude Code cannot read counts as unconditional, as it loads it whole)."""
+        out: list[tuple[str, bool]] = []
+        for directory in chain:
+            for rule in ws.rules_of(directory):
+                doc = ws.document(rule)
+                out.append((rule, bool(doc.rule_skip)
+                            or rule_globs(ws, rule, doc, opts.case_sensitive).unconditional))
+        return tuple(out)
 
     def nested(
         self, ws: Workspace, chain: list[str], directory: str, opts: Options
