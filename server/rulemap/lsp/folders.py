@@ -85,6 +85,8 @@ class Folder:
     full_gen: int = -1
     full_seconds: float = 0.0
     local: dict[str, list[Finding]] = field(default_factory=dict)
+    # key → (the findings last converted for it, the encoding): unchanged ones are not again
+    published: dict[str, tuple[list[Finding], str]] = field(default_factory=dict)
     dirty: dict[str, int] = field(default_factory=dict)  # key → generation of its last change
     local_queue: set[str] = field(default_factory=set)
     timers: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
