@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from rulemap.globs import GlobError, expand_braces, pattern_error, validate
 from rulemap.model import Document, Frontmatter, Glob, Pos, Span, Suppressions
@@ -85,7 +86,7 @@ def _rule_globs(frontmatter: Frontmatter, lines: list[str]) -> tuple[list[Glob] 
     written: list[tuple[str, Span]] = []
     if isinstance(value, str):
         span = spans[0] if spans else key_span
-        written = _split_comma_string(value, span, lines)
+        written = split_comma_string(value, span, lines)
     elif isinstance(value, list):
         for index, item in enumerate(value):
             span = spans[index] if index < len(spans) else key_span
@@ -111,9 +112,15 @@ def _rule_globs(frontmatter: Frontmatter, lines: list[str]) -> tuple[list[Glob] 
     return globs, None
 
 
-def _split_comma_string(value: str, span: Span, lines: list[str]) -> list[tuple[str, Span]]:
-    """`'src/**/*.ts, tests/**'` → each glob with its own span when the scalar is on one line."""
-    pieces = [p.strip() for p in _split_top_level_commas(value)]
+def split_comma_string(
+    value: str,
+    span: Span,
+    lines: list[str],
+    split: Callable[[str], list[str]] | None = None,
+) -> list[tuple[str, Span]]:
+    """`'src/**/*.ts, tests/**'` → each glob with its own span when the scalar is on one line
+    (`split`: how the dialect splits the string, default commas outside `{...}`)."""
+    pieces = [p.strip() for p in (split or _split_top_level_commas)(value)]
     pieces = [p for p in pieces if p]
     line = span.start.line
     if span.start.line != span.end.line or line >= len(lines):

@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from rulemap.documents import split_comma_string
 from rulemap.globs import GlobError, expand_braces, pattern_error
-from rulemap.model import Document, Pos, Span
+from rulemap.model import Document, Span
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -185,23 +186,9 @@ def written_globs(header: Header, key: str, lines: list[str]) -> list[WrittenGlo
 
 
 def _split_string(value: str, span: Span, lines: list[str]) -> list[tuple[str, Span]]:
-    """Each comma-separated glob with its own span when the value sits on one line."""
-    pieces = [p.strip() for p in split_top_level(value)]
-    pieces = [p for p in pieces if p]
-    line = span.start.line
-    if span.start.line != span.end.line or line >= len(lines):
-        return [(p, span) for p in pieces]
-    text = lines[line]
-    out: list[tuple[str, Span]] = []
-    cursor = span.start.col
-    for piece in pieces:
-        found = text.find(piece, cursor)
-        if found < 0:
-            out.append((piece, span))
-            continue
-        out.append((piece, Span(Pos(line, found), Pos(line, found + len(piece)))))
-        cursor = found + len(piece)
-    return out
+    """Each comma-separated glob with its own span when the value sits on one line (commas
+    inside `{...}` and `[...]` do not split: VS Code's dialect)."""
+    return split_comma_string(value, span, lines, split_top_level)
 
 
 def requote(line: str, span: Span, new: str) -> str:
