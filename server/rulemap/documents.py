@@ -120,7 +120,7 @@ def split_comma_string(
 ) -> list[tuple[str, Span]]:
     """`'src/**/*.ts, tests/**'` → each glob with its own span when the scalar is on one line
     (`split`: how the dialect splits the string, default commas outside `{...}`)."""
-    pieces = [p.strip() for p in (split or _split_top_level_commas)(value)]
+    pieces = [p.strip() for p in (split or split_top_level_commas)(value)]
     pieces = [p for p in pieces if p]
     line = span.start.line
     if span.start.line != span.end.line or line >= len(lines):
@@ -138,15 +138,16 @@ def split_comma_string(
     return out
 
 
-def _split_top_level_commas(value: str) -> list[str]:
-    """Split on commas outside `{...}` so `src/*.{ts,tsx}, docs/**` stays two globs."""
+def split_top_level_commas(value: str, opening: str = "{", closing: str = "}") -> list[str]:
+    """Split on commas outside `{...}` so `src/*.{ts,tsx}, docs/**` stays two globs (a dialect
+    that also groups with `[...]` passes `"{["`, `"}]"`)."""
     parts: list[str] = []
     depth = 0
     current: list[str] = []
     for ch in value:
-        if ch == "{":
+        if ch in opening:
             depth += 1
-        elif ch == "}":
+        elif ch in closing:
             depth = max(0, depth - 1)
         if ch == "," and depth == 0:
             parts.append("".join(current))

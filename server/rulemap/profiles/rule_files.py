@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rulemap.documents import split_comma_string
+from rulemap.documents import split_comma_string, split_top_level_commas
 from rulemap.globs import GlobError, expand_braces, pattern_error
 from rulemap.model import Document, Span
 
@@ -126,21 +126,7 @@ def _read_lines(lines: list[str], end: int) -> Header | Span:
 def split_top_level(value: str) -> list[str]:
     """Split on commas outside `{...}` and `[...]` (VS Code's `splitGlobAware`): `*.{ts,tsx}`
     stays one glob."""
-    parts: list[str] = []
-    depth = 0
-    current: list[str] = []
-    for ch in value:
-        if ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth = max(0, depth - 1)
-        if ch == "," and depth == 0:
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(ch)
-    parts.append("".join(current))
-    return parts
+    return split_top_level_commas(value, "{[", "}]")
 
 
 @dataclass(frozen=True)

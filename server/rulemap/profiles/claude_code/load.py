@@ -14,6 +14,7 @@ from rulemap.globs import CompiledGlobs
 from rulemap.model import LoadedFile, Reason, Skipped
 from rulemap.profiles.claude_code import imports as claude_imports
 from rulemap.profiles.claude_code.imports import MAX_HOPS, Target
+from rulemap.profiles.links import ImportChain, Linked, on_chain
 from rulemap.readers.base import is_within
 
 if TYPE_CHECKING:
@@ -64,26 +65,11 @@ class Settings:
         return self.excludes.match(absolute.lstrip("/")) or self.excludes.match(real.lstrip("/"))
 
 
-_Chain = tuple[str, "_Chain"] | None
-
-
-def _on_chain(chain: _Chain, identity: str) -> bool:
-    while chain is not None:
-        if chain[0] == identity:
-            return True
-        chain = chain[1]
-    return False
-
-
-class ClaudeLoad:
+class ClaudeLoad(Linked["ClaudeLoad"]):
     def __init__(self, ws: Workspace, settings: Settings, parent: ClaudeLoad | None = None):
+        super().__init__(parent)
         self.ws = ws
         self.settings = settings
-        self.parent = parent
-        self.own_files: list[LoadedFile] = []
-        self.own_skipped: list[Skipped] = []
-        self._loaded: dict[str, str] = {}  # identity → first path, of this link only
-        self.own_reads: set[str] = set()  # workspace keys this link read (for invalidation)
         # a memory file exists root → cwd, so AGENTS.md is no fallback (set by the profile)
         self.memory_above: bool = parent.memory_above if parent is not None else False
         # (rule, unconditional) of the chain's rules when the start-up link was built
@@ -91,32 +77,6 @@ class ClaudeLoad:
 
     def child(self) -> ClaudeLoad:
         return ClaudeLoad(self.ws, self.settings, self)
-
-    def links(self) -> list[ClaudeLoad]:
-        out: list[ClaudeLoad] = []
-        link: ClaudeLoad | None = self
-        while link is not None:
-            out.append(link)
-            link = link.parent
-        out.reverse()
-        return out
-
-    @property
-    def files(self) -> list[LoadedFile]:
-        return [f for link in self.links() for f in link.own_files]
-
-    @property
-    def skipped(self) -> list[Skipped]:
-        return [s for link in self.links() for s in link.own_skipped]
-
-    def first_loaded(self, identity: str) -> str | None:
-        link: ClaudeLoad | None = self
-        while link is not None:
-            found = link._loaded.get(identity)
-            if found is not None:
-                return found
-            link = link.parent
-        return None
 
     def skip(self, path: str, why: str, code: str) -> None:
         self.own_skipped.append(Skipped(path, why, code))
@@ -128,7 +88,7 @@ class ClaudeLoad:
         # imports in a chain that starts at a user-level file need no approval
         trusted = reason == "user"
         # (key, from home, reason, importer, hop, import line, importer chain, note)
-        stack: list[tuple[str, bool, Reason, str | None, int, int | None, _Chain, str | None]]
+        stack: list[tuple[str, bool, Reason, str | None, int, int | None, ImportChain, str | None]]
         stack = [(key, home, reason, None, 0, None, None, note)]
         while stack:
             path, from_home, why, importer, depth, line, chain, path_note = stack.pop()
@@ -137,7 +97,7 @@ class ClaudeLoad:
             identity = claude_imports.identity(ws, path, from_home)
             first = self.first_loaded(identity)
             if first is not None:
-                if _on_chain(chain, identity):
+                if on_chain(chain, identity):
                     self.own_skipped.append(Skipped(
                         path, f"import cycle: {first} is already loading (dropped silently)",
                         "import-cycle", importer, line))

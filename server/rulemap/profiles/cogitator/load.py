@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rulemap.model import ImportStatus, LoadedFile, Reason, Skipped
+from rulemap.profiles.links import ImportChain, Linked, on_chain
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -38,7 +39,7 @@ class BudgetPass:
     overflowed: bool  # this link or one before it cut or left out something
 
 
-class Load:
+class Load(Linked["Load"]):
     """One load in progress: the order, what was read, what was skipped.
 
     A load that starts from another (a nested directory's from its parent's, a target's from
@@ -48,12 +49,8 @@ class Load:
     (loads are cached and shared)."""
 
     def __init__(self, ws: Workspace, parent: Load | None = None):
+        super().__init__(parent)
         self.ws = ws
-        self.parent = parent
-        self.own_files: list[LoadedFile] = []
-        self.own_skipped: list[Skipped] = []
-        self._loaded: dict[str, str] = {}  # identity → first path, of this link only
-        self.own_reads: set[str] = set()  # every key this link looked at (for invalidation)
         self.chars: int = parent.chars if parent is not None else 0  # requested, in all
         self._passes: dict[int, BudgetPass] = {}
 
@@ -61,26 +58,9 @@ class Load:
         """A load that goes on from this one."""
         return Load(self.ws, self)
 
-    def _chain(self) -> list[Load]:
-        links: list[Load] = []
-        link: Load | None = self
-        while link is not None:
-            links.append(link)
-            link = link.parent
-        links.reverse()
-        return links
-
-    @property
-    def files(self) -> list[LoadedFile]:
-        return [f for link in self._chain() for f in link.own_files]
-
-    @property
-    def skipped(self) -> list[Skipped]:
-        return [s for link in self._chain() for s in link.own_skipped]
-
     def budget_pass(self, max_chars: int) -> BudgetPass:
         """This link's `BudgetPass` (call once the load is complete; cached)."""
-        missing = [link for link in self._chain() if max_chars not in link._passes]
+        missing = [link for link in self.links() if max_chars not in link._passes]
         for link in missing:
             before = link.parent._passes[max_chars] if link.parent is not None else None
             used = before.used if before else 0
@@ -101,15 +81,6 @@ class Load:
                                                  overflowed)
         return self._passes[max_chars]
 
-    def first_loaded(self, identity: str) -> str | None:
-        link: Load | None = self
-        while link is not None:
-            found = link._loaded.get(identity)
-            if found is not None:
-                return found
-            link = link.parent
-        return None
-
     def add(self, key: str, reason: Reason) -> None:
         """Load `key` for `reason`, then its imports depth first (iteratively: chains are long)."""
         ws = self.ws
@@ -117,7 +88,7 @@ class Load:
         # (key, reason, importer, depth, import line, the importer chain as linked
         # (identity, rest) pairs: a child shares its parent's, so a 3,000-deep chain is not
         # 3,000 growing copies; it is walked only for a file already loaded)
-        stack: list[tuple[str, Reason, str | None, int, int | None, _Chain]] = [
+        stack: list[tuple[str, Reason, str | None, int, int | None, ImportChain]] = [
             (key, reason, None, 0, None, None)
         ]
         while stack:
@@ -126,7 +97,7 @@ class Load:
             identity = ws.identity(path)
             first = self.first_loaded(identity)
             if first is not None:
-                if _on_chain(chain, identity):
+                if on_chain(chain, identity):
                     self.own_skipped.append(
                         Skipped(
                             path,
@@ -199,14 +170,3 @@ class Load:
                     )
                 )
             stack.extend(reversed(children))  # type: ignore[arg-type]
-
-
-_Chain = tuple[str, "_Chain"] | None
-
-
-def _on_chain(chain: _Chain, identity: str) -> bool:
-    while chain is not None:
-        if chain[0] == identity:
-            return True
-        chain = chain[1]
-    return False
