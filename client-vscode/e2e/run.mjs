@@ -470,8 +470,9 @@ async function trustedRun(tmp) {
         'the Effective Instructions rows',
         async () => {
           const r = await viewRows(page, 'Effective Instructions');
-          // (the server may still be applying the unsaved edit: wait for its graphChanged)
-          return r.some((x) => x.label === '.claude/rules/api.md') && r.some((x) => x.label === 'docs/guide.md') && r;
+          // (the server may still be applying the unsaved edit: wait for its graphChanged; the
+          // tree may be mid-redraw, its first row not yet drawn: wait for all three rows)
+          return r.some((x) => x.label === 'AGENTS.md') && r.some((x) => x.label === '.claude/rules/api.md') && r.some((x) => x.label === 'docs/guide.md') && r;
         },
         30000,
       );
