@@ -1,0 +1,164 @@
+"""`rulemap check`'s text output, grouped like ruff's: a file, then its findings.
+
+    AGENTS.md
+      10:10  error    broken-import  `@docs/deploy.md,`: `docs/deploy.md,` does not exist
+    packages/web/AGENTS.md
+       3:51  warning  suspicious-import [*]  `@../../docs/conventions.md.` names
+             `../../docs/conventions.md.`, which does not exist; …
+
+    Found 2 findings (1 error, 1 warning) in 2 of 13 files.
+    [*] 1 fixable with `rulemap check --fix`.
+
+Messages wrap at the terminal's width (or $COLUMNS); piped, each finding stays on one line so
+`grep` finds a message whole. `--statistics` counts findings per code instead.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from collections.abc import Iterable
+
+from rulemap.checks.registry import CHECKS
+from rulemap.fixes import safe_fix
+from rulemap.model import SEVERITIES, Finding
+from rulemap.workspace import Workspace
+
+FIXABLE = "[*]"
+_MIN_WIDTH = 40  # narrower than this, wrapping stops helping
+
+
+def output_width() -> int | None:
+    """How wide to wrap: $COLUMNS when set, the terminal's when stdout is one, else None
+    (no wrapping)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return max(int(columns), _MIN_WIDTH)
+    try:
+        if sys.stdout.isatty():
+            return max(os.get_terminal_size(sys.stdout.fileno()).columns, _MIN_WIDTH)
+    except (AttributeError, ValueError, OSError):
+        pass
+    return None
+
+
+def render(ws: Workspace, findings: list[Finding], width: int | None = None) -> str:
+    """The grouped report and its summary (`width`: wrap messages there; None: no wrap)."""
+    lines: list[str] = []
+    # one set of columns for the whole report, so every group's messages line up
+    place_width = max((len(_place(f)) for f in findings), default=0)
+    severity_width = max((len(f.severity) for f in findings), default=0)
+    for path, group in _by_file(findings):
+        lines.append(path)
+        lines.extend(_rows(group, width, place_width, severity_width))
+    if lines:
+        lines.append("")
+    for line in summary(ws, findings):
+        lines.extend(textwrap.wrap(line, width, break_long_words=False) if width else [line])
+    return "\n".join(lines) + "\n"
+
+
+def _by_file(findings: Iterable[Finding]) -> list[tuple[str, list[Finding]]]:
+    groups: dict[str, list[Finding]] = {}
+    for finding in sorted(findings, key=Finding.sort_key):
+        groups.setdefault(finding.path, []).append(finding)
+    return sorted(groups.items())
+
+
+def _place(finding: Finding) -> str:
+    return f"{finding.span.start.line + 1}:{finding.span.start.col + 1}"
+
+
+def _rows(
+    group: list[Finding], width: int | None, place_width: int, severity_width: int
+) -> list[str]:
+    hang = " " * (2 + place_width + 2)
+    out: list[str] = []
+    for finding in group:
+        place = _place(finding)
+        mark = f" {FIXABLE}" if safe_fix(finding) is not None else ""
+        head = (
+            f"  {place:>{place_width}}  {finding.severity:<{severity_width}}  "
+            f"{finding.code}{mark}  "
+        )
+        message = " ".join(finding.message.split())
+        if width is None:
+            out.append(head + message)
+            continue
+        first_word = message.split(" ", 1)[0]
+        if len(head) + len(first_word) > width:
+            # not even the first word fits beside the row: the message starts below it
+            out.append(head.rstrip())
+            head = hang
+        out.extend(
+            textwrap.wrap(
+                message,
+                width=width,
+                initial_indent=head,
+                subsequent_indent=hang,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            or [head.rstrip()]
+        )
+    return out
+
+
+def _plural(count: int, word: str) -> str:
+    if word in ("information",):
+        return f"{count} {word}"
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
+def summary(ws: Workspace, findings: list[Finding]) -> list[str]:
+    """`Found 12 findings (3 errors, 9 warnings) in 5 of 40 files.` and, when some can be
+    fixed, `[*] 4 fixable with `rulemap check --fix`.`"""
+    checked = len(ws.lint_documents())
+    if not findings:
+        return [
+            f"All checks passed: no findings in {_plural(checked, 'file')} "
+            "(instruction files, rules and imports)."
+        ]
+    counts = [
+        _plural(n, severity)
+        for severity in SEVERITIES
+        if (n := sum(1 for f in findings if f.severity == severity))
+    ]
+    with_findings = len({f.path for f in findings})
+    out = [
+        f"Found {_plural(len(findings), 'finding')} ({', '.join(counts)}) in "
+        f"{with_findings} of {_plural(max(checked, with_findings), 'file')}."
+    ]
+    fixable = sum(1 for f in findings if safe_fix(f) is not None)
+    if fixable:
+        out.append(f"{FIXABLE} {fixable} fixable with `rulemap check --fix`.")
+    return out
+
+
+def statistics(ws: Workspace, findings: list[Finding], width: int | None = None) -> str:
+    """Findings counted per code, most first (ruff's `--statistics`):
+    `   12  import-missing  [*]  what the code means` (shortened to `width`), then the
+    summary."""
+    counts: dict[str, int] = {}
+    fixable: set[str] = set()
+    for finding in findings:
+        counts[finding.code] = counts.get(finding.code, 0) + 1
+        if safe_fix(finding) is not None:
+            fixable.add(finding.code)
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    lines: list[str] = []
+    if rows:
+        count_width = max(len(str(n)) for _, n in rows)
+        code_width = max(len(code) for code, _ in rows)
+        for code, n in rows:
+            mark = FIXABLE if code in fixable else " " * len(FIXABLE)
+            about = CHECKS[code][1] if code in CHECKS else ""
+            row = f"  {n:>{count_width}}  {code:<{code_width}}  {mark}  {about}".rstrip()
+            if width is not None and len(row) > width:
+                row = row[: width - 1].rstrip() + "…"
+            lines.append(row)
+        lines.append("")
+    for line in summary(ws, findings):
+        lines.extend(textwrap.wrap(line, width, break_long_words=False) if width else [line])
+    return "\n".join(lines) + "\n"

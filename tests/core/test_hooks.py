@@ -1,0 +1,64 @@
+"""`.pre-commit-hooks.yaml`: each hook runs a command the CLI accepts, on the files it should."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rulemap.cli.main import build_parser
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _hooks() -> list[dict[str, object]]:
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert isinstance(hooks, list) and hooks
+    return hooks
+
+
+def test_the_hook_runs_rulemap_check_on_the_whole_workspace():
+    (hook,) = [h for h in _hooks() if h["id"] == "rulemap-check"]
+    assert hook["language"] == "python"  # pre-commit pip-installs this repository
+    assert hook["pass_filenames"] is False  # a check reads the workspace, not staged files
+    argv = shlex.split(str(hook["entry"]))
+    assert argv[0] == "rulemap"
+    assert 'rulemap = "rulemap.cli.main:entry"' in (REPO / "pyproject.toml").read_text()
+    args = build_parser().parse_args(argv[1:])
+    assert args.command == "check" and not args.fix
+    # the README's `args: [--fix]` makes a command the CLI accepts too
+    assert build_parser().parse_args([*argv[1:], "--fix"]).fix
+
+
+@pytest.mark.parametrize(
+    ("path", "runs"),
+    [
+        ("AGENTS.md", True),
+        ("packages/web/CLAUDE.md", True),
+        ("CLAUDE.local.md", True),
+        (".claude/rules/frontend/components.md", True),
+        (".cursor/rules/style.mdc", True),
+        (".github/copilot-instructions.md", True),
+        ("docs/conventions.md", True),  # imported files are Markdown
+        ("rulemap.toml", True),
+        ("pyproject.toml", True),
+        ("src/app.ts", False),
+        ("server/rulemap/cli/main.py", False),
+        ("docs/AGENTS.md.bak", False),
+    ],
+)
+def test_the_hook_runs_for_the_files_agents_load(path: str, runs: bool):
+    (hook,) = [h for h in _hooks() if h["id"] == "rulemap-check"]
+    # pre-commit matches `files` with re.search on the repository-relative path
+    assert bool(re.search(str(hook["files"]), path)) is runs
+
+
+def test_the_readme_example_names_the_hook():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    example = readme.split("```yaml\nrepos:", 1)[1].split("```", 1)[0]
+    assert "repo: https://github.com/rulemap/rulemap" in example
+    ids = re.findall(r"- id: (\S+)", example)
+    assert ids and set(ids) <= {str(h["id"]) for h in _hooks()}
