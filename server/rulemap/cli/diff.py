@@ -1,0 +1,271 @@
+"""`rulemap diff BASE [HEAD]`: which files' effective instructions differ between two commits
+(or a commit and the working tree), per agent, grouped; text, JSON or Markdown."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import textwrap
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from rulemap.cli.main import dump_json
+from rulemap.diff import Diff, Group
+from rulemap.diff.result import WORKTREE
+
+if TYPE_CHECKING:
+    from rulemap.readers.base import WalkingReader
+    from rulemap.workspace import Workspace
+
+WIDTH = 80
+FILES_NAMED = 3  # a group of this many files or fewer names them instead of a directory
+AREAS_SHOWN = 3
+FINDINGS_SHOWN = 20  # per side in text; --json has them all
+CHANGES_SHOWN = 20  # per group, in text and Markdown
+_MARK = {
+    "added": "+", "restored": "+", "uncut": "+",
+    "removed": "-", "left-out": "-", "cut": "-",
+    "edited": "~", "reason": "~", "reordered": "~",
+}
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    from rulemap.cli.commands import _inside, open_workspace
+    from rulemap.cli.compare import profile_list
+    from rulemap.diff import diff_workspaces
+
+    chosen = profile_list(args.profiles)
+    output = "json" if args.json else args.format
+    head_label = args.head or WORKTREE
+    base, result = _diff_by_update(args, chosen)
+    if result is None:
+        head = open_workspace(args.root, args.allow_imports_from, user_home=args.home,
+                              ref=args.head)
+        cwd = _inside(head, args.cwd, "--cwd") if args.cwd else None
+        result = diff_workspaces(base, head, profiles=chosen, cwd=cwd, base_label=args.base,
+                                 head_label=head_label)
+    if output == "json":
+        dump_json(result.to_json())
+    elif output == "markdown":
+        from rulemap.cli.diff_markdown import render_markdown
+
+        sys.stdout.write(render_markdown(result))
+    else:
+        sys.stdout.write(render_text(result))
+    sys.stdout.flush()
+    return 1 if args.fail_on_change and result.changed else 0
+
+
+def _diff_by_update(
+    args: argparse.Namespace, chosen: list[str] | None
+) -> tuple[Workspace, Diff | None]:
+    """BASE's workspace, and the diff made by updating it to HEAD (None when that cannot
+    stand for a fresh HEAD workspace: then the caller opens HEAD; BASE's workspace is still
+    BASE's). Between two commits git names the changed files; against the working tree, the
+    files BASE read are compared byte for byte."""
+    from rulemap import analysis
+    from rulemap.cli.commands import _inside, _ref_reader_factory
+    from rulemap.cli.main import UsageError, find_root
+    from rulemap.cli.user_config import flag_grants, merge_grants, read_user_grants
+    from rulemap.diff import diff_by_update
+    from rulemap.profiles import PROFILES
+    from rulemap.readers import host
+    from rulemap.readers.git import GitRefError, GitRefReader
+    from rulemap.readers.switch import Changes, SwitchReader, content_changes, git_changes
+
+    root_dir = os.path.abspath(args.root) if args.root else find_root(os.getcwd())
+    if not host.is_dir(root_dir):
+        raise UsageError(f"{root_dir} is not a directory; pass the workspace root")
+    home = os.path.abspath(args.home) if args.home else None
+    if home is not None and not host.is_dir(home):
+        raise UsageError(f"--home {args.home}: not a directory")
+    granted = tuple(merge_grants(read_user_grants(), flag_grants(args.allow_imports_from)))
+    base_factory = _ref_reader_factory(root_dir, args.base)
+    switches: list[SwitchReader] = []
+
+    def factory(root: str, allowed: tuple[str, ...]) -> WalkingReader:
+        reader = base_factory(root, allowed)
+        if root != root_dir:
+            return reader
+        switches.append(SwitchReader(reader))
+        return switches[-1]
+
+    try:
+        ws = analysis.open_workspace(
+            root_dir, home=host.home_dir(), allow_imports_from=granted, profiles=chosen,
+            user_home=home, reader_factory=factory,
+        )
+    except GitRefError as exc:
+        raise UsageError(_named(exc, "BASE", args.base)) from None
+    try:
+        head_reader: WalkingReader = (
+            analysis.local_reader(root_dir, granted) if args.head is None
+            else _ref_reader_factory(root_dir, args.head)(root_dir, granted)
+        )
+    except GitRefError as exc:
+        raise UsageError(_named(exc, "HEAD", args.head)) from None
+    switch = switches[-1]
+    if ws.reader is not switch:
+        return ws, None
+    # HEAD's listing (it also finds HEAD's dangling links and ignored files)
+    head_files = set(head_reader.list_files())
+    before = switch.current
+    changes: Changes | None = None
+    if isinstance(before, GitRefReader) and isinstance(head_reader, GitRefReader):
+        changes = git_changes(before, head_reader)
+        if changes is None:
+            return ws, None
+        if (set(ws.files) - changes.deleted) | changes.created != head_files:
+            return ws, None
+    elif any(p.reads(ws, k) for p in PROFILES.values() for k in head_reader.ignored_files()):
+        return ws, None  # an ignored instruction file BASE's index never saw
+
+    def found() -> Changes:
+        if changes is not None:
+            return changes
+        return content_changes(switch, head_reader, ws.files, head_files)
+
+    cwd = _inside(ws, args.cwd, "--cwd") if args.cwd else None
+    return ws, diff_by_update(
+        ws, head_files, found, lambda: switch.switch(head_reader), profiles=chosen, cwd=cwd,
+        base_label=args.base, head_label=args.head or WORKTREE,
+    )
+
+
+def _named(exc: Exception, side: str, ref: str) -> str:
+    """The reader's message about `--ref REF`, for the argument the user gave instead."""
+    return str(exc).replace(f"--ref {ref}:", f"{side} {ref}:", 1).replace(
+        ", or drop --ref", "")
+
+
+def no_change(d: Diff) -> str:
+    return (
+        f"No difference: {', '.join(d.profiles)} load the same instructions for all "
+        f"{d.files:,} files and at start-up, and `rulemap check` finds the same."
+    )
+
+
+def headline(d: Diff) -> str:
+    """`412 of 20,612 files load something else (1 only in main, 3 only in HEAD)`."""
+    parts = [f"{d.files_changed:,} of {d.files:,} files load something else"]
+    if any(g.startup for g in d.groups):
+        parts.append("the start-up load too")
+    only = []
+    if d.only_base:
+        only.append(f"{d.only_base:,} only in {d.base}")
+    if d.only_head:
+        only.append(f"{d.only_head:,} only in {d.head}")
+    line = "; ".join(parts)
+    return f"{line} ({', '.join(only)})" if only else line
+
+
+def where_of(g: Group) -> str:
+    """Whom a group's changes are for: `412 files under packages/web/, and at start-up`."""
+    if not g.files:
+        return "at start-up (every session)"
+    place = ", ".join(g.files) if len(g.files) <= FILES_NAMED else g.where.phrase()
+    return f"{place}, and at start-up" if g.startup else place
+
+
+def areas_of(g: Group) -> str:
+    """`packages/web/src/ (300), packages/web/test/ (112)` when the files spread out."""
+    areas = g.where.areas
+    if len(g.files) <= FILES_NAMED or len(areas) < 2 or max(n for _, n in areas) < 2:
+        return ""  # one place, or only single files: the title says it
+    shown = ", ".join(f"{d} ({n:,})" for d, n in g.where.areas[:AREAS_SHOWN])
+    rest = len(g.where.areas) - AREAS_SHOWN
+    return shown + (", …" if rest > 0 else "")
+
+
+def render_text(d: Diff) -> str:
+    out = [f"rulemap diff {d.base} → {d.head} ({', '.join(d.profiles)})"]
+    if not d.changed:
+        out.extend(_wrap(no_change(d)))
+        return "\n".join(out) + "\n"
+    out.extend(_wrap(headline(d)))
+    for g in d.groups:
+        out.append("")
+        out.extend(_wrap(f"{', '.join(g.profiles)}: {where_of(g)}"))
+        for c in g.changes[:CHANGES_SHOWN]:
+            out.extend(_wrap(f"{_MARK[c.kind]} {c.phrase()}", indent="  ", follow="    "))
+        if len(g.changes) > CHANGES_SHOWN:
+            out.append(f"  … {len(g.changes) - CHANGES_SHOWN:,} more changes (--json lists all)")
+        areas = areas_of(g)
+        if areas:
+            out.extend(_wrap(f"in {areas}", indent="    ", follow="    "))
+    out.append("")
+    out.append(f"findings: {len(d.new_findings):,} new, {len(d.fixed_findings):,} fixed")
+    for label, found in (("new", d.new_findings), ("fixed", d.fixed_findings)):
+        for f in found[:FINDINGS_SHOWN]:
+            out.extend(_wrap(f"{label}: {f.path}:{f.line}: {f.severity} {f.code} {f.message}",
+                             indent="  ", follow="      "))
+        if len(found) > FINDINGS_SHOWN:
+            out.append(f"  … {len(found) - FINDINGS_SHOWN:,} more {label} (--json lists all)")
+    return "\n".join(out) + "\n"
+
+
+def _wrap(text: str, indent: str = "", follow: str = "  ") -> list[str]:
+    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=follow,
+                         break_on_hyphens=False) or [indent]
+
+
+DIFF_EPILOG = """\
+examples:
+  rulemap diff main                       the working tree against main
+  rulemap diff main HEAD                  two commits (HEAD~3, a tag, a commit id …)
+  rulemap diff origin/main HEAD --format markdown   a pull-request comment
+  rulemap diff main --profiles claude-code --json   for scripts: every group's files
+  rulemap diff main --fail-on-change      exit 1 when anything differs (CI)
+
+BASE and HEAD are read from git's object store, never checked out. A file is compared on
+both sides even where it exists on one only (what an agent working there would load). A
+finding is the same on both sides when agent, code, file and message agree once plain
+numbers (lines, counts) are masked. Agents: {names}. Docs: docs/diff.md.
+"""
+
+
+def add_diff_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    names: str,
+    allow_flag: Callable[[argparse.ArgumentParser], None],
+    home_flag: Callable[[argparse.ArgumentParser], None],
+) -> None:
+    diff = sub.add_parser(
+        "diff",
+        help="which files' instructions differ between two commits",
+        description="Show, per agent, which files' effective instructions differ between "
+        "BASE and HEAD (default: the working tree) — instruction files added, removed, cut "
+        "differently, left out, edited or reordered — grouped by the files each change "
+        "applies to, plus the findings of `check` that are new or fixed. Exit 0 (with "
+        "--fail-on-change: 1 when anything differs), 2 for usage errors (a ref git cannot "
+        "read, an unknown agent).",
+        epilog=DIFF_EPILOG.format(names=names),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    diff.add_argument("base", metavar="BASE", help="a git ref: branch, tag, commit, HEAD~1")
+    diff.add_argument(
+        "head", nargs="?", metavar="HEAD", help="a git ref (default: the working tree)"
+    )
+    diff.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
+    diff.add_argument(
+        "--cwd", help="the agents' working directory on both sides (default: each side's "
+        "config `cwd`, else the root)"
+    )
+    diff.add_argument(
+        "--profiles", metavar="A,B",
+        help="the agents to compare, comma-separated (default: those either side is checked "
+        f"for: the configuration's `profiles`, else detected); one of: {names}",
+    )
+    diff.add_argument(
+        "--format", choices=["text", "json", "markdown"], default="text",
+        help="text (80 columns), json (every group with its files), markdown (a pull-request "
+        "comment, under 60,000 characters)",
+    )
+    diff.add_argument("--json", action="store_true", help="the same as --format json")
+    diff.add_argument(
+        "--fail-on-change", action="store_true",
+        help="exit 1 when any file's load or any finding differs",
+    )
+    allow_flag(diff)
+    home_flag(diff)

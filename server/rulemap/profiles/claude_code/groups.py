@@ -1,0 +1,183 @@
+"""Every workspace file in one pass: the groups of targets Claude Code loads the same files for.
+
+`explain` answers one target at a time (about a millisecond here: every scoped rule's globs
+are tried on it); a question about all 20,000 files of a workspace (`rulemap diff`) would
+take 20 s that way. Two targets load the same files when they share the deepest directory
+below cwd holding memory files and the set of scoped rules that match them, so each rule's
+globs are matched once over the file index instead (prefiltered by their literal parts, as
+the workspace's own matcher does), and one target per group is explained.
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import TYPE_CHECKING
+
+from rulemap.globs import literal_prefix, literal_suffix, literal_tail, required_parts
+from rulemap.model import Explanation
+from rulemap.profiles.base import directory_chain, parent_dir
+from rulemap.profiles.claude_code.names import probe
+from rulemap.profiles.claude_code.profile import nested_dirs
+from rulemap.profiles.claude_code.rules import rule_globs
+from rulemap.workspace.rule_scope import RuleScope
+
+if TYPE_CHECKING:
+    from rulemap.profiles.claude_code.load import ClaudeLoad
+    from rulemap.profiles.claude_code.profile import ClaudeCodeProfile
+    from rulemap.workspace import Workspace
+
+
+def load_groups(
+    ws: Workspace, profile: ClaudeCodeProfile, cwd: str
+) -> list[tuple[Explanation, list[str]]] | None:
+    """[(the explanation of the group's first target, every target of the group)] covering
+    `ws.files`; None when this shortcut does not apply (user-level rules from `--home` match
+    by other paths: the caller then explains target by target)."""
+    if ws.home_reader is not None:
+        return None
+    cwd_dir = "" if cwd in ("", ".") else cwd.strip("/")
+    opts = profile.settings_of(ws)
+    chain = directory_chain(cwd_dir)
+    files = list(ws.files)
+    rules_of_file = _matching_rules(ws, chain, files, opts.case_sensitive)
+    anchors: dict[str, str | None] = {}
+    groups: dict[tuple[str | None, tuple[str, ...]], list[str]] = {}
+    for path in files:
+        key = (_anchor(ws, cwd_dir, parent_dir(path), anchors), rules_of_file.get(path, ()))
+        members = groups.get(key)
+        if members is None:
+            groups[key] = [path]
+        else:
+            members.append(path)
+    # what `explain` does for one target, with the scoped rules already known (explain would
+    # try every rule's globs again, and check the start-up link's rule classes each time)
+    startup = profile.startup(ws, chain, opts)
+    out: list[tuple[Explanation, list[str]]] = []
+    for (_, rules), members in groups.items():
+        target = members[0]
+        below = nested_dirs(cwd_dir, parent_dir(target))
+        link_key, link = profile.nested(ws, chain, below[-1], opts) if below else startup
+        if rules:
+            # kept until a file it read changes (or the link it goes on from is dropped):
+            # the other side of a diff, updated from this one, reuses it
+            cache_key = ("claude-code", "group-link", link_key, target, rules)
+            scoped: ClaudeLoad | None = ws.derived.get(cache_key)
+            if scoped is None:
+                scoped = link.child()
+                for rule in rules:
+                    scope = RuleScope(ws.rule_owner(rule) or "")
+                    globs = rule_globs(ws, rule, ws.document(rule), opts.case_sensitive)
+                    hit = globs.first_match(scope.within(target), opts.case_sensitive)
+                    scoped.add(rule, "scoped", home=False, note=f"paths: {hit}")
+                ws.derived.put(cache_key, scoped, reads=scoped.own_reads | set(rules),
+                               after=[link_key])
+            link = scoped
+        out.append((profile.explanation_of(ws, link, target, cwd_dir, opts), members))
+    return out
+
+
+def _anchor(ws: Workspace, cwd_dir: str, directory: str, seen: dict[str, str | None]) -> str | None:
+    """The deepest directory strictly below cwd on the way to `directory` with a memory file
+    (None: none, or not below cwd). Directories without one add nothing to the load."""
+    walked: list[str] = []
+    result: str | None = None
+    while True:
+        if directory in seen:
+            result = seen[directory]
+            break
+        below = directory.startswith(cwd_dir + "/") if cwd_dir else bool(directory)
+        if not below:
+            result = None
+            walked.append(directory)
+            break
+        walked.append(directory)
+        if probe(ws, directory):
+            result = directory
+            break
+        directory = parent_dir(directory)
+    for d in walked:
+        seen[d] = result
+    return result
+
+
+def _matching_rules(
+    ws: Workspace, chain: list[str], files: list[str], case_sensitive: bool
+) -> dict[str, tuple[str, ...]]:
+    """File → the scoped rules of the chain's directories whose globs match it, in the order
+    `ClaudeCodeProfile.matching_rules` lists them."""
+    found: dict[str, list[str]] = {}
+    for directory in chain:
+        pools: _Pools | None = None
+        for rule in ws.rules_of(directory):
+            key = ("claude-code", "rule-hits", rule, directory, case_sensitive)
+            hits: frozenset[str] | None = ws.derived.get(key)
+            if hits is None:
+                if pools is None:
+                    pools = _Pools(ws, RuleScope(directory), files, case_sensitive)
+                hits = pools.hits(ws, rule, case_sensitive)
+                # its globs and which files exist: an edit of the rule, or any create/delete
+                ws.derived.put(key, hits, reads=(rule,))
+            for path in hits:
+                found.setdefault(path, []).append(rule)
+    shared: dict[tuple[str, ...], tuple[str, ...]] = {}
+    return {path: shared.setdefault(tuple(r), tuple(r)) for path, r in found.items()}
+
+
+class _Pools:
+    """Candidate paths for a pattern by its literal parts, before the regex: its directory
+    prefix (a range of the sorted paths), its extension, its name's ending and its
+    wildcard-free directories (`prefiltered`'s tests, on paths kept with a leading `/` so
+    that a directory test is one `in`)."""
+
+    def __init__(self, ws: Workspace, scope: RuleScope, files: list[str], case_sensitive: bool):
+        inside = [f for f in files if scope.relative(f) is not None]
+        relative = [scope.within(f) for f in inside]
+        probes = relative if case_sensitive else [r.lower() for r in relative]
+        self.back: dict[str, list[str]] = {}  # probe → files (two may differ only in case)
+        for probe_path, path in zip(probes, inside, strict=True):
+            self.back.setdefault(probe_path, []).append(path)
+        self.sorted = sorted("/" + p for p in self.back)
+        self.by_ext: dict[str, list[str]] = {}
+        for path in self.sorted:
+            name = path.rsplit("/", 1)[-1]
+            if "." in name:
+                self.by_ext.setdefault("." + name.rsplit(".", 1)[-1], []).append(path)
+
+    def hits(self, ws: Workspace, rule: str, case_sensitive: bool) -> frozenset[str]:
+        """The workspace files a scoped rule's globs match (none for an unconditional or
+        skipped rule)."""
+        doc = ws.document(rule)
+        if doc.rule_skip:
+            return frozenset()
+        globs = rule_globs(ws, rule, doc, case_sensitive)
+        if globs.groups is None:
+            return frozenset()
+        matched: set[str] = set()
+        for _, compiled in globs.groups:
+            patterns = compiled.patterns
+            if any(p.startswith("!") for p in patterns):
+                pool = [c[1:] for c in self.sorted]  # a negation: literal parts prove nothing
+            else:
+                pool = sorted({c[1:] for p in patterns for c in self.of(p)})
+            matched.update(c for c in pool if c not in matched and compiled.match(c))
+        return frozenset(path for probe_path in matched for path in self.back[probe_path])
+
+    def of(self, pattern: str) -> list[str]:
+        """Paths (with a leading `/`) that may match `pattern`."""
+        prefix = literal_prefix(pattern)
+        suffix = literal_suffix(pattern)
+        if prefix:
+            start = "/" + prefix
+            lo = bisect.bisect_left(self.sorted, start)
+            hi = bisect.bisect_left(self.sorted, start[:-1] + chr(ord(start[-1]) + 1))
+            pool = self.sorted[lo:hi]
+        elif suffix:
+            pool = self.by_ext.get(suffix, [])
+        else:
+            pool = self.sorted
+        tail = literal_tail(pattern)
+        if tail:
+            pool = [c for c in pool if c.endswith(tail)]
+        for part in required_parts(pattern):
+            pool = [c for c in pool if part in c]
+        return pool
