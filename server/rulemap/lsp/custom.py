@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from rulemap import analysis
 from rulemap.lsp.diagnostics import uri_for
+from rulemap.lsp.folders import path_of
 
 if TYPE_CHECKING:
     from rulemap.lsp.folders import Folder
@@ -236,3 +237,78 @@ async def profiles(engine: Engine, raw: Any) -> dict[str, Any]:
         "active": active,
         "selected": selected if selected is not None else [active],
     }
+
+
+MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024  # as `rulemap session --file`
+
+
+async def session(engine: Engine, raw: Any) -> dict[str, Any] | None:
+    """`rulemap/session`: a run replayed step by step for the folder holding `uri` — exactly
+    what `rulemap session --json` prints. The transcript file is read here (the edge), the
+    core only parses its text."""
+    from rulemap.profiles import UnknownProfile
+    from rulemap.profiles.steps import Problem, ToolStep
+    from rulemap.readers.base import ReadError
+    from rulemap.readers.host import read_user_file
+    from rulemap.session.replay import replay
+    from rulemap.session.transcripts import parse_steps, parse_text
+
+    params = params_dict(raw)
+    uri = _uri_param(params)
+    transcript, steps = params.get("transcript"), params.get("steps")
+    profile, cwd = params.get("profile"), params.get("cwd")
+    for name, value in (("transcript", transcript), ("profile", profile), ("cwd", cwd)):
+        if value is not None and not isinstance(value, str):
+            raise InvalidParams(f"`{name}` must be a string")
+    if steps is not None and not isinstance(steps, list | tuple):
+        raise InvalidParams('`steps` must be a list of {"kind": "read" | "edit", "paths": [...]}')
+    path = path_of(uri)
+    folder = engine.folders.get(path.rstrip("/")) if path else None
+    if folder is None:
+        located = engine.locate(uri)
+        if located is None:
+            return None
+        folder = located[0]
+    ws = await engine.ready(folder)
+    if ws is None:
+        return None
+    found: list[ToolStep] = []
+    problems: list[Problem] = []
+    if steps is not None:
+        parsed = parse_steps([plain_value(s) for s in steps], ws.root)
+        found.extend(parsed.steps)
+        problems.extend(parsed.problems)
+    if transcript is not None:
+        where = transcript if transcript.startswith("/") else f"{ws.root}/{transcript}"
+        try:
+            data = read_user_file(where, MAX_TRANSCRIPT_BYTES)
+        except ReadError as exc:
+            raise InvalidParams(f"transcript {transcript}: {exc}") from None
+        if data is None:
+            raise InvalidParams(f"transcript {transcript}: no such file")
+        parsed = parse_text(data.decode("utf-8", errors="replace"), ws.root)
+        found.extend(parsed.steps)
+        problems.extend(parsed.problems)
+    where_cwd = None
+    if cwd:
+        where_cwd = cwd.strip("/")
+        if where_cwd.startswith("/") or ".." in where_cwd.split("/"):
+            raise InvalidParams("`cwd` must be a directory relative to the workspace folder")
+    try:
+        result = replay(ws, found, profile or folder.settings.profile, where_cwd or None,
+                        problems)
+    except UnknownProfile as exc:
+        raise InvalidParams(str(exc)) from None
+    return result.to_json()
+
+
+def plain_value(value: Any) -> Any:
+    """pygls' named tuples (nested params) as plain dicts and lists."""
+    as_dict = getattr(value, "_asdict", None)
+    if callable(as_dict):
+        return {k: plain_value(v) for k, v in as_dict().items()}
+    if isinstance(value, Mapping):
+        return {k: plain_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain_value(v) for v in value]
+    return value

@@ -48,6 +48,7 @@ CUSTOM = (
     "rulemap/graph",
     "rulemap/profiles",
     "rulemap/compare",
+    "rulemap/session",
 )
 
 
@@ -606,6 +607,7 @@ def _custom(method: str) -> None:
             "rulemap/graph": "graph",
             "rulemap/profiles": "profiles",
             "rulemap/compare": "compare",
+            "rulemap/session": "session",
         }[method],
     )
 

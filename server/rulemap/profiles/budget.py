@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
 from rulemap.model import LoadedFile
@@ -30,10 +31,17 @@ def apply_shared_budget(
         used = max_chars
     notice = None
     if cut_path or left_out:
-        parts = [f"[Rulemap: instructions truncated at {max_chars} characters."]
-        if cut_path:
-            parts.append(f"Cut: {cut_path}.")
-        if left_out:
-            parts.append(f"Left out: {', '.join(left_out)}.")
-        notice = " ".join(parts) + "]"
+        notice = budget_notice(max_chars, [cut_path] if cut_path else [], left_out)
     return kept, left_out, notice
+
+
+def budget_notice(limit: int, cut: Iterable[str], left_out: Iterable[str]) -> str:
+    """The notice ending instructions the budget cut: `[Rulemap: instructions truncated at N
+    characters. Cut: a. Left out: b, c.]` (a session's names every step's)."""
+    cut, left_out = list(cut), list(left_out)
+    parts = [f"[Rulemap: instructions truncated at {limit} characters."]
+    if cut:
+        parts.append(f"Cut: {', '.join(cut)}.")
+    if left_out:
+        parts.append(f"Left out: {', '.join(left_out)}.")
+    return " ".join(parts) + "]"

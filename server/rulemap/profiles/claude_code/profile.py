@@ -24,6 +24,9 @@ from rulemap.profiles.claude_code.rules import RuleGlobs, rule_globs
 from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from rulemap.profiles.steps import SessionReplay, ToolStep
     from rulemap.workspace import Workspace
 
 READ_AGENTS_MODES = ("fallback", "always", "never")
@@ -155,6 +158,18 @@ class ClaudeCodeProfile:
 
         return findings.check(ws, self)
 
+    def load_groups(self, ws: Workspace, cwd: str) -> list[tuple[Explanation, list[str]]] | None:
+        """Every workspace file, grouped by what it loads (groups.py; for `rulemap diff`)."""
+        from rulemap.profiles.claude_code.groups import load_groups
+
+        return load_groups(ws, self, cwd)
+
+    def replay(self, ws: Workspace, steps: Sequence[ToolStep], cwd: str) -> SessionReplay:
+        """The session step by step: nested memory and scoped rules on first touch."""
+        from rulemap.profiles.claude_code.session import replay
+
+        return replay(self, ws, steps, cwd)
+
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         cwd_dir = normalize(cwd)
         opts = self.settings_of(ws)
@@ -175,7 +190,7 @@ class ClaudeCodeProfile:
                 for rule, home, note in scoped:
                     link.add(rule, "scoped", home=home, note=note)
                 reads |= link.own_reads
-        explanation = self._explanation(ws, link, target, cwd_dir, opts)
+        explanation = self.explanation_of(ws, link, target, cwd_dir, opts)
         ws.derived.put(key, explanation, reads=reads, after=[link_key])
         return explanation
 
@@ -398,7 +413,7 @@ class ClaudeCodeProfile:
 
     # ----- the answer -------------------------------------------------------------------
 
-    def _explanation(
+    def explanation_of(
         self, ws: Workspace, link: ClaudeLoad, target: str | None, cwd: str, opts: Options
     ) -> Explanation:
         files = link.files

@@ -127,6 +127,11 @@ class CodexProfile:
             f"{where})",
         ))
 
+    def load_groups(self, ws: Workspace, cwd: str) -> list[tuple[Explanation, list[str]]]:
+        """Every workspace file in one group: the target adds nothing (for `rulemap diff`)."""
+        files = list(ws.files)
+        return [(self.explain(ws, files[0], cwd), files)] if files else []
+
     def findings(self, ws: Workspace) -> list[Finding]:
         opts = self.settings_of(ws)
         key = ("codex", "findings", opts)

@@ -179,12 +179,18 @@ def _target_groups(ws: Workspace, cwd_dir: str) -> tuple[dict[Group, str], dict[
     """Workspace files grouped by what they load: (deepest instruction directory on the way,
     matching scoped rules) → a representative file, and the group's size. It survives edits of
     instruction files; a rule's new globs move only the files they match differently."""
+    groups = target_groups(ws, cwd_dir)
+    return groups.representative, groups.sizes
+
+
+def target_groups(ws: Workspace, cwd_dir: str) -> TargetGroups:
+    """The cached `TargetGroups` of `cwd_dir`, caught up with the changes since."""
     key = ("budget-groups", cwd_dir, ws.config.nested)
     groups: TargetGroups | None = ws.derived.get(key)
     if groups is None or not groups.catch_up(ws):
         groups = TargetGroups(ws, cwd_dir)
         ws.derived.put(key, groups, reads=[RULE_SCOPES])
-    return groups.representative, groups.sizes
+    return groups
 
 
 class TargetGroups:

@@ -74,15 +74,9 @@ def _duplicates(ws: Workspace, profile: CogitatorProfile) -> list[Finding]:
 
 
 def _scoped_load(ws: Workspace, profile: CogitatorProfile, chain: list[str], rule: str) -> Load:
-    """The start-up load plus one scoped rule (cached while the files it read keep)."""
-    key = ("scoped-load", tuple(chain), rule)
-    load: Load | None = ws.derived.get(key)
-    if load is None:
-        load = profile.base_load(ws, chain, None).child()
-        load.add(rule, "scoped")
-        ws.derived.put(key, load, reads=[*load.own_reads, RULE_SCOPES],
-                       after=[("base-load", tuple(chain), None)])
-    return load
+    """The start-up load plus one scoped rule: what reaching a file only it matches brings
+    (reach's memo, cached while the files it read keep)."""
+    return profile.group_load(ws, chain, None, (rule,))[1]
 
 
 def _alias_message(path: str, why: str) -> str:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rulemap.derived import RULE_SCOPES, rules_for
 from rulemap.model import Budget, Explanation, Finding, LoadStatus
-from rulemap.profiles.base import Option, directory_chain, parent_dir
+from rulemap.profiles.base import Option, directory_chain
 from rulemap.profiles.budget import apply_shared_budget
+from rulemap.profiles.cogitator import reach
 from rulemap.profiles.cogitator.load import Load
+from rulemap.profiles.steps import SessionReplay, ToolStep
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -42,44 +45,66 @@ class CogitatorProfile:
 
         return [*duplicates.check(ws, self), *budget_check.check(ws, self)]
 
+    def load_groups(self, ws: Workspace, cwd: str) -> list[tuple[Explanation, list[str]]]:
+        """Every workspace file, grouped by what it loads: the budget check's target groups
+        (deepest instruction directory, matching scoped rules), one explanation each (for
+        `rulemap diff`, which would otherwise explain 20,000 files one by one)."""
+        from rulemap.profiles.cogitator.budget_check import target_groups
+
+        cwd_dir = directory_chain(cwd)[-1]
+        groups = target_groups(ws, cwd_dir)
+        return [
+            (self.explain(ws, groups.representative[group], cwd), sorted(members))
+            for group, members in groups.members.items()
+        ]
+
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
+        """A one-step session: the start-up load, then `reach([target])` (reach.py), cut to
+        the budget. Each (anchor, rules) group's answer is reach's memo, shared by every
+        target in it."""
         key = ("explain", self.name, target, cwd)
         cached: Explanation | None = ws.derived.get(key)
         if cached is not None:
             return cached
-        config = ws.config
-        chain = directory_chain(cwd)
-        anchor = (
-            self.nested_anchor(ws, chain[-1], parent_dir(target)) if target is not None else None
-        )
-        rules = (
-            tuple(ws.scoped_rules_matching(target, chain))
-            if target is not None and config.rules
-            else ()
-        )
-        shared_key, shared = self._budgeted(ws, chain, anchor, rules)
+        chain = tuple(directory_chain(cwd))
+        # the memo first: which group the target falls in is all its answer depends on
+        group = reach.target_group(ws, chain, target) if target is not None else (None, ())
+        shared_key: tuple[object, ...] = ("budgeted", reach.group_key(chain, *group))
+        shared: Explanation | None = ws.derived.get(shared_key)
+        if shared is None:
+            state = reach.start(ws, chain)
+            if target is not None:
+                state = reach.reach(ws, state, [target])
+            shared_key, shared = self._budgeted(ws, state)
         cached = replace(shared, target=target)
         # which rules match the target is what it adds to the shared load's reads
         reads = {RULE_SCOPES} | ({rules_for(target)} if target is not None else set())
         ws.derived.put(key, cached, reads=reads, after=[shared_key])
         return cached
 
+    def replay(self, ws: Workspace, steps: Sequence[ToolStep], cwd: str) -> SessionReplay:
+        """A run step by step: the start-up load, then what each tool step reaches."""
+        from rulemap.profiles.cogitator.session import replay
+
+        return replay(self, ws, steps, cwd)
+
     def _budgeted(
-        self, ws: Workspace, chain: list[str], anchor: str | None, rules: tuple[str, ...]
+        self, ws: Workspace, state: reach.Reached
     ) -> tuple[tuple[object, ...], Explanation]:
-        """The load of every target below `anchor` that matches exactly `rules`, cut to the
-        budget (its `target` is None). Shared: a rule edit that moves 7,600 files between
-        such groups re-explains none of them when the groups were seen before."""
-        key = ("budgeted", tuple(chain), anchor, rules)
+        """A shared load (its `target` is None), cut to the budget. Shared: a rule edit that
+        moves 7,600 files between groups re-explains none of them when the groups were seen
+        before."""
+        assert state.key is not None  # one step from the start-up load is always a group's
+        key = ("budgeted", state.key)
         cached: Explanation | None = ws.derived.get(key)
         if cached is not None:
             return key, cached
-        load_key, load = self.group_load(ws, chain, anchor, rules)
+        load = state.load
         files, left_out, notice = apply_shared_budget(load.files, ws.config.max_chars)
         cached = Explanation(
             profile=self.name,
             root=ws.root,
-            cwd=chain[-1] or ".",
+            cwd=state.cwd_dir or ".",
             target=None,
             max_chars=ws.config.max_chars,
             files=files,
@@ -89,67 +114,27 @@ class CogitatorProfile:
             requested_chars=load.chars,
             budget=Budget("shared", "chars", ws.config.max_chars),
         )
-        ws.derived.put(key, cached, reads=(), after=[load_key])  # dropped with its load
+        ws.derived.put(key, cached, reads=(), after=[state.key])  # dropped with its load
         return key, cached
 
     def group_load(
         self, ws: Workspace, chain: list[str], anchor: str | None, rules: tuple[str, ...]
     ) -> tuple[tuple[object, ...], Load]:
-        """The load of every target below `anchor` that matches exactly the scoped `rules`
-        (of the chain's directories, in order): a link on the anchor's base load."""
-        key = ("group-load", tuple(chain), anchor, rules)
-        cached: Load | None = ws.derived.get(key)
-        if cached is not None:
-            return key, cached
-        base_key = ("base-load", tuple(chain), anchor)
-        load = self.base_load(ws, chain, anchor).child()
-        for rule in rules:
-            load.add(rule, "scoped")
-        # the base load's reads are its own: this is dropped with it
-        ws.derived.put(key, load, reads=load.own_reads | {RULE_SCOPES}, after=[base_key])
-        return key, load
+        """What reaching a file below `anchor` that exactly the scoped `rules` (of the
+        chain's directories, in order) match brings at start-up: reach's memo."""
+        state = reach.group_load(ws, tuple(chain), anchor, rules)
+        assert state.key is not None
+        return state.key, state.load
 
     @staticmethod
     def nested_anchor(ws: Workspace, cwd_dir: str, target_dir: str) -> str | None:
         """The deepest directory strictly below cwd on the way to target_dir that has
         instruction files (None when there is none, or nested loading is off)."""
-        if not ws.config.nested:
-            return None
-        below = target_dir.startswith(cwd_dir + "/") if cwd_dir else bool(target_dir)
-        if not below:
-            return None
-        directory = target_dir
-        while directory and directory != cwd_dir:
-            if ws.instruction_files_in(directory):
-                return directory
-            directory = parent_dir(directory)
-        return None
+        return reach.nested_anchor(ws, cwd_dir, target_dir)
 
     def base_load(self, ws: Workspace, chain: list[str], anchor: str | None) -> Load:
         """Project files and unconditional rules of root→cwd, then nested files down to
-        `anchor`. Cached per workspace generation: every target below one anchor shares it."""
-        key = ("base-load", tuple(chain), anchor)
-        cached: Load | None = ws.derived.get(key)
-        if cached is not None:
-            return cached
-        after: list[tuple[object, ...]] = []
-        if anchor is None:
-            load = Load(ws)
-            for directory in chain:
-                for path in ws.instruction_files_in(directory):
-                    load.add(path, "project")
-                if ws.config.rules:
-                    for rule in ws.rules_of(directory):
-                        if not ws.is_scoped(rule):
-                            load.add(rule, "rule")
-        else:
-            parent = self.nested_anchor(ws, chain[-1], parent_dir(anchor))
-            load = self.base_load(ws, chain, parent).child()
-            after.append(("base-load", tuple(chain), parent))
-            for path in ws.instruction_files_in(anchor):
-                load.add(path, "nested")
-        # the unconditional rules it loaded are among its reads; a scoped rule that becomes
-        # unconditional (or back) changes RULE_SCOPES; what the parent read drops the parent,
-        # and so this load with it
-        ws.derived.put(key, load, reads=load.own_reads | {RULE_SCOPES}, after=after)
-        return load
+        `anchor`: what reaching a file there brings before any scoped rule (reach's memo,
+        shared by every target below one anchor)."""
+        cached: Load | None = ws.derived.get(("base-load", tuple(chain), anchor))
+        return cached if cached is not None else reach.base_load(ws, tuple(chain), anchor).load

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rulemap.model import Explanation, Finding
@@ -15,6 +16,7 @@ from rulemap.profiles.mastra.inject import (
 )
 
 if TYPE_CHECKING:
+    from rulemap.profiles.steps import SessionReplay, ToolStep
     from rulemap.workspace import Workspace
 
 
@@ -54,6 +56,12 @@ class MastraProfile:
 
     def findings(self, ws: Workspace) -> list[Finding]:
         return checks.findings(ws, self.settings(ws))
+
+    def replay(self, ws: Workspace, steps: Sequence[ToolStep], cwd: str) -> SessionReplay:
+        """One injection at most per model step, newest tool call first (session.py)."""
+        from rulemap.profiles.mastra.session import replay
+
+        return replay(self.name, self.title, ws, self.settings(ws), steps, cwd)
 
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         settings = self.settings(ws)

@@ -1,0 +1,237 @@
+"""`rulemap session [STEP ...] [--file F]`: a run replayed step by step — what joins at each
+tool step, the budget used and left, and the step at which it first cuts (table, --json, or
+--text: the system messages as the agent gets them)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from rulemap.cli.compare_table import shorten_middle
+from rulemap.cli.explain_table import REASON_STYLE
+from rulemap.cli.main import UsageError, dump_json
+from rulemap.compare import amount
+from rulemap.model import LoadedFile
+from rulemap.profiles.steps import Problem, SessionReplay, SessionStep
+
+MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024  # session logs of long runs reach tens of MB
+
+SESSION_EPILOG = """\
+examples:
+  rulemap session read:src/api/users.ts edit:packages/api/src/x.py
+  rulemap session --file run.json              [{"kind": "read", "paths": ["src/a.ts"]}, ...]
+  rulemap session --file ~/.claude/projects/…/SESSION.jsonl   a Claude Code session log
+  rulemap session --file messages.json --profile mastra       a Mastra message list
+  rulemap session --file run.json --text       the system messages, in order
+
+STEP is KIND:PATH (KIND read or edit; several paths of one step: read:a.ts,b.ts), PATH
+relative to the current directory; paths in --file are relative to the root (absolute ones
+are made relative; those outside the root are reported and skipped). Step 0 is the start-up
+load. Lines or entries of --file that are not understood are reported on stderr with their
+line (or entry) number and skipped.
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], names: str,
+               allow_flag: object, home_flag: object) -> None:
+    session = sub.add_parser(
+        "session",
+        help="replay a run step by step: what joins at each tool step",
+        description="Replay a run step by step: the start-up load, then what each tool step\n"
+        "(a read or an edit of some paths) brings — files, why, characters, cut — with the\n"
+        "budget used and left after each, and the step at which the budget first cuts or\n"
+        "leaves something out. Exit 0, or 2 for usage errors.",
+        epilog=SESSION_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    session.add_argument("steps", nargs="*", metavar="STEP", help="KIND:PATH, one step each")
+    session.add_argument(
+        "--file", metavar="F",
+        help="the steps from a file: a JSON list of {kind, paths}, a Claude Code session log "
+        "(JSON lines) or a Mastra-style message list (told apart by shape)",
+    )
+    session.add_argument(
+        "--profile", metavar="NAME",
+        help=f"the agent whose run to replay (default: the configuration's `profile`, else "
+        f"cogitator); one of: {names}",
+    )
+    session.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
+    session.add_argument(
+        "--cwd", help="the agent's working directory (default: config `cwd`, else the root)"
+    )
+    session.add_argument("--ref", metavar="REF",
+                         help="read instruction files from this git commit, not the checkout")
+    output = session.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="machine-readable output "
+                        "(docs/sessions.md)")
+    output.add_argument("--text", action="store_true",
+                        help="the system messages exactly as the agent gets them, in order")
+    allow_flag(session)  # type: ignore[operator]
+    home_flag(session)  # type: ignore[operator]
+
+
+def run_session(args: argparse.Namespace) -> int:
+    from rulemap.cli.commands import _inside, open_workspace, warn_untrusted
+    from rulemap.profiles import UnknownProfile
+    from rulemap.session.replay import replay
+    from rulemap.session.transcripts import parse_text, parse_tokens
+
+    ws = open_workspace(args.root, args.allow_imports_from, user_home=args.home,
+                        **({"ref": args.ref} if args.ref else {}))
+    warn_untrusted(ws)
+    cwd = _inside(ws, args.cwd, "--cwd") if args.cwd else None
+    tokens = parse_tokens(args.steps, ws.root, os.getcwd())
+    if tokens.problems:
+        raise UsageError("; ".join(p.message for p in tokens.problems))
+    steps = list(tokens.steps)
+    problems: list[Problem] = []
+    if args.file:
+        parsed = parse_text(_read(args.file), ws.root)
+        steps.extend(parsed.steps)
+        problems = parsed.problems
+    try:
+        result = replay(ws, steps, args.profile, cwd, problems)
+    except UnknownProfile as exc:
+        raise UsageError(str(exc)) from None
+    where = args.file or "input"
+    for problem in result.problems:
+        at = f":{problem.line}" if problem.line is not None else ""
+        print(f"rulemap: {where}{at}: {problem.message}", file=sys.stderr)
+    if args.json:
+        dump_json(result.to_json())
+    elif args.text:
+        sys.stdout.write(render_messages(result))
+    else:
+        print_session(result)
+    return 0
+
+
+def _read(path: str) -> str:
+    from rulemap.readers.base import ReadError
+    from rulemap.readers.host import read_user_file
+
+    try:
+        data = read_user_file(os.path.abspath(os.path.expanduser(path)), MAX_TRANSCRIPT_BYTES)
+    except ReadError as exc:
+        raise UsageError(f"--file {path}: {exc}") from None
+    if data is None:
+        raise UsageError(f"--file {path}: no such file")
+    return data.decode("utf-8", errors="replace")
+
+
+def access(step: SessionStep) -> str:
+    """`read src/a.ts, src/b.ts` (step 0: `start-up`)."""
+    if step.index == 0:
+        return "start-up"
+    return f"{step.kind} {', '.join(step.paths)}"
+
+
+def render_messages(result: SessionReplay) -> str:
+    """Each step's system message, in order, under a `==> step N: … <==` line (the
+    messages themselves exactly as the agent gets them)."""
+    parts = [f"==> step {step.index}: {access(step)} <==\n{text}\n"
+             for step, text in result.messages()]
+    return "\n".join(parts)
+
+
+def print_session(result: SessionReplay, console: Console | None = None) -> None:
+    console = console or Console(highlight=False)
+    width = console.width or 80
+    budget = result.budget
+    unit = budget.unit
+    shared = budget.kind == "shared" and budget.limit > 0
+    steps = result.steps
+    sizes = {id(f): f"{_size(f, unit):,}" + (" cut" if f.cut else "")
+             for s in steps for f in s.joined}
+    fixed = [max(4, len(str(len(steps)))), 8, max([5, *map(len, sizes.values())])]
+    if shared:
+        fixed += [max(6, len(f"{budget.limit:,}"))] * 2
+    else:
+        fixed += [max(6, len(f"{steps[-1].used:,}"))]
+    # each column takes its padding (2) and a separator (1)
+    path_width = max(16, width - sum(fixed) - 3 * (len(fixed) + 1))
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), show_edge=False,
+                  title=_title(result), title_justify="left")
+    table.add_column("step", justify="right", no_wrap=True)
+    table.add_column("joins", no_wrap=True, max_width=path_width)
+    table.add_column("reason", no_wrap=True)
+    table.add_column(unit, justify="right", no_wrap=True)
+    table.add_column("used", justify="right", no_wrap=True, min_width=fixed[3])
+    if shared:
+        table.add_column("left", justify="right", no_wrap=True, min_width=fixed[4])
+    for step in steps:
+        head = escape(shorten_middle(access(step), path_width))
+        left = [f"{step.left:,}" if step.left is not None else ""] if shared else []
+        table.add_row(str(step.index), f"[bold]{head}[/]", "", "", f"{step.used:,}", *left)
+        for f in step.joined:
+            indent = "  " + "  " * f.depth
+            path = escape(shorten_middle(f.path, max(1, path_width - len(indent))))
+            size = sizes[id(f)]
+            table.add_row("", indent + path, f"[{REASON_STYLE.get(f.reason, '')}]{f.reason}[/]",
+                          f"[red]{size}[/]" if f.cut else size, "", *([""] if shared else []))
+        for path in step.left_out:
+            short = escape(shorten_middle(path, path_width - 2))
+            table.add_row("", f"  [dim]{short}[/]", "[red]left out[/]", "", "",
+                          *([""] if shared else []))
+        if not step.joined and not step.left_out:
+            table.add_row("", "  [dim](nothing joins)[/]", "", "", "", *([""] if shared else []))
+    console.print(table)
+    for line in summary(result):
+        console.print(line, markup=False, soft_wrap=False)
+
+
+def _title(result: SessionReplay) -> str:
+    steps = len(result.steps) - 1
+    return escape(f"{result.profile}: a run of {steps} step{'s' if steps != 1 else ''} "
+                  f"from cwd {result.cwd}")
+
+
+def summary(result: SessionReplay) -> list[str]:
+    """The lines under the table: the budget, the first cut, notes, the notice."""
+    budget = result.budget
+    last = result.steps[-1]
+    lines: list[str] = []
+    if budget.kind == "shared" and budget.limit:
+        lines.append(f"budget: {amount(budget.limit, budget.unit)} shared by the whole run; "
+                     f"used {last.used:,}, {last.left or 0:,} left")
+    elif budget.kind == "per-file":
+        lines.append(f"budget: each file up to {amount(budget.limit, budget.unit)}; "
+                     f"{amount(last.used, budget.unit)} joined in all")
+    else:
+        lines.append(f"budget: none; {amount(last.used, budget.unit)} joined in all")
+    first = result.first_cut_step
+    if first is None:
+        lines.append("the budget cuts nothing and leaves nothing out in this run")
+    else:
+        step = result.steps[first]
+        what = []
+        if step.cut:
+            what.append("cuts " + ", ".join(step.cut))
+        if step.left_out:
+            what.append("leaves out " + ", ".join(step.left_out))
+        lines.append(f"first cut: step {first} ({access(step)}) {' and '.join(what)}")
+    for step in result.steps:
+        for skip in step.skipped:
+            where = f" (imported by {skip.importer}:{(skip.line or 0) + 1})" if skip.importer \
+                else ""
+            lines.append(f"skipped at step {step.index}: {skip.path}{where}: {skip.why}")
+    if result.note:
+        lines.append(f"note: {result.note}")
+    lines.extend(f"note: {note}" for note in result.notes)
+    if result.notice:
+        lines.append(result.notice)
+    return lines
+
+
+def _size(f: LoadedFile, unit: str) -> int:
+    if unit == "tokens" and f.tokens is not None:
+        return f.tokens
+    if unit == "bytes" and f.bytes is not None:
+        return f.bytes
+    return f.chars

@@ -1,0 +1,74 @@
+"""A Claude Code session replayed step by step (docs/profiles/claude-code.md): the start-up
+memory, then per tool step the memory files of each directory below the launch directory on
+the way to a file the tool touched (shallow first, the first time the session enters it) and
+the path-scoped rules whose `paths` match the file (the first time), each with its imports.
+
+Claude Code has no shared budget. Reads and edits both count: its Edit tool needs a Read of
+the file first, so an edit always follows a read (a Write of a new file is counted the same,
+*unconfirmed*). The pieces are the profile's own (`startup`, `_directory`, `matching_rules`):
+the start-up link is the one `explain` uses, and each step a link on the run's load."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rulemap.model import Budget
+from rulemap.profiles.base import directory_chain
+from rulemap.profiles.claude_code.names import probe
+from rulemap.profiles.steps import SessionReplay, SessionStep, ToolStep, directory_of
+
+if TYPE_CHECKING:
+    from rulemap.profiles.claude_code.load import ClaudeLoad
+    from rulemap.profiles.claude_code.profile import ClaudeCodeProfile
+    from rulemap.workspace import Workspace
+
+NOTE = (
+    "Claude Code has no shared budget: each file joins whole; memory files of a "
+    "subdirectory join when the session first touches a file below it, path-scoped rules "
+    "when it first touches a file they match (reads and edits alike)"
+)
+
+
+def replay(
+    profile: ClaudeCodeProfile, ws: Workspace, steps: Sequence[ToolStep], cwd: str
+) -> SessionReplay:
+    from rulemap.profiles.claude_code.profile import nested_dirs, normalize
+
+    cwd_dir = normalize(cwd)
+    opts = profile.settings_of(ws)
+    chain = directory_chain(cwd_dir)
+    _, load = profile.startup(ws, chain, opts)
+    used = sum(f.chars for f in load.files)
+    out = [SessionStep(0, "start-up", (), tuple(load.files), (), (), used, None,
+                       skipped=tuple(load.skipped))]
+    entered: set[str] = set()
+    rules: set[str] = set()
+    for index, step in enumerate(steps, 1):
+        link: ClaudeLoad = load.child()
+        for path in step.paths:
+            directory, is_dir = directory_of(path)
+            for below in nested_dirs(cwd_dir, directory):
+                if below in entered:
+                    continue
+                entered.add(below)
+                unread = profile._directory(ws, link, below, probe(ws, below), "nested", opts,
+                                            with_rules=False)
+                profile._shadowed(ws, link, unread)
+            if is_dir:
+                continue  # a search over a directory reads no file a rule could match
+            for rule, home, note in profile.matching_rules(ws, chain, path, opts, set()):
+                if rule not in rules:
+                    rules.add(rule)
+                    link.add(rule, "scoped", home=home, note=note)
+        used += sum(f.chars for f in link.own_files)
+        out.append(SessionStep(index, step.kind, step.paths, tuple(link.own_files), (), (),
+                               used, None, skipped=tuple(link.own_skipped)))
+        load = link
+    # the profile's notes on the whole load (AGENTS.md as a fallback, --home, approvals),
+    # without its first (no shared budget), which NOTE says for a session
+    notes = (NOTE, *profile.explanation_of(ws, load, None, cwd_dir, opts).notes[1:])
+    return SessionReplay(
+        profile.name, profile.title, ws.root, cwd_dir or ".", Budget("none", "chars", 0),
+        tuple(out), notes=notes,
+    )

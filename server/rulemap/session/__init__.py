@@ -1,0 +1,2 @@
+"""Sessions: a run replayed step by step (`replay.py`), from tool steps read out of text
+(`transcripts.py`)."""
