@@ -11,7 +11,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 def run(args, cwd):
     # never the user configuration file of the machine running the tests
-    env = {k: v for k, v in os.environ.items() if k != "RULEMAP_CONFIG"}
+    # nor its $COLUMNS: piped, text findings are one line each
+    env = {k: v for k, v in os.environ.items() if k not in ("RULEMAP_CONFIG", "COLUMNS")}
     env["XDG_CONFIG_HOME"] = str(Path(cwd) / ".no-user-config")
     return subprocess.run(
         [sys.executable, "-m", "rulemap", *args],
@@ -36,7 +37,9 @@ def test_check_text_json_sarif_github_and_exit_codes(tmp_path):
     root = make(tmp_path, {"AGENTS.md": "😀 @missing.md\n"})
     text = run(["check"], root)
     assert text.returncode == 1
-    assert text.stdout.startswith("AGENTS.md:1:3: error broken-import ")
+    # grouped by file; piped, a finding is one line (grep finds its message whole)
+    assert text.stdout.startswith("AGENTS.md\n  1:3  error  broken-import  `@missing.md`: ")
+    assert text.stdout.endswith("\n\nFound 1 finding (1 error) in 1 of 1 file.\n")
     data = json.loads(run(["check", "--format", "json"], root).stdout)
     diag = data["diagnostics"][0]
     assert diag["range"]["start"] == {"line": 0, "character": 3}  # UTF-16: the emoji is 2 units
@@ -151,7 +154,8 @@ def hostile_repo(tmp_path):
             "rulemap.toml": 'allowImportsFrom = ["~"]\n',
         },
     )
-    env = {k: v for k, v in os.environ.items() if k not in ("RULEMAP_CONFIG", "XDG_CONFIG_HOME")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("RULEMAP_CONFIG", "XDG_CONFIG_HOME", "COLUMNS")}
     env.update(HOME=str(home), PYTHONPATH=str(REPO / "server"))
     return root, home, env
 
@@ -175,8 +179,8 @@ def test_repository_cannot_grant_itself_the_home_directory(tmp_path):
     explained = run_env(["explain", "--text"], root, env)
     assert "untrusted-config" in explained.stderr and "rulemap.toml:1:1" in explained.stderr
     check = run_env(["check"], root, env)
-    assert "rulemap.toml:1:1: warning untrusted-config `allowImportsFrom` in rulemap.toml is " \
-        "ignored" in check.stdout
+    assert "rulemap.toml\n  1:1  warning  untrusted-config  `allowImportsFrom` in rulemap.toml " \
+        "is ignored" in check.stdout
     assert "--allow-imports-from" in check.stdout
 
 
@@ -186,7 +190,8 @@ def test_pyproject_cannot_grant_it_either(tmp_path):
     (root / "pyproject.toml").write_text('[tool.rulemap]\nallowImportsFrom = ["~"]\n')
     result = run_env(["explain", "--text"], root, env)
     assert result.returncode == 0 and SECRET not in result.stdout
-    assert "pyproject.toml:2:1" in run_env(["check"], root, env).stdout
+    check = run_env(["check"], root, env).stdout
+    assert "pyproject.toml\n  2:1  warning  untrusted-config" in check
 
 
 def test_the_flag_grants_it(tmp_path):

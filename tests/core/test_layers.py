@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "data",
         (
             "model", "text", "globs", "readers", "config", "derived", "retarget", "suggest",
-            "ranges", "documents", "__init__",
+            "ranges", "documents", "fixes", "__init__",
         ),
     ),
     ("workspace", ("workspace",)),

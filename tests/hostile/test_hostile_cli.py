@@ -31,6 +31,7 @@ def run(
     log = tmp / "opened.log"
     env = {**os.environ, "HOME": str(hostile.home), "PYTHONPATH": str(REPO / "server")}
     env.pop("RULEMAP_CONFIG", None)
+    env.pop("COLUMNS", None)  # piped text findings stay one line each, so messages are whole
     env["XDG_CONFIG_HOME"] = str(hostile.home / ".config")
     proc = subprocess.run(
         [sys.executable, str(AUDITED), str(log), "--", *args],

@@ -12,6 +12,8 @@ from rulemap.cli.formats import FORMATTERS
 from rulemap.cli.main import UsageError, dump_json, find_root
 from rulemap.cli.user_config import flag_grants, merge_grants, read_user_grants
 from rulemap.readers import host
+from rulemap.readers.base import WalkingReader
+from rulemap.readers.git import GitRefError, GitRefReader
 from rulemap.workspace import Workspace
 
 
@@ -20,12 +22,16 @@ def open_workspace(
     allow: Sequence[str] = (),
     profiles: Sequence[str] | None = None,
     user_home: str | None = None,
+    ref: str | None = None,
+    editable: bool = False,
 ) -> Workspace:
     """The workspace at `root`; imports may leave it only for what the user grants: their
     configuration file and `--allow-imports-from` (`allow`), never the repository's.
     `profiles`: the agents to check for (`--profiles`, default the configuration's or those
     detected); `user_home`: where agents' user-level files are read from (`--home`; none by
-    default)."""
+    default); `ref`: read the workspace from that git commit, not the working tree (`--ref`;
+    a ref git cannot read is a usage error); `editable`: its reader takes edited texts before
+    they are written (`check --fix`)."""
     root_dir = os.path.abspath(root) if root else find_root(os.getcwd())
     if not host.is_dir(root_dir):
         raise UsageError(f"{root_dir} is not a directory; pass the workspace root")
@@ -33,13 +39,38 @@ def open_workspace(
     home = os.path.abspath(user_home) if user_home else None
     if home is not None and not host.is_dir(home):
         raise UsageError(f"--home {user_home}: not a directory")
-    return analysis.open_workspace(
-        root_dir,
-        home=host.home_dir(),
-        allow_imports_from=granted,
-        profiles=profiles,
-        user_home=home,
-    )
+    factory = analysis.local_reader if ref is None else _ref_reader_factory(root_dir, ref)
+    if editable:
+        from rulemap.cli.fix import overlaid
+
+        factory = overlaid(factory, root_dir)
+    try:
+        return analysis.open_workspace(
+            root_dir,
+            home=host.home_dir(),
+            allow_imports_from=granted,
+            profiles=profiles,
+            user_home=home,
+            reader_factory=factory,
+        )
+    except GitRefError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _ref_reader_factory(root_dir: str, ref: str) -> analysis.ReaderFactory:
+    """Readers for `--ref`: the workspace from the commit (listed once, whatever grants the
+    second reader carries); the user's home directory (`--home`) stays theirs, on disk."""
+    built: list[GitRefReader] = []
+
+    def factory(root: str, allowed: tuple[str, ...]) -> WalkingReader:
+        if root != root_dir:
+            return analysis.local_reader(root, allowed)
+        if not built:
+            built.append(GitRefReader(root, ref, allowed))
+            return built[0]
+        return built[0].with_allowed(allowed)
+
+    return factory
 
 
 def warn_untrusted(ws: Workspace) -> None:
@@ -61,8 +92,23 @@ def run_check(
     allow: Sequence[str] = (),
     profiles: Sequence[str] | None = None,
     user_home: str | None = None,
+    ref: str | None = None,
+    fix: bool = False,
+    diff: bool = False,
+    statistics: bool = False,
 ) -> int:
-    ws = open_workspace(root, allow, profiles=profiles, user_home=user_home)
+    if fix or diff or statistics:
+        from rulemap.cli import fix as fixing
+
+        if ref is not None and (fix or diff):
+            raise UsageError("--fix and --diff edit the working tree; leave out --ref")
+        return fixing.run_check(
+            lambda editable: open_workspace(
+                root, allow, profiles=profiles, user_home=user_home, ref=ref, editable=editable
+            ),
+            output, fix, diff, statistics,
+        )
+    ws = open_workspace(root, allow, profiles=profiles, user_home=user_home, ref=ref)
     findings = analysis.check(ws)
     sys.stdout.write(FORMATTERS[output](ws, findings))
     return 1 if any(f.severity == "error" for f in findings) else 0
@@ -81,7 +127,8 @@ def _inside(ws: Workspace, path: str, what: str) -> str:
 def run_explain(args: argparse.Namespace) -> int:
     from rulemap.profiles import UnknownProfile
 
-    ws = open_workspace(args.root, args.allow_imports_from, user_home=getattr(args, "home", None))
+    ws = open_workspace(args.root, args.allow_imports_from, user_home=getattr(args, "home", None),
+                        ref=getattr(args, "ref", None))
     warn_untrusted(ws)
     target = _inside(ws, args.target, "TARGET") if args.target else None
     if target == ".":
@@ -103,11 +150,15 @@ def run_explain(args: argparse.Namespace) -> int:
 
 
 def run_graph(
-    root: str | None, output: str, allow: Sequence[str] = (), user_home: str | None = None
+    root: str | None,
+    output: str,
+    allow: Sequence[str] = (),
+    user_home: str | None = None,
+    ref: str | None = None,
 ) -> int:
     from rulemap.graph_export import build_graph, to_dot, to_mermaid
 
-    ws = open_workspace(root, allow, user_home=user_home)
+    ws = open_workspace(root, allow, user_home=user_home, ref=ref)
     warn_untrusted(ws)
     graph = build_graph(ws)
     if output == "json":

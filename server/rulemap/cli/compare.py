@@ -31,7 +31,8 @@ def run_compare(args: argparse.Namespace) -> int:
     from rulemap.compare import compare
 
     chosen = profile_list(args.profiles)
-    ws = open_workspace(args.root, args.allow_imports_from, user_home=args.home)
+    ws = open_workspace(args.root, args.allow_imports_from, user_home=args.home,
+                        ref=getattr(args, "ref", None))
     warn_untrusted(ws)
     target = _inside(ws, args.target, "TARGET") if args.target else None
     if target == ".":

@@ -13,20 +13,9 @@ from rulemap.workspace import Workspace
 
 
 def _text(ws: Workspace, findings: list[Finding]) -> str:
-    lines = [
-        f"{f.path}:{f.span.start.line + 1}:{f.span.start.col + 1}: "
-        f"{f.severity} {f.code} {f.message}"
-        for f in findings
-    ]
-    counts = {s: sum(1 for f in findings if f.severity == s) for s in ("error", "warning")}
-    files = len(ws.lint_documents())
-    summary = (
-        f"{len(findings)} finding{'s' if len(findings) != 1 else ''} "
-        f"({counts['error']} error{'s' if counts['error'] != 1 else ''}, "
-        f"{counts['warning']} warning{'s' if counts['warning'] != 1 else ''}) "
-        f"in {files} file{'s' if files != 1 else ''} (instruction files, rules and imports)"
-    )
-    return "\n".join([*lines, summary]) + "\n"
+    from rulemap.cli.check_text import output_width, render
+
+    return render(ws, findings, output_width())
 
 
 def lsp_range(ws: Workspace, finding: Finding) -> dict[str, Any]:

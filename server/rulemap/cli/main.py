@@ -15,11 +15,14 @@ from rulemap.config import ConfigError
 EPILOG = """\
 examples:
   rulemap check                      lint every instruction file and rule of this repository
+  rulemap check --fix                apply the safe fixes ([*]); --diff only shows them
   rulemap explain src/api/users.ts   what an agent working on that file loads, and why
   rulemap explain --json             the start-up load (root down to cwd) as JSON
   rulemap compare src/api/users.ts   the same file, side by side for every selected agent
+  rulemap session read:src/a.ts edit:pkg/x.py   what joins at each step of a run
   rulemap check --profiles codex,gemini   lint for those agents only
   rulemap graph --format mermaid     the import/rule graph, to paste into Markdown
+  rulemap diff main                  which files' instructions differ from main, per agent
   rulemap serve                      the language server (stdio), for editors
 
 configuration: rulemap.toml at the root, or [tool.rulemap] in pyproject.toml
@@ -41,6 +44,11 @@ HOME_HELP = (
     "read the agents' user-level files (~/.claude/CLAUDE.md, ~/.codex/AGENTS.md, "
     "~/.gemini/GEMINI.md, …) from DIR as the home directory; without it none are read, so "
     "the result never depends on who runs it"
+)
+
+REF_HELP = (
+    "read instruction files, rules and imports from git commit REF (a branch, tag or sha) "
+    "instead of the working tree"
 )
 
 COMPARE_EPILOG = """\
@@ -96,8 +104,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         choices=["text", "json", "sarif", "github"],
         default="text",
-        help="text (path:line:col: severity code message), json (LSP ranges: "
+        help="text (findings grouped by file, then a summary), json (LSP ranges: "
         "0-based, UTF-16), sarif (2.1.0, for code scanning), github (annotations)",
+    )
+    check.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply the safe fixes (those marked [*]: exact, never a guess, a created file or "
+        "a suppression), say what changed, then report what remains",
+    )
+    check.add_argument(
+        "--diff",
+        action="store_true",
+        help="print what --fix would change as a unified diff; write nothing",
+    )
+    check.add_argument(
+        "--statistics",
+        action="store_true",
+        help="count the findings per code instead of listing them",
     )
     check.add_argument(
         "--profiles",
@@ -107,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _allow_flag(check)
     _home_flag(check)
+    _ref_flag(check)
 
     explain = sub.add_parser(
         "explain",
@@ -136,6 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _allow_flag(explain)
     _home_flag(explain)
+    _ref_flag(explain)
 
     compare = sub.add_parser(
         "compare",
@@ -170,6 +196,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _allow_flag(compare)
     _home_flag(compare)
+    _ref_flag(compare)
+
+    from rulemap.cli.session import add_parser as add_session
+
+    add_session(sub, names, _allow_flag, _home_flag)
 
     graph = sub.add_parser(
         "graph",
@@ -182,6 +213,11 @@ def build_parser() -> argparse.ArgumentParser:
     graph.add_argument("--format", choices=["json", "dot", "mermaid"], default="json")
     _allow_flag(graph)
     _home_flag(graph)
+    _ref_flag(graph)
+
+    from rulemap.cli.diff import add_diff_parser
+
+    add_diff_parser(sub, names, _allow_flag, _home_flag)
 
     serve = sub.add_parser(
         "serve",
@@ -204,6 +240,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _home_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--home", metavar="DIR", help=HOME_HELP)
+
+
+def _ref_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ref", metavar="REF", help=REF_HELP)
 
 
 def _allow_flag(parser: argparse.ArgumentParser) -> None:
@@ -254,7 +294,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_check(
                 args.root, args.format, args.allow_imports_from,
-                profiles=profile_list(args.profiles), user_home=args.home,
+                profiles=profile_list(args.profiles), user_home=args.home, ref=args.ref,
+                fix=args.fix, diff=args.diff, statistics=args.statistics,
             )
         if args.command == "explain":
             from rulemap.cli.commands import run_explain
@@ -264,10 +305,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             from rulemap.cli.compare import run_compare
 
             return run_compare(args)
+        if args.command == "session":
+            from rulemap.cli.session import run_session
+
+            return run_session(args)
         if args.command == "graph":
             from rulemap.cli.commands import run_graph
 
-            return run_graph(args.root, args.format, args.allow_imports_from, user_home=args.home)
+            return run_graph(
+                args.root, args.format, args.allow_imports_from, user_home=args.home,
+                ref=args.ref,
+            )
+        if args.command == "diff":
+            from rulemap.cli.diff import run_diff
+
+            return run_diff(args)
         if args.command == "serve":
             from rulemap.lsp.server import run_server
 
