@@ -30,7 +30,7 @@ demo: setup
 	$(PY) -m rulemap graph $(DEMO) --format mermaid
 
 lint: setup
-	$(PY) -m ruff check server tests benchmarks
+	$(PY) -m ruff check server tests benchmarks scripts
 	$(PY) -m mypy
 
 test-python: setup lint
@@ -45,7 +45,9 @@ test-corpus: setup
 test-vscode: setup
 	RULEMAP_PYTHON=$(abspath $(PY)) bash client-vscode/scripts/setup-e2e.sh
 	cd client-vscode && npm run typecheck && npm run test:unit
-	cd client-vscode && RULEMAP_PYTHON=$(abspath $(PY)) npm run test:e2e
+	@# plain `vsce package`, as a publisher runs it (vscode:prepublish builds; offline: vsce is a devDependency)
+	cd client-vscode && npx --no-install vsce package --out rulemap.vsix
+	cd client-vscode && RULEMAP_PYTHON=$(abspath $(PY)) RULEMAP_E2E_SKIP_PACKAGE=1 npm run test:e2e
 
 test: test-python test-vscode
 
@@ -55,6 +57,7 @@ bench: setup
 	-$(PY) benchmarks/bench_scaling.py
 	$(PY) benchmarks/bench_update.py
 	$(PY) benchmarks/bench_lsp.py
+	$(PY) benchmarks/bench_diff.py
 
 package:
 	cd client-vscode && npm ci --no-audit --no-fund && npm run package

@@ -1,6 +1,8 @@
 // Owns the language client: resolves the server command, starts, restarts and stops it, and
 // wraps Rulemap's custom requests.
 
+import * as fs from 'fs';
+import * as os from 'os';
 import * as vscode from 'vscode';
 import {
   DidChangeConfigurationNotification,
@@ -15,13 +17,21 @@ import {
   describeCommand,
   describeSource,
   LaunchCandidate,
-  pipInstallCommand,
   resolveLaunch,
   serverInitializationOptions,
   USER_GRANT_KEY,
   withoutUserGrant,
 } from './launch';
-import { checkModule, createVenvAndInstall, existingManagedVenvPython } from './install';
+import {
+  bundledServerDir,
+  checkModule,
+  createEnvironment,
+  existingManagedVenvPython,
+  projectVenvPython,
+  rulemapOnPath,
+  workspaceRulemapDir,
+} from './install';
+import { chooseInstallSource, installFailureNotice, MissingServer, missingServerNotice, Notice, pickCandidate } from './setup';
 import {
   CompareParams,
   CompareResult,
@@ -33,11 +43,16 @@ import {
   ProfilesResult,
   RulemapApi,
   RulesForFileResult,
+  SessionError,
+  SessionParams,
+  SessionResult,
 } from './protocol';
 import { PythonInterpreter } from './python';
 import { ServerState } from './statusBar';
 
 const REQUEST_TIMEOUT_MS = 15000;
+/** A long transcript replays many steps. */
+const SESSION_TIMEOUT_MS = 60000;
 
 export const DOCUMENT_SELECTOR = [
   { scheme: 'file', language: 'markdown' },
@@ -145,99 +160,82 @@ export class RulemapClient implements RulemapApi, vscode.Disposable {
   private async pickCandidate(): Promise<LaunchCandidate | undefined> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const trusted = vscode.workspace.isTrusted;
+    const config = vscode.workspace.getConfiguration('rulemap', folder);
     const plan = resolveLaunch({
-      setting: vscode.workspace.getConfiguration('rulemap', folder).inspect('server.command'),
+      setting: config.inspect('server.command'),
+      pathSetting: config.inspect('server.path'),
       trusted,
       pythonExtensionInterpreter: trusted ? await this.python.interpreter(folder) : undefined,
+      projectVenvPython: trusted ? projectVenvPython(folder?.fsPath) : undefined,
+      pathExecutable: rulemapOnPath(),
       managedVenvPython: existingManagedVenvPython(this.context),
+      home: os.homedir(),
     });
     for (const note of plan.notes) {
       this.log.warn(note);
     }
-    const explicit = plan.candidates.find((c) => c.source === 'workspace-setting' || c.source === 'user-setting');
-    if (explicit) {
-      // `["/path/python", "-m", "rulemap", ...]`: we can check the module before starting.
-      if (explicit.args[0] === '-m' && explicit.args[1] === 'rulemap') {
-        const check = await checkModule(explicit.command);
-        if (check === 'missing-module' || check === 'no-python') {
-          this.reportMissing(explicit, check);
-          return undefined;
-        }
-      }
-      return explicit;
+    const pick = await pickCandidate(plan.candidates, checkModule, (p) => fs.existsSync(p));
+    for (const line of pick.checked) this.log.info(`Checked ${line}`);
+    if ('missing' in pick) {
+      this.reportMissing(pick.missing);
+      return undefined;
     }
-    let firstFailure: { c: LaunchCandidate; check: 'missing-module' | 'no-python' } | undefined;
-    for (const c of plan.candidates) {
-      const check = await checkModule(c.python ?? c.command);
-      this.log.info(`Checked ${describeSource(c.source)} (${c.command}): ${check}`);
-      if (check === 'ok' || check === 'error') {
-        return c; // 'error': let the server start and report its own problem
-      }
-      if (!firstFailure || (firstFailure.check === 'no-python' && check === 'missing-module')) {
-        firstFailure = { c, check };
-      }
-    }
-    if (firstFailure) {
-      this.reportMissing(firstFailure.c, firstFailure.check);
-    }
-    return undefined;
+    return pick.candidate;
   }
 
-  private reportMissing(c: LaunchCandidate, check: 'missing-module' | 'no-python'): void {
-    const python = c.python ?? c.command;
-    const fromSetting = c.source === 'workspace-setting' || c.source === 'user-setting';
-    const pip = pipInstallCommand(python);
-    let msg: string;
-    if (check === 'no-python') {
-      msg = fromSetting
-        ? `Rulemap: cannot run "${python}" from rulemap.server.command. Fix the setting, or install Python 3.11+.`
-        : `Rulemap: no Python interpreter found ("${python}"). Install Python 3.11 or newer, then run: ${pip} — or set rulemap.server.command.`;
-    } else {
-      msg = `Rulemap is not installed in ${python} (${describeSource(c.source)}). Install it with: ${pip}`;
-    }
-    this.log.error(msg);
-    this.setState('failed');
-    const actions: string[] = [];
-    const createVenv = 'Create Virtual Environment and Install';
-    const installHere = 'Install with pip';
-    const copy = 'Copy Command';
-    const settings = 'Open Settings';
-    if (check === 'missing-module') {
-      actions.push(createVenv, installHere, copy);
-    }
-    actions.push(settings);
-    void vscode.window.showErrorMessage(msg, ...actions).then(async (choice) => {
-      if (choice === copy) {
-        await vscode.env.clipboard.writeText(pip);
-        void vscode.window.showInformationMessage(`Copied: ${pip}`);
-      } else if (choice === settings) {
-        await vscode.commands.executeCommand('workbench.action.openSettings', 'rulemap.server.command');
-      } else if (choice === installHere) {
-        const term = vscode.window.createTerminal('Rulemap: install');
-        term.show();
-        term.sendText(pip);
-        void vscode.window
-          .showInformationMessage('When pip has finished, restart the Rulemap server.', 'Restart Server')
-          .then((c2) => c2 && this.restart('installed with pip'));
-      } else if (choice === createVenv) {
-        await this.installIntoVenv(check === 'missing-module' && c.python ? c.python : undefined);
-      }
+  private installSource() {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    return chooseInstallSource({
+      bundledDir: bundledServerDir(this.context),
+      workspaceRulemapDir: workspaceRulemapDir(folder),
+      trusted: vscode.workspace.isTrusted,
     });
   }
 
-  /** "Create Virtual Environment and Install", also a command. */
-  async installIntoVenv(basePython?: string): Promise<void> {
-    const base = basePython ?? (process.platform === 'win32' ? 'python' : 'python3');
-    this.log.show(true);
-    const py = await createVenvAndInstall(this.context, base, this.log);
-    if (py) {
-      void vscode.window.showInformationMessage(`Rulemap installed into ${py}.`);
-      await this.restart('installed into a virtual environment');
+  private reportMissing(m: MissingServer): void {
+    const notice = missingServerNotice(m, this.installSource() !== undefined);
+    this.log.error(notice.message);
+    this.setState('failed');
+    void this.show(notice, 'error');
+  }
+
+  /** Show a notice (at most two buttons) and do what the user picks. */
+  private async show(notice: Notice, level: 'error' | 'info'): Promise<void> {
+    const actions = notice.actions.slice(0, 2);
+    const choice =
+      level === 'error'
+        ? await vscode.window.showErrorMessage(notice.message, ...actions)
+        : await vscode.window.showInformationMessage(notice.message, ...actions);
+    if (choice === 'Open Settings') {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'rulemap.server');
+    } else if (choice === 'Show Output') {
+      this.log.show();
+    } else if (choice === 'Create Environment') {
+      await this.installIntoVenv();
+    }
+  }
+
+  /** "Create Server Environment" (also a command): a private venv in globalStorage. */
+  async installIntoVenv(): Promise<void> {
+    const source = this.installSource();
+    if (!source) {
+      const notice = installFailureNotice({ stage: 'no-source' });
+      this.log.error(notice.message);
+      void this.show(notice, 'error');
+      return;
+    }
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const selected = vscode.workspace.isTrusted ? await this.python.interpreter(folder) : undefined;
+    this.log.info(`Creating the server environment from ${source.kind === 'bundled' ? 'the bundled server' : 'the workspace'} (${source.dir})`);
+    const r = await createEnvironment(this.context, source, selected, this.log);
+    if (r.ok) {
+      this.log.info(`Rulemap installed into ${r.python}`);
+      void vscode.window.showInformationMessage(`Rulemap: server installed in its private environment.`);
+      await this.restart('installed into the private environment');
     } else {
-      void vscode.window.showErrorMessage(
-        'Rulemap: installing into a virtual environment failed; see the output.',
-        'Show Output',
-      ).then((c) => c && this.log.show());
+      const notice = installFailureNotice(r.failure);
+      this.log.error(notice.message);
+      void this.show(notice, 'error');
     }
   }
 
@@ -313,14 +311,16 @@ export class RulemapClient implements RulemapApi, vscode.Disposable {
         e instanceof Error ? e.message : String(e)
       }`;
       this.log.error(msg);
-      void vscode.window.showErrorMessage(msg, 'Show Output', 'Open Settings').then((c) => {
-        if (c === 'Show Output') this.log.show();
-        if (c === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'rulemap.server.command');
-      });
+      void this.show({ message: msg, actions: ['Show Output', 'Open Settings'] }, 'error');
     }
   }
 
-  private async request<T>(method: string, params: unknown): Promise<T | undefined> {
+  private async request<T>(
+    method: string,
+    params: unknown,
+    timeoutMs = REQUEST_TIMEOUT_MS,
+    onError?: (message: string) => void,
+  ): Promise<T | undefined> {
     const c = this.client;
     if (!c || !this.isReady) {
       return undefined;
@@ -328,15 +328,17 @@ export class RulemapClient implements RulemapApi, vscode.Disposable {
     // A server that never answers must not leave the views waiting forever.
     const cts = new vscode.CancellationTokenSource();
     const timer = setTimeout(() => {
-      this.log.warn(`${method} got no answer in ${REQUEST_TIMEOUT_MS / 1000} s; cancelled`);
+      this.log.warn(`${method} got no answer in ${timeoutMs / 1000} s; cancelled`);
       cts.cancel();
-    }, REQUEST_TIMEOUT_MS);
+    }, timeoutMs);
     try {
       return (await c.sendRequest(method, params, cts.token)) as T;
     } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
       if (!cts.token.isCancellationRequested && this.client === c) {
-        this.log.warn(`${method} failed: ${e instanceof Error ? e.message : String(e)}`);
+        this.log.warn(`${method} failed: ${message}`);
       }
+      onError?.(cts.token.isCancellationRequested ? `no answer in ${timeoutMs / 1000} s` : message);
       return undefined;
     } finally {
       clearTimeout(timer);
@@ -362,6 +364,12 @@ export class RulemapClient implements RulemapApi, vscode.Disposable {
 
   compare(params: CompareParams): Promise<CompareResult | null | undefined> {
     return this.request(Methods.compare, params);
+  }
+
+  async session(params: SessionParams): Promise<SessionResult | SessionError | null | undefined> {
+    let error: string | undefined;
+    const r = await this.request<SessionResult | null>(Methods.session, params, SESSION_TIMEOUT_MS, (m) => (error = m));
+    return error !== undefined ? { error } : r;
   }
 
   async dispose(): Promise<void> {

@@ -12,6 +12,7 @@ import { RulemapStatusBar } from './statusBar';
 import { CompareAgentsProvider, CompareNode } from './views/compareAgents';
 import { EffectiveInstructionsProvider, EffectiveNode } from './views/effectiveInstructions';
 import { InstructionFilesProvider } from './views/instructionFiles';
+import { SessionProvider } from './views/session';
 import { fetchInstructionsText, instructionsUri, InstructionsDocumentProvider, SCHEME } from './virtualDocument';
 
 let rulemapClient: RulemapClient | undefined;
@@ -46,10 +47,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   // Views
   const effective = new EffectiveInstructionsProvider(active);
-  const effectiveView = vscode.window.createTreeView('rulemap.effectiveInstructions', {
-    treeDataProvider: effective,
-    showCollapseAll: true,
-  });
+  // (no collapse-all icon: with its description, the title must read fully at the default width)
+  const effectiveView = vscode.window.createTreeView('rulemap.effectiveInstructions', { treeDataProvider: effective });
   effective.attach(effectiveView);
   const files = new InstructionFilesProvider(client);
   const filesView = vscode.window.createTreeView('rulemap.instructionFiles', { treeDataProvider: files });
@@ -62,7 +61,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     showCollapseAll: true,
   });
   compare.attach(compareView);
-  context.subscriptions.push(effective, effectiveView, files, filesView, compare, compareView);
+  const session = new SessionProvider(client, (uri) => vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(uri))?.uri.fsPath);
+  const sessionView = vscode.window.createTreeView('rulemap.session', { treeDataProvider: session, showCollapseAll: true });
+  session.attach(sessionView);
+  context.subscriptions.push(effective, effectiveView, files, filesView, compare, compareView, session, sessionView);
   // the file changed: compare again; a new result for the same file may name another profile
   let comparedUri: string | undefined;
   let markedProfile: string | undefined;
@@ -127,6 +129,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     compare.redraw();
     compare.scheduleRefresh();
     docs.refreshOpen();
+    void session.replayFor(name);
   });
   context.subscriptions.push(
     vscode.window.onDidChangeActiveTextEditor((e) => active.setEditorUri(e?.document.uri)),
@@ -203,6 +206,41 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('rulemap.openImportedFile', async (node?: EffectiveNode) => {
       if (node && node.kind === 'file') {
         await vscode.commands.executeCommand('vscode.open', vscode.Uri.parse(node.file.uri));
+      }
+    }),
+    vscode.commands.registerCommand('rulemap.replaySession', async (arg?: unknown) => {
+      let transcript = arg instanceof vscode.Uri ? arg : undefined;
+      if (!transcript) {
+        const picked = await vscode.window.showOpenDialog({
+          title: 'Replay an agent session',
+          openLabel: 'Replay',
+          canSelectMany: false,
+          defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+          filters: { 'Session transcripts': ['jsonl', 'json'], 'All files': ['*'] },
+        });
+        transcript = picked?.[0];
+      }
+      if (!transcript) return;
+      if (!client.isReady) {
+        void vscode.window.showWarningMessage('Rulemap: the language server is not running (see "Rulemap: Show Output").');
+        return;
+      }
+      // the session ran in the transcript's workspace folder, else the first one
+      const folder = vscode.workspace.getWorkspaceFolder(transcript) ?? vscode.workspace.workspaceFolders?.[0];
+      if (!folder) {
+        void vscode.window.showWarningMessage('Rulemap: open the folder the session ran in, then replay it.');
+        return;
+      }
+      await vscode.commands.executeCommand('rulemap.session.focus');
+      const picked = profile();
+      const r = await vscode.window.withProgress(
+        { location: { viewId: 'rulemap.session' }, title: 'Replaying the session' },
+        () => session.replay({ uri: folder.uri.toString(), transcript: transcript.fsPath, ...(picked ? { profile: picked } : {}) }),
+      );
+      if (r && 'error' in r) {
+        void vscode.window.showWarningMessage(`Rulemap: could not replay ${transcript.fsPath}: ${r.error}`);
+      } else if (r === undefined) {
+        void vscode.window.showWarningMessage('Rulemap: the server did not replay the session (an older server? see "Rulemap: Show Output").');
       }
     }),
     vscode.commands.registerCommand('rulemap.chooseProfile', async (arg?: unknown) => {

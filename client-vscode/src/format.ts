@@ -48,3 +48,36 @@ export const REASON_LABELS: Record<string, string> = {
 export function reasonLabel(reason: string): string {
   return REASON_LABELS[reason] ?? reason;
 }
+
+/**
+ * A path short enough for a tree row at the default sidebar width: kept whole up to `max`
+ * characters, else its first folder, `…` and as many trailing segments as fit (the file name
+ * always whole: "packages/…/web/notes.md"). The full path goes in the tooltip.
+ */
+export function shortPath(p: string, max = 28): string {
+  if (p.length <= max) return p;
+  const parts = p.split('/');
+  const name = parts.pop() ?? p;
+  if (parts.length === 0) return name;
+  const first = parts.shift() ?? '';
+  const tail: string[] = [];
+  let length = first.length + 2 + name.length + 1; // "first/…/" + name
+  while (parts.length) {
+    const seg = parts[parts.length - 1];
+    if (length + seg.length + 1 > max) break;
+    tail.unshift(seg);
+    length += seg.length + 1;
+    parts.pop();
+  }
+  if (parts.length === 0) return [first, ...tail, name].join('/');
+  const head = length > max ? '…' : `${first}/…`;
+  return [head, ...tail, name].join('/');
+}
+
+/** A file name of at most `max` characters, shortened in the middle ("a-long-na…me.md"). */
+export function shortName(name: string, max = 18): string {
+  if (name.length <= max) return name;
+  const keep = max - 1;
+  const head = Math.ceil(keep * 0.6);
+  return `${name.slice(0, head)}…${name.slice(name.length - (keep - head))}`;
+}

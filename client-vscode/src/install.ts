@@ -1,10 +1,22 @@
-// Running Python: checking that an interpreter has `rulemap`, and installing it into a virtual
-// environment owned by the extension.
+// Running Python: checking that an interpreter has `rulemap`, finding the workspace's and the
+// PATH's servers, and creating the extension's private environment (python -m venv + pip
+// install of the bundled server or of the workspace's Rulemap). The decisions are in setup.ts.
 
 import * as cp from 'child_process';
 import * as fs from 'fs';
 import * as vscode from 'vscode';
-import { interpretModuleCheck, ModuleCheck, MODULE_CHECK_SCRIPT, PIP_PACKAGE, venvPython } from './launch';
+import * as path from 'path';
+import { findOnPath, interpretModuleCheck, ModuleCheck, MODULE_CHECK_SCRIPT, SERVER_EXECUTABLE, venvPython } from './launch';
+import {
+  basePythonCandidates,
+  chooseBasePython,
+  InstallFailure,
+  InstallSource,
+  isRulemapProject,
+  pipProgress,
+  PythonProbe,
+  VERSION_SCRIPT,
+} from './setup';
 
 export interface RunResult {
   exitCode: number | null;
@@ -15,7 +27,7 @@ export interface RunResult {
 export function run(
   command: string,
   args: string[],
-  opts: { timeoutMs?: number; log?: vscode.LogOutputChannel; cwd?: string } = {},
+  opts: { timeoutMs?: number; log?: vscode.LogOutputChannel; cwd?: string; onLine?: (line: string) => void } = {},
 ): Promise<RunResult> {
   return new Promise((resolve) => {
     let output = '';
@@ -43,6 +55,7 @@ export function run(
       const s = b.toString();
       output += s;
       opts.log?.info(s.replace(/\s+$/, ''));
+      if (opts.onLine) s.split(/\r?\n/).forEach((l) => l && opts.onLine?.(l));
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
@@ -63,6 +76,13 @@ export async function checkModule(python: string): Promise<ModuleCheck> {
   return interpretModuleCheck(r);
 }
 
+/** `major.minor` of `python`, undefined when it does not run. */
+export async function probeVersion(python: string): Promise<PythonProbe> {
+  const r = await run(python, ['-c', VERSION_SCRIPT], { timeoutMs: 20000 });
+  const version = r.exitCode === 0 ? r.output.trim().split(/\s+/).pop() : undefined;
+  return { python, version };
+}
+
 export function managedVenvDir(context: vscode.ExtensionContext): string {
   return vscode.Uri.joinPath(context.globalStorageUri, 'venv').fsPath;
 }
@@ -72,41 +92,108 @@ export function existingManagedVenvPython(context: vscode.ExtensionContext): str
   return fs.existsSync(py) ? py : undefined;
 }
 
+/** The interpreter of the workspace folder's own `.venv` (or `venv`), when there is one. */
+export function projectVenvPython(folder: string | undefined): string | undefined {
+  if (!folder) return undefined;
+  for (const name of ['.venv', 'venv']) {
+    const py = venvPython(path.join(folder, name));
+    if (fs.existsSync(py)) return py;
+  }
+  return undefined;
+}
+
+/** `rulemap` on PATH (pipx puts it there). */
+export function rulemapOnPath(): string | undefined {
+  return findOnPath(SERVER_EXECUTABLE, process.env.PATH, isExecutableFile, process.platform, process.env.PATHEXT);
+}
+
+function isExecutableFile(p: string): boolean {
+  try {
+    if (!fs.statSync(p).isFile()) return false;
+    if (process.platform !== 'win32') fs.accessSync(p, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The server sources the build copied into the extension (scripts/build.mjs). */
+export function bundledServerDir(context: vscode.ExtensionContext): string | undefined {
+  const dir = path.join(context.extensionPath, 'dist', 'rulemap-server');
+  return fs.existsSync(path.join(dir, 'pyproject.toml')) ? dir : undefined;
+}
+
+/** The workspace folder itself, when it is a Rulemap checkout. */
+export function workspaceRulemapDir(folder: string | undefined): string | undefined {
+  if (!folder) return undefined;
+  try {
+    return isRulemapProject(fs.readFileSync(path.join(folder, 'pyproject.toml'), 'utf8')) ? folder : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export type CreateResult = { ok: true; python: string } | { ok: false; failure: InstallFailure };
+
 /**
- * Create (or reuse) the extension's virtual environment with `basePython` and pip-install
- * Rulemap into it. Returns the venv's interpreter, or undefined on failure (logged).
+ * Create (or reuse) the private environment in globalStorage and pip-install Rulemap from
+ * `source` into it, with a progress notification. `selectedPython`: the Python extension's
+ * interpreter, tried first as the base.
  */
-export async function createVenvAndInstall(
+export async function createEnvironment(
   context: vscode.ExtensionContext,
-  basePython: string,
+  source: InstallSource,
+  selectedPython: string | undefined,
   log: vscode.LogOutputChannel,
-): Promise<string | undefined> {
+): Promise<CreateResult> {
   const dir = managedVenvDir(context);
   const py = venvPython(dir);
   return vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: 'Rulemap', cancellable: false },
-    async (progress) => {
+    // (one line in the toast: short title, short messages)
+    { location: vscode.ProgressLocation.Notification, title: 'Rulemap setup', cancellable: false },
+    async (progress): Promise<CreateResult> => {
       await fs.promises.mkdir(context.globalStorageUri.fsPath, { recursive: true });
       if (!fs.existsSync(py)) {
-        progress.report({ message: `Creating a virtual environment in ${dir}…` });
-        log.info(`Running: ${basePython} -m venv ${dir}`);
-        const r = await run(basePython, ['-m', 'venv', dir], { log, timeoutMs: 120000 });
+        progress.report({ message: 'finding Python 3.11+…' });
+        const tried: PythonProbe[] = [];
+        let base: PythonProbe | undefined;
+        for (const candidate of basePythonCandidates(selectedPython)) {
+          const probe = await probeVersion(candidate);
+          tried.push(probe);
+          if ((base = chooseBasePython([probe]))) break;
+        }
+        log.info(`Python probes: ${tried.map((p) => `${p.python}=${p.version ?? 'none'}`).join(', ')}`);
+        if (!base) return { ok: false, failure: { stage: 'no-python', tried } };
+        progress.report({ message: `creating a Python ${base.version} environment…` });
+        log.info(`Running: ${base.python} -m venv ${dir}`);
+        const r = await run(base.python, ['-m', 'venv', dir], { log, timeoutMs: 180000 });
         if (r.exitCode !== 0) {
-          log.error(`Creating the virtual environment failed (${r.errorCode ?? r.exitCode}).`);
-          return undefined;
+          await fs.promises.rm(dir, { recursive: true, force: true }).catch(() => undefined);
+          return { ok: false, failure: { stage: 'venv', output: r.output, errorCode: r.errorCode } };
         }
       }
-      progress.report({ message: `Installing ${PIP_PACKAGE} with pip…` });
-      log.info(`Running: ${py} -m pip install ${PIP_PACKAGE}`);
-      const r = await run(py, ['-m', 'pip', 'install', '--disable-pip-version-check', PIP_PACKAGE], {
+      // pip builds a local project in place: build from a private copy, never in the
+      // (possibly read-only) extension folder or the user's checkout
+      let from = source.dir;
+      if (source.kind === 'bundled') {
+        from = path.join(context.globalStorageUri.fsPath, 'server-src');
+        await fs.promises.rm(from, { recursive: true, force: true });
+        await fs.promises.cp(source.dir, from, { recursive: true });
+      }
+      progress.report({ message: 'pip: installing Rulemap…' });
+      log.info(`Running: ${py} -m pip install ${from}`);
+      const r = await run(py, ['-m', 'pip', 'install', '--disable-pip-version-check', from], {
         log,
         timeoutMs: 600000,
+        onLine: (line) => {
+          const m = pipProgress(line);
+          if (m) progress.report({ message: `pip: ${m}` });
+        },
       });
-      if (r.exitCode !== 0) {
-        log.error(`pip install failed (${r.errorCode ?? r.exitCode}).`);
-        return undefined;
-      }
-      return py;
+      if (r.exitCode !== 0) return { ok: false, failure: { stage: 'pip', output: r.output, errorCode: r.errorCode } };
+      const check = await run(py, ['-c', 'import rulemap.lsp.server'], { timeoutMs: 30000 });
+      if (check.exitCode !== 0) return { ok: false, failure: { stage: 'check', output: check.output } };
+      return { ok: true, python: py };
     },
   );
 }

@@ -14,9 +14,23 @@ export interface CommandInspection {
 export type LaunchSource =
   | 'workspace-setting'
   | 'user-setting'
+  | 'workspace-path-setting'
+  | 'user-path-setting'
   | 'python-extension'
+  | 'project-venv'
+  | 'path-executable'
   | 'managed-venv'
   | 'default-python';
+
+/** Sources the user named explicitly: the only candidate, never a fallback. */
+export function isExplicit(source: LaunchSource): boolean {
+  return (
+    source === 'workspace-setting' ||
+    source === 'user-setting' ||
+    source === 'workspace-path-setting' ||
+    source === 'user-path-setting'
+  );
+}
 
 export interface LaunchCandidate {
   command: string;
@@ -29,6 +43,12 @@ export interface LaunchCandidate {
 export interface LaunchInputs {
   /** `inspect()` of `rulemap.server.command`. */
   setting: CommandInspection | undefined;
+  /** `inspect()` of `rulemap.server.path` (a `rulemap` executable or a Python that has it). */
+  pathSetting?: CommandInspection | undefined;
+  /** The interpreter of the workspace's own virtual environment (`.venv`, `venv`), when one exists. */
+  projectVenvPython?: string;
+  /** A `rulemap` executable found on PATH (e.g. from `pipx install`). */
+  pathExecutable?: string;
   /** `workspace.isTrusted`. */
   trusted: boolean;
   /** The active interpreter of the Python extension, when it is installed and has one. */
@@ -37,6 +57,8 @@ export interface LaunchInputs {
   managedVenvPython?: string;
   /** `process.platform`. */
   platform?: string;
+  /** The home directory, for a `~/` in `rulemap.server.path`. */
+  home?: string;
 }
 
 export interface LaunchPlan {
@@ -47,7 +69,54 @@ export interface LaunchPlan {
 }
 
 export const SERVER_MODULE_ARGS = ['-m', 'rulemap', 'serve'];
-export const PIP_PACKAGE = 'rulemap';
+/** The console script's arguments (`rulemap serve`; `--stdio` is appended by the client). */
+export const SERVER_EXECUTABLE_ARGS = ['serve'];
+/** The name of the console script `pip install` / `pipx install` put on PATH. */
+export const SERVER_EXECUTABLE = 'rulemap';
+
+/** Is `p` a Python interpreter (`python`, `python3.12`, `python.exe`) rather than `rulemap`? */
+export function isPythonExecutable(p: string): boolean {
+  const base = p.split(/[\\/]/).pop() ?? p;
+  return /^python(\d+(\.\d+)*)?w?(\.exe)?$/i.test(base);
+}
+
+function asPath(value: unknown, home?: string): string | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const p = value.trim();
+  return home && (p === '~' || p.startsWith('~/')) ? home + p.slice(1) : p;
+}
+
+/** `rulemap.server.path` → how to start it: `python -m rulemap serve` or `rulemap serve`. */
+export function fromServerPath(p: string, source: LaunchSource): LaunchCandidate {
+  return isPythonExecutable(p)
+    ? { command: p, args: [...SERVER_MODULE_ARGS], source, python: p }
+    : { command: p, args: [...SERVER_EXECUTABLE_ARGS], source };
+}
+
+/**
+ * The first `name` on a PATH string (pure: `exists` is the file test). On Windows also tries
+ * the PATHEXT extensions.
+ */
+export function findOnPath(
+  name: string,
+  pathEnv: string | undefined,
+  exists: (p: string) => boolean,
+  platform: string = process.platform,
+  pathExt: string | undefined = undefined,
+): string | undefined {
+  const win = platform === 'win32';
+  const sep = win ? ';' : ':';
+  const join = win ? path.win32.join : path.posix.join;
+  const exts = win ? (pathExt ?? '.EXE;.CMD;.BAT').split(';').filter(Boolean) : [''];
+  for (const dir of (pathEnv ?? '').split(sep)) {
+    if (!dir) continue;
+    for (const ext of exts) {
+      const candidate = join(dir, name + ext);
+      if (exists(candidate)) return candidate;
+    }
+  }
+  return undefined;
+}
 
 /** A valid `rulemap.server.command`: a non-empty array of non-empty strings. */
 export function asCommand(value: unknown): string[] | undefined {
@@ -78,15 +147,16 @@ function pythonCandidate(python: string, source: LaunchSource): LaunchCandidate 
 /**
  * Decide which server commands to try, in order.
  *
- * 1. `rulemap.server.command` — in Restricted Mode only from user settings (or the default),
- *    never from workspace or folder settings;
- * 2. the Python extension's active interpreter (trusted workspaces only: it may come from
- *    workspace settings);
- * 3. the virtual environment created by "Create Virtual Environment and Install";
- * 4. `python3 -m rulemap serve`.
+ * 1. `rulemap.server.command`, then 2. `rulemap.server.path` — in Restricted Mode only from
+ *    user settings (or the default), never from workspace or folder settings;
+ * 3. the Python extension's active interpreter and 4. the workspace's `.venv` (trusted
+ *    workspaces only: both are chosen by the workspace);
+ * 5. `rulemap` on PATH (`pipx install`);
+ * 6. the private environment created by "Create Server Environment";
+ * 7. `python3 -m rulemap serve`.
  *
- * An explicit command is the only candidate. Python candidates are tried in order; the first
- * whose interpreter has `rulemap` installed wins.
+ * An explicit command or path is the only candidate. The others are tried in order; the first
+ * whose interpreter has `rulemap` installed (or the PATH executable, which exists) wins.
  */
 export function resolveLaunch(inputs: LaunchInputs): LaunchPlan {
   const notes: string[] = [];
@@ -106,6 +176,21 @@ export function resolveLaunch(inputs: LaunchInputs): LaunchPlan {
   if (userCommand) {
     return { candidates: [fromCommand(userCommand, 'user-setting')], notes };
   }
+  const p = inputs.pathSetting ?? {};
+  const workspacePath = asPath(p.workspaceFolderValue, inputs.home) ?? asPath(p.workspaceValue, inputs.home);
+  const userPath = asPath(p.globalValue, inputs.home) ?? asPath(p.defaultValue, inputs.home);
+  if (inputs.trusted && workspacePath) {
+    return { candidates: [fromServerPath(workspacePath, 'workspace-path-setting')], notes };
+  }
+  if (!inputs.trusted && workspacePath) {
+    notes.push(
+      `Restricted Mode: ignoring rulemap.server.path from the workspace settings (${workspacePath}). ` +
+        'Trust the workspace to use it.',
+    );
+  }
+  if (userPath) {
+    return { candidates: [fromServerPath(userPath, 'user-path-setting')], notes };
+  }
 
   const candidates: LaunchCandidate[] = [];
   if (inputs.pythonExtensionInterpreter) {
@@ -114,6 +199,16 @@ export function resolveLaunch(inputs: LaunchInputs): LaunchPlan {
     } else {
       notes.push("Restricted Mode: not using the Python extension's interpreter.");
     }
+  }
+  if (inputs.projectVenvPython) {
+    if (inputs.trusted) {
+      candidates.push(pythonCandidate(inputs.projectVenvPython, 'project-venv'));
+    } else {
+      notes.push("Restricted Mode: not using the workspace's virtual environment.");
+    }
+  }
+  if (inputs.pathExecutable) {
+    candidates.push({ command: inputs.pathExecutable, args: [...SERVER_EXECUTABLE_ARGS], source: 'path-executable' });
   }
   if (inputs.managedVenvPython) {
     candidates.push(pythonCandidate(inputs.managedVenvPython, 'managed-venv'));
@@ -150,11 +245,6 @@ export function shellQuote(arg: string, platform: string = process.platform): st
   return `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The exact command a user can paste to install Rulemap into `python`. */
-export function pipInstallCommand(python: string, platform: string = process.platform): string {
-  return [python, '-m', 'pip', 'install', PIP_PACKAGE].map((a) => shellQuote(a, platform)).join(' ');
-}
-
 /** A command line for logs and messages. */
 export function describeCommand(c: { command: string; args: string[] }): string {
   return [c.command, ...c.args].map((a) => shellQuote(a)).join(' ');
@@ -166,10 +256,18 @@ export function describeSource(source: LaunchSource): string {
       return 'rulemap.server.command (workspace settings)';
     case 'user-setting':
       return 'rulemap.server.command (user settings)';
+    case 'workspace-path-setting':
+      return 'rulemap.server.path (workspace settings)';
+    case 'user-path-setting':
+      return 'rulemap.server.path (user settings)';
     case 'python-extension':
       return "the Python extension's selected interpreter";
+    case 'project-venv':
+      return "the workspace's virtual environment";
+    case 'path-executable':
+      return 'rulemap on PATH';
     case 'managed-venv':
-      return "Rulemap's virtual environment";
+      return "Rulemap's private environment";
     case 'default-python':
       return 'the default python3';
   }
@@ -303,7 +401,7 @@ export function interpreterChangeNeedsRestart(
   interpreter: string | undefined,
   trusted: boolean,
 ): boolean {
-  if (current && (current.source === 'user-setting' || current.source === 'workspace-setting')) {
+  if (current && isExplicit(current.source)) {
     return false;
   }
   if (!trusted) {

@@ -132,6 +132,88 @@ export interface CompareResult {
   columns: CompareColumn[];
 }
 
+/** One tool access of a session: `read` / `edit` (or what the transcript named) of some paths. */
+export interface SessionAccess {
+  kind: string;
+  paths: string[];
+}
+
+export interface SessionParams {
+  /** A file or folder of the workspace the session ran in. */
+  uri: string;
+  /** Path of a transcript (Claude Code JSON lines, a message list, or a JSON list of steps). */
+  transcript?: string;
+  steps?: SessionAccess[];
+  profile?: string;
+  cwd?: string;
+}
+
+/** A file that joins the context at a step (as `files` of an explanation). */
+export interface SessionFile {
+  path: string;
+  reason: Reason | string;
+  importedBy: string | null;
+  depth?: number;
+  /** What is kept (a cut file's kept part). */
+  chars: number;
+  cut: boolean;
+  step?: number;
+  tokens?: number;
+  truncated?: boolean;
+  cutLine?: number;
+  note?: string;
+  /** Absent from the spec; used when the server sends it, else resolved against the workspace. */
+  uri?: string;
+}
+
+export interface SessionStep {
+  /** 0: the start-up load (`kind` "start-up"); i ≥ 1: the i-th tool step. */
+  index: number;
+  kind: string;
+  /** Workspace-relative; a directory a search ran over ends in `/`. */
+  paths: string[];
+  joined: SessionFile[];
+  /** Paths the step brought past the budget (or file objects, from other servers). */
+  leftOut: (string | SessionFile)[];
+  /** The joined files the budget cut. */
+  cut?: string[];
+  /** Budget used after this step, in `budget.unit`; `left`: of a shared budget, else null. */
+  used: number;
+  left: number | null;
+  notice?: string | null;
+}
+
+export interface SessionProblem {
+  /** 1-based line (transcripts) or entry (JSON lists); null: the input as a whole. */
+  line: number | null;
+  message: string;
+}
+
+export interface SessionResult {
+  profile: string;
+  title: string;
+  /** The folder's absolute path: a joined file is at `root/path`. */
+  root?: string;
+  cwd?: string;
+  /** False: the profile has no per-step model (`note` says what it does instead). */
+  hasStepModel: boolean;
+  note: string | null;
+  budget: Budget;
+  steps: SessionStep[];
+  /** The index of the step at which the budget first cuts or leaves something out. */
+  firstCutStep: number | null;
+  notice: string | null;
+  /** Unknown or malformed transcript lines (skipped). */
+  problems: SessionProblem[];
+  /** The profile's notes on the run. */
+  notes?: string[];
+}
+
+/** The server refused (unreadable transcript, unknown profile): its message. */
+export interface SessionError {
+  error: string;
+}
+
 export interface GraphChangedParams {
   uris: string[];
   /** Rule matches may have moved (absent from older servers: assume they did). */
@@ -145,6 +227,7 @@ export const Methods = {
   graph: 'rulemap/graph',
   profiles: 'rulemap/profiles',
   compare: 'rulemap/compare',
+  session: 'rulemap/session',
   graphChanged: 'rulemap/graphChanged',
 } as const;
 
@@ -161,6 +244,8 @@ export interface RulemapApi {
   profiles(uri?: string): Promise<ProfilesResult | null | undefined>;
   /** `null`: the URI is not a file of a workspace folder; `undefined`: no answer. */
   compare(params: CompareParams): Promise<CompareResult | null | undefined>;
+  /** `null`: the URI is not in a workspace folder; `undefined`: no answer (or an error, logged). */
+  session(params: SessionParams): Promise<SessionResult | SessionError | null | undefined>;
   /** True when a server is running and ready to answer. */
   readonly isReady: boolean;
 }

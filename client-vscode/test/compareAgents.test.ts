@@ -19,7 +19,7 @@ const compared: CompareResult = {
     {
       profile: 'alpha',
       title: 'Alpha Agent',
-      summary: '3 files · 3.2k/32k',
+      summary: '3 files, 3,200 of 32,000 chars',
       overBudget: false,
       explanation: result({
         profile: 'alpha',
@@ -96,10 +96,12 @@ describe('buildCompareTree', () => {
 describe('compareTreeItem', () => {
   const tree = buildCompareTree(compared, 'alpha') as Agent[];
 
-  it("labels an agent with its title and the server's summary", () => {
+  it("labels an agent with its title, a short description, the server's summary in the tooltip", () => {
     const item = compareTreeItem(tree[0]);
     expect(item.label).toBe('Alpha Agent');
+    // short at the default sidebar width: the longer summary is in the tooltip
     expect(item.description).toBe('3 files · 3.2k/32k');
+    expect((item.tooltip as MarkdownString).value).toContain('3 files, 3,200 of 32,000 chars');
     expect(item.collapsibleState).toBe(TreeItemCollapsibleState.Expanded);
     expect(item.id).toBe('agent:alpha');
     expect(item.contextValue).toBe('rulemap.agent.current');
@@ -169,6 +171,9 @@ describe('compareViewHeader', () => {
   it('names the compared file, or says why there is nothing', () => {
     expect(compareViewHeader(compared, { hasFile: true, ready: true, loaded: true })).toEqual({ description: 'handler.ts', message: undefined });
     expect(compareViewHeader(null, { hasFile: true, ready: true, loaded: true }).message).toMatch(/not inside a workspace folder/);
+    // a long file name is shortened in the middle: the header must fit the default sidebar width
+    const long = compareViewHeader({ ...compared, target: 'src/components/VeryLongComponentName.test.tsx' }, { hasFile: true, ready: true, loaded: true });
+    expect(long.description).toBe('VeryLongC…st.tsx');
     expect(compareViewHeader(undefined, { hasFile: true, ready: true, loaded: true }).message).toMatch(/did not compare/);
     expect(compareViewHeader(undefined, { hasFile: false, ready: true, loaded: true })).toEqual({ description: undefined, message: undefined });
   });

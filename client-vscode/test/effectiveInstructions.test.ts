@@ -78,7 +78,7 @@ describe('effectiveTreeItem', () => {
   it('renders a project file with icon, description and open command', () => {
     const item = effectiveTreeItem(tree[0]);
     expect(item.label).toBe('AGENTS.md');
-    expect(item.description).toBe('project · 500 chars');
+    expect(item.description).toBe('500');
     expect((item.iconPath as ThemeIcon).id).toBe('book');
     expect(item.collapsibleState).toBe(TreeItemCollapsibleState.Expanded);
     expect(item.command?.command).toBe('vscode.open');
@@ -107,7 +107,7 @@ describe('effectiveTreeItem', () => {
 
   it('marks cut files and left-out files', () => {
     const cut = file('AGENTS.md', { chars: 32000, cut: true });
-    expect(fileDescription(cut)).toBe('project · 32k chars · cut');
+    expect(fileDescription(cut)).toBe('32k · cut');
     const item = effectiveTreeItem({ kind: 'file', file: cut, order: 1, children: [] });
     expect(((item.iconPath as ThemeIcon).color as ThemeColor).id).toBe('list.warningForeground');
     const left = effectiveTreeItem({ kind: 'leftOut', path: 'docs/x.md', uri: 'file:///ws/docs/x.md', order: 2 });
@@ -150,8 +150,8 @@ describe('what the server says about each agent', () => {
 
   it("shows sizes in the budget's unit, steps, per-file cuts and notes", () => {
     const [agents, big] = tree.map((n) => effectiveTreeItem(n));
-    expect(agents.description).toBe('project · 3KiB · step 1');
-    expect(big.description).toBe('project · 1KiB · cut');
+    expect(agents.description).toBe('3KiB · step 1');
+    expect(big.description).toBe('1KiB · cut');
     const tip = (big.tooltip as MarkdownString).value;
     expect(tip).toContain('1,000 characters · 1,024 bytes');
     expect(tip).toContain('the agent stops reading at line 10');

@@ -57,6 +57,10 @@ export function fakeApi(overrides: Partial<RulemapApi> = {}): RulemapApi & { cal
       calls.push({ method: 'compare', params });
       return { uri: `file://${ROOT}/src/api/handler.ts`, target: 'src/api/handler.ts', columns: [] };
     },
+    session: async (params: unknown) => {
+      calls.push({ method: 'session', params });
+      return undefined;
+    },
   };
   return Object.assign(api, overrides) as RulemapApi & { calls: { method: string; params: unknown }[] };
 }

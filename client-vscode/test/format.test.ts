@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { basename, formatChars, formatInt, plural, reasonLabel } from '../src/format';
+import { basename, formatChars, formatInt, plural, reasonLabel, shortName, shortPath } from '../src/format';
 
 describe('format', () => {
   it('formats character counts compactly', () => {
@@ -27,5 +27,32 @@ describe('format', () => {
     expect(reasonLabel('other')).toBe('other');
     expect(basename('a/b/c.md')).toBe('c.md');
     expect(basename('AGENTS.md')).toBe('AGENTS.md');
+  });
+});
+
+describe('shortPath (labels at the default sidebar width)', () => {
+  it('keeps short paths whole', () => {
+    expect(shortPath('docs/guide.md')).toBe('docs/guide.md');
+    expect(shortPath('a'.repeat(28))).toBe('a'.repeat(28));
+  });
+
+  it('shortens in the middle, keeping the first folder and the whole file name', () => {
+    expect(shortPath('packages/web/src/components/deep/notes.md')).toBe('packages/…/deep/notes.md');
+    expect(shortPath('packages/web/src/components/deep/notes.md').length).toBeLessThanOrEqual(28);
+    expect(shortPath('src/lib/a.ts', 8)).toBe('…/a.ts');
+  });
+
+  it('never cuts the file name', () => {
+    const name = 'a-very-long-instruction-file-name.md';
+    expect(shortPath(`x/y/${name}`)).toBe(`…/${name}`);
+    expect(shortPath(name)).toBe(name);
+  });
+});
+
+describe('shortName', () => {
+  it('keeps short names, shortens long ones in the middle to the limit', () => {
+    expect(shortName('handler.ts', 16)).toBe('handler.ts');
+    expect(shortName('a-very-long-component-name.tsx')).toBe('a-very-long…me.tsx');
+    expect(shortName('a-very-long-component-name.tsx', 16)).toHaveLength(16);
   });
 });

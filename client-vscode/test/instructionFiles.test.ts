@@ -5,6 +5,7 @@ import {
   instructionFileIcon,
   InstructionFilesProvider,
   instructionTreeItem,
+  problemShort,
   problemSummary,
 } from '../src/views/instructionFiles';
 import type { InstructionFileInfo } from '../src/protocol';
@@ -27,11 +28,14 @@ describe('instruction file rows', () => {
     expect(problemSummary(agents.problems)).toBe('1 error, 2 warnings, 1 hint');
     expect(problemSummary({ error: 0, warning: 0, information: 3, hint: 0 })).toBe('3 infos');
   });
-  it('describes problems, matches and size', () => {
-    expect(instructionFileDescription(agents)).toBe('1 error, 2 warnings, 1 hint · 812 chars');
-    expect(instructionFileDescription(api)).toBe('matches 12 files · 120 chars');
-    expect(instructionFileDescription(never)).toBe('matches 0 files · 50 chars');
-    expect(instructionFileDescription(general)).toBe('1.5k chars');
+  it('describes problems, else matches, else the size — one short fact (details in the tooltip)', () => {
+    expect(instructionFileDescription(agents)).toBe('4 problems');
+    expect(instructionFileDescription(api)).toBe('12 matches');
+    expect(instructionFileDescription(never)).toBe('0 matches');
+    expect(instructionFileDescription(general)).toBe('1.5k');
+    expect(instructionFileDescription({ ...api, matches: 1, problems: { error: 0, warning: 1, information: 0, hint: 0 } })).toBe('1 warning');
+    expect(problemShort({ error: 2, warning: 0, information: 0, hint: 0 })).toBe('2 errors');
+    expect(problemShort({ error: 0, warning: 0, information: 1, hint: 0 })).toBe('1 info');
   });
   it('picks icons and colours', () => {
     expect(instructionFileIcon(agents)).toEqual({ id: 'book', color: 'list.errorForeground' });

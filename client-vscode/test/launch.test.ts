@@ -5,7 +5,9 @@ import {
   interpretModuleCheck,
   interpreterChangeNeedsRestart,
   looksLikeMissingModule,
-  pipInstallCommand,
+  findOnPath,
+  fromServerPath,
+  isPythonExecutable,
   resolveLaunch,
   serverInitializationOptions,
   shellQuote,
@@ -97,12 +99,10 @@ describe('helpers', () => {
     expect(asCommand(undefined)).toBeUndefined();
   });
 
-  it('builds an exact, quoted pip command', () => {
-    expect(pipInstallCommand('/usr/bin/python3', 'linux')).toBe('/usr/bin/python3 -m pip install rulemap');
-    expect(pipInstallCommand('/home/me/My Env/bin/python', 'linux')).toBe("'/home/me/My Env/bin/python' -m pip install rulemap");
-    expect(pipInstallCommand('C:\\Program Files\\Python\\python.exe', 'win32')).toBe(
-      '"C:\\Program Files\\Python\\python.exe" -m pip install rulemap',
-    );
+  it('quotes arguments for a shell', () => {
+    expect(shellQuote('/usr/bin/python3', 'linux')).toBe('/usr/bin/python3');
+    expect(shellQuote('/home/me/My Env/bin/python', 'linux')).toBe("'/home/me/My Env/bin/python'");
+    expect(shellQuote('C:\\Program Files\\Python\\python.exe', 'win32')).toBe('"C:\\Program Files\\Python\\python.exe"');
     expect(shellQuote("it's", 'linux')).toBe(`'it'\\''s'`);
   });
 
@@ -208,5 +208,79 @@ describe('interpreterChangeNeedsRestart', () => {
   it('retries a failed start when an interpreter appears', () => {
     expect(interpreterChangeNeedsRestart(undefined, '/b/python', true)).toBe(true);
     expect(interpreterChangeNeedsRestart(undefined, undefined, true)).toBe(false);
+  });
+});
+
+describe('finding the server the way users expect', () => {
+  const base = { setting: DEFAULT, trusted: true, platform: 'linux' };
+
+  it('rulemap.server.path: a rulemap executable runs `serve`, a Python runs `-m rulemap serve`', () => {
+    expect(resolveLaunch({ ...base, pathSetting: { globalValue: '/home/me/.local/bin/rulemap' } }).candidates).toEqual([
+      { command: '/home/me/.local/bin/rulemap', args: ['serve'], source: 'user-path-setting' },
+    ]);
+    expect(resolveLaunch({ ...base, pathSetting: { globalValue: '/opt/venv/bin/python3.12' } }).candidates).toEqual([
+      { command: '/opt/venv/bin/python3.12', args: ['-m', 'rulemap', 'serve'], source: 'user-path-setting', python: '/opt/venv/bin/python3.12' },
+    ]);
+    expect(resolveLaunch({ ...base, home: '/home/me', pathSetting: { globalValue: '~/.local/bin/rulemap' } }).candidates[0].command).toBe(
+      '/home/me/.local/bin/rulemap',
+    );
+  });
+
+  it('rulemap.server.command wins over rulemap.server.path', () => {
+    const plan = resolveLaunch({ ...base, setting: { globalValue: ['/x/rulemap', 'serve'] }, pathSetting: { globalValue: '/y/rulemap' } });
+    expect(plan.candidates.map((c) => c.command)).toEqual(['/x/rulemap']);
+  });
+
+  it('never uses a workspace rulemap.server.path in Restricted Mode', () => {
+    const plan = resolveLaunch({ ...base, trusted: false, pathSetting: { workspaceValue: '/tmp/evil' } });
+    expect(plan.candidates.map((c) => c.command)).toEqual(['python3']);
+    expect(plan.notes.join('\n')).toMatch(/ignoring rulemap.server.path/);
+    const trusted = resolveLaunch({ ...base, pathSetting: { workspaceValue: '/ws/bin/rulemap' } });
+    expect(trusted.candidates).toEqual([{ command: '/ws/bin/rulemap', args: ['serve'], source: 'workspace-path-setting' }]);
+  });
+
+  it('looks in order: Python extension, .venv, rulemap on PATH, private environment, python3', () => {
+    const plan = resolveLaunch({
+      ...base,
+      pythonExtensionInterpreter: '/ws/.venv/bin/python',
+      projectVenvPython: '/ws/venv/bin/python',
+      pathExecutable: '/home/me/.local/bin/rulemap',
+      managedVenvPython: '/storage/venv/bin/python',
+    });
+    expect(plan.candidates.map((c) => [c.source, c.command, c.args.join(' ')])).toEqual([
+      ['python-extension', '/ws/.venv/bin/python', '-m rulemap serve'],
+      ['project-venv', '/ws/venv/bin/python', '-m rulemap serve'],
+      ['path-executable', '/home/me/.local/bin/rulemap', 'serve'],
+      ['managed-venv', '/storage/venv/bin/python', '-m rulemap serve'],
+      ['default-python', 'python3', '-m rulemap serve'],
+    ]);
+    // the PATH executable has no interpreter to check: it is started as found
+    expect(plan.candidates[2].python).toBeUndefined();
+  });
+
+  it("skips the workspace's .venv in Restricted Mode (the workspace chose it), keeps PATH", () => {
+    const plan = resolveLaunch({ ...base, trusted: false, projectVenvPython: '/ws/.venv/bin/python', pathExecutable: '/usr/local/bin/rulemap' });
+    expect(plan.candidates.map((c) => c.source)).toEqual(['path-executable', 'default-python']);
+    expect(plan.notes.join('\n')).toMatch(/virtual environment/);
+  });
+
+  it('tells a Python from the rulemap executable', () => {
+    for (const p of ['python', 'python3', '/usr/bin/python3.11', 'C:\\Py\\python.exe', 'pythonw.exe']) expect(isPythonExecutable(p), p).toBe(true);
+    for (const p of ['rulemap', '/home/me/.local/bin/rulemap', 'rulemap.exe', '/opt/python3/bin/rulemap']) expect(isPythonExecutable(p), p).toBe(false);
+    expect(fromServerPath('rulemap', 'user-path-setting').args).toEqual(['serve']);
+  });
+
+  it('finds rulemap on PATH (first match; PATHEXT on Windows)', () => {
+    const files = new Set(['/b/rulemap', '/c/rulemap', 'C:\\tools\\rulemap.EXE']);
+    const exists = (p: string) => files.has(p);
+    expect(findOnPath('rulemap', '/a:/b:/c', exists, 'linux')).toBe('/b/rulemap');
+    expect(findOnPath('rulemap', '/a::/x', exists, 'linux')).toBeUndefined();
+    expect(findOnPath('rulemap', undefined, exists, 'linux')).toBeUndefined();
+    expect(findOnPath('rulemap', 'C:\\bin;C:\\tools', exists, 'win32', '.COM;.EXE')).toBe('C:\\tools\\rulemap.EXE');
+  });
+
+  it('does not restart on an interpreter change while rulemap.server.path is set', () => {
+    const current = { command: '/x/rulemap', args: ['serve'], source: 'user-path-setting' as const };
+    expect(interpreterChangeNeedsRestart(current, '/new/python', true)).toBe(false);
   });
 });

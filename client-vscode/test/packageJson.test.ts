@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const extensionSource = readFileSync(new URL('../src/extension.ts', import.meta.url), 'utf8');
 const protocol = readFileSync(new URL('../../docs/protocol.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 
 describe('package.json', () => {
   const props = pkg.contributes.configuration.properties as Record<string, { default?: unknown; description?: string; markdownDescription?: string }>;
@@ -42,7 +43,7 @@ describe('package.json', () => {
   it('declares limited support for untrusted workspaces', () => {
     expect(pkg.capabilities.untrustedWorkspaces).toMatchObject({
       supported: 'limited',
-      restrictedConfigurations: ['rulemap.server.command'],
+      restrictedConfigurations: ['rulemap.server.command', 'rulemap.server.path'],
     });
   });
 
@@ -52,13 +53,16 @@ describe('package.json', () => {
     expect(pkg.repository).toBeTruthy();
   });
 
-  it('has the Rulemap container and its three views', () => {
+  it('has the Rulemap container and its four views, with titles short enough for the default sidebar width', () => {
     expect(pkg.contributes.viewsContainers.activitybar[0]).toMatchObject({ id: 'rulemap', title: 'Rulemap' });
     expect(pkg.contributes.views.rulemap.map((v: { id: string; name: string }) => [v.id, v.name])).toEqual([
-      ['rulemap.effectiveInstructions', 'Effective Instructions'],
+      ['rulemap.effectiveInstructions', 'Instructions'],
       ['rulemap.compareAgents', 'Compare Agents'],
       ['rulemap.instructionFiles', 'Instruction Files'],
+      ['rulemap.session', 'Session'],
     ]);
+    // a pane header also holds the view's description and up to five action icons
+    for (const v of pkg.contributes.views.rulemap) expect(v.name.length, v.name).toBeLessThanOrEqual(17);
     for (const v of ['rulemap.effectiveInstructions', 'rulemap.compareAgents']) {
       expect(pkg.contributes.viewsWelcome.some((w: { view: string; when: string }) => w.view === v && w.when.includes('!rulemap.activeFile')), v).toBe(true);
     }
@@ -91,12 +95,41 @@ describe('package.json', () => {
     expect(inline.when).not.toContain('rulemap.agent.current');
   });
 
+  it('has a Replay Session command, in the Session view title bar and its welcome', () => {
+    const cmd = pkg.contributes.commands.find((c: { command: string }) => c.command === 'rulemap.replaySession');
+    expect(cmd).toMatchObject({ title: 'Replay Session…', category: 'Rulemap' });
+    const title = pkg.contributes.menus['view/title'].find((m: { command: string }) => m.command === 'rulemap.replaySession');
+    expect(title).toMatchObject({ when: 'view == rulemap.session', group: 'navigation@0' });
+    expect(
+      pkg.contributes.viewsWelcome.some((w: { view: string; contents: string }) => w.view === 'rulemap.session' && w.contents.includes('command:rulemap.replaySession')),
+    ).toBe(true);
+  });
+
+  it('describes rulemap.server.path and no `pip install rulemap` anywhere (Rulemap is installed from a clone)', () => {
+    expect(props['rulemap.server.path'].default).toBeNull();
+    expect(props['rulemap.server.path'].markdownDescription).toContain('pipx install .');
+    expect(JSON.stringify(pkg)).not.toMatch(/pip install rulemap/);
+    expect(readme).not.toMatch(/pip install rulemap/);
+  });
+
   it('refreshes, restarts and shows output from every view', () => {
     for (const c of ['rulemap.refresh', 'rulemap.restartServer', 'rulemap.showOutput']) {
-      const m = pkg.contributes.menus['view/title'].find((x: { command: string }) => x.command === c);
+      const whens = pkg.contributes.menus['view/title']
+        .filter((x: { command: string }) => x.command === c)
+        .map((x: { when: string }) => x.when)
+        .join(' || ');
       for (const v of ['rulemap.effectiveInstructions', 'rulemap.compareAgents', 'rulemap.instructionFiles']) {
-        expect(m.when, `${c} in ${v}`).toContain(`view == ${v}`);
+        expect(whens, `${c} in ${v}`).toContain(`view == ${v}`);
       }
+    }
+  });
+
+  it('keeps at most three title-bar icons per view (the title and description must fit the default width)', () => {
+    for (const v of pkg.contributes.views.rulemap) {
+      const icons = pkg.contributes.menus['view/title'].filter(
+        (m: { when: string; group?: string }) => (m.group ?? '').startsWith('navigation') && m.when.split(' || ').includes(`view == ${v.id}`),
+      );
+      expect(icons.length, v.id).toBeLessThanOrEqual(3);
     }
   });
 });

@@ -4,8 +4,8 @@
 
 import * as vscode from 'vscode';
 import { CompareColumn, CompareResult, LoadedFile, RulemapApi } from '../protocol';
-import { basename, formatInt, plural, reasonLabel } from '../format';
-import { budgetLong, budgetOf, fileSize, isCut } from '../budget';
+import { basename, formatInt, plural, reasonLabel, shortName } from '../format';
+import { budgetLong, budgetOf, budgetShort, fileSize, isCut } from '../budget';
 import { REASON_ICONS, resolvePathUri } from './effectiveInstructions';
 
 export type CompareNode =
@@ -63,6 +63,15 @@ export function buildCompareTree(result: CompareResult | null | undefined, curre
   });
 }
 
+/**
+ * Pure: an agent row's description, short for the default sidebar width: "3 files · 178/32k"
+ * (the server's longer `summary` is in the tooltip).
+ */
+export function agentDescription(c: CompareColumn): string {
+  const e = c.explanation;
+  return `${plural(e.files.length, 'file')} · ${budgetShort(e)}`;
+}
+
 /** Pure: a file row's description, short: "3.1k", "3.1k · cut", "812 tok · step 2". */
 export function compareFileDescription(node: Extract<CompareNode, { kind: 'file' }>): string {
   const f = node.file;
@@ -110,7 +119,7 @@ export function compareTreeItem(node: CompareNode): vscode.TreeItem {
         node.children.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
       );
       item.id = `agent:${c.profile}`;
-      item.description = c.summary;
+      item.description = agentDescription(c);
       item.iconPath = c.overBudget
         ? new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'))
         : new vscode.ThemeIcon(node.current ? 'pass-filled' : 'hubot');
@@ -169,7 +178,8 @@ export function compareViewHeader(
   if (!result) {
     return { description: undefined, message: 'The language server did not compare the agents (see "Rulemap: Show Output").' };
   }
-  return { description: result.target ? basename(result.target) : undefined, message: undefined };
+  // (a long file name shortened: the title and the description must fit the default width)
+  return { description: result.target ? shortName(basename(result.target), 16) : undefined, message: undefined };
 }
 
 /** The part of a TreeView the provider drives (a real TreeView, or a stand-in in tests). */

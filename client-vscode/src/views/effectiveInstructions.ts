@@ -2,8 +2,8 @@
 
 import * as vscode from 'vscode';
 import { EffectiveInstructions, LoadedFile } from '../protocol';
-import { basename, formatChars, formatInt, plural, reasonLabel } from '../format';
-import { budgetLong, budgetOf, budgetShort, fileSize, isCut, isOverBudget, sizeIn } from '../budget';
+import { basename, formatInt, plural, reasonLabel, shortPath } from '../format';
+import { budgetLong, budgetOf, budgetShort, fileSize, isCut, isOverBudget } from '../budget';
 
 export type EffectiveNode =
   | {
@@ -89,11 +89,14 @@ export function buildEffectiveTree(result: EffectiveInstructions | null | undefi
   return top;
 }
 
-/** Pure: the description next to a file row, e.g. "project · 812 chars · cut". */
+/**
+ * Pure: the description next to a file row, short enough for the default sidebar width even
+ * for a cut file: "812", "14 · cut", "3KiB · step 1" (the size in the budget's unit, as the
+ * view's description shows the budget). The icon tells the reason; the reason in words and the
+ * exact sizes are in the tooltip.
+ */
 export function fileDescription(f: LoadedFile, unit = 'chars'): string {
-  // in the budget's unit when the server gave the file's size in it, else in characters
-  const size = unit === 'chars' || sizeIn(f, unit) === undefined ? `${formatChars(f.chars)} chars` : fileSize(f, unit);
-  const parts = [f.reason, size];
+  const parts = [fileSize(f, unit)];
   if (f.step !== undefined && f.step !== null) {
     parts.push(`step ${f.step}`);
   }
@@ -116,7 +119,7 @@ export function effectiveTreeItem(node: EffectiveNode): vscode.TreeItem {
     case 'file': {
       const f = node.file;
       const item = new vscode.TreeItem(
-        f.path,
+        shortPath(f.path),
         node.children.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
       );
       item.id = `file:${f.uri}`;
@@ -150,7 +153,7 @@ export function effectiveTreeItem(node: EffectiveNode): vscode.TreeItem {
       return item;
     }
     case 'leftOut': {
-      const item = new vscode.TreeItem(node.path, vscode.TreeItemCollapsibleState.None);
+      const item = new vscode.TreeItem(shortPath(node.path), vscode.TreeItemCollapsibleState.None);
       item.id = `leftOut:${node.uri}`;
       item.description = 'left out';
       item.iconPath = new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('list.errorForeground'));
@@ -170,7 +173,7 @@ export function effectiveTreeItem(node: EffectiveNode): vscode.TreeItem {
       return item;
     }
     case 'skipped': {
-      const item = new vscode.TreeItem(node.path, vscode.TreeItemCollapsibleState.None);
+      const item = new vscode.TreeItem(shortPath(node.path), vscode.TreeItemCollapsibleState.None);
       item.id = `skipped:${node.path}:${node.why}`;
       item.description = node.why;
       item.iconPath = new vscode.ThemeIcon('dash');

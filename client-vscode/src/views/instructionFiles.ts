@@ -2,7 +2,7 @@
 
 import * as vscode from 'vscode';
 import { InstructionFileInfo, InstructionFilesResult, ProblemCounts, RulemapApi } from '../protocol';
-import { formatChars, formatInt, plural } from '../format';
+import { formatChars, formatInt, plural, shortPath } from '../format';
 
 export type InstructionNode =
   | { kind: 'folder'; name: string; uri: string; children: InstructionNode[] }
@@ -21,18 +21,29 @@ export function problemSummary(p: ProblemCounts | undefined): string {
   return parts.join(', ');
 }
 
-/** Pure: the description of a row, e.g. "1 error · matches 12 files · 812 chars". */
+/** Pure: "1 warning", "3 problems" (one kind: its name; several: the total; "" when none). */
+export function problemShort(p: ProblemCounts | undefined): string {
+  if (!p) return '';
+  const kinds = (['error', 'warning', 'information', 'hint'] as const).filter((k) => p[k]);
+  if (kinds.length === 0) return '';
+  if (kinds.length === 1) {
+    const k = kinds[0];
+    return k === 'information' ? plural(p[k], 'info', 'infos') : plural(p[k], k);
+  }
+  return plural(kinds.reduce((n, k) => n + p[k], 0), 'problem');
+}
+
+/**
+ * Pure: the description of a row, one short fact so it fits the default sidebar width beside a
+ * path: its problems ("1 warning", "3 problems"), else for a path-scoped rule its matches ("12
+ * matches"; "0 matches": it never loads), else its size ("812"). Everything else — counts by
+ * kind, matches, characters — is in the tooltip.
+ */
 export function instructionFileDescription(f: InstructionFileInfo): string {
-  const parts: string[] = [];
-  const problems = problemSummary(f.problems);
-  if (problems) {
-    parts.push(problems);
-  }
-  if (f.scoped && f.matches !== null && f.matches !== undefined) {
-    parts.push(`matches ${plural(f.matches, 'file')}`);
-  }
-  parts.push(`${formatChars(f.chars)} chars`);
-  return parts.join(' · ');
+  const problems = problemShort(f.problems);
+  if (problems) return problems;
+  if (f.scoped && f.matches !== null && f.matches !== undefined) return plural(f.matches, 'match', 'matches');
+  return formatChars(f.chars);
 }
 
 export function instructionFileIcon(f: InstructionFileInfo): { id: string; color?: string } {
@@ -86,7 +97,7 @@ export function instructionTreeItem(node: InstructionNode): vscode.TreeItem {
     return item;
   }
   const f = node.info;
-  const item = new vscode.TreeItem(f.path, vscode.TreeItemCollapsibleState.None);
+  const item = new vscode.TreeItem(shortPath(f.path), vscode.TreeItemCollapsibleState.None);
   item.id = `file:${f.uri}`;
   item.description = instructionFileDescription(f);
   const icon = instructionFileIcon(f);
