@@ -3,7 +3,6 @@ codes, the update path against two fresh workspaces; and the GitHub Action that 
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import re
@@ -13,19 +12,14 @@ from pathlib import Path
 
 import pytest
 import yaml
+from git_repos import GIT_ENV, git, write
 
 from rulemap.cli.diff_markdown import MARKER, render_markdown
-from rulemap.cli.main import build_parser, main
+from rulemap.cli.main import build_parser
 from rulemap.diff import Change, Diff, Group, Where
 from rulemap.diff.result import WORKTREE
 
 REPO = Path(__file__).resolve().parents[2]
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
-    "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
-    "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z",
-    "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
-}
 RULE = "---\npaths: ['{glob}']\n---\nReact components are function components.\n"
 FILES = {
     "AGENTS.md": "# Root\nUse pnpm.\n",
@@ -34,23 +28,6 @@ FILES = {
     "packages/api/src/x.py": "x\n",
     ".claude/rules/react.md": RULE.format(glob="packages/api/**"),
 }
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-c", "init.defaultBranch=main", *args], cwd=repo,
-                          env={**os.environ, **GIT_ENV}, capture_output=True, text=True,
-                          check=True)
-    return done.stdout.strip()
-
-
-def write(repo: Path, files: dict[str, str | None]) -> None:
-    for name, text in files.items():
-        path = repo / name
-        if text is None:
-            path.unlink()
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
 
 
 def commit(repo: Path, files: dict[str, str | None]) -> None:
@@ -71,24 +48,6 @@ def repo(tmp_path: Path) -> Path:
     commit(path, {".claude/rules/react.md": RULE.format(glob="packages/web/**/*.tsx"),
                   "packages/web/AGENTS.md": "# Web\nSee @missing.md\n"})
     return path
-
-
-@pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path):
-    monkeypatch.delenv("RULEMAP_CONFIG", raising=False)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-user-config"))
-
-    def run(args: list[str], cwd: Path) -> tuple[int, str, str]:
-        monkeypatch.chdir(cwd)
-        capsys.readouterr()
-        try:
-            code = main(args)
-        finally:
-            gc.enable()  # main() turns the collector off for one-shot commands
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def test_text_names_the_groups_and_fits_80_columns(repo: Path, cli) -> None:

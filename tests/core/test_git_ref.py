@@ -6,7 +6,6 @@ the commit's objects only — a working tree that differs (or is gone) changes n
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import shutil
@@ -15,36 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from git_repos import GIT_ENV, git, write
 
-from rulemap.cli.main import main
 from rulemap.readers.base import ReadError
 from rulemap.readers.git import GitRefError, GitRefReader
 from rulemap.readers.local import LocalReader
-
-GIT_ENV = {
-    "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z",
-    "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com",
-         "-c", "init.defaultBranch=main", *args],
-        cwd=repo, env={**os.environ, **GIT_ENV}, capture_output=True, text=True, check=True,
-    )
-    return done.stdout.strip()
-
-
-def write(repo: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = repo / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if path.is_symlink():
-            path.unlink()
-        path.write_text(text)
 
 
 def link(repo: Path, name: str, target: str) -> None:
@@ -67,25 +41,6 @@ def new_repo(path: Path, files: dict[str, str] | None = None) -> Path:
     if files:
         write(path, files)
     return path
-
-
-@pytest.fixture
-def cli(monkeypatch, capsys, tmp_path):
-    """Runs `rulemap ARGS` in-process from `cwd`, with no user configuration file."""
-    monkeypatch.delenv("RULEMAP_CONFIG", raising=False)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-user-config"))
-
-    def run(args: list[str], cwd: Path) -> tuple[int, str, str]:
-        monkeypatch.chdir(cwd)
-        capsys.readouterr()
-        try:
-            code = main(args)
-        finally:
-            gc.enable()  # main() turns the collector off for one-shot commands
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 # ----- what the ref holds, not the working tree ---------------------------------------------
