@@ -30,6 +30,13 @@ def test_document_links_only_resolving_imports_utf16_utf8():
     assert "812 chars" in (links16[0].tooltip or "")
 
 
+def test_document_links_carry_no_tooltip_for_a_client_without_tooltip_support():
+    ws = ws_of(FILES)
+    links = document_links(ws, "AGENTS.md", "utf-16", tooltips=False)
+    assert [link.target for link in links] == ["file:///w/docs/b%20c.md"]
+    assert [link.tooltip for link in links] == [None]
+
+
 def test_definition():
     ws = ws_of(FILES)
     line = FILES["AGENTS.md"].split("\n")[0]

@@ -102,6 +102,7 @@ class RulemapServer(LanguageServer):
         self.dynamic_watch = False
         self.config_pull = False
         self.progress_support = False
+        self.link_tooltips = False  # textDocument.documentLink.tooltipSupport (LSP 3.15)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         # Log, never pop up: a bad notification must not spam the user. (A failed request has
@@ -217,6 +218,7 @@ def initialize(ls: RulemapServer, params: types.InitializeParams) -> None:
     ls.dynamic_watch = bool(_get(caps, "workspace.did_change_watched_files.dynamic_registration"))
     ls.config_pull = bool(_get(caps, "workspace.configuration"))
     ls.progress_support = bool(_get(caps, "window.work_done_progress"))
+    ls.link_tooltips = bool(_get(caps, "text_document.document_link.tooltip_support"))
     options = params.initialization_options
     if isinstance(options, dict):
         section = options.get("rulemap")
@@ -448,7 +450,9 @@ async def document_link(
     target = await _target(params.text_document.uri)
     if target is None:
         return []
-    return _features().document_links(target[1], target[2], _encoding())  # type: ignore[no-any-return]
+    return _features().document_links(  # type: ignore[no-any-return]
+        target[1], target[2], _encoding(), tooltips=ls.link_tooltips
+    )
 
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)

@@ -22,9 +22,11 @@ from rulemap.workspace import Workspace
 
 @never_raise(list)
 def document_links(
-    ws: Workspace, key: str, encoding: Encoding = "utf-16"
+    ws: Workspace, key: str, encoding: Encoding = "utf-16", tooltips: bool = True
 ) -> list[types.DocumentLink]:
-    """A link on the path of every import that resolves to an existing file."""
+    """A link on the path of every import that resolves to an existing file; with a tooltip
+    naming it and its size when the client shows link tooltips (`tooltipSupport`: sending one
+    to a client that did not ask for it is against the protocol)."""
     if not is_markdown(ws, key):
         return []
     doc = readable_doc(ws, key)
@@ -36,13 +38,15 @@ def document_links(
             continue
         # the path only, without the `@`
         span = Span(Pos(ref.span.start.line, ref.span.start.col + 1), ref.span.end)
-        target = ws.document(resolved.target)
-        size = target.unreadable or short_chars(target.chars)
+        size = ""
+        if tooltips:
+            target = ws.document(resolved.target)
+            size = target.unreadable or short_chars(target.chars)
         out.append(
             types.DocumentLink(
                 range=to_range(doc.lines, span, encoding),
                 target=uri_of(ws, resolved.target),
-                tooltip=f"Open {resolved.target} ({size})",
+                tooltip=f"Open {resolved.target} ({size})" if tooltips else None,
             )
         )
     return out
