@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 
 from rich import box
 from rich.console import Console
@@ -183,7 +184,11 @@ def print_session(result: SessionReplay, console: Console | None = None) -> None
             table.add_row("", "  [dim](nothing joins)[/]", "", "", "", *([""] if shared else []))
     console.print(table)
     for line in summary(result):
-        console.print(line, markup=False, soft_wrap=False)
+        # wrapped here at word boundaries with a hanging indent, so a wrapped line reads as the
+        # continuation of its sentence (rich's own wrap starts it at column 0)
+        wrapped = textwrap.fill(line, width, subsequent_indent="  ",
+                                break_on_hyphens=False)
+        console.print(wrapped, markup=False, soft_wrap=True)
 
 
 def _title(result: SessionReplay) -> str:
