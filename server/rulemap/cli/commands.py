@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rulemap import analysis
 from rulemap.cli.formats import FORMATTERS
@@ -13,8 +13,10 @@ from rulemap.cli.main import UsageError, dump_json, find_root
 from rulemap.cli.user_config import flag_grants, merge_grants, read_user_grants
 from rulemap.readers import host
 from rulemap.readers.base import WalkingReader
-from rulemap.readers.git import GitRefError, GitRefReader
 from rulemap.workspace import Workspace
+
+# a reader factory built around another, for the workspace at a root (see open_workspace)
+ReaderWrap = Callable[[analysis.ReaderFactory, str], analysis.ReaderFactory]
 
 
 def open_workspace(
@@ -24,6 +26,7 @@ def open_workspace(
     user_home: str | None = None,
     ref: str | None = None,
     editable: bool = False,
+    wrap: ReaderWrap | None = None,
 ) -> Workspace:
     """The workspace at `root`; imports may leave it only for what the user grants: their
     configuration file and `--allow-imports-from` (`allow`), never the repository's.
@@ -31,7 +34,8 @@ def open_workspace(
     detected); `user_home`: where agents' user-level files are read from (`--home`; none by
     default); `ref`: read the workspace from that git commit, not the working tree (`--ref`;
     a ref git cannot read is a usage error); `editable`: its reader takes edited texts before
-    they are written (`check --fix`)."""
+    they are written (`check --fix`); `wrap(factory, root)`: a reader factory around the one
+    chosen (`rulemap diff` switches BASE's reader to HEAD's)."""
     root_dir = os.path.abspath(root) if root else find_root(os.getcwd())
     if not host.is_dir(root_dir):
         raise UsageError(f"{root_dir} is not a directory; pass the workspace root")
@@ -39,27 +43,46 @@ def open_workspace(
     home = os.path.abspath(user_home) if user_home else None
     if home is not None and not host.is_dir(home):
         raise UsageError(f"--home {user_home}: not a directory")
-    factory = analysis.local_reader if ref is None else _ref_reader_factory(root_dir, ref)
     if editable:
         from rulemap.cli.fix import overlaid
 
-        factory = overlaid(factory, root_dir)
+        wrap = overlaid
+    if ref is None:
+        return _open(root_dir, granted, profiles, home, analysis.local_reader, wrap)
+    # git (and `subprocess`, ~12 ms) is imported only for `--ref`: a plain check never pays it
+    from rulemap.readers.git import GitRefError
+
     try:
-        return analysis.open_workspace(
-            root_dir,
-            home=host.home_dir(),
-            allow_imports_from=granted,
-            profiles=profiles,
-            user_home=home,
-            reader_factory=factory,
-        )
+        return _open(root_dir, granted, profiles, home, _ref_reader_factory(root_dir, ref), wrap)
     except GitRefError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _open(
+    root_dir: str,
+    granted: tuple[str, ...],
+    profiles: Sequence[str] | None,
+    home: str | None,
+    factory: analysis.ReaderFactory,
+    wrap: ReaderWrap | None,
+) -> Workspace:
+    if wrap is not None:
+        factory = wrap(factory, root_dir)
+    return analysis.open_workspace(
+        root_dir,
+        home=host.home_dir(),
+        allow_imports_from=granted,
+        profiles=profiles,
+        user_home=home,
+        reader_factory=factory,
+    )
 
 
 def _ref_reader_factory(root_dir: str, ref: str) -> analysis.ReaderFactory:
     """Readers for `--ref`: the workspace from the commit (listed once, whatever grants the
     second reader carries); the user's home directory (`--home`) stays theirs, on disk."""
+    from rulemap.readers.git import GitRefReader
+
     built: list[GitRefReader] = []
 
     def factory(root: str, allowed: tuple[str, ...]) -> WalkingReader:

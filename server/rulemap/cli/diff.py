@@ -4,17 +4,18 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import textwrap
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rulemap.cli.main import dump_json
-from rulemap.diff import Diff, Group
-from rulemap.diff.result import WORKTREE
 
+# `build_parser` imports this module for every command: the diff core (and git, subprocess)
+# is imported when a diff runs
 if TYPE_CHECKING:
+    from rulemap.analysis import ReaderFactory
+    from rulemap.diff import Diff, Group
     from rulemap.readers.base import WalkingReader
     from rulemap.workspace import Workspace
 
@@ -34,6 +35,7 @@ def run_diff(args: argparse.Namespace) -> int:
     from rulemap.cli.commands import _inside, open_workspace
     from rulemap.cli.compare import profile_list
     from rulemap.diff import diff_workspaces
+    from rulemap.diff.result import WORKTREE
 
     chosen = profile_list(args.profiles)
     output = "json" if args.json else args.format
@@ -65,39 +67,32 @@ def _diff_by_update(
     BASE's). Between two commits git names the changed files; against the working tree, the
     files BASE read are compared byte for byte."""
     from rulemap import analysis
-    from rulemap.cli.commands import _inside, _ref_reader_factory
-    from rulemap.cli.main import UsageError, find_root
-    from rulemap.cli.user_config import flag_grants, merge_grants, read_user_grants
+    from rulemap.cli.commands import _inside, _ref_reader_factory, open_workspace
+    from rulemap.cli.main import UsageError
     from rulemap.diff import diff_by_update
+    from rulemap.diff.result import WORKTREE
     from rulemap.profiles import PROFILES
-    from rulemap.readers import host
     from rulemap.readers.git import GitRefError, GitRefReader
     from rulemap.readers.switch import Changes, SwitchReader, content_changes, git_changes
 
-    root_dir = os.path.abspath(args.root) if args.root else find_root(os.getcwd())
-    if not host.is_dir(root_dir):
-        raise UsageError(f"{root_dir} is not a directory; pass the workspace root")
-    home = os.path.abspath(args.home) if args.home else None
-    if home is not None and not host.is_dir(home):
-        raise UsageError(f"--home {args.home}: not a directory")
-    granted = tuple(merge_grants(read_user_grants(), flag_grants(args.allow_imports_from)))
-    base_factory = _ref_reader_factory(root_dir, args.base)
     switches: list[SwitchReader] = []
 
-    def factory(root: str, allowed: tuple[str, ...]) -> WalkingReader:
-        reader = base_factory(root, allowed)
-        if root != root_dir:
-            return reader
-        switches.append(SwitchReader(reader))
-        return switches[-1]
+    def switching(base_factory: ReaderFactory, root_dir: str) -> ReaderFactory:
+        def factory(root: str, allowed: tuple[str, ...]) -> WalkingReader:
+            reader = base_factory(root, allowed)
+            if root != root_dir:
+                return reader
+            switches.append(SwitchReader(reader))
+            return switches[-1]
+
+        return factory
 
     try:
-        ws = analysis.open_workspace(
-            root_dir, home=host.home_dir(), allow_imports_from=granted, profiles=chosen,
-            user_home=home, reader_factory=factory,
-        )
-    except GitRefError as exc:
+        ws = open_workspace(args.root, args.allow_imports_from, profiles=chosen,
+                            user_home=args.home, ref=args.base, wrap=switching)
+    except UsageError as exc:
         raise UsageError(_named(exc, "BASE", args.base)) from None
+    root_dir, granted = ws.root, ws.config.allow_imports_from
     try:
         head_reader: WalkingReader = (
             analysis.local_reader(root_dir, granted) if args.head is None

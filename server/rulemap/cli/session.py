@@ -8,18 +8,17 @@ import argparse
 import os
 import sys
 import textwrap
+from typing import TYPE_CHECKING
 
-from rich import box
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
-from rulemap.cli.compare_table import shorten_middle
-from rulemap.cli.explain_table import REASON_STYLE
 from rulemap.cli.main import UsageError, dump_json
-from rulemap.compare import amount
-from rulemap.model import LoadedFile
-from rulemap.profiles.steps import Problem, SessionReplay, SessionStep
+
+# `build_parser` imports this module for every command: what only a session run needs (rich,
+# the core) is imported when it runs
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from rulemap.model import LoadedFile
+    from rulemap.profiles.steps import Problem, SessionReplay, SessionStep
 
 MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024  # session logs of long runs reach tens of MB
 
@@ -83,8 +82,7 @@ def run_session(args: argparse.Namespace) -> int:
     from rulemap.session.replay import replay
     from rulemap.session.transcripts import parse_text, parse_tokens
 
-    ws = open_workspace(args.root, args.allow_imports_from, user_home=args.home,
-                        **({"ref": args.ref} if args.ref else {}))
+    ws = open_workspace(args.root, args.allow_imports_from, user_home=args.home, ref=args.ref)
     warn_untrusted(ws)
     cwd = _inside(ws, args.cwd, "--cwd") if args.cwd else None
     tokens = parse_tokens(args.steps, ws.root, os.getcwd())
@@ -142,6 +140,14 @@ def render_messages(result: SessionReplay) -> str:
 
 
 def print_session(result: SessionReplay, console: Console | None = None) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from rulemap.cli.compare_table import shorten_middle
+    from rulemap.cli.explain_table import REASON_STYLE
+
     console = console or Console(highlight=False)
     width = console.width or 80
     budget = result.budget
@@ -192,6 +198,8 @@ def print_session(result: SessionReplay, console: Console | None = None) -> None
 
 
 def _title(result: SessionReplay) -> str:
+    from rich.markup import escape
+
     steps = len(result.steps) - 1
     return escape(f"{result.profile}: a run of {steps} step{'s' if steps != 1 else ''} "
                   f"from cwd {result.cwd}")
@@ -199,6 +207,8 @@ def _title(result: SessionReplay) -> str:
 
 def summary(result: SessionReplay) -> list[str]:
     """The lines under the table: the budget, the first cut, notes, the notice."""
+    from rulemap.compare import amount
+
     budget = result.budget
     last = result.steps[-1]
     lines: list[str] = []
