@@ -268,13 +268,19 @@ class ClaudeCodeProfile:
             parent_key, parent_load = key_of(current), cached
         for below in reversed(missing):
             load = parent_load.child()
-            unread = self._directory(ws, load, below, probe(ws, below), "nested", opts,
-                                     with_rules=False)
-            self._shadowed(ws, load, unread)
+            self.add_nested(ws, load, below, opts)
             key = key_of(below)
             ws.derived.put(key, load, reads=load.own_reads, after=[parent_key])
             parent_key, parent_load = key, load
         return parent_key, parent_load
+
+    def add_nested(self, ws: Workspace, load: ClaudeLoad, directory: str,
+                   opts: Options) -> None:
+        """The memory files of a directory below the launch directory, as they join when a
+        file there is first read (its rules stay out: only path-scoped ones join, by match)."""
+        unread = self._directory(ws, load, directory, probe(ws, directory), "nested", opts,
+                                 with_rules=False)
+        self._shadowed(ws, load, unread)
 
     def _directory(
         self,

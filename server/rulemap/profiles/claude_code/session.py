@@ -5,7 +5,7 @@ the path-scoped rules whose `paths` match the file (the first time), each with i
 
 Claude Code has no shared budget. Reads and edits both count: its Edit tool needs a Read of
 the file first, so an edit always follows a read (a Write of a new file is counted the same,
-*unconfirmed*). The pieces are the profile's own (`startup`, `_directory`, `matching_rules`):
+*unconfirmed*). The pieces are the profile's own (`startup`, `add_nested`, `matching_rules`):
 the start-up link is the one `explain` uses, and each step a link on the run's load."""
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from rulemap.model import Budget
 from rulemap.profiles.base import directory_chain
-from rulemap.profiles.claude_code.names import probe
 from rulemap.profiles.steps import SessionReplay, SessionStep, ToolStep, directory_of
 
 if TYPE_CHECKING:
@@ -52,9 +51,7 @@ def replay(
                 if below in entered:
                     continue
                 entered.add(below)
-                unread = profile._directory(ws, link, below, probe(ws, below), "nested", opts,
-                                            with_rules=False)
-                profile._shadowed(ws, link, unread)
+                profile.add_nested(ws, link, below, opts)
             if is_dir:
                 continue  # a search over a directory reads no file a rule could match
             for rule, home, note in profile.matching_rules(ws, chain, path, opts, set()):
