@@ -129,22 +129,27 @@ def _line_ending(text: str) -> str:
 
 
 def unified_diff(path: str, old: str, new: str) -> str:
-    """A `git apply`-able unified diff of one file (`a/` and `b/` prefixes, three lines of
-    context, "\\ No newline at end of file" where one is missing)."""
+    """A unified diff of one file that `git apply` accepts for every line-ending style (`a/`
+    and `b/` prefixes, three lines of context, "\\ No newline at end of file" where one is
+    missing).
+
+    Lines are split where git splits them, at "\\n" only: a carriage return stays part of its
+    line (a CRLF line ends "\\r\\n"; a file of lone "\\r" endings is one line to git), so
+    the patch's lines are the file's lines byte for byte."""
     out: list[str] = []
     for line in difflib.unified_diff(
         _lines_with_ends(old), _lines_with_ends(new), f"a/{path}", f"b/{path}"
     ):
-        if line.endswith(("\n", "\r")):
+        if line.endswith("\n"):
             out.append(line)
         else:
             out.append(line + "\n\\ No newline at end of file\n")
     return "".join(out)
 
 
-# the line breaks the core splits on (str.splitlines also breaks at \v, \f, U+2028, ...)
-_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+# git's lines: up to and including "\n"; a last line may lack it
+_GIT_LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")
 
 
 def _lines_with_ends(text: str) -> list[str]:
-    return _LINES.findall(text)
+    return _GIT_LINES.findall(text)

@@ -263,3 +263,39 @@ def test_a_group_with_many_changes_lists_the_first_ones() -> None:
     text = render_text(d)
     assert "  … 10 more changes (--json lists all)" in text
     assert "claude-code: a/x.ts, and at start-up" in text
+
+
+def _step_script(name: str) -> str:
+    action = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
+    [step] = [s for s in action["runs"]["steps"] if s.get("name") == name]
+    return str(step["run"])
+
+
+@pytest.mark.parametrize("root,profiles", [("--fix", ""), (".", "--fix"),
+                                           ("--diff", "cogitator")])
+def test_action_inputs_are_values_never_options(tmp_path: Path, root: str, profiles: str) -> None:
+    """The check step, run as the runner runs it (bash, inputs in the environment), with an
+    input spelled like an option: nothing is rewritten, and the input is read as a value."""
+    import shutil
+    import sys
+
+    ws = tmp_path / "ws"
+    (ws / "docs").mkdir(parents=True)
+    (ws / ".git").mkdir()
+    (ws / "docs" / "a.md").write_text("a\n")
+    (ws / "AGENTS.md").write_text("See @docs/a.md, then\n")  # --fix would rewrite this
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "rulemap").write_text(f"#!/bin/sh\nexec {sys.executable} -m rulemap \"$@\"\n")
+    (bindir / "rulemap").chmod(0o755)
+    env = dict(os.environ, ROOT=root, PROFILES=profiles,
+               PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}",
+               XDG_CONFIG_HOME=str(tmp_path / "none"))
+    done = subprocess.run(["bash", "-e", "-c", _step_script("rulemap check (SARIF)")], cwd=ws,
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert (ws / "AGENTS.md").read_text() == "See @docs/a.md, then\n"
+    assert shutil.which("bash") and "Traceback" not in done.stderr
+    if root.startswith("-"):
+        assert done.returncode == 2 and f"{root}" in done.stderr  # "no such directory"
+    else:
+        assert done.returncode == 2 and "--fix" in done.stderr  # an unknown agent, named

@@ -3,9 +3,10 @@
 The edits come from the core (`rulemap.fixes`: which fixes are safe, the edited text). Here
 they are applied in memory through an `OverlayReader` and re-checked, pass after pass, until
 no safe fix is left (a fix can uncover another; an edit that overlapped another waits for the
-next pass). Only then is anything written, each file whole, through `readers/host.py`'s
-writer, which refuses a path outside the workspace, a symlink and anything not a regular
-file. `--diff` prints the same edits as a unified diff and writes nothing.
+next pass). Only then is anything written, each file whole, through `readers/safe_write.py`,
+which writes a file only while it still holds the bytes read here, keeps its mode, owner and
+hard links, and refuses a path outside the workspace, a symlink, a read-only file and anything
+not a regular file. `--diff` prints the same edits as a unified diff and writes nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from rulemap import analysis, fixes
 from rulemap.analysis import ReaderFactory
 from rulemap.model import Finding
-from rulemap.readers import host
+from rulemap.readers import safe_write
 from rulemap.readers.base import ReadError, WalkingReader
 from rulemap.readers.overlay import OverlayReader
 from rulemap.workspace import Workspace
@@ -41,6 +42,7 @@ class FixResult:
     edited: dict[str, str] = field(default_factory=dict)  # key -> text after the fixes
     fixed: list[tuple[Finding, str]] = field(default_factory=list)  # (finding, fix title)
     refused: dict[str, str] = field(default_factory=dict)  # key -> why it is not edited
+    snapshots: dict[str, safe_write.Snapshot] = field(default_factory=dict)  # key -> as read
 
     @property
     def changed(self) -> list[str]:
@@ -110,9 +112,10 @@ def _text_of(ws: Workspace, path: str, result: FixResult) -> str | None:
         why = f"{path} is a symlink or lies behind one; edit the file it points to"
     else:
         try:
-            text = host.read_workspace_file(ws.root, path).decode("utf-8")
-        except (host.WriteRefused, ReadError) as exc:
-            why = str(exc) if isinstance(exc, host.WriteRefused) else f"{path}: {exc}"
+            snapshot = safe_write.read_for_edit(ws.root, path)
+            text = snapshot.data.decode("utf-8")
+        except (safe_write.WriteRefused, ReadError) as exc:
+            why = str(exc) if isinstance(exc, safe_write.WriteRefused) else f"{path}: {exc}"
         except UnicodeDecodeError:
             why = f"{path} is not valid UTF-8"
         else:
@@ -122,6 +125,7 @@ def _text_of(ws: Workspace, path: str, result: FixResult) -> str | None:
         result.refused[path] = why
         return None
     result.original[path] = text
+    result.snapshots[path] = snapshot
     return text
 
 
@@ -130,8 +134,8 @@ def write(ws: Workspace, result: FixResult) -> list[str]:
     written = []
     for path in result.changed:
         try:
-            host.write_workspace_file(ws.root, path, result.edited[path].encode("utf-8"))
-        except host.WriteRefused as exc:
+            safe_write.replace(ws.root, result.snapshots[path], result.edited[path].encode("utf-8"))
+        except safe_write.WriteRefused as exc:
             result.refused[path] = str(exc)
             continue
         written.append(path)
@@ -184,21 +188,25 @@ def run(
     findings: list[Finding],
     preview: bool,
     reopen: Callable[[], Workspace],
-) -> tuple[Workspace, list[Finding], list[str]]:
-    """Fix (or, `preview`, only diff) and return the workspace and findings to report, and
-    the lines that say what was done. `reopen` opens the workspace afresh, for the re-check
-    of what was written."""
+) -> tuple[Workspace, list[Finding], list[str], FixResult]:
+    """Fix (or, `preview`, only diff) and return the workspace and findings to report, the
+    lines that say what was done, and what was done. `reopen` opens the workspace afresh, for
+    the re-check of what was written."""
     _, result = fix_in_memory(ws, findings)
     if preview:
         refusals(result)
-        sys.stdout.write(diff(result))
-        return ws, findings, report(result, result.changed, verb="Would fix")
+        # the files' own bytes (UTF-8), whatever the locale says stdout can encode: a patch
+        # with a replaced character would not apply
+        sys.stdout.flush()
+        sys.stdout.buffer.write(diff(result).encode("utf-8"))
+        sys.stdout.buffer.flush()
+        return ws, findings, report(result, result.changed, verb="Would fix"), result
     written = write(ws, result)
     refusals(result)
     if not written:
-        return ws, findings, report(result, written)
+        return ws, findings, report(result, written), result
     fresh = reopen()
-    return fresh, analysis.check(fresh), report(result, written)
+    return fresh, analysis.check(fresh), report(result, written), result
 
 
 def run_check(
@@ -221,8 +229,10 @@ def run_check(
     ws = opener(fix or preview)
     findings = analysis.check(ws)
     said: list[str] = []
+    refused: frozenset[str] = frozenset()
     if fix or preview:
-        ws, findings, said = run(ws, findings, preview, lambda: opener(False))
+        ws, findings, said, result = run(ws, findings, preview, lambda: opener(False))
+        refused = frozenset(result.refused)
     if preview:
         print("\n".join(said), file=sys.stderr)
     elif said:
@@ -238,4 +248,5 @@ def run_check(
             sys.stdout.write(render(ws, findings, output_width()))
         else:
             sys.stdout.write(FORMATTERS[output](ws, findings))
-    return 1 if any(f.severity == "error" for f in findings) else 0
+    # a file --fix may not write keeps findings it was asked to fix: never a silent success
+    return 1 if refused or any(f.severity == "error" for f in findings) else 0

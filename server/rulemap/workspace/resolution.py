@@ -81,11 +81,14 @@ class Resolver:
             if not self._ws.inside(real):
                 return Resolved(ImportStatus.OUTSIDE, target, real)
             return Resolved(ImportStatus.OK, target, real)
-        if not self._ws.reader.exists(absolute):
-            return Resolved(ImportStatus.MISSING, target, None)
+        exists = self._ws.reader.exists(absolute)
         real = self._ws.identity(target)
         if not self._ws.inside(real):
+            # also for a missing file: `@out/new.md` through a link `out` to a directory
+            # elsewhere would be created there, so it is outside, not merely missing
             return Resolved(ImportStatus.OUTSIDE, target, real)
+        if not exists:
+            return Resolved(ImportStatus.MISSING, target, None)
         if self._ws.reader.is_dir(absolute):
             return Resolved(ImportStatus.DIRECTORY, target, real)
         return Resolved(ImportStatus.OK, target, real)

@@ -59,6 +59,20 @@ def uri_of(ws: Workspace, key: str) -> str:
     return "file://" + quote(ws.abs(key), safe="/")
 
 
+def editable_key(ws: Workspace, key: str) -> str | None:
+    """The key an edit of `key` must name, or None when no edit may touch it: the real file
+    behind `key` (symlinks resolved) when it lies inside the workspace root — never outside,
+    not even under a directory the user granted with `allowImportsFrom` (a read grant is not a
+    write grant). For a file that does not exist yet, the real path of where it would be."""
+    if not key or key.startswith("/"):
+        return None
+    real = ws.identity(key)
+    root = ws.real_root.rstrip("/")
+    if not real.startswith(root + "/"):
+        return None
+    return real[len(root) + 1 :]
+
+
 def zero_range() -> types.Range:
     return types.Range(
         start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)

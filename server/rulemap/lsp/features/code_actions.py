@@ -13,7 +13,13 @@ from lsprotocol import types
 
 from rulemap import analysis
 from rulemap.lsp.convert import to_range
-from rulemap.lsp.features._util import never_raise, overlaps, readable_doc, uri_of
+from rulemap.lsp.features._util import (
+    editable_key,
+    never_raise,
+    overlaps,
+    readable_doc,
+    uri_of,
+)
 from rulemap.model import Document, Finding, Fix, Pos, Span
 from rulemap.text.positions import Encoding
 from rulemap.workspace import Workspace
@@ -53,7 +59,7 @@ def code_actions(
                 seen.add(action.title)
                 actions.append(action)
         suppression = _suppress_action(ws, doc, finding, attached, encoding)
-        if suppression.title not in seen:
+        if suppression is not None and suppression.title not in seen:
             seen.add(suppression.title)
             actions.append(suppression)
     return actions
@@ -87,8 +93,12 @@ def _fix_action(
     encoding: Encoding,
     preferred: bool,
 ) -> types.CodeAction | None:
+    # no edit may land outside the workspace, through a symlink that leads out included
+    # (docs/security.md); one inside keeps the name the user sees (their buffer is that one)
+    if editable_key(ws, fix.path) is None:
+        return None
     if fix.kind == "create":
-        if fix.path.startswith("/") or ws.reader.exists(ws.abs(fix.path)):
+        if ws.reader.exists(ws.abs(fix.path)):
             return None
         edit = types.WorkspaceEdit(
             document_changes=[
@@ -128,7 +138,9 @@ def _suppress_action(
     finding: Finding,
     diagnostics: list[types.Diagnostic] | None,
     encoding: Encoding,
-) -> types.CodeAction:
+) -> types.CodeAction | None:
+    if editable_key(ws, doc.path) is None:
+        return None
     code = finding.code
     line = finding.span.start.line
     fm = doc.frontmatter

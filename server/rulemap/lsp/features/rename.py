@@ -13,6 +13,7 @@ from lsprotocol import types
 
 from rulemap.lsp.convert import to_range
 from rulemap.lsp.features._util import (
+    editable_key,
     escape_path,
     import_graph,
     never_raise,
@@ -46,9 +47,7 @@ def will_rename_files(
         return key
 
     changes: dict[str, list[types.TextEdit]] = {}
-    for importer in import_graph(ws).documents:
-        if importer.startswith("/"):
-            continue
+    for importer in _one_name_per_file(ws, import_graph(ws).documents):
         new_importer = moved(importer)
         doc = None
         for ref, resolved in ws.imports(importer):
@@ -67,6 +66,21 @@ def will_rename_files(
                 types.TextEdit(range=to_range(doc.lines, ref.span, encoding), new_text="@" + text)
             )
     return types.WorkspaceEdit(changes=changes) if changes else None
+
+
+def _one_name_per_file(ws: Workspace, documents: Sequence[str]) -> list[str]:
+    """One key per real file inside the workspace: a file reached under several names
+    (symlinks) is edited once — several edits of one file, each computed for another name,
+    would break it — under its own name when that is a document, else its first alias. A file
+    whose real path is outside the workspace is not edited at all."""
+    chosen: dict[str, str] = {}
+    for key in sorted(documents):
+        real = editable_key(ws, key)
+        if real is None:
+            continue
+        if real not in chosen or key == real:
+            chosen[real] = key
+    return sorted(chosen.values())
 
 
 def _clean(key: str) -> str:
