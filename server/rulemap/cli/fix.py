@@ -11,6 +11,7 @@ not a regular file. `--diff` prints the same edits as a unified diff and writes 
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -209,6 +210,17 @@ def run(
     return fresh, analysis.check(fresh), report(result, written), result
 
 
+def _not_fixable_in(findings: list[Finding], refused: frozenset[str]) -> list[Finding]:
+    """The findings as the text report shows them after `--fix` refused files: a fix that
+    `--fix` would refuse again is not marked `[*]` nor counted fixable (the JSON and SARIF
+    formats keep every fix: an editor may still apply it)."""
+    return [
+        dataclasses.replace(f, fixes=[]) if (fix := fixes.safe_fix(f)) is not None
+        and fix.path in refused else f
+        for f in findings
+    ]
+
+
 def run_check(
     opener: Callable[[bool], Workspace],
     output: str,
@@ -242,10 +254,11 @@ def run_check(
         if output == "text":
             print(file=stream)
     if not preview:
+        shown = _not_fixable_in(findings, refused) if refused else findings
         if statistics:
-            sys.stdout.write(per_code(ws, findings, output_width()))
+            sys.stdout.write(per_code(ws, shown, output_width()))
         elif output == "text":
-            sys.stdout.write(render(ws, findings, output_width()))
+            sys.stdout.write(render(ws, shown, output_width()))
         else:
             sys.stdout.write(FORMATTERS[output](ws, findings))
     # a file --fix may not write keeps findings it was asked to fix: never a silent success
