@@ -1,10 +1,15 @@
-"""The import/rule graph as plain data (the CLI renders it as JSON, DOT or Mermaid)."""
+"""The import/rule graph as plain data (the CLI renders it as JSON, DOT or Mermaid).
+
+The data keeps paths as the workspace spells them; the renderers show a name that is not valid
+UTF-8 through `printable` (`\\xNN` for each bad byte), as `rulemap check` and the JSON writer
+do, before their own escaping."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from rulemap.model import ImportStatus
+from rulemap.text.names import printable
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -66,15 +71,17 @@ def to_dot(graph: dict[str, Any]) -> str:
     lines = ["digraph rulemap {", "  rankdir=LR;", '  node [fontname="Helvetica"];']
     for n in graph["nodes"]:
         style = "" if n["kind"] in shapes else ", style=dashed, color=red"
-        label = n["id"] + (f"\\n{n['kind']}" if n["kind"] not in ("instruction", "import") else "")
+        shown = printable(n["id"])
+        label = shown + (f"\\n{n['kind']}" if n["kind"] not in ("instruction", "import") else "")
         lines.append(
-            f'  "{_esc(n["id"])}" [shape={shapes.get(n["kind"], "plaintext")}, '
+            f'  "{_esc(shown)}" [shape={shapes.get(n["kind"], "plaintext")}, '
             f'label="{_esc(label)}"{style}];'
         )
     for e in graph["edges"]:
         style = "" if e["status"] == "ok" else ", style=dashed, color=red"
         label = _edge_label(e, "@ line ")
-        lines.append(f'  "{_esc(e["from"])}" -> "{_esc(e["to"])}" [label="{label}"{style}];')
+        source, target = _esc(printable(e["from"])), _esc(printable(e["to"]))
+        lines.append(f'  "{source}" -> "{target}" [label="{label}"{style}];')
     lines.append("}")
     return "\n".join(lines)
 
@@ -83,7 +90,7 @@ def to_mermaid(graph: dict[str, Any]) -> str:
     ids = {n["id"]: f"n{i}" for i, n in enumerate(graph["nodes"])}
     lines = ["graph LR"]
     for n in graph["nodes"]:
-        text = n["id"].replace('"', "'")
+        text = printable(n["id"]).replace('"', "'")
         lines.append(f'  {ids[n["id"]]}["{text}"]')
         if n["kind"] not in ("instruction", "rule", "scoped-rule", "import"):
             lines.append(f"  class {ids[n['id']]} broken")

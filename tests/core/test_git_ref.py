@@ -17,7 +17,8 @@ import pytest
 from git_repos import GIT_ENV, git, write
 
 from rulemap.readers.base import ReadError
-from rulemap.readers.git import GitRefError, GitRefReader
+from rulemap.readers.git import GitRefReader
+from rulemap.readers.git_process import GitRefError
 from rulemap.readers.local import LocalReader
 
 

@@ -38,6 +38,10 @@ CHECKS: dict[str, tuple[Severity, str]] = {
     "unreachable-rule": ("warning", "a rule the loader never reads from this location"),
     "empty-instructions": ("warning", "an instruction file or rule with no content"),
     "unreadable-file": ("error", "a binary, non-UTF-8, oversized or unreadable file"),
+    "non-utf8-name": (
+        "warning",
+        "a file name that is not valid UTF-8, shown with a \\xNN escape per bad byte",
+    ),
     "duplicate-load": ("information", "a file brought twice, read only once"),
     "untrusted-config": (
         "warning",

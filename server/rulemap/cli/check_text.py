@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from rulemap.checks.registry import CHECKS
 from rulemap.fixes import safe_fix
 from rulemap.model import SEVERITIES, Finding
+from rulemap.text.names import printable
 from rulemap.workspace import Workspace
 
 FIXABLE = "[*]"
@@ -50,7 +51,7 @@ def render(ws: Workspace, findings: list[Finding], width: int | None = None) -> 
     place_width = max((len(_place(f)) for f in findings), default=0)
     severity_width = max((len(f.severity) for f in findings), default=0)
     for path, group in _by_file(findings):
-        lines.append(path)
+        lines.append(printable(path))  # a name that is not UTF-8: `\xNN`, as every format
         lines.extend(_rows(group, width, place_width, severity_width))
     if lines:
         lines.append("")
@@ -82,7 +83,7 @@ def _rows(
             f"  {place:>{place_width}}  {finding.severity:<{severity_width}}  "
             f"{finding.code}{mark}  "
         )
-        message = " ".join(finding.message.split())
+        message = " ".join(printable(finding.message).split())
         if width is None:
             out.append(head + message)
             continue

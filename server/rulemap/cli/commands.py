@@ -50,7 +50,7 @@ def open_workspace(
     if ref is None:
         return _open(root_dir, granted, profiles, home, analysis.local_reader, wrap)
     # git (and `subprocess`, ~12 ms) is imported only for `--ref`: a plain check never pays it
-    from rulemap.readers.git import GitRefError
+    from rulemap.readers.git_process import GitRefError
 
     try:
         return _open(root_dir, granted, profiles, home, _ref_reader_factory(root_dir, ref), wrap)

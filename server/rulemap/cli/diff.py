@@ -72,7 +72,8 @@ def _diff_by_update(
     from rulemap.diff import diff_by_update
     from rulemap.diff.result import WORKTREE
     from rulemap.profiles import PROFILES
-    from rulemap.readers.git import GitRefError, GitRefReader
+    from rulemap.readers.git import GitRefReader
+    from rulemap.readers.git_process import GitRefError
     from rulemap.readers.switch import Changes, SwitchReader, content_changes, git_changes
 
     switches: list[SwitchReader] = []

@@ -196,10 +196,10 @@ def run(
     _, result = fix_in_memory(ws, findings)
     if preview:
         refusals(result)
-        # the files' own bytes (UTF-8), whatever the locale says stdout can encode: a patch
-        # with a replaced character would not apply
+        # the files' own bytes (UTF-8; a name that is not UTF-8 as its exact bytes), whatever
+        # the locale says stdout can encode: a patch with a replaced character would not apply
         sys.stdout.flush()
-        sys.stdout.buffer.write(diff(result).encode("utf-8"))
+        sys.stdout.buffer.write(diff(result).encode("utf-8", "surrogateescape"))
         sys.stdout.buffer.flush()
         return ws, findings, report(result, result.changed, verb="Would fix"), result
     written = write(ws, result)

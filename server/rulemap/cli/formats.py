@@ -1,4 +1,8 @@
-"""Finding formatters for `rulemap check`: text, json (LSP conventions), SARIF 2.1.0, GitHub."""
+"""Finding formatters for `rulemap check`: text, json (LSP conventions), SARIF 2.1.0, GitHub.
+
+Every path and message goes out through `printable` (rulemap.text.names): a file name that is
+not valid UTF-8 shows its bad bytes as `\\xNN` in every format, so the output is valid UTF-8
+(and JSON) whatever the locale; a SARIF URI percent-encodes the exact bytes instead."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from typing import Any
 from rulemap.checks.registry import CHECKS, doc_url
 from rulemap.model import Finding
 from rulemap.ranges import encode_span
+from rulemap.text.names import printable, uri_path
 from rulemap.workspace import Workspace
 
 
@@ -28,11 +33,11 @@ def _json(ws: Workspace, findings: list[Finding]) -> str:
     data = {
         "diagnostics": [
             {
-                "path": f.path,
+                "path": printable(f.path),
                 "range": lsp_range(ws, f),
                 "severity": f.severity,
                 "code": f.code,
-                "message": f.message,
+                "message": printable(f.message),
                 **({"profile": f.profile} if f.profile is not None else {}),
             }
             for f in findings
@@ -85,11 +90,13 @@ def _sarif(ws: Workspace, findings: list[Finding]) -> str:
                 "ruleId": f.code,
                 "ruleIndex": index[f.code],
                 "level": _SARIF_LEVEL[f.severity],
-                "message": {"text": f.message},
+                "message": {"text": printable(f.message)},
                 "locations": [
                     {
                         "physicalLocation": {
-                            "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+                            "artifactLocation": {
+                                "uri": uri_path(f.path), "uriBaseId": "%SRCROOT%"
+                            },
                             "region": {
                                 "startLine": r["start"]["line"] + 1,
                                 "startColumn": r["start"]["character"] + 1,
@@ -115,7 +122,11 @@ def _sarif(ws: Workspace, findings: list[Finding]) -> str:
                     }
                 },
                 "columnKind": "utf16CodeUnits",
-                "originalUriBaseIds": {"%SRCROOT%": {"uri": "file://" + ws.root.rstrip("/") + "/"}},
+                # a URI, so percent-encoded: a space, `#` or a byte that is not UTF-8 in a path
+                # would otherwise make it invalid
+                "originalUriBaseIds": {
+                    "%SRCROOT%": {"uri": "file://" + uri_path(ws.root.rstrip("/")) + "/"}
+                },
                 "results": results,
             }
         ],
@@ -138,11 +149,12 @@ def _github(ws: Workspace, findings: list[Finding]) -> str:
     out = []
     for f in findings:
         props = (
-            f"file={_escape_property(f.path)},line={f.span.start.line + 1},"
+            f"file={_escape_property(printable(f.path))},line={f.span.start.line + 1},"
             f"col={f.span.start.col + 1},endLine={f.span.end.line + 1},"
             f"title={_escape_property('rulemap ' + f.code)}"
         )
-        out.append(f"::{_GITHUB_LEVEL[f.severity]} {props}::{_escape_data(f.message)}")
+        message = _escape_data(printable(f.message))
+        out.append(f"::{_GITHUB_LEVEL[f.severity]} {props}::{message}")
     return "\n".join(out) + ("\n" if out else "")
 
 

@@ -275,7 +275,29 @@ def entry() -> NoReturn:
     sys.exit(code)
 
 
+def configure_output() -> None:
+    """Make stdout and stderr print anything, under any locale: a file name that is not valid
+    UTF-8 (a lone surrogate) as `\\xNN`, a character the encoding lacks (LC_ALL=C,
+    PYTHONIOENCODING=ascii) as `\\uXXXX` (rulemap.text.names). Without it such a name crashes
+    the output with UnicodeEncodeError, or (surrogateescape, a C locale's default) writes raw
+    bytes that are not UTF-8. The encoders escape names themselves; this is the net under
+    whatever text reaches a stream without them (a path in an error message)."""
+    import codecs
+    import contextlib
+
+    from rulemap.text.names import ERROR_HANDLER, escape_unencodable
+
+    codecs.register_error(ERROR_HANDLER, escape_unencodable)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)  # not on a replaced stream
+        if reconfigure is not None:
+            # closed, or not a text stream after all: left as it is
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors=ERROR_HANDLER)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    configure_output()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -338,5 +360,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def dump_json(data: object) -> None:
-    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+    """`data` as indented JSON on stdout, every string shown as `printable` spells it: a
+    lone surrogate would be written raw (invalid UTF-8) or as a `\\udcff` escape strict
+    JSON readers reject."""
+    from rulemap.text.names import printable_data
+
+    json.dump(printable_data(data), sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")

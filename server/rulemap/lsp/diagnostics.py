@@ -10,6 +10,7 @@ from lsprotocol import types
 from rulemap.checks.registry import doc_url
 from rulemap.lsp.convert import SEVERITY, to_range
 from rulemap.model import Finding, Fix, Span
+from rulemap.text.names import path_bytes, printable
 from rulemap.text.positions import Encoding
 
 if TYPE_CHECKING:
@@ -23,8 +24,10 @@ _TAGS = {
 
 
 def uri_for(path: str) -> str:
-    """The `file:` URI of an absolute POSIX path (the same spelling the features use)."""
-    return "file://" + quote(path, safe="/")
+    """The `file:` URI of an absolute POSIX path (the same spelling the features use). Quoted
+    from the path's bytes: a name that is not valid UTF-8 (lone surrogates) gets its exact
+    bytes, `%FF` (quoting the str would raise, and stop the whole publish)."""
+    return "file://" + quote(path_bytes(path), safe="/")
 
 
 def _lines(ws: Workspace, key: str) -> list[str]:
@@ -67,7 +70,7 @@ def to_diagnostic(
                     lines if r.path == finding.path else _lines(ws, r.path), r.span, encoding
                 ),
             ),
-            message=r.message,
+            message=printable(r.message),
         )
         for r in finding.related
     ]
@@ -76,7 +79,9 @@ def to_diagnostic(
         data["fixes"] = [_fix_json(ws, f, encoding) for f in finding.fixes]
     return types.Diagnostic(
         range=to_range(lines, finding.span, encoding),
-        message=finding.message,
+        # a name that is not UTF-8 as `\xNN`, as the CLI shows it: pygls would send a lone
+        # surrogate as a `\udcff` escape, which strict JSON readers (serde_json) reject
+        message=printable(finding.message),
         severity=SEVERITY[finding.severity],
         code=finding.code,
         code_description=types.CodeDescription(href=doc_url(finding.code)),

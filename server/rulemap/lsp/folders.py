@@ -7,11 +7,12 @@ server; `replay_and_run` is what the worker thread does with a folder's replica.
 from __future__ import annotations
 
 import asyncio
+import os
 import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
-from urllib.parse import unquote, urlparse
+from urllib.parse import unquote_to_bytes, urlparse
 
 from lsprotocol import types
 
@@ -53,7 +54,9 @@ def path_of(uri: str) -> str | None:
         return None
     if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
         return None
-    path = unquote(parsed.path)
+    # from the bytes, as uri_for quotes them: `%FF` is back the name's byte (a surrogate), not
+    # U+FFFD, so a file whose name is not valid UTF-8 keeps one URI both ways
+    path = os.fsdecode(unquote_to_bytes(parsed.path))
     if not path.startswith("/") or "\x00" in path:
         return None
     return posixpath.normpath(path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import posixpath
 import stat
@@ -63,7 +64,8 @@ class LocalReader:
         return list(self._walk())
 
     def dangling_links(self) -> Iterable[tuple[str, str]]:
-        """Symlinks the last walk met whose target does not exist: (path, target as written)."""
+        """Symlinks the last walk met that lead to no file — their target does not exist, or
+        they loop: (path, target as written)."""
         return list(self._dangling)
 
     def is_ignored(self, key: str) -> bool:
@@ -146,6 +148,7 @@ class LocalReader:
             for entry in entries:
                 name = entry.name
                 rel = prefix + name
+                is_link = False
                 try:
                     is_link = entry.is_symlink()
                     is_dir = entry.is_dir()  # follows symlinks
@@ -155,7 +158,14 @@ class LocalReader:
                         with contextlib.suppress(OSError):
                             self._dangling.append((rel, os.readlink(entry.path)))
                         continue
-                except OSError:
+                except OSError as exc:
+                    # a symlink loop (`CLAUDE.md -> CLAUDE.md`, a -> b -> a): following it
+                    # fails with ELOOP. It leads to no file, as a dangling link does, so it is
+                    # reported as one (the git reader lists its loops there too); checks/files
+                    # tells the two apart by their targets.
+                    if is_link and exc.errno == errno.ELOOP:
+                        with contextlib.suppress(OSError):
+                            self._dangling.append((rel, os.readlink(entry.path)))
                     continue
                 if plain and not is_link:
                     self._plain.add(rel)

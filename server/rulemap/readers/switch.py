@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rulemap.readers.base import ReadError, WalkingReader, is_within
-from rulemap.readers.git import GIT, GitRefReader, git_env
+from rulemap.readers.git import GitRefReader
+from rulemap.readers.git_process import run_git
 
 
 class SwitchReader:
@@ -89,15 +90,17 @@ def git_changes(base: GitRefReader, head: GitRefReader) -> Changes | None:
     """The files of the workspace root that differ between the two readers' commits, or None
     when an update cannot stand for a fresh workspace: another repository or root, a symlink
     or a submodule among the changes (what reads through it is not named by the diff), or a
-    git error."""
+    git error — a `diff-tree` that did not finish within the git time limit too (killed by
+    `run_git`): both commits' trees were just listed, so the fresh workspace the caller opens
+    instead needs no diff-tree, and each of its git calls has its own limit."""
     if (base.top, base.prefix, base.root) != (head.top, head.prefix, head.root):
         return None
     try:
-        done = subprocess.run(
-            [*GIT, "diff-tree", "-r", "-z", "--no-renames", "--raw", base.commit, head.commit],
-            cwd=base.top, env=git_env(), capture_output=True, check=False,
+        done = run_git(
+            ["diff-tree", "-r", "-z", "--no-renames", "--raw", base.commit, head.commit],
+            base.top,
         )
-    except OSError:
+    except (OSError, subprocess.TimeoutExpired):
         return None
     if done.returncode != 0:
         return None
