@@ -340,7 +340,9 @@ def test_claude_code_session_log():
         ("edit", ("nb/n.ipynb",), 5),
     ]
     problems = [(p.line, p.message) for p in parsed.problems]
-    assert problems[0][0] == 5 and "/etc/passwd" in problems[0][1] and "outside" in problems[0][1]
+    # named by its line, never quoted: a transcript's content is not echoed
+    assert problems[0][0] == 5 and "/etc/passwd" not in problems[0][1] \
+        and "outside" in problems[0][1]
     assert problems[1][0] == 5 and "MultiEdit" in problems[1][1]
     assert [p[0] for p in problems[2:]] == [6, 7, 8]
     result = replay(make_ws(RULES), parsed.steps, "cogitator", problems=parsed.problems)

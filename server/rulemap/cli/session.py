@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import posixpath
 import sys
 import textwrap
 from typing import TYPE_CHECKING
@@ -19,8 +20,12 @@ if TYPE_CHECKING:
 
     from rulemap.model import LoadedFile
     from rulemap.profiles.steps import Problem, SessionReplay, SessionStep
+    from rulemap.session.transcripts import Parsed
+    from rulemap.workspace import Workspace
 
-MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024  # session logs of long runs reach tens of MB
+# Session logs of long runs reach tens of MB. Read a line at a time, so the size costs time,
+# not memory (docs/sessions.md, "Limits"); this only bounds how long one run can take.
+MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024
 
 SESSION_EPILOG = """\
 examples:
@@ -34,7 +39,9 @@ STEP is KIND:PATH (KIND read or edit; several paths of one step: read:a.ts,b.ts)
 relative to the current directory; paths in --file are relative to the root (absolute ones
 are made relative; those outside the root are reported and skipped). Step 0 is the start-up
 load. Lines or entries of --file that are not understood are reported on stderr with their
-line (or entry) number and skipped.
+line (or entry) number, never quoted, and skipped (the first 100; then how many more). A
+--file in the workspace that is a symbolic link leading out of it is not read
+(docs/sessions.md).
 """
 
 
@@ -80,7 +87,7 @@ def run_session(args: argparse.Namespace) -> int:
     from rulemap.cli.commands import _inside, open_workspace, warn_untrusted
     from rulemap.profiles import UnknownProfile
     from rulemap.session.replay import replay
-    from rulemap.session.transcripts import parse_text, parse_tokens
+    from rulemap.session.transcripts import parse_tokens
 
     ws = open_workspace(args.root, args.allow_imports_from, user_home=args.home, ref=args.ref)
     warn_untrusted(ws)
@@ -91,7 +98,7 @@ def run_session(args: argparse.Namespace) -> int:
     steps = list(tokens.steps)
     problems: list[Problem] = []
     if args.file:
-        parsed = parse_text(_read(args.file), ws.root)
+        parsed = _parse_file(args.file, ws)
         steps.extend(parsed.steps)
         problems = parsed.problems
     try:
@@ -111,17 +118,45 @@ def run_session(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read(path: str) -> str:
-    from rulemap.readers.base import ReadError
-    from rulemap.readers.host import read_user_file
+def _parse_file(path: str, ws: Workspace) -> Parsed:
+    """`--file`'s steps, read a line at a time. A file the user names outside the workspace is
+    theirs to read; one inside it that is a symbolic link leading out is not read (unless it
+    leads to a place of `transcript_places`): the repository chose where it points, and the
+    user, naming a file of the repository, did not mean that place."""
+    from rulemap.readers.base import ReadError, is_within
+    from rulemap.readers.host import open_text_lines, real_path
+    from rulemap.session.transcripts import MAX_LINE_BYTES, parse_stream
 
+    where = os.path.abspath(os.path.expanduser(path))
+    if is_within(where, ws.root) or is_within(where, real_path(ws.root)):
+        real = real_path(where)
+        if not any(is_within(real, place) for place in transcript_places(ws)):
+            raise UsageError(
+                f"--file {path}: it lies in the workspace but is a symbolic link leading out "
+                "of it, so it is not read (a repository can point such a link at any file of "
+                "yours). Pass the path of the file it leads to if you mean that file, or grant "
+                "its directory with --allow-imports-from"
+            )
     try:
-        data = read_user_file(os.path.abspath(os.path.expanduser(path)), MAX_TRANSCRIPT_BYTES)
-    except ReadError as exc:
+        lines = open_text_lines(where, MAX_LINE_BYTES, MAX_TRANSCRIPT_BYTES)
+        if lines is None:
+            raise UsageError(f"--file {path}: no such file")
+        with lines:
+            return parse_stream(lines, ws.root)
+    except ReadError as exc:  # its messages say why (size, kind, permission), never content
         raise UsageError(f"--file {path}: {exc}") from None
-    if data is None:
-        raise UsageError(f"--file {path}: no such file")
-    return data.decode("utf-8", errors="replace")
+
+
+def transcript_places(ws: Workspace) -> list[str]:
+    """The real directories a transcript may be read from when its own path does not settle it
+    (the language server's `rulemap/session`; a link inside the workspace for `--file`): the
+    workspace, where Claude Code keeps its session logs (`~/.claude/projects`: the user's
+    own agent writes there, no repository chooses it), and the directories the user granted
+    with `allowImportsFrom` (never the repository's: `ws.allowed` is the user's grant only)."""
+    from rulemap.readers.host import home_dir, real_path
+
+    places = [ws.root, posixpath.join(home_dir(), ".claude", "projects"), *ws.allowed]
+    return [real_path(place) for place in places]
 
 
 def access(step: SessionStep) -> str:

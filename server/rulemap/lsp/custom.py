@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from rulemap.lsp.folders import Folder
     from rulemap.lsp.state import Engine
     from rulemap.model import Explanation
+    from rulemap.session.transcripts import Parsed
     from rulemap.workspace import Workspace
 
 
@@ -20,18 +21,50 @@ class InvalidParams(ValueError):
     pass
 
 
+# Absurd params are the client's error (InvalidParams), refused before any handler walks
+# them: no request of ours reads deeper than 4 levels (`rulemap/session`'s steps[i].paths[j]),
+# and the values are bounded so that a walk over them (ours, or a conversion) stays short.
+MAX_PARAMS_DEPTH = 32
+MAX_PARAMS_VALUES = 1_000_000
+
+
 def params_dict(params: Any) -> dict[str, Any]:
-    """pygls hands custom-method params over as named tuples (or None); make them a dict."""
+    """pygls hands custom-method params over as named tuples (or None); make them a dict.
+    Params nested deeper than MAX_PARAMS_DEPTH or holding more than MAX_PARAMS_VALUES values
+    are InvalidParams, whatever key holds them."""
     if params is None:
         return {}
     if isinstance(params, Mapping):
-        return dict(params)
-    as_dict = getattr(params, "_asdict", None)
-    if callable(as_dict):
-        return dict(as_dict())
-    if isinstance(params, list | tuple):
+        out = dict(params)
+    elif callable(as_dict := getattr(params, "_asdict", None)):
+        out = dict(as_dict())
+    elif isinstance(params, list | tuple):
         raise InvalidParams("params must be an object")
-    raise InvalidParams(f"params must be an object, not {type(params).__name__}")
+    else:
+        raise InvalidParams(f"params must be an object, not {type(params).__name__}")
+    _check_shape(out)
+    return out
+
+
+def _check_shape(params: dict[str, Any]) -> None:
+    """Walks the params without recursion (the nesting is what is being checked)."""
+    stack: list[tuple[Any, int]] = [(params, 1)]
+    count = 0
+    while stack:
+        value, depth = stack.pop()
+        count += 1
+        if count > MAX_PARAMS_VALUES:
+            raise InvalidParams(f"the params hold more than {MAX_PARAMS_VALUES} values")
+        if isinstance(value, Mapping):
+            children: Any = value.values()
+        elif isinstance(value, list | tuple):  # a named tuple (pygls' object) iterates values
+            children = value
+        else:
+            continue
+        if depth >= MAX_PARAMS_DEPTH and children:
+            raise InvalidParams(f"the params are nested more than {MAX_PARAMS_DEPTH} levels "
+                                "deep")
+        stack.extend((child, depth + 1) for child in children)
 
 
 def _uri_param(params: dict[str, Any]) -> str:
@@ -239,19 +272,16 @@ async def profiles(engine: Engine, raw: Any) -> dict[str, Any]:
     }
 
 
-MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024  # as `rulemap session --file`
-
-
 async def session(engine: Engine, raw: Any) -> dict[str, Any] | None:
     """`rulemap/session`: a run replayed step by step for the folder holding `uri` — exactly
-    what `rulemap session --json` prints. The transcript file is read here (the edge), the
-    core only parses its text."""
+    what `rulemap session --json` prints. The transcript file is read here (the edge), a line
+    at a time, the core parses the lines."""
+    import asyncio
+
     from rulemap.profiles import UnknownProfile
     from rulemap.profiles.steps import Problem, ToolStep
-    from rulemap.readers.base import ReadError
-    from rulemap.readers.host import read_user_file
     from rulemap.session.replay import replay
-    from rulemap.session.transcripts import parse_steps, parse_text
+    from rulemap.session.transcripts import MAX_PATHS, parse_steps
 
     params = params_dict(raw)
     uri = _uri_param(params)
@@ -260,8 +290,13 @@ async def session(engine: Engine, raw: Any) -> dict[str, Any] | None:
     for name, value in (("transcript", transcript), ("profile", profile), ("cwd", cwd)):
         if value is not None and not isinstance(value, str):
             raise InvalidParams(f"`{name}` must be a string")
+    if transcript is not None and (not transcript or "\0" in transcript):
+        raise InvalidParams("`transcript` must be a file path")
     if steps is not None and not isinstance(steps, list | tuple):
         raise InvalidParams('`steps` must be a list of {"kind": "read" | "edit", "paths": [...]}')
+    if steps is not None and len(steps) > MAX_PATHS:
+        # each step has a path, and a run keeps at most MAX_PATHS of them
+        raise InvalidParams(f"`steps` holds {len(steps)} entries; at most {MAX_PATHS}")
     path = path_of(uri)
     folder = engine.folders.get(path.rstrip("/")) if path else None
     if folder is None:
@@ -279,14 +314,8 @@ async def session(engine: Engine, raw: Any) -> dict[str, Any] | None:
         found.extend(parsed.steps)
         problems.extend(parsed.problems)
     if transcript is not None:
-        where = transcript if transcript.startswith("/") else f"{ws.root}/{transcript}"
-        try:
-            data = read_user_file(where, MAX_TRANSCRIPT_BYTES)
-        except ReadError as exc:
-            raise InvalidParams(f"transcript {transcript}: {exc}") from None
-        if data is None:
-            raise InvalidParams(f"transcript {transcript}: no such file")
-        parsed = parse_text(data.decode("utf-8", errors="replace"), ws.root)
+        # a long log takes seconds to read: in a thread, so the server answers meanwhile
+        parsed = await asyncio.to_thread(_read_transcript, ws, transcript)
         found.extend(parsed.steps)
         problems.extend(parsed.problems)
     where_cwd = None
@@ -302,13 +331,52 @@ async def session(engine: Engine, raw: Any) -> dict[str, Any] | None:
     return result.to_json()
 
 
-def plain_value(value: Any) -> Any:
-    """pygls' named tuples (nested params) as plain dicts and lists."""
+MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024  # as `rulemap session --file`
+
+
+def _read_transcript(ws: Workspace, transcript: str) -> Parsed:
+    """The steps of the transcript file `transcript` (absolute, or relative to the folder),
+    read a line at a time. Only from the workspace folder, `~/.claude/projects` or a directory
+    the user granted (`transcript_places`), judged by the real path — a symlink in the folder
+    leading out is refused — and before the file is even looked at, so that the answer tells
+    nothing of files elsewhere. Messages name `transcript` (the client's own words), never
+    what the file holds."""
+    from rulemap.cli.session import transcript_places
+    from rulemap.readers.base import ReadError, is_within
+    from rulemap.readers.host import open_text_lines, real_path
+    from rulemap.session.transcripts import MAX_LINE_BYTES, parse_stream
+
+    where = transcript if transcript.startswith("/") else f"{ws.root}/{transcript}"
+    real = real_path(where)
+    if not any(is_within(real, place) for place in transcript_places(ws)):
+        raise InvalidParams(
+            f"transcript {transcript}: not read: it is outside the workspace folder (symbolic "
+            "links are followed to where they lead). The server reads transcripts inside the "
+            "folder, under ~/.claude/projects, or under a directory you allow with "
+            "`allowImportsFrom` in your user configuration (~/.config/rulemap/config.toml) or "
+            "your editor's user settings"
+        )
+    try:
+        lines = open_text_lines(where, MAX_LINE_BYTES, MAX_TRANSCRIPT_BYTES)
+        if lines is None:
+            raise InvalidParams(f"transcript {transcript}: no such file")
+        with lines:
+            return parse_stream(lines, ws.root)
+    except ReadError as exc:  # its messages say why (size, kind, permission), never content
+        raise InvalidParams(f"transcript {transcript}: {exc}") from None
+
+
+def plain_value(value: Any, depth: int = 0) -> Any:
+    """pygls' named tuples (nested params) as plain dicts and lists. Deeper than
+    MAX_PARAMS_DEPTH is InvalidParams (params_dict refuses such params first; this guard
+    keeps the recursion bounded for any other caller)."""
+    if depth > MAX_PARAMS_DEPTH:
+        raise InvalidParams(f"the params are nested more than {MAX_PARAMS_DEPTH} levels deep")
     as_dict = getattr(value, "_asdict", None)
     if callable(as_dict):
-        return {k: plain_value(v) for k, v in as_dict().items()}
+        return {k: plain_value(v, depth + 1) for k, v in as_dict().items()}
     if isinstance(value, Mapping):
-        return {k: plain_value(v) for k, v in value.items()}
+        return {k: plain_value(v, depth + 1) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [plain_value(v) for v in value]
+        return [plain_value(v, depth + 1) for v in value]
     return value

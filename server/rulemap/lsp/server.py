@@ -26,6 +26,7 @@ from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.folders import Folder, path_of
 from rulemap.lsp.framing import refused_after_shutdown, serve_stdio
 from rulemap.lsp.state import Engine
+from rulemap.text.names import printable_data
 from rulemap.text.positions import Encoding
 
 log = logging.getLogger("rulemap.lsp")
@@ -78,8 +79,14 @@ class RulemapProtocol(LanguageServerProtocol):
         try:
             return super().structure_message(data)
         except JsonRpcException as exc:
-            # pygls would only log it; a request must still get an answer.
+            # pygls would only log it; a request must still get an answer. A request pygls
+            # cannot read has params it cannot take (nested deeper than its converter can
+            # recurse, which it calls an internal error): InvalidParams, never a traceback.
             if isinstance(data, dict) and "id" in data and "method" in data:
+                if not isinstance(exc, JsonRpcInvalidParams):
+                    why = "nested too deeply" if isinstance(exc.__cause__, RecursionError) \
+                        else "not of the expected shape"
+                    exc = JsonRpcInvalidParams(message=f"{data['method']}: params {why}")
                 self._send_response(data["id"], None, exc.to_response_error())
                 return _Ignored()
             raise
@@ -87,6 +94,12 @@ class RulemapProtocol(LanguageServerProtocol):
     def handle_message(self, message: Any) -> None:
         if not refused_after_shutdown(self, message):  # after `shutdown`, only `exit`
             super().handle_message(message)
+
+    def _serialize_message(self, data: Any) -> Any:
+        # A file name that is not UTF-8 reaches an answer (a hover, a link, a location) as lone
+        # surrogates, which json.dumps writes as `\udcff` escapes that strict JSON readers
+        # reject: every string goes out as text/names.py shows such names (`\xff`)
+        return printable_data(super()._serialize_message(data))
 
 
 class RulemapServer(LanguageServer):

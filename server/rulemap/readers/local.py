@@ -199,16 +199,16 @@ def read_regular_file(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
         # the check on the descriptor below catches one swapped in after this `stat`
         mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-            raise ReadError(f"it is not a regular file (a {_file_kind(mode)})")
+            raise ReadError(f"it is not a regular file (a {file_kind(mode)})")
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
-        raise ReadError(_why_not_opened(exc)) from None
+        raise ReadError(why_not_opened(exc)) from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             raise ReadError("it is a directory")
         if not stat.S_ISREG(info.st_mode):
-            raise ReadError(f"it is not a regular file (a {_file_kind(info.st_mode)})")
+            raise ReadError(f"it is not a regular file (a {file_kind(info.st_mode)})")
         if info.st_size > max_bytes:
             raise ReadError(
                 f"it is {info.st_size / 1048576:.1f} MiB, over the "
@@ -239,7 +239,7 @@ def read_regular_file(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
     return data
 
 
-def _why_not_opened(exc: OSError) -> str:
+def why_not_opened(exc: OSError) -> str:
     if isinstance(exc, IsADirectoryError):
         return "it is a directory"
     if isinstance(exc, PermissionError):
@@ -249,7 +249,7 @@ def _why_not_opened(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def _file_kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
     if stat.S_ISFIFO(mode):
         return "named pipe"
     if stat.S_ISSOCK(mode):
