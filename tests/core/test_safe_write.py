@@ -178,13 +178,19 @@ def test_check_fix_with_an_editor_saving_at_the_same_moment(tmp_path):
     """The whole command, in its own process, against an editor's save driven by the
     appearance of the fix's temporary file: the user's text survives every time."""
     root = _workspace(tmp_path, {"AGENTS.md": FIXABLE, "docs/a.md": "a\n"})
-    for attempt in range(3):
+    raced = 0
+    for attempt in range(6):
         mine = f"# mine {attempt}\n".encode()
         (root / "AGENTS.md").write_text(FIXABLE)
         with _racer(root, root / "AGENTS.md", mine, "in-place") as fired:
             done = _cli(root, "check", "--fix")
-        assert fired and (root / "AGENTS.md").read_bytes() == mine, done.stderr
         assert "Traceback" not in done.stderr
+        if fired:  # the save landed while the fix was being written
+            raced += 1
+            assert (root / "AGENTS.md").read_bytes() == mine, done.stderr
+            if raced == 3:
+                break
+    assert raced >= 2, "the save never raced the write"
 
 
 @settings(max_examples=40, deadline=None,
