@@ -200,9 +200,12 @@ def write_result(name: str, data: dict, out: str | None = None) -> str:
     else:
         os.makedirs(RESULTS, exist_ok=True)
         path = os.path.join(RESULTS, name)
+    # results are committed: paths inside the repository are written relative to it, never
+    # as this machine spells them
+    text = json.dumps(data, indent=2).replace(REPO.rstrip("/") + "/", "")
+    text = text.replace(tempfile.gettempdir().rstrip("/") + "/", "$TMPDIR/")
     with open(path, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=2)
-        fh.write("\n")
+        fh.write(text + "\n")
     return path
 
 
