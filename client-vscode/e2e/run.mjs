@@ -345,6 +345,30 @@ async function profileStatusText(page) {
   return items[0] ?? '';
 }
 
+/**
+ * The editor hover at the first token of `line` (0-based) of `file` whose text contains
+ * `token` (any token when omitted) and that contains `hasText`; its text.
+ */
+async function editorHover(page, file, hasText, line = 0, token = undefined) {
+  await quickOpen(page, file);
+  await page.keyboard.press('Escape');
+  const row = page.locator('.monaco-editor .view-line').nth(line);
+  const target = token ? row.locator('span span', { hasText: token }).first() : row.locator('span span').first();
+  await target.waitFor({ state: 'visible', timeout: 10000 });
+  const hover = page.locator('.monaco-editor .monaco-hover').filter({ hasText }).first();
+  await page.mouse.move(900, 450);
+  await target.hover();
+  try {
+    await hover.waitFor({ state: 'visible', timeout: 8000 });
+  } catch {
+    await target.click();
+    await runCommand(page, 'Show or Focus Hover');
+    await hover.waitFor({ state: 'visible', timeout: 15000 });
+  }
+  await page.waitForTimeout(600); // let the hover finish fading in
+  return text(await hover.textContent());
+}
+
 /** The header of a view of the Rulemap container. */
 function paneHeader(page, viewName) {
   return page.locator(`[id="workbench.view.extension.rulemap"] .pane-header`, { hasText: viewName }).first();
@@ -687,7 +711,27 @@ async function trustedRun(tmp) {
       await shot(page, 'effective-instructions-codex');
     });
 
-    await step('the picked profile survives a window reload (workspaceState)', page, async () => {
+    await step('picking Codex: bytes in the status bar and the hover (the pick is rulemap.profile)', page, async () => {
+      // one choice: the picker wrote the workspace setting the server reads
+      const settings = JSON.parse(readFileSync(join(ws, '.vscode/settings.json'), 'utf8'));
+      assert(settings['rulemap.profile'] === 'codex', `the pick should be rulemap.profile: ${JSON.stringify(settings)}`);
+      const status = await until('a byte budget in the status bar', async () => {
+        const t = await rulemapStatusText(page);
+        return /^Rulemap \d+(\.\d)?(B|KiB)\/32KiB$/.test(t) && t;
+      }, 20000);
+      // (the edited AGENTS.md is not saved yet: the server counts the buffer, the CLI the disk)
+      const t = await until('the hover in bytes', async () => {
+        const h = await editorHover(page, 'src/api/handler.ts', 'loads for');
+        return /\b\d[\d,]* of 32,768 bytes/.test(h) && h;
+      }, 30000);
+      log(`codex: status ${status}; hover ${t.slice(0, 300)}`);
+      assert(t.includes('· codex ·'), `the hover should be codex's: ${t}`);
+      assert(!/of 32,000 chars/.test(t), `no maxChars in the codex hover: ${t}`);
+      await shot(page, 'codex-hover-bytes');
+      await page.keyboard.press('Escape');
+    });
+
+    await step('the picked profile survives a window reload (rulemap.profile)', page, async () => {
       // save the fixed AGENTS.md first: no unsaved-changes prompt, and the CLI reads what the server does
       await quickOpen(page, 'AGENTS.md');
       await page.locator('.monaco-editor .view-lines').first().click();
@@ -780,6 +824,38 @@ async function trustedRun(tmp) {
       const status = [await profileStatusText(page), await rulemapStatusText(page)];
       log(`status items: ${JSON.stringify(status)}`);
       assert(status[0].length <= 24, `the profile status item should stay short: ${status[0]}`);
+    });
+
+    await step('picking Claude Code: its glob verdicts and no shared budget', page, async () => {
+      // a rule only Claude Code's dialect matches: it drops a trailing /** and ignores case
+      write(ws, '.claude/rules/upper.md', '---\npaths: ["SRC/API/**"]\n---\n# Upper\n\nClaude Code loads this for src/api.\n');
+      await quickOpen(page, 'src/api/handler.ts');
+      await runCommand(page, 'Rulemap: Choose Agent Profile');
+      await pickRow(page, (r) => /^claude-code\b/.test(r.description));
+      await until('the status bar to name claude-code', async () => (await profileStatusText(page)) === 'Rulemap: claude-code', 20000);
+      const expected = cli(ws, ['explain', 'src/api/handler.ts', '--profile', 'claude-code', '--json']);
+      assert(expected.files.some((f) => f.path === '.claude/rules/upper.md'), `the CLI should load upper.md: ${JSON.stringify(expected.files)}`);
+      const status = await until('no shared budget in the status bar', async () => {
+        const s = await rulemapStatusText(page);
+        return s.endsWith('no shared budget') && s;
+      }, 20000);
+      const source = await until('the hover to list upper.md', async () => {
+        const h = await editorHover(page, 'src/api/handler.ts', 'loads for');
+        return h.includes('upper.md') && h.includes('no shared budget') && h;
+      }, 30000);
+      assert(!/ of 0\b/.test(source), `never "of 0": ${source}`);
+      await shot(page, 'claude-code-source-hover');
+      await page.keyboard.press('Escape');
+      const glob = await until('the glob hover in Claude Code\'s dialect', async () => {
+        const h = await editorHover(page, '.claude/rules/upper.md', 'SRC/API/**', 1, 'SRC');
+        return h.includes('matches 1 file') && h;
+      }, 30000);
+      log(`claude-code: status ${status}; glob ${glob.slice(0, 200)}; source ${source.slice(0, 300)}`);
+      assert(glob.includes('Claude Code') && glob.includes('handler.ts'), `the glob hover should be Claude Code's: ${glob}`);
+      await shot(page, 'claude-code-glob-hover');
+      await page.keyboard.press('Escape');
+      rmSync(join(ws, '.claude/rules/upper.md'));
+      await quickOpen(page, 'src/api/handler.ts');
     });
 
     await step('the title-bar icon chooses again: back to the workspace default', page, async () => {

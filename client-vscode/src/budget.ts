@@ -83,9 +83,11 @@ export function usedIn(r: EffectiveInstructions, unit: string): number | undefin
 
 /**
  * Short budget text for the status bar and the view description: "12.3k/32k" (shared),
- * "1.2k · 8k tok/file" (per-file), "1.2k" (none).
+ * "812 tok · 8k tok/file" (per-file, in its unit when every file has that size), "1.2k · no
+ * shared budget" (none: an agent without a shared limit is never shown "of 0"; `compact`:
+ * "1.2k chars", for a Compare Agents row whose tooltip says the rest).
  */
-export function budgetShort(r: EffectiveInstructions): string {
+export function budgetShort(r: EffectiveInstructions, compact = false): string {
   const b = budgetOf(r);
   if (b.kind === 'shared' && b.limit !== null && b.limit !== undefined) {
     const used = usedIn(r, b.unit);
@@ -98,7 +100,15 @@ export function budgetShort(r: EffectiveInstructions): string {
     return `${usedText}/${limit}`;
   }
   if (b.kind === 'per-file' && b.limit !== null && b.limit !== undefined) {
-    return `${formatChars(r.totalChars)} · ${formatAmount(b.limit, b.unit)}/file`;
+    const used = r.files.length ? usedIn(r, b.unit) : undefined;
+    const usedText = used === undefined ? formatChars(r.totalChars) : formatAmount(used, b.unit);
+    return `${usedText} · ${formatAmount(b.limit, b.unit)}/file`;
+  }
+  if (b.kind === 'none') {
+    const used = r.files.length ? usedIn(r, b.unit) : undefined;
+    const size = used === undefined ? formatChars(r.totalChars) : formatAmount(used, b.unit);
+    // `compact`: a row among others at the default sidebar width, its tooltip says the rest
+    return compact ? `${size} ${b.unit === 'chars' ? 'chars' : ''}`.trim() : `${size} · no shared budget`;
   }
   return formatChars(r.totalChars);
 }
@@ -114,7 +124,9 @@ export function budgetLong(r: EffectiveInstructions): string {
       : `${formatInt(used)} of ${formatInt(b.limit)} ${unitWord(b.unit)}`;
   }
   if (b.kind === 'per-file' && b.limit !== null && b.limit !== undefined) {
-    return `${chars}; each file is read up to ${formatInt(b.limit)} ${unitWord(b.unit)}`;
+    const used = r.files.length ? usedIn(r, b.unit) : undefined;
+    const size = used === undefined ? chars : `${formatInt(used)} ${unitWord(b.unit)}`;
+    return `${size}; each file is read up to ${formatInt(b.limit)} ${unitWord(b.unit)}`;
   }
-  return `${chars}; no budget`;
+  return `${chars}; no shared budget`;
 }

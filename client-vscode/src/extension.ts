@@ -5,7 +5,7 @@ import { ActiveInstructions } from './activeInstructions';
 import { RulemapClient } from './client';
 import { interpreterChangeNeedsRestart } from './launch';
 import { affectsRuleMatches, RuleDecorationProvider } from './decorations';
-import { chooseProfile, ProfileChoice, ProfilePickItem } from './profileChoice';
+import { chooseProfile, migrateLegacyPick, ProfileChoice, ProfilePickItem, workspaceSettings } from './profileChoice';
 import { GraphChangedParams } from './protocol';
 import { PythonInterpreter } from './python';
 import { RulemapStatusBar } from './statusBar';
@@ -27,10 +27,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   rulemapClient = client;
   context.subscriptions.push(python); // the client is stopped in deactivate()
 
-  // The agent profile the views explain for: picked per workspace; none picked → the server's
-  // workspace default (rulemap.profile, rulemap.toml).
-  const choice = new ProfileChoice(context.workspaceState);
+  // The agent profile the views explain for: one choice with the server's, the workspace value
+  // of rulemap.profile (the picker writes it); none → the user-level rulemap.profile, then
+  // rulemap.toml. A pick an older version kept in workspaceState moves there once.
+  const choice = new ProfileChoice(workspaceSettings());
   context.subscriptions.push(choice);
+  void migrateLegacyPick(context.workspaceState, workspaceSettings()).then(
+    () => choice.settingChanged(),
+    (e: unknown) => log.warn(`Could not move the remembered agent profile into rulemap.profile: ${String(e)}`),
+  );
   const profile = () => choice.picked;
 
   // Active file → effective instructions (shared by the view and the status bar)
@@ -150,8 +155,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         // the server takes it from initializationOptions only (docs/security.md)
         setTimeout(() => void client.restart('rulemap.allowImportsFrom changed'), 250);
       } else if (e.affectsConfiguration('rulemap')) {
+        // rulemap.profile is the pick: edited by hand, the views follow it as after a pick
+        if (e.affectsConfiguration('rulemap.profile')) choice.settingChanged();
         // The server re-pulls its configuration and sends graphChanged; refresh anyway (an
-        // older server may not), e.g. for rulemap.profile, the default when nothing is picked.
+        // older server may not).
         setTimeout(() => refreshAll(), 300);
       }
     }),
@@ -246,19 +253,24 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('rulemap.chooseProfile', async (arg?: unknown) => {
       // from a Compare Agents row: use that agent without asking
       const node = arg as CompareNode | undefined;
-      if (node && typeof node === 'object' && node.kind === 'agent') {
-        await choice.pick(node.column.profile);
-        return;
+      try {
+        if (node && typeof node === 'object' && node.kind === 'agent') {
+          await choice.pick(node.column.profile);
+          return;
+        }
+        await chooseProfile(
+          client,
+          choice,
+          {
+            showQuickPick: (items, options) => vscode.window.showQuickPick<ProfilePickItem>(items, options),
+            showWarningMessage: (m) => void vscode.window.showWarningMessage(m),
+          },
+          active.uri?.toString(),
+        );
+      } catch (e) {
+        // the pick is the workspace setting rulemap.profile: no workspace open, no place for it
+        void vscode.window.showWarningMessage(`Rulemap: could not set rulemap.profile for this workspace: ${String(e)}`);
       }
-      await chooseProfile(
-        client,
-        choice,
-        {
-          showQuickPick: (items, options) => vscode.window.showQuickPick<ProfilePickItem>(items, options),
-          showWarningMessage: (m) => void vscode.window.showWarningMessage(m),
-        },
-        active.uri?.toString(),
-      );
     }),
   );
 

@@ -1,18 +1,47 @@
-// The agent profile the views explain for: picked per workspace (workspaceState) with
-// "Rulemap: Choose Agent Profile", from the list the server sends (`rulemap/profiles`). No
-// profile name is written here: without a pick the server uses its workspace default
-// (`rulemap.profile`, else rulemap.toml's `profile`, else its own default).
+// The agent profile the views explain for: one choice, the workspace-scope value of the
+// `rulemap.profile` setting. "Rulemap: Choose Agent Profile" (view title, status bar) writes it
+// there, from the list the server sends (`rulemap/profiles`); the language client forwards the
+// change (didChangeConfiguration) and the server's hovers, code lenses and inlay hints follow it,
+// as the views do. A setting rather than a message of our own: the server already reads
+// `profile` per folder, a user who edits settings.json sees the same choice, and other editors
+// have the same knob. No profile name is written here: without a pick the server uses the
+// user-level `rulemap.profile`, else rulemap.toml's `profile`, else its own default.
 
 import * as vscode from 'vscode';
 import { ProfileInfo, ProfilesResult, RulemapApi } from './protocol';
 
-/** The workspaceState key of the pick. */
-export const PROFILE_STATE_KEY = 'rulemap.agentProfile';
+/** The key of the choice in its store: `profile` of the `rulemap` section. */
+export const PROFILE_SETTING = 'profile';
+/** Where older versions kept the pick (workspaceState): moved into the setting once. */
+export const LEGACY_STATE_KEY = 'rulemap.agentProfile';
 
-/** The part of `vscode.Memento` used here (`context.workspaceState`). */
+/** A key-value store: the workspace scope of the `rulemap` settings, or `vscode.Memento`. */
 export interface StateStore {
   get<T>(key: string): T | undefined;
   update(key: string, value: unknown): Thenable<void>;
+}
+
+/** The `rulemap` section's workspace-scope values (what the picker writes, the server reads). */
+export function workspaceSettings(): StateStore {
+  const section = () => vscode.workspace.getConfiguration('rulemap');
+  return {
+    get: <T>(key: string) => section().inspect<T>(key)?.workspaceValue,
+    update: (key: string, value: unknown) =>
+      section().update(key, value, vscode.ConfigurationTarget.Workspace),
+  };
+}
+
+/**
+ * Move a pick kept by an older version (workspaceState) into the setting, unless the setting
+ * already says something; the old entry is dropped either way so that it never competes.
+ */
+export async function migrateLegacyPick(legacy: StateStore, settings: StateStore): Promise<void> {
+  const old = legacy.get<unknown>(LEGACY_STATE_KEY);
+  if (old === undefined) return;
+  if (typeof old === 'string' && old !== '' && settings.get<unknown>(PROFILE_SETTING) === undefined) {
+    await settings.update(PROFILE_SETTING, old);
+  }
+  await legacy.update(LEGACY_STATE_KEY, undefined);
 }
 
 export class ProfileChoice implements vscode.Disposable {
@@ -20,13 +49,29 @@ export class ProfileChoice implements vscode.Disposable {
   /** Fires with the new pick (undefined: back to the workspace default). */
   readonly onDidChange = this.emitter.event;
   private catalog: ProfilesResult | undefined;
+  /** The value the last event announced, so that our own write's echo is not news. */
+  private announced: string | undefined;
 
-  constructor(private readonly state: StateStore) {}
+  constructor(private readonly state: StateStore) {
+    this.announced = this.picked;
+  }
 
   /** The profile picked for this workspace; undefined: the server's workspace default. */
   get picked(): string | undefined {
-    const v = this.state.get<unknown>(PROFILE_STATE_KEY);
+    const v = this.state.get<unknown>(PROFILE_SETTING);
     return typeof v === 'string' && v !== '' ? v : undefined;
+  }
+
+  /**
+   * The setting changed outside the picker (settings.json, the Settings editor, another window):
+   * the views follow it as they follow a pick.
+   */
+  settingChanged(): void {
+    const now = this.picked;
+    if (now !== this.announced) {
+      this.announced = now;
+      this.emitter.fire(now);
+    }
   }
 
   /** The last list the server sent (undefined before the first answer). */
@@ -42,7 +87,8 @@ export class ProfileChoice implements vscode.Disposable {
     if (name === this.picked) {
       return;
     }
-    await this.state.update(PROFILE_STATE_KEY, name);
+    await this.state.update(PROFILE_SETTING, name);
+    this.announced = name;
     this.emitter.fire(name);
   }
 
@@ -99,7 +145,7 @@ export function profilePickItems(r: ProfilesResult, picked: string | undefined):
     items.unshift({
       label: '$(discard) Workspace default',
       description: r.active,
-      detail: 'Forget this choice: use rulemap.profile, else the profile of rulemap.toml.',
+      detail: 'Forget this choice: use your user-level rulemap.profile, else the profile of rulemap.toml.',
       name: undefined,
     });
   }

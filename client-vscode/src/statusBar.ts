@@ -99,7 +99,7 @@ export function profileStatusModel(
   const lines = [
     `Rulemap agent profile: ${p?.title ? `${p.title} (${name})` : name}`,
     ...(p?.description ? [p.description] : []),
-    picked ? 'Chosen for this workspace.' : 'The workspace default (rulemap.profile or rulemap.toml).',
+    picked ? 'Chosen for this workspace (rulemap.profile).' : 'The workspace default (your rulemap.profile, else rulemap.toml).',
     'Click to choose another agent.',
   ];
   return { visible: true, text: `Rulemap: ${name}`, tooltip: lines.join('\n') };

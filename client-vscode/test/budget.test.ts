@@ -36,8 +36,20 @@ describe('budget texts', () => {
     expect(budgetShort(per)).toBe('1.2k · 8k tok/file');
     expect(budgetLong(per)).toBe('1,200 characters; each file is read up to 8,000 tokens');
     const none = result({ totalChars: 1200, budget: { kind: 'none', unit: 'chars', limit: null } });
-    expect(budgetShort(none)).toBe('1.2k');
-    expect(budgetLong(none)).toBe('1,200 characters; no budget');
+    // never "of 0": an agent without a shared budget says so
+    expect(budgetShort(none)).toBe('1.2k · no shared budget');
+    expect(budgetShort(none, true)).toBe('1.2k chars'); // a Compare Agents row: the tooltip says it
+    expect(budgetLong(none)).toBe('1,200 characters; no shared budget');
+  });
+
+  it("shows a per-file budget's load in its unit when the server counted it", () => {
+    const files = [
+      { path: 'AGENTS.md', reason: 'project', importedBy: null, depth: 0, chars: 800, cut: false, tokens: 200 },
+      { path: 'src/AGENTS.md', reason: 'nested', importedBy: null, depth: 0, chars: 400, cut: false, tokens: 100 },
+    ];
+    const per = result({ totalChars: 1200, files, budget: { kind: 'per-file', unit: 'tokens', limit: 1000 } } as never);
+    expect(budgetShort(per)).toBe('300 tok · 1k tok/file');
+    expect(budgetLong(per)).toBe('300 tokens; each file is read up to 1,000 tokens');
   });
 
   it("takes the server's overBudget when it is there", () => {

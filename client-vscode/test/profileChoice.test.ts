@@ -1,9 +1,19 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ActiveInstructions } from '../src/activeInstructions';
-import { chooseProfile, PickerUi, PROFILE_STATE_KEY, ProfileChoice, ProfilePickItem, profilePickItems } from '../src/profileChoice';
+import {
+  chooseProfile,
+  LEGACY_STATE_KEY,
+  migrateLegacyPick,
+  PickerUi,
+  PROFILE_SETTING,
+  ProfileChoice,
+  ProfilePickItem,
+  profilePickItems,
+  workspaceSettings,
+} from '../src/profileChoice';
 import { fetchInstructionsText } from '../src/virtualDocument';
 import { fakeApi, memento, PROFILES, result } from './fixtures';
-import { Uri } from './vscode-mock';
+import { ConfigurationTarget, settingsScopes, Uri, workspace } from './vscode-mock';
 
 function ui(answer: (items: ProfilePickItem[]) => ProfilePickItem | undefined) {
   const shown: { items: ProfilePickItem[]; options: unknown }[] = [];
@@ -21,16 +31,16 @@ function ui(answer: (items: ProfilePickItem[]) => ProfilePickItem | undefined) {
 const profilesApi = () => fakeApi({ profiles: async () => PROFILES });
 
 describe('ProfileChoice', () => {
-  it('remembers the pick in workspaceState, across reloads', async () => {
+  it('remembers the pick in the workspace setting, across reloads', async () => {
     const state = memento();
     const a = new ProfileChoice(state);
     expect(a.picked).toBeUndefined();
     await a.pick('gamma');
-    expect(state.data.get(PROFILE_STATE_KEY)).toBe('gamma');
-    // a new window on the same workspace: same workspaceState
+    expect(state.data.get(PROFILE_SETTING)).toBe('gamma');
+    // a new window on the same workspace: the same workspace settings
     expect(new ProfileChoice(state).picked).toBe('gamma');
     await a.pick(undefined);
-    expect(state.data.has(PROFILE_STATE_KEY)).toBe(false);
+    expect(state.data.has(PROFILE_SETTING)).toBe(false);
     expect(new ProfileChoice(state).picked).toBeUndefined();
   });
 
@@ -45,24 +55,24 @@ describe('ProfileChoice', () => {
   });
 
   it('ignores junk in the state', () => {
-    expect(new ProfileChoice(memento({ [PROFILE_STATE_KEY]: 42 })).picked).toBeUndefined();
-    expect(new ProfileChoice(memento({ [PROFILE_STATE_KEY]: '' })).picked).toBeUndefined();
+    expect(new ProfileChoice(memento({ [PROFILE_SETTING]: 42 })).picked).toBeUndefined();
+    expect(new ProfileChoice(memento({ [PROFILE_SETTING]: '' })).picked).toBeUndefined();
   });
 
   it('keeps the server list and forgets a pick the server does not know', async () => {
-    const state = memento({ [PROFILE_STATE_KEY]: 'retired' });
+    const state = memento({ [PROFILE_SETTING]: 'retired' });
     const a = new ProfileChoice(state);
     const r = await a.load(profilesApi());
     expect(r.dropped).toBe('retired');
     expect(a.picked).toBeUndefined();
     expect(a.info('gamma')?.title).toBe('Gamma CLI');
-    const kept = new ProfileChoice(memento({ [PROFILE_STATE_KEY]: 'beta' }));
+    const kept = new ProfileChoice(memento({ [PROFILE_SETTING]: 'beta' }));
     expect((await kept.load(profilesApi())).dropped).toBeUndefined();
     expect(kept.picked).toBe('beta');
   });
 
   it('keeps the pick when the server is not there', async () => {
-    const a = new ProfileChoice(memento({ [PROFILE_STATE_KEY]: 'beta' }));
+    const a = new ProfileChoice(memento({ [PROFILE_SETTING]: 'beta' }));
     expect((await a.load(fakeApi({ profiles: async () => undefined }))).result).toBeUndefined();
     expect(a.picked).toBe('beta');
   });
@@ -108,7 +118,7 @@ describe('chooseProfile', () => {
     expect(shown.length).toBe(1);
     expect(shown[0].options).toMatchObject({ title: 'Rulemap: Choose Agent Profile', matchOnDetail: true });
     expect(shown[0].items.map((i) => i.label)).toEqual(['$(check) Alpha Agent', '$(blank) Beta', '$(blank) Gamma CLI']);
-    expect(state.data.get(PROFILE_STATE_KEY)).toBe('gamma');
+    expect(state.data.get(PROFILE_SETTING)).toBe('gamma');
   });
 
   it("asks for the active file's folder", async () => {
@@ -119,14 +129,14 @@ describe('chooseProfile', () => {
   });
 
   it('changes nothing when cancelled', async () => {
-    const choice = new ProfileChoice(memento({ [PROFILE_STATE_KEY]: 'beta' }));
+    const choice = new ProfileChoice(memento({ [PROFILE_SETTING]: 'beta' }));
     const { u } = ui(() => undefined);
     expect(await chooseProfile(profilesApi(), choice, u)).toBe(false);
     expect(choice.picked).toBe('beta');
   });
 
   it('"Workspace default" forgets the pick', async () => {
-    const choice = new ProfileChoice(memento({ [PROFILE_STATE_KEY]: 'beta' }));
+    const choice = new ProfileChoice(memento({ [PROFILE_SETTING]: 'beta' }));
     const { u } = ui((items) => items[0]);
     expect(await chooseProfile(profilesApi(), choice, u)).toBe(true);
     expect(choice.picked).toBeUndefined();
@@ -155,7 +165,7 @@ describe('the pick reaches the server as `profile`', () => {
   });
 
   it('in the text of Show / Copy Effective Instructions', async () => {
-    const choice = new ProfileChoice(memento({ [PROFILE_STATE_KEY]: 'gamma' }));
+    const choice = new ProfileChoice(memento({ [PROFILE_SETTING]: 'gamma' }));
     const api = fakeApi({
       effectiveInstructions: async (params) => {
         api.calls.push({ method: 'effectiveInstructions', params });
@@ -165,5 +175,63 @@ describe('the pick reaches the server as `profile`', () => {
     const r = await fetchInstructionsText(api, Uri.file('/ws/a.ts') as never, choice.picked);
     expect(r.ok).toBe(true);
     expect(api.calls[0].params).toEqual({ uri: 'file:///ws/a.ts', includeText: true, profile: 'gamma' });
+  });
+});
+
+describe('the pick and the server\'s `profile` setting are one choice', () => {
+  it('a pick writes rulemap.profile at workspace scope, the section the server reads', async () => {
+    settingsScopes.reset();
+    const choice = new ProfileChoice(workspaceSettings());
+    const { u } = ui((items) => items.find((i) => i.name === 'gamma'));
+    expect(await chooseProfile(profilesApi(), choice, u)).toBe(true);
+    expect(settingsScopes.writes).toEqual([
+      { key: 'rulemap.profile', value: 'gamma', target: ConfigurationTarget.Workspace },
+    ]);
+    // what the language client answers the server's workspace/configuration with
+    expect(workspace.getConfiguration('rulemap').get('profile')).toBe('gamma');
+    expect(choice.picked).toBe('gamma');
+    // "Workspace default" clears the workspace value: the user's own value shows through
+    settingsScopes.user.set('rulemap.profile', 'beta');
+    const back = ui((items) => items[0]);
+    expect(await chooseProfile(profilesApi(), choice, back.u)).toBe(true);
+    expect(settingsScopes.workspace.has('rulemap.profile')).toBe(false);
+    expect(choice.picked).toBeUndefined();
+    expect(workspace.getConfiguration('rulemap').get('profile')).toBe('beta');
+    settingsScopes.reset();
+  });
+
+  it('the picker shows a rulemap.profile set by hand, and the views hear of it once', async () => {
+    settingsScopes.reset();
+    settingsScopes.workspace.set('rulemap.profile', 'beta');
+    const choice = new ProfileChoice(workspaceSettings());
+    expect(choice.picked).toBe('beta');
+    const seen: (string | undefined)[] = [];
+    choice.onDidChange((n) => seen.push(n));
+    // settings.json edited: the configuration event reaches settingChanged
+    settingsScopes.workspace.set('rulemap.profile', 'gamma');
+    choice.settingChanged();
+    choice.settingChanged();
+    expect(seen).toEqual(['gamma']);
+    expect(profilePickItems(PROFILES, choice.picked).find((i) => i.name === 'gamma')!.label).toBe('$(check) Gamma CLI');
+    // our own write's echo (the configuration event after a pick) is not a second change
+    await choice.pick('alpha');
+    choice.settingChanged();
+    expect(seen).toEqual(['gamma', 'alpha']);
+    settingsScopes.reset();
+  });
+
+  it('moves a pick an older version kept in workspaceState into the setting, once', async () => {
+    settingsScopes.reset();
+    const legacy = memento({ [LEGACY_STATE_KEY]: 'gamma' });
+    await migrateLegacyPick(legacy, workspaceSettings());
+    expect(settingsScopes.workspace.get('rulemap.profile')).toBe('gamma');
+    expect(legacy.data.has(LEGACY_STATE_KEY)).toBe(false);
+    // a setting already there wins; the old entry is dropped anyway
+    const other = memento({ [LEGACY_STATE_KEY]: 'beta' });
+    await migrateLegacyPick(other, workspaceSettings());
+    expect(settingsScopes.workspace.get('rulemap.profile')).toBe('gamma');
+    expect(other.data.has(LEGACY_STATE_KEY)).toBe(false);
+    expect(PROFILE_SETTING).toBe('profile');
+    settingsScopes.reset();
   });
 });

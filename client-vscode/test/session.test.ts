@@ -141,6 +141,15 @@ describe('sessionTreeItem', () => {
     expect((leftOut.tooltip as MarkdownString).value).toContain('packages/api/server/handlers/deep/nested/rules.md');
   });
 
+  it('an agent without a shared budget: "no shared budget", never "of 0"', () => {
+    const none = { ...replay, budget: { kind: 'none', unit: 'chars', limit: 0 } } as SessionResult;
+    const step = sessionTreeItem(buildSessionTree(none, ROOT)[0]);
+    const tip = (step.tooltip as MarkdownString).value;
+    expect(tip).toContain('Used 1,200 characters');
+    expect(tip).toContain('no shared budget');
+    expect(tip).not.toContain('of 0');
+  });
+
   it('marks the first cut with its own row', () => {
     const cut = sessionTreeItem(tree[2]);
     expect(cut.label).toBe('First cut · step 2');

@@ -74,7 +74,7 @@ describe('profileStatusModel', () => {
     expect(m).toMatchObject({ visible: true, text: 'Rulemap: gamma' });
     expect(m.tooltip).toContain('Gamma CLI (gamma)');
     expect(m.tooltip).toContain('Loads rules by glob');
-    expect(m.tooltip).toContain('Chosen for this workspace.');
+    expect(m.tooltip).toContain('Chosen for this workspace (rulemap.profile).');
     expect(m.text.length).toBeLessThanOrEqual(24);
   });
 

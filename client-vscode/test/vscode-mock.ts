@@ -160,7 +160,47 @@ export const window = {
     new MockStatusBarItem(id, alignment, priority),
 };
 
+export enum ConfigurationTarget {
+  Global = 1,
+  Workspace = 2,
+  WorkspaceFolder = 3,
+}
+
+/** Settings values per scope (`section.key` → value), for `workspace.getConfiguration`. */
+export const settingsScopes = {
+  user: new Map<string, unknown>(),
+  workspace: new Map<string, unknown>(),
+  /** Every `update` call, in order. */
+  writes: [] as { key: string; value: unknown; target: ConfigurationTarget | undefined }[],
+  reset(): void {
+    this.user.clear();
+    this.workspace.clear();
+    this.writes.length = 0;
+  },
+};
+
 export const workspace = {
+  getConfiguration(section: string) {
+    const full = (key: string) => `${section}.${key}`;
+    return {
+      get<T>(key: string): T | undefined {
+        const k = full(key);
+        return (settingsScopes.workspace.has(k) ? settingsScopes.workspace.get(k) : settingsScopes.user.get(k)) as T | undefined;
+      },
+      inspect<T>(key: string): { key: string; globalValue?: T; workspaceValue?: T } {
+        const k = full(key);
+        return { key: k, globalValue: settingsScopes.user.get(k) as T | undefined, workspaceValue: settingsScopes.workspace.get(k) as T | undefined };
+      },
+      update(key: string, value: unknown, target?: ConfigurationTarget): Promise<void> {
+        const k = full(key);
+        settingsScopes.writes.push({ key: k, value, target });
+        const scope = target === ConfigurationTarget.Global ? settingsScopes.user : settingsScopes.workspace;
+        if (value === undefined) scope.delete(k);
+        else scope.set(k, value);
+        return Promise.resolve();
+      },
+    };
+  },
   workspaceFolders: [] as { name: string; uri: Uri; index: number }[],
   getWorkspaceFolder(uri: Uri) {
     return this.workspaceFolders.find((f) => uri.path === f.uri.path || uri.path.startsWith(f.uri.path + '/'));

@@ -20,7 +20,7 @@ from typing import Any
 from rulemap.checks import run_checks
 from rulemap.checks.registry import CHECK_CODES
 from rulemap.config import _KEYS, USER_ONLY_KEYS, parse_config, read_config
-from rulemap.model import Explanation, Finding, LoadStatus
+from rulemap.model import Budget, Explanation, Finding, LoadStatus
 from rulemap.profiles import get_profile, names, select, validate_options
 from rulemap.profiles.base import Profile
 from rulemap.readers.base import WalkingReader
@@ -132,6 +132,55 @@ def load_status(ws: Workspace, key: str, profile: str | None = None) -> LoadStat
     if chosen.reads(ws, key):
         return LoadStatus(True, len(ws.files))
     return LoadStatus(False, why_not=f"{chosen.title} does not read it")
+
+
+def budget_of(ws: Workspace, profile: str | None = None) -> Budget:
+    """How `profile` (default: the configuration's) limits what it loads — its start-up
+    load's budget (cached by the profile), for views that show a size without a load."""
+    return explain(ws, None, profile=profile).budget
+
+
+def _dialect(profile: str | None) -> Profile | None:
+    """The profile when it matches rule globs in its own dialect (None: the workspace's,
+    which is the default model's)."""
+    chosen = get_profile(profile) if profile else None
+    return chosen if chosen is not None and hasattr(chosen, "glob_matches") else None
+
+
+def has_own_glob_dialect(ws: Workspace, profile: str | None = None) -> bool:
+    """Whether `profile` (default: the configuration's) matches `paths` globs other than the
+    workspace does (Claude Code: a trailing `/**` dropped, case ignored)."""
+    return _dialect(profile or ws.config.profile) is not None
+
+
+def glob_matches(ws: Workspace, rule: str, pattern: str, profile: str | None = None) -> list[str]:
+    """Files one written `paths` glob of `rule` matches, as `profile` (default: the
+    configuration's) matches globs."""
+    chosen = _dialect(profile or ws.config.profile)
+    if chosen is not None:
+        found: list[str] = chosen.glob_matches(ws, rule, pattern)  # type: ignore[attr-defined]
+        return found
+    return ws.glob_matches(rule, pattern)
+
+
+def rule_matches(ws: Workspace, rule: str, profile: str | None = None) -> list[str]:
+    """Files all `paths` globs of `rule` together match, in `profile`'s dialect."""
+    chosen = _dialect(profile or ws.config.profile)
+    if chosen is not None:
+        found: list[str] = chosen.rule_matches(ws, rule)  # type: ignore[attr-defined]
+        return found
+    return ws.rule_matches(rule)
+
+
+def first_matching_glob(
+    ws: Workspace, rule: str, target: str, profile: str | None = None
+) -> str | None:
+    """The first written glob of `rule` that matches `target`, in `profile`'s dialect."""
+    chosen = _dialect(profile or ws.config.profile)
+    if chosen is not None:
+        hit: str | None = chosen.first_matching_glob(ws, rule, target)  # type: ignore[attr-defined]
+        return hit
+    return ws.first_matching_glob(rule, target)
 
 
 def load_target(ws: Workspace, key: str) -> tuple[bool, str | None]:

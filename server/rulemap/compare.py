@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from rulemap import analysis
-from rulemap.model import Explanation, LoadedFile
+from rulemap.model import Budget, Explanation, LoadedFile
 
 if TYPE_CHECKING:
     from rulemap.profiles.base import Profile
@@ -149,3 +149,55 @@ def summarize(explanation: Explanation) -> str:
     if explanation.left_out:
         parts.append(f"{len(explanation.left_out):,} left out")
     return ", ".join(parts)
+
+
+# ----- sizes in the agent's terms, for every view ---------------------------------------------
+# One place says "19 of 32,768 bytes", "30 chars · no shared budget" or "cut by maxTokens", so
+# that the CLI, hovers, code lenses and inlay hints agree and none prints "of 0 chars".
+
+
+def text_size(text: str, unit: Unit) -> int:
+    """A whole file's text in `unit` (bytes: UTF-8; tokens: the shared estimate)."""
+    if unit == "bytes":
+        return len(text.encode("utf-8", "surrogatepass"))
+    if unit == "tokens":
+        return round(len(text) / CHARS_PER_TOKEN)
+    return len(text)
+
+
+def short_amount(value: int, unit: Unit) -> str:
+    """812 → '812 chars', 3_140 → '3.1k bytes', 45_000 → '45k tokens'."""
+    if value < 1000:
+        return amount(value, unit)
+    if value < 10_000:
+        return f"{value / 1000:.1f}k {unit}"
+    return f"{round(value / 1000):,}k {unit}"
+
+
+def limit_name(budget: Budget) -> str:
+    """The agent's own name for its limit (`maxChars`, `project_doc_max_bytes`), else a
+    plain 'the budget'."""
+    return budget.setting or "the budget"
+
+
+def budget_line(explanation: Explanation) -> str:
+    """A load's size against its agent's budget: `19 of 32,768 bytes` (shared), `1,200
+    tokens · each file up to 1,000 tokens (maxTokens)` (per file), `30 chars · no shared
+    budget` (none)."""
+    budget = explanation.budget
+    unit = unit_of(explanation)
+    total = total_of(explanation)
+    if budget.kind == "shared":  # a limit of 0 is real: nothing loads
+        return f"{total:,} of {amount(budget.limit, unit)}"
+    if budget.kind == "per-file" and budget.limit > 0:
+        named = f" ({budget.setting})" if budget.setting else ""
+        return f"{amount(total, unit)} · each file up to {amount(budget.limit, unit)}{named}"
+    return f"{amount(total, unit)} · no shared budget"
+
+
+def budget_share(explanation: Explanation) -> str:
+    """` (59%)`: how much of a shared budget the load uses ('' for any other budget)."""
+    budget = explanation.budget
+    if budget.kind != "shared" or budget.limit <= 0:
+        return ""
+    return f" ({total_of(explanation) * 100 // budget.limit}%)"

@@ -22,10 +22,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from rulemap.checks.registry import codes_where
 from rulemap.model import Finding, Fix, Span
 from rulemap.text.positions import line_starts, split_lines
 
-SAFE_CODES = frozenset({"suspicious-import", "instructions-shadowed"})
+# the codes the check registry marks `fix="safe"`: one list, where each code is declared
+SAFE_CODES = codes_where("safe")
 
 _BOM = "\ufeff"
 

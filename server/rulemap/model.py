@@ -185,8 +185,14 @@ class Budget:
     kind: Literal["shared", "per-file", "none"] = "shared"
     unit: Literal["chars", "bytes", "tokens"] = "chars"
     limit: int = 32000
+    # the agent's own name for the limit (`maxChars`, `project_doc_max_bytes`, `maxTokens`),
+    # set by the profile that builds the budget, so that views say what cut a file in the
+    # agent's terms instead of spelling an agent fact themselves; None: no limit to name
+    setting: str | None = None
 
     def to_json(self) -> dict[str, object]:
+        # `setting` stays out: the JSON form is pinned by the conformance fixtures and the
+        # protocol, and the views that name the setting are the server's own
         return {"kind": self.kind, "unit": self.unit, "limit": self.limit}
 
 

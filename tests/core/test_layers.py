@@ -25,12 +25,13 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "data",
         (
             "model", "text", "globs", "readers", "config", "derived", "retarget", "suggest",
-            "ranges", "documents", "fixes", "__init__",
+            "ranges", "documents", "__init__",
         ),
     ),
     ("workspace", ("workspace",)),
     ("profiles", ("profiles",)),
-    ("checks", ("checks",)),
+    # `fixes` reads which codes are safe to fix from the check registry
+    ("checks", ("checks", "fixes")),
     ("engine", ("analysis", "compare", "graph_export", "session", "diff")),
     ("edges", ("cli", "lsp", "__main__")),
 ]

@@ -143,3 +143,19 @@ def test_create_offered_only_while_missing_and_unreadable_doc():
     binary = ws_of({"AGENTS.md": b"\x00bin"})
     assert code_actions(binary, "AGENTS.md", R(0, 0, 0, 0), []) == []
     assert code_actions(binary, "missing.md", R(0, 0, 0, 0), []) == []
+
+
+def test_code_actions_answer_from_the_published_findings_without_a_check(monkeypatch):
+    """The server passes the findings it published: a code action request never runs the
+    whole check (on the editor's event loop)."""
+    ws = ws_of({"AGENTS.md": "See @docs/guide.md\n", "docs/guid.md": "g\n"})
+    published = findings(ws, "AGENTS.md", "broken-import")
+    ws.findings_cache = None
+
+    def no_check(_ws: Workspace) -> list[Finding]:
+        raise AssertionError("a code action ran the whole check")
+
+    monkeypatch.setattr(analysis, "check", no_check)
+    diag = diagnostic(ws, published[0])
+    actions = code_actions(ws, "AGENTS.md", diag.range, [diag], "utf-16", published)  # type: ignore[arg-type]
+    assert any("guid.md" in a.title for a in actions)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from rulemap import analysis
-from rulemap.lsp.checking import GRAPH_CODES, document_findings
+from rulemap import analysis, checks
+from rulemap.lsp.checking import document_findings
 from rulemap.lsp.diagnostics import to_diagnostics, uri_for
 from rulemap.lsp.folders import path_of
 from rulemap.lsp.settings import Settings, merge, parse_settings
@@ -100,11 +100,19 @@ def test_document_findings_match_the_full_check() -> None:
         )
     )
     full = analysis.check(ws)
+    split = checks.run_checks_split(ws)
+    assert split.all == full
+    graph = {(f.path, f.code, f.span, f.message) for f in split.graph}
+    assert {f.code for f in split.graph} >= {"import-cycle"}
     for key in ws.lint_documents():
         expected = [
-            (f.code, f.span, f.message) for f in full if f.path == key and f.code not in GRAPH_CODES
+            (f.code, f.span, f.message) for f in full
+            if f.path == key and (f.path, f.code, f.span, f.message) not in graph
         ]
         assert [(f.code, f.span, f.message) for f in document_findings(ws, key)] == expected, key
+        # a document's fresh findings and the graph-wide ones are the whole check's again
+        merged = checks.merge(document_findings(ws, key), [f for f in split.graph if f.path == key])
+        assert merged == [f for f in full if f.path == key], key
     diagnostics = to_diagnostics(
         ws, "AGENTS.md", [f for f in full if f.path == "AGENTS.md"], "utf-16"
     )

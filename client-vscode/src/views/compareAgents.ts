@@ -69,7 +69,7 @@ export function buildCompareTree(result: CompareResult | null | undefined, curre
  */
 export function agentDescription(c: CompareColumn): string {
   const e = c.explanation;
-  return `${plural(e.files.length, 'file')} · ${budgetShort(e)}`;
+  return `${plural(e.files.length, 'file')} · ${budgetShort(e, true)}`;
 }
 
 /** Pure: a file row's description, short: "3.1k", "3.1k · cut", "812 tok · step 2". */

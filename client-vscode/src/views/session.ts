@@ -9,7 +9,7 @@ import { RulemapApi, SessionError, SessionFile, SessionParams, SessionResult, Se
 import { REASON_ICONS, resolvePathUri } from './effectiveInstructions';
 
 export type SessionNode =
-  | { kind: 'step'; step: SessionStep; unit: string; limit: number | null; cutsHere: boolean; children: SessionNode[] }
+  | { kind: 'step'; step: SessionStep; unit: string; limit: number | null; shared: boolean; cutsHere: boolean; children: SessionNode[] }
   | { kind: 'joined'; file: SessionFile; step: number; unit: string; uri: string }
   | { kind: 'leftOut'; path: string; step: number; uri: string }
   | { kind: 'firstCut'; step: number; unit: string; limit: number | null }
@@ -25,7 +25,9 @@ export function buildSessionTree(result: SessionAnswer, folder: string | undefin
   if (!isResult(result)) return [];
   const root = result.root ?? folder;
   const unit = result.budget?.unit ?? 'chars';
-  const limit = result.budget?.limit ?? null;
+  // a limit to say "of" only for a shared budget: an agent without one is never "of 0"
+  const shared = (result.budget?.kind ?? 'shared') === 'shared'; // older servers: maxChars
+  const limit = shared ? result.budget?.limit ?? null : null;
   const uriOf = (p: string, uri?: string) => uri ?? (root ? resolvePathUri(root, p) : vscode.Uri.file(p).toString());
   const nodes: SessionNode[] = [];
   for (const step of result.steps) {
@@ -42,7 +44,7 @@ export function buildSessionTree(result: SessionAnswer, folder: string | undefin
       const p = typeof left === 'string' ? left : left.path;
       children.push({ kind: 'leftOut', path: p, step: step.index, uri: uriOf(p, typeof left === 'string' ? undefined : left.uri) });
     }
-    nodes.push({ kind: 'step', step, unit, limit, cutsHere, children });
+    nodes.push({ kind: 'step', step, unit, limit, shared, cutsHere, children });
   }
   if (result.problems?.length) {
     nodes.push({
@@ -117,7 +119,7 @@ export function sessionTreeItem(node: SessionNode): vscode.TreeItem {
         `${plural(s.joined?.length ?? 0, 'file')} joined${s.leftOut?.length ? `, ${s.leftOut.length} left out` : ''}`,
         `Used ${budgetText(s.used, node.unit)}${
           s.left !== null && s.left !== undefined ? ` · ${budgetText(s.left, node.unit)} left` : ''
-        }${node.limit !== null ? ` of ${budgetText(node.limit, node.unit)}` : ''}`,
+        }${node.limit !== null ? ` of ${budgetText(node.limit, node.unit)}` : node.shared ? '' : ' · no shared budget'}`,
         node.cutsHere ? '**The budget first cuts or leaves something out here.**' : '',
       ].filter((l) => l !== '');
       item.tooltip = new vscode.MarkdownString(lines.join('\n\n'));

@@ -7,25 +7,88 @@ never reads) is the selected profiles' to say (`Profile.findings`)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from rulemap.checks import files, frontmatter, imports, trust
 from rulemap.globs import compile_patterns
 from rulemap.model import Finding
 
 if TYPE_CHECKING:
-    from rulemap.workspace import Workspace
+    from rulemap.workspace import RuleInfo, Workspace
 
-FAMILIES = (files.check, frontmatter.check, imports.check, trust.check)
+# Each family says what its findings about a document depend on. Per-document families read
+# only that document (and the file list): the language server recomputes them on every edit of
+# it, at once. Graph-wide families read the import graph, the configuration or every agent's
+# loads: they come from the whole check, which runs off the editor's event loop; until it has
+# run again, an edited document keeps their last findings (`Checked.graph`).
+PER_DOCUMENT = (files.check, frontmatter.check, imports.document_check)
+GRAPH_WIDE = (imports.graph_check, trust.check)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A whole check's findings, finalized: all of them, and the graph-wide part alone (what an
+    edited document keeps from it until the next whole check; docs/architecture.md)."""
+
+    all: list[Finding]
+    graph: list[Finding]
 
 
 def run_checks(ws: Workspace) -> list[Finding]:
-    raw: list[Finding] = []
-    for family in FAMILIES:
-        raw.extend(family(ws))
-    raw.extend(profile_findings(ws))
-    return finalize(ws, raw)
+    return finalize(ws, [*_per_document(ws), *_graph_wide(ws)])
+
+
+def run_checks_split(ws: Workspace) -> Checked:
+    """`run_checks`, and its graph-wide findings apart (the language server's whole check)."""
+    graph = _graph_wide(ws)
+    return Checked(finalize(ws, [*_per_document(ws), *graph]), finalize(ws, graph))
+
+
+def _per_document(ws: Workspace) -> list[Finding]:
+    return [f for family in PER_DOCUMENT for f in family(ws)]
+
+
+def _graph_wide(ws: Workspace) -> list[Finding]:
+    # every selected agent's own findings are graph-wide: a load reads many files
+    return [*(f for family in GRAPH_WIDE for f in family(ws)), *profile_findings(ws)]
+
+
+class _OneDocument:
+    """A workspace as the per-document families see it when only `key` is asked for: its lint
+    set is that document, its rules that document's rule (if it is one)."""
+
+    def __init__(self, ws: Workspace, key: str):
+        self._ws = ws
+        self._key = key
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ws, name)
+
+    def lint_documents(self) -> list[str]:
+        return [self._key]
+
+    @property
+    def rules(self) -> list[RuleInfo]:
+        return [r for r in self._ws.rules if r.path == self._key]
+
+
+def document_findings(ws: Workspace, key: str) -> list[Finding]:
+    """The per-document families' findings of `key` alone, finalized (suppressions, ignore
+    globs and severity overrides applied): what the language server recomputes on an edit."""
+    view: Any = _OneDocument(ws, key)
+    # (a family may also report paths that are no document, such as dangling links: those
+    # are not this document's)
+    return finalize(ws, [f for family in PER_DOCUMENT for f in family(view) if f.path == key])
+
+
+def merge(local: list[Finding], graph: list[Finding]) -> list[Finding]:
+    """An edited document's findings: its fresh per-document ones and the graph-wide ones of
+    the last whole check, sorted, each once."""
+    seen = {(f.path, f.span, f.code, f.message) for f in local}
+    out = [*local, *(f for f in graph if (f.path, f.span, f.code, f.message) not in seen)]
+    out.sort(key=Finding.sort_key)
+    return out
 
 
 def profile_findings(ws: Workspace) -> list[Finding]:

@@ -18,6 +18,12 @@ if TYPE_CHECKING:
 
 TRAILING = ",:;.)!?'\"]>"
 def check(ws: Workspace) -> list[Finding]:
+    return [*document_check(ws), *graph_check(ws)]
+
+
+def document_check(ws: Workspace) -> list[Finding]:
+    """Per-document: each document's import tokens (broken, suspicious, outside), which depend
+    on that document and what its imports resolve to."""
     out: list[Finding] = []
     for path in ws.lint_documents():
         # a document's import findings read it and what its imports resolve to (and the file
@@ -28,18 +34,21 @@ def check(ws: Workspace) -> list[Finding]:
             found = []
             reads = {path}
             for ref, resolved in ws.imports(path):
-                found.extend(_check_token(ws, path, ref, resolved))
+                found.extend(token_findings(ws, path, ref, resolved))
                 reads.add(resolved.target)
             ws.derived.put(key, found, reads=reads)
         out.extend(found)
-    # graph-wide findings depend on the import edges, not on the text: typing prose in
-    # AGENTS.md keeps them
-    graph = ws.derived.get("import-graph-findings")
+    return out
+
+
+def graph_check(ws: Workspace) -> list[Finding]:
+    """Graph-wide: cycles and depth, which depend on the import edges, not on the text (typing
+    prose in AGENTS.md keeps them)."""
+    graph: list[Finding] | None = ws.derived.get("import-graph-findings")
     if graph is None:
         graph = [*_cycles(ws), *_too_deep(ws)]
         ws.derived.put("import-graph-findings", graph, reads=[IMPORT_GRAPH])
-    out.extend(graph)
-    return out
+    return graph
 
 
 def looks_like_file(ws: Workspace, importer: str, path: str) -> bool:
@@ -47,7 +56,10 @@ def looks_like_file(ws: Workspace, importer: str, path: str) -> bool:
     return suggest.looks_like_file(ws.files, importer, path)
 
 
-def _check_token(ws: Workspace, importer: str, ref: ImportRef, resolved: object) -> list[Finding]:
+def token_findings(
+    ws: Workspace, importer: str, ref: ImportRef, resolved: object
+) -> list[Finding]:
+    """The findings of one `@import` token of `importer`."""
     from rulemap.model import Resolved
 
     assert isinstance(resolved, Resolved)

@@ -1,56 +1,194 @@
-"""Every check code, its default severity and a one-line summary (docs/checks.md expands it)."""
+"""Every check code in one place, as ruff keeps its rules: the code, its default severity, the
+other severities it may be emitted with (and when), the agents it concerns, whether
+`check --fix` repairs it, a one-line summary and its section of docs/checks.md.
+
+Everything that lists codes derives from `CHECKS`: configuration validation (`CHECK_CODES`),
+`check --fix` (`fixes.SAFE_CODES`), SARIF's `tool.driver.rules`, `--statistics`, the editor's
+documentation links, and the summary table of docs/checks.md (`scripts/update_checks_doc.py`
+writes it). `tests/core/test_check_registry.py` runs every check over the conformance fixtures
+and the demo and fails when a finding's (code, severity) is not one the registry declares, so
+a check cannot drift from it silently.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final, Literal
 
 from rulemap.model import Severity
 
 DOCS_URL = "https://github.com/rulemap/rulemap/blob/main/docs/checks.md"
 
-CHECKS: dict[str, tuple[Severity, str]] = {
-    "broken-import": ("error", "an @import whose target does not exist"),
-    "suspicious-import": (
-        "warning",
-        "an @import with trailing punctuation whose trimmed form exists",
+# A code emitted by a shared family (`checks/`) concerns whoever reads the file: every agent.
+EVERY_AGENT: Final = "every agent"
+Agents = Literal["every agent"] | tuple[str, ...]
+
+# none: no quick fix at all; safe: `check --fix` applies its single exact fix unattended
+# (fixes.safe_fix); unsafe: a quick fix the editor offers, never applied unattended (a guess,
+# a created file)
+FixSafety = Literal["none", "safe", "unsafe"]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A severity other than the default that a check legitimately emits, and when."""
+
+    severity: Severity
+    when: str
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check code and everything said about it outside the checks themselves."""
+
+    code: str
+    severity: Severity  # the default: what a finding of this code is unless a variant applies
+    summary: str  # one line, for `--statistics`, SARIF and the table of docs/checks.md
+    agents: Agents = EVERY_AGENT  # else the profiles (by name) whose own findings use it
+    fix: FixSafety = "none"
+    variants: tuple[Variant, ...] = ()
+    # the `## code` section of docs/checks.md; GitHub's anchor of a heading that is only the
+    # code is the code itself
+    anchor: str = field(default="")
+
+    def __post_init__(self) -> None:
+        if not self.anchor:
+            object.__setattr__(self, "anchor", self.code)
+
+    @property
+    def severities(self) -> frozenset[Severity]:
+        """Every severity a finding of this code may be emitted with (before a user's
+        `[severity]` override)."""
+        return frozenset({self.severity, *(v.severity for v in self.variants)})
+
+    @property
+    def url(self) -> str:
+        return f"{DOCS_URL}#{self.anchor}"
+
+    def concerns(self, profile: str) -> bool:
+        return self.agents == EVERY_AGENT or profile in self.agents
+
+
+def _registry(*checks: Check) -> dict[str, Check]:
+    out: dict[str, Check] = {}
+    for check in checks:
+        if check.code in out:
+            raise ValueError(f"check code `{check.code}` registered twice")
+        out[check.code] = check
+    return out
+
+
+# The order is the SARIF rules' order (`ruleIndex`) and the table's: keep new codes at the end.
+# Variants and agents come from the emit sites (`Finding(` in server/rulemap): a code emitted
+# in `checks/` concerns every agent, one emitted only under `profiles/<name>` those agents.
+CHECKS: Final[dict[str, Check]] = _registry(
+    Check(
+        "broken-import", "error", "an @import whose target does not exist",
+        fix="unsafe",  # "did you mean" and "create the file" are guesses
+        variants=(
+            Variant("information", "the token does not look like a file (an npm scope, a "
+                    "decorator, a mention, a bundler alias such as `@/`)"),
+            Variant("warning", "Claude Code alone drops an import the default model loads "
+                    "(a `#` read as a fragment, a path resolved from a symlink's real "
+                    "directory)"),
+        ),
     ),
-    "import-cycle": ("warning", "imports that lead back to a file already loading"),
-    "import-too-deep": ("warning", "an @import past maxImportDepth hops, which never loads"),
-    "import-outside-workspace": ("warning", "an @import outside the workspace, skipped"),
-    "budget-overflow": (
-        "warning",
+    Check(
+        "suspicious-import", "warning",
+        "an @import with trailing punctuation whose trimmed form exists",
+        fix="safe",
+        variants=(
+            Variant("information", "the trimmed path loads anyway (the file itself, or an "
+                    "instruction file of the importer's directory or one above)"),
+        ),
+    ),
+    Check("import-cycle", "warning", "imports that lead back to a file already loading"),
+    Check("import-too-deep", "warning", "an @import past maxImportDepth hops, which never loads"),
+    Check("import-outside-workspace", "warning", "an @import outside the workspace, skipped"),
+    Check(
+        "budget-overflow", "warning",
         "a load over its agent's budget (characters, bytes or tokens) that cuts or leaves out "
         "this file",
+        agents=("cogitator", "mastra", "codex"),
     ),
-    "instructions-shadowed": (
-        "warning",
+    Check(
+        "instructions-shadowed", "warning",
         "an instruction file an agent does not read because another file takes its place",
+        agents=("claude-code", "codex"),
+        fix="safe",
     ),
-    "import-not-followed": (
-        "information",
+    Check(
+        "import-not-followed", "information",
         "an @import in a file whose only readers have no imports: it reaches them as text",
+        agents=("claude-code", "codex"),
+        variants=(
+            Variant("warning", "Claude Code ignores an import of a file that exists (a "
+                    "target that is not a text file, such as `.mdc`, or a line in an indented "
+                    "code block)"),
+        ),
     ),
-    "file-too-large": (
-        "warning",
+    Check(
+        "file-too-large", "warning",
         "an instruction file over its agent's size warning (Claude Code: 40,000 characters)",
+        agents=("claude-code",),
     ),
-    "invalid-frontmatter": ("error", "frontmatter that is not valid YAML or has a wrong `paths`"),
-    "invalid-glob": ("error", "a `paths` glob that can never match as written"),
-    "unmatched-glob": ("warning", "a `paths` glob that matches no file in the workspace"),
-    "unreachable-rule": ("warning", "a rule the loader never reads from this location"),
-    "empty-instructions": ("warning", "an instruction file or rule with no content"),
-    "unreadable-file": ("error", "a binary, non-UTF-8, oversized or unreadable file"),
-    "non-utf8-name": (
-        "warning",
+    Check(
+        "invalid-frontmatter", "error",
+        "frontmatter that is not valid YAML or has a wrong `paths`",
+        variants=(
+            Variant("warning", "the file still loads, but not as written (an empty `paths`, "
+                    "another tool's key without `paths`, a Copilot or Cursor header key with "
+                    "a wrong value)"),
+        ),
+    ),
+    Check("invalid-glob", "error", "a `paths` glob that can never match as written"),
+    Check(
+        "unmatched-glob", "warning", "a `paths` glob that matches no file in the workspace",
+        fix="unsafe",  # the nearest match may be the wrong glob
+        variants=(
+            Variant("information", "another glob of the rule matches, or the rule applies to "
+                    "every file anyway (a dead alternative)"),
+        ),
+    ),
+    Check(
+        "unreachable-rule", "warning", "a rule the loader never reads from this location",
+        variants=(
+            Variant("information", "it is likely, not sure, that the rule is never read: a "
+                    "Copilot file with no `applyTo` (attached by hand), a `.md` rule in "
+                    "`.cursor/rules` (unconfirmed)"),
+        ),
+    ),
+    Check("empty-instructions", "warning", "an instruction file or rule with no content"),
+    Check(
+        "unreadable-file", "error", "a binary, non-UTF-8, oversized or unreadable file",
+        variants=(
+            Variant("warning", "the file is a broken symlink or a symlink loop where the "
+                    "loader looks"),
+        ),
+    ),
+    Check(
+        "non-utf8-name", "warning",
         "a file name that is not valid UTF-8, shown with a \\xNN escape per bad byte",
     ),
-    "duplicate-load": ("information", "a file brought twice, read only once"),
-    "untrusted-config": (
-        "warning",
+    Check(
+        "duplicate-load", "information", "a file brought twice, read only once",
+        agents=("cogitator",),
+    ),
+    Check(
+        "untrusted-config", "warning",
         "a repository's configuration sets a key only the user may set; ignored",
     ),
-}
+)
 
-CHECK_CODES = frozenset(CHECKS)
+CHECK_CODES: Final = frozenset(CHECKS)
 
 
 def doc_url(code: str) -> str:
-    return f"{DOCS_URL}#{code}"
+    """The documentation of `code` (its section of docs/checks.md)."""
+    check = CHECKS.get(code)
+    return check.url if check is not None else f"{DOCS_URL}#{code}"
+
+
+def codes_where(fix: FixSafety) -> frozenset[str]:
+    """The codes whose fix safety is `fix` (`fixes.SAFE_CODES` is `codes_where("safe")`)."""
+    return frozenset(code for code, check in CHECKS.items() if check.fix == fix)

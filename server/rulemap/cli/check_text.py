@@ -154,7 +154,7 @@ def statistics(ws: Workspace, findings: list[Finding], width: int | None = None)
         code_width = max(len(code) for code, _ in rows)
         for code, n in rows:
             mark = FIXABLE if code in fixable else " " * len(FIXABLE)
-            about = CHECKS[code][1] if code in CHECKS else ""
+            about = CHECKS[code].summary if code in CHECKS else ""
             row = f"  {n:>{count_width}}  {code:<{code_width}}  {mark}  {about}".rstrip()
             if width is not None and len(row) > width:
                 row = row[: width - 1].rstrip() + "…"

@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from rulemap.checks.registry import CHECKS, doc_url
+from rulemap.checks.registry import CHECKS, Check
 from rulemap.model import Finding
 from rulemap.ranges import encode_span
 from rulemap.text.names import printable, uri_path
@@ -71,16 +71,19 @@ def dumps_shallow(value: object, depth: int, level: int = 0) -> str:
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
 
 
+def sarif_rule(check: Check) -> dict[str, Any]:
+    """A registered check as a SARIF `reportingDescriptor`: every field from the registry
+    (its default severity is the rule's level; a result carries its own)."""
+    return {
+        "id": check.code,
+        "shortDescription": {"text": check.summary},
+        "helpUri": check.url,
+        "defaultConfiguration": {"level": _SARIF_LEVEL[check.severity]},
+    }
+
+
 def _sarif(ws: Workspace, findings: list[Finding]) -> str:
-    rules = [
-        {
-            "id": code,
-            "shortDescription": {"text": summary},
-            "helpUri": doc_url(code),
-            "defaultConfiguration": {"level": _SARIF_LEVEL[severity]},
-        }
-        for code, (severity, summary) in CHECKS.items()
-    ]
+    rules = [sarif_rule(check) for check in CHECKS.values()]
     index = {code: i for i, code in enumerate(CHECKS)}
     results = []
     for f in findings:

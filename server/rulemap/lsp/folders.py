@@ -85,6 +85,7 @@ class Folder:
     pending: set[str] = field(default_factory=set)  # keys edited while indexing
     pending_events: list[tuple[str, str]] = field(default_factory=list)  # (kind, path)
     full: dict[str, list[Finding]] = field(default_factory=dict)
+    graph: dict[str, list[Finding]] = field(default_factory=dict)  # the graph-wide part of full
     full_gen: int = -1
     full_seconds: float = 0.0
     local: dict[str, list[Finding]] = field(default_factory=dict)
@@ -128,9 +129,10 @@ class Folder:
         local = self.local.get(key)
         if local is None:
             return full
-        from rulemap.lsp.checking import GRAPH_CODES
+        from rulemap.checks import merge
 
-        return local + [f for f in full if f.code in GRAPH_CODES]
+        # every graph-wide finding stays: a check family's, and every selected agent's own
+        return merge(local, self.graph.get(key, []))
 
 
 def replay_and_run(

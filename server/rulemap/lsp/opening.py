@@ -18,8 +18,8 @@ from rulemap import analysis
 from rulemap.readers.base import MAX_FILE_BYTES, is_within
 
 if TYPE_CHECKING:  # the engine is imported when the server starts; these load with a folder
+    from rulemap.checks import Checked
     from rulemap.config import Config
-    from rulemap.model import Finding
     from rulemap.readers.overlay import OverlayReader
     from rulemap.workspace import Workspace
 
@@ -48,7 +48,7 @@ def open_workspace(
     home: str,
     check_now: bool = False,
     granted: tuple[str, ...] = (),
-) -> tuple[Workspace, OverlayReader, list[str], list[Finding] | None]:
+) -> tuple[Workspace, OverlayReader, list[str], Checked | None]:
     """Runs in the worker: walk the folder, read its configuration, check it if asked.
 
     Imports may leave the folder only for what the user grants: `granted` (the editor's

@@ -22,6 +22,7 @@ from rulemap.lsp.diagnostics import to_diagnostics, uri_for
 from rulemap.model import Finding
 
 if TYPE_CHECKING:
+    from rulemap.checks import Checked
     from rulemap.lsp.folders import Folder, Port
     from rulemap.lsp.ledger import DiagnosticsLedger
     from rulemap.text.positions import Encoding
@@ -175,7 +176,7 @@ class DiagnosticsFlow:
                 generation = ws.generation  # the replica will be at this point of the log
                 started = time.monotonic()
                 try:
-                    findings: list[Finding] | None = await self.on_replica(folder, full_findings)
+                    findings: Checked | None = await self.on_replica(folder, full_findings)
                 except Exception:
                     if self.closed:
                         return
@@ -193,12 +194,10 @@ class DiagnosticsFlow:
         finally:
             folder.check_running = False
 
-    def _set_full(self, folder: Folder, findings: list[Finding], generation: int) -> None:
+    def _set_full(self, folder: Folder, findings: Checked, generation: int) -> None:
         """Findings of a whole-workspace check of the graph as it was at `generation`."""
-        grouped: dict[str, list[Finding]] = {}
-        for finding in findings:
-            grouped.setdefault(finding.path, []).append(finding)
-        folder.full, folder.full_gen = grouped, generation
+        folder.full, folder.full_gen = _by_path(findings.all), generation
+        folder.graph = _by_path(findings.graph)
         for key in [k for k, g in folder.dirty.items() if g <= generation]:
             folder.dirty.pop(key, None)
             folder.local.pop(key, None)
@@ -328,3 +327,10 @@ class DiagnosticsFlow:
             for key in touched
             if not key.startswith("/")
         )
+
+
+def _by_path(findings: list[Finding]) -> dict[str, list[Finding]]:
+    grouped: dict[str, list[Finding]] = {}
+    for finding in findings:
+        grouped.setdefault(finding.path, []).append(finding)
+    return grouped

@@ -116,6 +116,9 @@ class RulemapServer(LanguageServer):
         self.config_pull = False
         self.progress_support = False
         self.link_tooltips = False  # textDocument.documentLink.tooltipSupport (LSP 3.15)
+        # workspace.codeLens / inlayHint refreshSupport: asked again when the agent changes
+        self.lens_refresh = False
+        self.inlay_refresh = False
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         # Log, never pop up: a bad notification must not spam the user. (A failed request has
@@ -232,6 +235,8 @@ def initialize(ls: RulemapServer, params: types.InitializeParams) -> None:
     ls.config_pull = bool(_get(caps, "workspace.configuration"))
     ls.progress_support = bool(_get(caps, "window.work_done_progress"))
     ls.link_tooltips = bool(_get(caps, "text_document.document_link.tooltip_support"))
+    ls.lens_refresh = bool(_get(caps, "workspace.code_lens.refresh_support"))
+    ls.inlay_refresh = bool(_get(caps, "workspace.inlay_hint.refresh_support"))
     options = params.initialization_options
     if isinstance(options, dict):
         section = options.get("rulemap")
@@ -421,6 +426,25 @@ async def did_change_configuration(
         elif old != folder.settings and folder.ws is not None:
             engine.graph_changed([])
     engine.graph_changed([])
+    if any(before[f.root].profile != f.settings.profile for f in folders):
+        _refresh_lenses_and_hints(ls)
+
+
+def _refresh_lenses_and_hints(ls: RulemapServer) -> None:
+    """Another agent: lenses and inlay hints speak its terms (they read the folder's `profile`
+    setting on each request), so clients that can are asked for them again."""
+    for supported, refresh in (
+        (ls.lens_refresh, ls.workspace_code_lens_refresh_async),
+        (ls.inlay_refresh, ls.workspace_inlay_hint_refresh_async),
+    ):
+        if supported:
+            future = asyncio.ensure_future(refresh(None))
+            future.add_done_callback(_ignore_failure)
+
+
+def _ignore_failure(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.debug("refresh request failed: %s", task.exception())
 
 
 # ----- diagnostics (pull) ---------------------------------------------------------------------
@@ -491,22 +515,9 @@ async def completion(ls: RulemapServer, params: types.CompletionParams) -> types
     target = await _target(params.text_document.uri)
     if target is None:
         return types.CompletionList(is_incomplete=False, items=[])
-    return _features().completion(target[1], target[2], params.position, _encoding())  # type: ignore[no-any-return]
-
-
-class _WithFindings:
-    """The workspace as the code actions see it: `check()` answers from the server's current
-    findings instead of re-running every check on the event loop."""
-
-    def __init__(self, ws: Any, findings: list[Any]):
-        self._ws = ws
-        self._findings = findings
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._ws, name)
-
-    def check(self) -> list[Any]:
-        return self._findings
+    return _features().completion(  # type: ignore[no-any-return]
+        target[1], target[2], params.position, _encoding(), target[0].settings.profile
+    )
 
 
 @server.feature(
@@ -520,9 +531,11 @@ async def code_action(ls: RulemapServer, params: types.CodeActionParams) -> list
     folder, ws, key = target
     engine = _engine()
     engine.flush(folder)
-    view = _WithFindings(ws, folder.findings(key))
     diagnostics = [d for d in params.context.diagnostics if d.source in (None, "rulemap")]
-    return _features().code_actions(view, key, params.range, diagnostics or None, _encoding())  # type: ignore[no-any-return]
+    # the findings the client was given: a request never runs a check on the event loop
+    return _features().code_actions(  # type: ignore[no-any-return]
+        ws, key, params.range, diagnostics or None, _encoding(), folder.findings(key)
+    )
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
@@ -530,8 +543,9 @@ async def code_lens(ls: RulemapServer, params: types.CodeLensParams) -> list[typ
     target = await _target(params.text_document.uri)
     if target is None:
         return []
-    # Title-only lenses: no client command is part of the protocol (docs/protocol.md).
-    return _features().code_lenses(target[1], target[2], None)  # type: ignore[no-any-return]
+    # Title-only lenses: no client command is part of the protocol (docs/protocol.md); in the
+    # terms of the folder's `profile` setting, as hovers are.
+    return _features().code_lenses(target[1], target[2], None, target[0].settings.profile)  # type: ignore[no-any-return]
 
 
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
@@ -539,7 +553,9 @@ async def inlay_hint(ls: RulemapServer, params: types.InlayHintParams) -> list[t
     target = await _target(params.text_document.uri)
     if target is None:
         return []
-    return _features().inlay_hints(target[1], target[2], params.range, _encoding())  # type: ignore[no-any-return]
+    return _features().inlay_hints(  # type: ignore[no-any-return]
+        target[1], target[2], params.range, _encoding(), target[0].settings.profile
+    )
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)

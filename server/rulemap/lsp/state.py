@@ -30,12 +30,12 @@ from rulemap.lsp.ledger import DiagnosticsLedger
 from rulemap.lsp.opening import make_replica, open_workspace, warm
 from rulemap.lsp.publishing import MAX_LOCAL_BATCH, DiagnosticsFlow
 from rulemap.lsp.settings import folder_settings
-from rulemap.model import Finding
 from rulemap.readers import host
 from rulemap.readers.base import MAX_FILE_BYTES, in_skipped_dir, is_within
 from rulemap.text.positions import Encoding
 
 if TYPE_CHECKING:
+    from rulemap.checks import Checked
     from rulemap.readers.overlay import OverlayReader
     from rulemap.workspace import Workspace
 
@@ -223,7 +223,7 @@ class Engine(DiagnosticsFlow):
         ws: Workspace | None,
         overlay: OverlayReader | None,
         errors: list[str],
-        findings: list[Finding] | None,
+        findings: Checked | None,
     ) -> None:
         self._show_new(folder, "config", errors)
         folder.ws, folder.overlay, folder.replica = ws, overlay, None

@@ -34,13 +34,17 @@ def code_actions(
     range_: types.Range,
     diagnostics: list[types.Diagnostic] | None = None,
     encoding: Encoding = "utf-16",
+    published: list[Finding] | None = None,
 ) -> list[types.CodeAction]:
     """Quick fixes for the diagnostics in the request's context (or, when the client sends
-    none, for every finding overlapping `range_`)."""
+    none, for every finding overlapping `range_`). `published`: the findings the client was
+    given for `key` (the language server passes them: a request never runs a check on its
+    event loop); without them, the workspace's check answers."""
     doc = readable_doc(ws, key)
     if doc is None:
         return []
-    findings = [f for f in analysis.check(ws) if f.path == key]
+    found = published if published is not None else analysis.check(ws)
+    findings = [f for f in found if f.path == key]
     pairs: list[tuple[Finding, types.Diagnostic | None]] = []
     if diagnostics:
         for sent in diagnostics:

@@ -8,6 +8,7 @@ from collections import Counter
 
 from lsprotocol import types
 
+from rulemap import analysis
 from rulemap.lsp.convert import to_range
 from rulemap.lsp.features._util import (
     core_pos,
@@ -37,10 +38,15 @@ def _empty() -> types.CompletionList:
 
 @never_raise(_empty)
 def completion(
-    ws: Workspace, key: str, pos: types.Position, encoding: Encoding = "utf-16"
+    ws: Workspace,
+    key: str,
+    pos: types.Position,
+    encoding: Encoding = "utf-16",
+    profile: str | None = None,
 ) -> types.CompletionList:
     """Paths after `@` (relative to the importing file, from the git-aware file index) and,
-    inside a rule's `paths:` list, globs and paths relative to the rule's owner directory."""
+    inside a rule's `paths:` list, globs and paths relative to the rule's owner directory,
+    each counted in the glob dialect of `profile` (None: the workspace's agent)."""
     if not is_markdown(ws, key):
         return _empty()
     doc = readable_doc(ws, key)
@@ -50,7 +56,7 @@ def completion(
     fm_end = _frontmatter_end(doc)
     if fm_end is not None and at.line <= fm_end:
         if ws.is_rule(key) and 0 < at.line < fm_end:
-            return _paths_completion(ws, key, doc, at, encoding)
+            return _paths_completion(ws, key, doc, at, encoding, profile)
         return _empty()
     return _import_completion(ws, key, doc, at, encoding, 0 if fm_end is None else fm_end + 1)
 
@@ -227,7 +233,8 @@ def _item_start(line: str, col: int) -> int:
 
 
 def _paths_completion(
-    ws: Workspace, rule: str, doc: Document, at: Pos, encoding: Encoding
+    ws: Workspace, rule: str, doc: Document, at: Pos, encoding: Encoding,
+    profile: str | None = None,
 ) -> types.CompletionList:
     if not _in_paths(doc, at):
         return _empty()
@@ -249,10 +256,15 @@ def _paths_completion(
     under = ws.files.under(prefix)
     files, dirs = _children(ws, base)
     items: list[types.CompletionItem] = []
+    # an agent with its own glob dialect counts each suggestion as the profile matches it
+    # (where its `dir/**` may mean more than one directory); the others as the tree is laid out
+    dialect = analysis.has_own_glob_dialect(ws, profile)
 
     def add(
         glob: str, kind: types.CompletionItemKind, detail: str, group: str, retrigger: bool
     ) -> None:
+        if dialect and len(items) < MAX_ITEMS and kind is not types.CompletionItemKind.File:
+            detail = plural(len(analysis.glob_matches(ws, rule, glob, profile)), "file")
         text = glob
         if not quoted and glob[:1] in _YAML_SPECIAL_START:
             text = f'"{glob}"'

@@ -6,13 +6,23 @@ from lsprotocol import types
 
 from rulemap import analysis
 from rulemap.checks.imports import closest_path
-from rulemap.compare import amount, compare, is_cut, total_of, unit_of
+from rulemap.compare import (
+    amount,
+    budget_line,
+    budget_share,
+    compare,
+    is_cut,
+    limit_name,
+    size_of,
+    text_size,
+    total_of,
+    unit_of,
+)
 from rulemap.lsp.convert import span_contains, to_range
 from rulemap.lsp.features._util import (
     code,
     core_pos,
     fenced,
-    first_matching_glob,
     glob_at,
     import_at,
     import_graph,
@@ -65,10 +75,10 @@ def hover(
             if ws.is_rule(key):
                 glob = glob_at(doc, at)
                 if glob is not None:
-                    return _glob_hover(ws, key, doc, glob, encoding)
+                    return _glob_hover(ws, key, doc, glob, encoding, profile)
                 paths_key = doc.frontmatter.key_spans.get("paths")
                 if paths_key is not None and span_contains(paths_key, at) and doc.globs:
-                    return _paths_hover(ws, key, doc, encoding)
+                    return _paths_hover(ws, key, doc, encoding, profile)
         if ws.is_instruction(key):
             return None
     mode = setting(settings, "hover.sourceFiles", "firstLine")
@@ -129,7 +139,10 @@ def _import_hover(
         else:
             chars = target_doc.chars
             status_text = _load_status(ws, key, ref, target, profile)
-            size = f"{chars:,} chars ≈ {plural(tokens(chars), 'token')}"
+            unit = analysis.budget_of(ws, profile).unit
+            # in the selected agent's unit; characters also give the usual token estimate
+            size = (f"{chars:,} chars ≈ {plural(tokens(chars), 'token')}" if unit == "chars"
+                    else amount(text_size(target_doc.brought, unit), unit))
             parts.append(f"✓ exists · {size} · {status_text}")
             preview = _preview(target_doc)
             if preview:
@@ -146,17 +159,20 @@ def _load_status(
     if not found:
         return f"{_graph_hops(ws, importer)}, but `{importer}` itself never loads from the cwd"
     explanation = analysis.explain(ws, load_for, profile=profile)
+    unit = unit_of(explanation)
+    limit = limit_name(explanation.budget)
     for entry in explanation.files:
         if entry.imported_by == importer and entry.import_line == line:
-            cut = f" (cut to {entry.chars:,} chars by maxChars)" if entry.cut else ""
+            kept = amount(size_of(entry, unit), unit)
+            cut = f" (cut to {kept} by {limit})" if is_cut(entry) else ""
             return f"import hop {entry.depth}{_chain(explanation, entry)}{cut}"
     for skip in explanation.skipped:
         if skip.importer == importer and skip.line == line:
             return f"skipped: {skip.why}"
     if target in explanation.left_out:
-        return "left out: the load is over maxChars before it"
+        return f"left out: the load is over {limit} before it"
     if importer in explanation.left_out:
-        return f"not read: `{importer}` is left out by maxChars"
+        return f"not read: `{importer}` is left out by {limit}"
     if any(entry.path == importer for entry in explanation.files):
         return f"not followed: the `{explanation.profile}` loader does not read imports"
     return _graph_hops(ws, importer)
@@ -199,7 +215,8 @@ def _preview(doc: Document) -> str:
 
 
 def _glob_hover(
-    ws: Workspace, rule: str, doc: Document, glob: Glob, encoding: Encoding
+    ws: Workspace, rule: str, doc: Document, glob: Glob, encoding: Encoding,
+    profile: str | None = None,
 ) -> types.Hover:
     owner = ws.rule_owner(rule) or ""
     base = f"`{owner}/`" if owner else "the workspace root"
@@ -207,23 +224,33 @@ def _glob_hover(
     range_ = to_range(doc.lines, glob.span, encoding)
     if glob.error:
         return _markdown(f"{title} can never match: {glob.error}", range_)
+    agent = PROFILES.get(profile or ws.config.profile)
+    if agent is not None and not agent.reads(ws, rule):
+        # an agent that never reads this rule has no verdict on its globs
+        return _markdown(
+            f"{title}: {agent.title} does not read this rule, so its globs decide nothing "
+            f"for it", range_)
     negated = glob.pattern.startswith("!")
     pattern = glob.pattern[1:] if negated else glob.pattern
-    matches = ws.glob_matches(rule, pattern)
+    # in the selected agent's glob dialect (the profile's, not the workspace's)
+    matches = analysis.glob_matches(ws, rule, pattern, profile)
     verb = "excludes" if negated else "matches"
-    parts = [f"{title} {verb} {plural(len(matches), 'file')} (relative to {base})"]
+    parts = [f"{title} {verb} {plural(len(matches), 'file')} (relative to {base}) · "
+             f"{_agent_title(ws, profile)}"]
     if matches:
         parts.append(_examples(ws, matches))
     elif not negated:
         parts.append("No file of the workspace matches it, so it never loads this rule.")
     if len(doc.globs or []) > 1 and not negated:
-        total = len(ws.rule_matches(rule))
+        total = len(analysis.rule_matches(ws, rule, profile))
         parts.append(f"All `paths` globs of this rule together match {plural(total, 'file')}.")
     return _markdown("\n\n".join(parts), range_)
 
 
-def _paths_hover(ws: Workspace, rule: str, doc: Document, encoding: Encoding) -> types.Hover:
-    matches = ws.rule_matches(rule)
+def _paths_hover(
+    ws: Workspace, rule: str, doc: Document, encoding: Encoding, profile: str | None = None
+) -> types.Hover:
+    matches = analysis.rule_matches(ws, rule, profile)
     span = doc.frontmatter.key_spans["paths"]
     parts = [
         f"**`paths`**: this rule loads only when an agent works on one of the "
@@ -241,13 +268,19 @@ def _examples(ws: Workspace, matches: list[str]) -> str:
     return "\n".join(lines)
 
 
+def _agent_title(ws: Workspace, profile: str | None) -> str:
+    """Whose dialect a glob verdict is in: the selected agent's title."""
+    chosen = PROFILES.get(profile or ws.config.profile)
+    return chosen.title if chosen is not None else (profile or ws.config.profile)
+
+
 # ----- any other file -----------------------------------------------------------------------
 
 
 def _source_hover(ws: Workspace, key: str, profile: str | None) -> types.Hover:
     explanation = analysis.explain(ws, key, profile=profile)
     matched_by = {
-        entry.path: first_matching_glob(ws, entry.path, key) or ""
+        entry.path: analysis.first_matching_glob(ws, entry.path, key, explanation.profile) or ""
         for entry in explanation.files
         if entry.reason == "scoped"
     }
@@ -258,21 +291,28 @@ def _source_hover(ws: Workspace, key: str, profile: str | None) -> types.Hover:
     if not explanation.files and not explanation.left_out:
         parts.append("Nothing: no instruction file or rule applies to this file.")
     rows = []
+    # sizes in the agent's unit and its own name for the limit (`project_doc_max_bytes`)
+    unit = unit_of(explanation)
+    limit = limit_name(explanation.budget)
     for number, entry in enumerate(explanation.files, 1):
         indent = "\u2003" * entry.depth + ("↳ " if entry.depth else "")
-        cut = " — **cut** by maxChars" if entry.cut else ""
+        cut = ""
+        if entry.cut:
+            cut = f" — **cut** by {limit}"
+        elif entry.truncated:
+            cut = f" — **truncated** at {limit}"
         rows.append(
             f"{number}. {indent}{link(ws, entry.path)} — {_reason(entry, matched_by)} · "
-            f"{entry.chars:,} chars{cut}"
+            f"{amount(size_of(entry, unit), unit)}{cut}"
         )
     for path in explanation.left_out:
-        rows.append(f"- ~~{link(ws, path)}~~ — **left out**: over maxChars")
+        rows.append(f"- ~~{link(ws, path)}~~ — **left out**: over {limit}")
     if rows:
         parts.append("\n".join(rows))
-    total = explanation.total_chars
-    limit = explanation.max_chars
-    share = f" ({total * 100 // limit}%)" if limit else ""
-    parts.append(f"**{total:,} of {limit:,} chars**{share} ≈ {plural(tokens(total), 'token')}")
+    line = f"**{budget_line(explanation)}**{budget_share(explanation)}"
+    if unit == "chars":
+        line += f" ≈ {plural(tokens(explanation.total_chars), 'token')}"
+    parts.append(line)
     if explanation.skipped:
         skipped = [
             f"- {code(s.path)}: {s.why}"
@@ -336,10 +376,14 @@ def _reason(entry: LoadedFile, matched_by: dict[str, str]) -> str:
         return "project instructions"
     if entry.reason == "nested":
         directory = entry.path.rsplit("/", 1)[0] if "/" in entry.path else ""
-        return f"nested: in {code(directory + '/')}, above this file"
+        where = code(directory + "/") if directory else "the workspace root"
+        return f"nested: in {where}, above this file"
     if entry.reason == "rule":
         return "rule for every file"
     if entry.reason == "scoped":
         glob = matched_by.get(entry.path)
-        return f"rule, `paths` matches {code(glob)}" if glob else "rule, `paths` matches"
+        if glob:
+            return f"rule, `paths` matches {code(glob)}"
+        # an agent whose rules scope with another key says which, and how (`applyTo: src/**`)
+        return f"rule, {code(entry.note)}" if entry.note else "rule, `paths` matches"
     return f"imported by {code(entry.imported_by or '?')} (hop {entry.depth})"

@@ -1,4 +1,9 @@
-"""Claude Code memory (docs/profiles/claude-code.md): what it loads, in what order, and why."""
+"""Claude Code memory (docs/profiles/claude-code.md): what it loads, in what order, and why.
+
+Why this module is long: it composes every part of Claude Code's loading (start-up, nested
+directories, scoped rules, user files, the AGENTS.md fallback) and answers each question the
+engine and views ask of it; the parts themselves live in load.py, rules.py, names.py and
+imports.py."""
 
 from __future__ import annotations
 
@@ -6,9 +11,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rulemap.globs import compile_patterns
-from rulemap.model import Budget, Explanation, Finding, Reason
+from rulemap.model import Budget, Explanation, Finding, LoadStatus, Reason
 from rulemap.profiles.base import Option, directory_chain, options_of, parent_dir
 from rulemap.profiles.claude_code import imports as claude_imports
+from rulemap.profiles.claude_code import rules as claude_rules
 from rulemap.profiles.claude_code.load import APPROVAL_WHY, ClaudeLoad, Settings
 from rulemap.profiles.claude_code.names import (
     AGENTS_MD,
@@ -157,6 +163,23 @@ class ClaudeCodeProfile:
         from rulemap.profiles.claude_code import findings
 
         return findings.check(ws, self)
+
+    # ----- for views: its glob dialect and load status (rules.py: a scoped rule loads for
+    # the files its globs match as Claude Code matches them) -----------------------------
+    def glob_matches(self, ws: Workspace, rule: str, pattern: str) -> list[str]:
+        return claude_rules.glob_matches(ws, rule, pattern, self.settings_of(ws).case_sensitive)
+
+    def rule_matches(self, ws: Workspace, rule: str) -> list[str]:
+        return claude_rules.rule_matches(ws, rule, self.settings_of(ws).case_sensitive)
+
+    def first_matching_glob(self, ws: Workspace, rule: str, target: str) -> str | None:
+        return claude_rules.first_matching_glob(
+            ws, rule, target, self.settings_of(ws).case_sensitive)
+
+    def load_status(self, ws: Workspace, key: str) -> LoadStatus:
+        if not self.reads(ws, key):
+            return LoadStatus(False, why_not=f"{self.title} does not read it")
+        return claude_rules.rule_status(ws, key, self.settings_of(ws).case_sensitive)
 
     def load_groups(self, ws: Workspace, cwd: str) -> list[tuple[Explanation, list[str]]] | None:
         """Every workspace file, grouped by what it loads (groups.py; for `rulemap diff`)."""

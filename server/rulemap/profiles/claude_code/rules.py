@@ -9,11 +9,19 @@ No globs, or only `**`, make the rule unconditional. Matching is probably case-i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rulemap.globs import CompiledGlobs, compile_patterns
-from rulemap.model import Document
+from rulemap.globs import (
+    CompiledGlobs,
+    compile_patterns,
+    literal_tail,
+    required_parts,
+    safe_expand,
+)
+from rulemap.model import Document, LoadStatus
+from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -82,3 +90,117 @@ def _rule_globs(doc: Document, case_sensitive: bool) -> RuleGlobs:
         if patterns
     )
     return RuleGlobs(groups)
+
+
+# ----- the dialect, for views ("`SRC/**` matches 3 files") ------------------------------------
+# Views ask the selected profile which files a glob matches; these answer for Claude Code, by
+# the same `claude_patterns` and case folding its loads use, so a hover never contradicts
+# `rulemap explain --profile claude-code`. A scan of the rule's scope: a hover asks for one
+# rule at a time, and Claude Code's slash-less patterns match at any depth, which the
+# workspace's literal-prefix candidate index does not serve.
+
+
+def glob_matches(ws: Workspace, rule: str, pattern: str, case_sensitive: bool) -> list[str]:
+    """Workspace files one written glob of `rule` matches as Claude Code reads it (sorted)."""
+    scope = RuleScope.of_rule(rule)
+    if scope is None:
+        return []
+    patterns = [p for p in (claude_patterns(e) for e in safe_expand(pattern)) if p]
+    return _matching(ws, scope, [p if case_sensitive else p.lower() for p in patterns],
+                     case_sensitive)
+
+
+def rule_matches(ws: Workspace, rule: str, case_sensitive: bool) -> list[str]:
+    """Workspace files any glob of a scoped `rule` matches (every file in its scope for an
+    unconditional one)."""
+    scope = RuleScope.of_rule(rule)
+    if scope is None:
+        return []
+    globs = rule_globs(ws, rule, ws.document(rule), case_sensitive)
+    if globs.groups is None:
+        return sorted(_in_scope(ws, scope))
+    patterns = [p for _, compiled in globs.groups for p in compiled.patterns]
+    return _matching(ws, scope, patterns, case_sensitive,
+                     lambda probe: globs.first_match(probe, case_sensitive) is not None)
+
+
+def _matching(
+    ws: Workspace, scope: RuleScope, patterns: list[str], case_sensitive: bool,
+    verdict: Callable[[str], bool] | None = None,
+) -> list[str]:
+    """Files in `scope` that `patterns` (cut and cased as Claude Code does) match together
+    (`verdict`: the final test, by default the patterns compiled as one). Only the paths a
+    pattern's literal parts allow (as `globs.prefiltered` tests them) meet the regex, so
+    counting many suggestions stays cheap on a big workspace."""
+    probes = _probes(ws, scope, case_sensitive)
+    if verdict is None:
+        verdict = compile_patterns(patterns).match
+    found: set[str] = set()
+    for pattern in patterns:
+        if pattern.startswith("!"):
+            continue  # excludes, never adds: the verdict applies it
+        pool = probes.slashed
+        tail = literal_tail(pattern)
+        if tail:
+            pool = [c for c in pool if c.endswith(tail)]
+        for part in required_parts(pattern):
+            pool = [c for c in pool if part in c]
+        for slashed in pool:
+            if verdict(slashed[1:]):
+                found.update(probes.keys[slashed])
+    return sorted(found)
+
+
+@dataclass(frozen=True)
+class _Probes:
+    """The files of a scope as its globs see them, each with `/` in front (what the literal
+    part tests expect), and the workspace keys behind each."""
+
+    slashed: list[str]
+    keys: dict[str, list[str]]
+
+
+def _probes(ws: Workspace, scope: RuleScope, case_sensitive: bool) -> _Probes:
+    """Cached until a file is created or deleted (an edit changes no path)."""
+    key = ("claude-code", "glob-probes", scope.owner, case_sensitive)
+    cached: _Probes | None = ws.derived.get(key)
+    if cached is None:
+        keys: dict[str, list[str]] = {}
+        for path in _in_scope(ws, scope):
+            relative = scope.within(path)
+            probe = "/" + (relative if case_sensitive else relative.lower())
+            keys.setdefault(probe, []).append(path)
+        cached = _Probes(list(keys), keys)
+        ws.derived.put(key, cached, reads=())
+    return cached
+
+
+def first_matching_glob(
+    ws: Workspace, rule: str, target: str, case_sensitive: bool
+) -> str | None:
+    """The first written glob of `rule` that matches `target` for Claude Code (None: none)."""
+    scope = RuleScope.of_rule(rule)
+    relative = scope.relative(target) if scope is not None else None
+    if relative is None:
+        return None
+    globs = rule_globs(ws, rule, ws.document(rule), case_sensitive)
+    return globs.first_match(relative, case_sensitive)
+
+
+def rule_status(ws: Workspace, key: str, case_sensitive: bool) -> LoadStatus:
+    """Whether Claude Code loads `key`, a file it reads: a rule it skips never, a scoped rule
+    for the files its globs match, anything else for every file."""
+    doc = ws.document(key)
+    if doc.unreadable:
+        return LoadStatus(False, why_not=doc.unreadable)
+    if ws.is_rule(key) and doc.rule_skip:
+        return LoadStatus(False, why_not=doc.rule_skip)  # as its loads skip it
+    if ws.is_rule(key) and not rule_globs(ws, key, doc, case_sensitive).unconditional:
+        matches = rule_matches(ws, key, case_sensitive)
+        return LoadStatus(bool(matches), len(matches), matches[0] if matches else None,
+                          scoped=True, why_not=None if matches else "its globs match no file")
+    return LoadStatus(True, len(ws.files))
+
+
+def _in_scope(ws: Workspace, scope: RuleScope) -> list[str]:
+    return ws.files.under(scope.prefix) if scope.owner else list(ws.files)

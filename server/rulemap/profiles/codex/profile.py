@@ -237,7 +237,7 @@ class CodexProfile:
             skipped=skipped,
             notice=None,  # Codex adds no marker where it cuts
             requested_chars=requested,
-            budget=Budget("shared", "bytes", opts.max_bytes),
+            budget=Budget("shared", "bytes", opts.max_bytes, "project_doc_max_bytes"),
             notes=tuple(notes),
         )
         return explanation, reads

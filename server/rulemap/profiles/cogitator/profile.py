@@ -112,7 +112,7 @@ class CogitatorProfile:
             skipped=load.skipped,
             notice=notice,
             requested_chars=load.chars,
-            budget=Budget("shared", "chars", ws.config.max_chars),
+            budget=Budget("shared", "chars", ws.config.max_chars, "maxChars"),
         )
         ws.derived.put(key, cached, reads=(), after=[state.key])  # dropped with its load
         return key, cached

@@ -41,7 +41,7 @@ def replay(
         reported = state.load
     return SessionReplay(
         profile.name, profile.title, ws.root, state.cwd_dir or ".",
-        Budget("shared", "chars", limit), tuple(out),
+        Budget("shared", "chars", limit, "maxChars"), tuple(out),
     )
 
 

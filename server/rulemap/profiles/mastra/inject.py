@@ -357,7 +357,7 @@ def explain(
         skipped=search.skipped,
         notice=None,  # each cut file carries its own notice; nothing is shared
         requested_chars=search.requested,
-        budget=Budget("per-file", "tokens", settings.max_tokens),
+        budget=Budget("per-file", "tokens", settings.max_tokens, "maxTokens"),
         notes=tuple(notes),
     )
     return explanation, found

@@ -90,7 +90,7 @@ def replay(
     name: str, title: str, ws: Workspace, settings: Settings, steps: Sequence[ToolStep],
     cwd: str,
 ) -> SessionReplay:
-    budget = Budget("per-file", "tokens", settings.max_tokens)
+    budget = Budget("per-file", "tokens", settings.max_tokens, "maxTokens")
     run = _Run(ws, settings)
     out = [SessionStep(0, "start-up", (), (), (), (), 0, None)]
     used = 0
