@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import posixpath
 import sys
 import textwrap
 from typing import TYPE_CHECKING
@@ -25,7 +24,6 @@ if TYPE_CHECKING:
 
 # Session logs of long runs reach tens of MB. Read a line at a time, so the size costs time,
 # not memory (docs/sessions.md, "Limits"); this only bounds how long one run can take.
-MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024
 
 SESSION_EPILOG = """\
 examples:
@@ -124,39 +122,25 @@ def _parse_file(path: str, ws: Workspace) -> Parsed:
     leads to a place of `transcript_places`): the repository chose where it points, and the
     user, naming a file of the repository, did not mean that place."""
     from rulemap.readers.base import ReadError, is_within
-    from rulemap.readers.host import open_text_lines, real_path
-    from rulemap.session.transcripts import MAX_LINE_BYTES, parse_stream
+    from rulemap.readers.host import real_path
+    from rulemap.session.files import in_transcript_places, parse_file
 
     where = os.path.abspath(os.path.expanduser(path))
-    if is_within(where, ws.root) or is_within(where, real_path(ws.root)):
-        real = real_path(where)
-        if not any(is_within(real, place) for place in transcript_places(ws)):
-            raise UsageError(
-                f"--file {path}: it lies in the workspace but is a symbolic link leading out "
-                "of it, so it is not read (a repository can point such a link at any file of "
-                "yours). Pass the path of the file it leads to if you mean that file, or grant "
-                "its directory with --allow-imports-from"
-            )
+    inside = is_within(where, ws.root) or is_within(where, real_path(ws.root))
+    if inside and not in_transcript_places(ws, where):
+        raise UsageError(
+            f"--file {path}: it lies in the workspace but is a symbolic link leading out "
+            "of it, so it is not read (a repository can point such a link at any file of "
+            "yours). Pass the path of the file it leads to if you mean that file, or grant "
+            "its directory with --allow-imports-from"
+        )
     try:
-        lines = open_text_lines(where, MAX_LINE_BYTES, MAX_TRANSCRIPT_BYTES)
-        if lines is None:
-            raise UsageError(f"--file {path}: no such file")
-        with lines:
-            return parse_stream(lines, ws.root)
+        parsed = parse_file(where, ws.root)
     except ReadError as exc:  # its messages say why (size, kind, permission), never content
         raise UsageError(f"--file {path}: {exc}") from None
-
-
-def transcript_places(ws: Workspace) -> list[str]:
-    """The real directories a transcript may be read from when its own path does not settle it
-    (the language server's `rulemap/session`; a link inside the workspace for `--file`): the
-    workspace, where Claude Code keeps its session logs (`~/.claude/projects`: the user's
-    own agent writes there, no repository chooses it), and the directories the user granted
-    with `allowImportsFrom` (never the repository's: `ws.allowed` is the user's grant only)."""
-    from rulemap.readers.host import home_dir, real_path
-
-    places = [ws.root, posixpath.join(home_dir(), ".claude", "projects"), *ws.allowed]
-    return [real_path(place) for place in places]
+    if parsed is None:
+        raise UsageError(f"--file {path}: no such file")
+    return parsed
 
 
 def access(step: SessionStep) -> str:

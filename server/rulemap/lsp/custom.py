@@ -331,9 +331,6 @@ async def session(engine: Engine, raw: Any) -> dict[str, Any] | None:
     return result.to_json()
 
 
-MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024  # as `rulemap session --file`
-
-
 def _read_transcript(ws: Workspace, transcript: str) -> Parsed:
     """The steps of the transcript file `transcript` (absolute, or relative to the folder),
     read a line at a time. Only from the workspace folder, `~/.claude/projects` or a directory
@@ -341,14 +338,10 @@ def _read_transcript(ws: Workspace, transcript: str) -> Parsed:
     leading out is refused — and before the file is even looked at, so that the answer tells
     nothing of files elsewhere. Messages name `transcript` (the client's own words), never
     what the file holds."""
-    from rulemap.cli.session import transcript_places
-    from rulemap.readers.base import ReadError, is_within
-    from rulemap.readers.host import open_text_lines, real_path
-    from rulemap.session.transcripts import MAX_LINE_BYTES, parse_stream
+    from rulemap.session.files import ReadError, in_transcript_places, parse_file
 
     where = transcript if transcript.startswith("/") else f"{ws.root}/{transcript}"
-    real = real_path(where)
-    if not any(is_within(real, place) for place in transcript_places(ws)):
+    if not in_transcript_places(ws, where):
         raise InvalidParams(
             f"transcript {transcript}: not read: it is outside the workspace folder (symbolic "
             "links are followed to where they lead). The server reads transcripts inside the "
@@ -357,13 +350,12 @@ def _read_transcript(ws: Workspace, transcript: str) -> Parsed:
             "your editor's user settings"
         )
     try:
-        lines = open_text_lines(where, MAX_LINE_BYTES, MAX_TRANSCRIPT_BYTES)
-        if lines is None:
-            raise InvalidParams(f"transcript {transcript}: no such file")
-        with lines:
-            return parse_stream(lines, ws.root)
+        parsed = parse_file(where, ws.root)
     except ReadError as exc:  # its messages say why (size, kind, permission), never content
         raise InvalidParams(f"transcript {transcript}: {exc}") from None
+    if parsed is None:
+        raise InvalidParams(f"transcript {transcript}: no such file")
+    return parsed
 
 
 def plain_value(value: Any, depth: int = 0) -> Any:
