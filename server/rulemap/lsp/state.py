@@ -231,6 +231,7 @@ class Engine(DiagnosticsFlow):
         folder.replica_log = []
         folder.indexing = False
         folder.full, folder.full_gen, folder.local, folder.dirty = {}, -1, {}, {}
+        folder.graph = {}  # a new workspace: no graph-wide finding of the old one carries over
         folder.local_queue.clear()
         if ws is None or overlay is None:
             folder.ready.set()

@@ -167,15 +167,6 @@ def setting(settings: object, dotted: str, default: Any) -> Any:
 # ----- formatting ---------------------------------------------------------------------------
 
 
-def short_chars(chars: int) -> str:
-    """812 → '812 chars', 3_140 → '3.1k chars', 45_000 → '45k chars'."""
-    if chars < 1000:
-        return plural(chars, "char")
-    if chars < 10_000:
-        return f"{chars / 1000:.1f}k chars"
-    return f"{round(chars / 1000):,}k chars"
-
-
 def tokens(chars: int) -> int:
     return round(chars / 4)
 
@@ -225,11 +216,6 @@ def importers(ws: Workspace, key: str) -> list[tuple[str, ImportRef]]:
 def load_target(ws: Workspace, key: str) -> tuple[bool, str | None]:
     """A target whose load includes `key` (the engine decides: `analysis.load_target`)."""
     return analysis.load_target(ws, key)
-
-
-def first_matching_glob(ws: Workspace, rule: str, target: str) -> str | None:
-    """The first written `paths` glob of `rule` that matches `target` (the engine's)."""
-    return ws.first_matching_glob(rule, target)
 
 
 def relative_import(target: str, importer: str, like: str = "") -> str:

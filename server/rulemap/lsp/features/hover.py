@@ -38,6 +38,7 @@ from rulemap.lsp.features._util import (
 )
 from rulemap.model import Document, Explanation, Glob, ImportRef, ImportStatus, LoadedFile, Resolved
 from rulemap.profiles import PROFILES
+from rulemap.profiles.base import Profile
 from rulemap.text.positions import Encoding
 from rulemap.workspace import Workspace
 
@@ -224,7 +225,7 @@ def _glob_hover(
     range_ = to_range(doc.lines, glob.span, encoding)
     if glob.error:
         return _markdown(f"{title} can never match: {glob.error}", range_)
-    agent = PROFILES.get(profile or ws.config.profile)
+    agent = _agent(ws, profile)
     if agent is not None and not agent.reads(ws, rule):
         # an agent that never reads this rule has no verdict on its globs
         return _markdown(
@@ -268,9 +269,14 @@ def _examples(ws: Workspace, matches: list[str]) -> str:
     return "\n".join(lines)
 
 
+def _agent(ws: Workspace, profile: str | None) -> Profile | None:
+    """The selected agent (the setting's, else the configuration's)."""
+    return PROFILES.get(profile or ws.config.profile)
+
+
 def _agent_title(ws: Workspace, profile: str | None) -> str:
     """Whose dialect a glob verdict is in: the selected agent's title."""
-    chosen = PROFILES.get(profile or ws.config.profile)
+    chosen = _agent(ws, profile)
     return chosen.title if chosen is not None else (profile or ws.config.profile)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from rulemap.compare import short_amount
 from rulemap.lsp.convert import to_range
 from rulemap.lsp.features._util import (
     core_pos,
@@ -12,7 +13,6 @@ from rulemap.lsp.features._util import (
     is_markdown,
     never_raise,
     readable_doc,
-    short_chars,
     uri_of,
 )
 from rulemap.model import ImportStatus, Pos, Span
@@ -41,7 +41,7 @@ def document_links(
         size = ""
         if tooltips:
             target = ws.document(resolved.target)
-            size = target.unreadable or short_chars(target.chars)
+            size = target.unreadable or short_amount(target.chars, "chars")
         out.append(
             types.DocumentLink(
                 range=to_range(doc.lines, span, encoding),
