@@ -1,11 +1,11 @@
-"""The engine's front door: the composition root and the plain-data API every edge calls.
+"""The composition root and the engine's questions over one workspace.
 
-`open_workspace` builds a `Workspace` with its readers, configuration and selected profiles
-(the only place that knows all three); `Analysis` answers the questions the CLI, the server's
-features and the custom requests ask — an effective load, the rules for a target, whether an
-instruction file loads, findings, the graph — as frozen dataclasses or the core's data, with
-no module-level caches (values live in the workspace's derived cache). Modelled on
-vscode-markdown-languageservice's `createLanguageService` and rust-analyzer's `Analysis`.
+`open_workspace` (and `new_workspace`, for a configuration already read) builds a `Workspace`
+with its readers, configuration, the profiles' checked options, the layout the default profile
+gives and the selected profiles — the only place that knows all of them. The functions below
+answer in the selected agent's terms (an effective load, findings, whether a file loads, a
+glob's matches in the agent's dialect), with no module-level caches (values live in the
+workspace's derived cache). The edges reach them through `rulemap.host`.
 
 Layers (tests/core/test_layers.py holds them): model, text, globs, readers, config, derived
 → workspace → profiles → checks → analysis → cli, lsp.
@@ -14,17 +14,28 @@ Layers (tests/core/test_layers.py holds them): model, text, globs, readers, conf
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
+from typing import Any, Final
 
 from rulemap.checks import run_checks
 from rulemap.checks.registry import CHECK_CODES
-from rulemap.config import _KEYS, USER_ONLY_KEYS, parse_config, read_config
+from rulemap.config import OWN_KEYS, USER_ONLY_KEYS, Config, parse_config, read_config
+from rulemap.derived import KeyFamily
+from rulemap.globs import compile_patterns
 from rulemap.model import Budget, Explanation, Finding, LoadStatus
-from rulemap.profiles import get_profile, names, select, validate_options
-from rulemap.profiles.base import Profile
-from rulemap.readers.base import WalkingReader
-from rulemap.workspace import Workspace
+from rulemap.profiles import (
+    DEFAULT_PROFILE,
+    PROFILES,
+    default_name,
+    get_profile,
+    names,
+    select,
+    validate_options,
+)
+from rulemap.profiles import setting_keys as profile_setting_keys
+from rulemap.profiles.base import Profile, parse_options
+from rulemap.readers.base import Reader, WalkingReader
+from rulemap.workspace import Layout, Workspace
 
 # builds the reader of a root, given the directories the user lets imports read outside it
 ReaderFactory = Callable[[str, tuple[str, ...]], WalkingReader]
@@ -60,14 +71,14 @@ def open_workspace(
     base_reader = reader or reader_factory(root, ())
     config = read_config(base_reader, CHECK_CODES)
     if overrides:
-        extra = parse_config(overrides, "settings", CHECK_CODES)
-        config = replace(config, **{k: getattr(extra, k) for k in _explicit_fields(overrides)})
+        config = _overridden(config, overrides)
     config = replace(config, allow_imports_from=allowed)
     if reader is None and allowed:
         base_reader = reader_factory(root, allowed)
     source = config.source or "configuration"
-    options = validate_options(config.profile_options, source)
-    names([config.profile], source)
+    options = validate_options(config.profile_options, source, config.top_level)
+    if config.profile is not None:
+        names([config.profile], source)
     if profiles is not None:
         chosen: tuple[str, ...] | None = names(profiles, "--profiles")
     elif config.profiles is not None:
@@ -76,6 +87,7 @@ def open_workspace(
         chosen = None
     ws = Workspace(
         base_reader,
+        layout_of(options),
         config,
         home=home,
         profile_options=options,
@@ -84,6 +96,72 @@ def open_workspace(
     if chosen is not None:
         ws.selected_profiles = tuple(get_profile(n) for n in chosen)
     return ws
+
+
+def layout_of(options: Mapping[str, Mapping[str, Any]]) -> Layout:
+    """Where the workspace's documents are: the registry's default model's answer."""
+    layout = PROFILES[DEFAULT_PROFILE].layout(options[DEFAULT_PROFILE])
+    assert layout is not None, f"the default profile `{DEFAULT_PROFILE}` must give a layout"
+    return layout
+
+
+def new_workspace(
+    reader: WalkingReader,
+    config: Config | None = None,
+    home: str | None = None,
+    profiles: tuple[Profile, ...] | None = None,
+    profile_options: Mapping[str, Mapping[str, Any]] | None = None,
+    home_reader: Reader | None = None,
+) -> Workspace:
+    """A workspace over `reader` with a configuration already read (the editor's overlay,
+    tests): its profiles' options checked (`profile_options`: already checked ones) and its
+    layout given, as `open_workspace` does."""
+    config = config or Config()
+    options = dict(profile_options or validate_options(
+        config.profile_options, config.source or "configuration", config.top_level
+    ))
+    for name, profile in PROFILES.items():
+        if name not in options:
+            options[name] = parse_options(profile, {}, "defaults")
+    return Workspace(reader, layout_of(options), config, home=home, profiles=profiles,
+                     profile_options=options, home_reader=home_reader)
+
+
+def _overridden(config: Config, overrides: Mapping[str, Any]) -> Config:
+    """`config` with an editor's settings on top: Rulemap's own keys replace the file's;
+    a profile's top-level option joins (and replaces) the file's top-level ones."""
+    extra = parse_config(overrides, "settings", CHECK_CODES)
+    own = {
+        OWN_KEYS[k]: getattr(extra, OWN_KEYS[k]) for k in overrides
+        if k in OWN_KEYS and k not in USER_ONLY_KEYS
+    }
+    if "profiles" in overrides:
+        own["profile_options"] = extra.profile_options
+    top_level = {**config.top_level, **extra.top_level}
+    return replace(config, **own, top_level=top_level)
+
+
+def setting_keys() -> tuple[str, ...]:
+    """Every top-level key of rulemap.toml (and of an editor's `rulemap` settings): Rulemap's
+    own, then the options profiles take at the top level."""
+    return profile_setting_keys()
+
+
+def check_setting(key: str, value: Any, source: str) -> None:
+    """Raise ConfigError when `key = value` is not a valid top-level setting."""
+    config = parse_config({key: value}, source, CHECK_CODES)
+    validate_options({}, source, config.top_level)
+
+
+def default_profile_name(ws: Workspace | None = None) -> str:
+    """The agent views model when none is picked: the configuration's, else the default."""
+    return default_name(ws) if ws is not None else DEFAULT_PROFILE
+
+
+def active_profile(ws: Workspace, name: str | None = None) -> Profile:
+    """The profile called `name`, else the one the workspace's configuration names, else the
+    registry's default. Raises UnknownProfile."""
+    return get_profile(name or default_name(ws))
 
 
 def select_profiles(ws: Workspace) -> tuple[Profile, ...]:
@@ -99,7 +177,7 @@ def explain(
 ) -> Explanation:
     """What `profile` (default: the configuration's) loads for `target` from `cwd`."""
     select_profiles(ws)
-    return get_profile(profile or ws.config.profile).explain(
+    return active_profile(ws, profile).explain(
         ws, target, ws.config.cwd if cwd is None else cwd
     )
 
@@ -112,26 +190,10 @@ def check(ws: Workspace) -> list[Finding]:
     return ws.findings_cache
 
 
-@dataclass(frozen=True)
-class RuleMatch:
-    """A path-scoped rule whose globs match a target, and the first glob that does."""
-
-    rule: str
-    globs: tuple[str, ...]
-    matched_by: str
-
-
 def load_status(ws: Workspace, key: str, profile: str | None = None) -> LoadStatus:
     """Whether `profile` (default: the configuration's) ever loads `key` by its own place —
     for how many files, an example target — or why it never does."""
-    chosen = get_profile(profile or ws.config.profile)
-    ask = getattr(chosen, "load_status", None)
-    if ask is not None:
-        status: LoadStatus = ask(ws, key)
-        return status
-    if chosen.reads(ws, key):
-        return LoadStatus(True, len(ws.files))
-    return LoadStatus(False, why_not=f"{chosen.title} does not read it")
+    return active_profile(ws, profile).load_status(ws, key)
 
 
 def budget_of(ws: Workspace, profile: str | None = None) -> Budget:
@@ -140,47 +202,57 @@ def budget_of(ws: Workspace, profile: str | None = None) -> Budget:
     return explain(ws, None, profile=profile).budget
 
 
-def _dialect(profile: str | None) -> Profile | None:
-    """The profile when it matches rule globs in its own dialect (None: the workspace's,
-    which is the default model's)."""
-    chosen = get_profile(profile) if profile else None
-    return chosen if chosen is not None and hasattr(chosen, "glob_matches") else None
-
-
 def has_own_glob_dialect(ws: Workspace, profile: str | None = None) -> bool:
     """Whether `profile` (default: the configuration's) matches `paths` globs other than the
     workspace does (Claude Code: a trailing `/**` dropped, case ignored)."""
-    return _dialect(profile or ws.config.profile) is not None
+    return active_profile(ws, profile).own_glob_dialect
 
 
 def glob_matches(ws: Workspace, rule: str, pattern: str, profile: str | None = None) -> list[str]:
     """Files one written `paths` glob of `rule` matches, as `profile` (default: the
     configuration's) matches globs."""
-    chosen = _dialect(profile or ws.config.profile)
-    if chosen is not None:
-        found: list[str] = chosen.glob_matches(ws, rule, pattern)  # type: ignore[attr-defined]
-        return found
-    return ws.glob_matches(rule, pattern)
+    return active_profile(ws, profile).glob_matches(ws, rule, pattern)
 
 
 def rule_matches(ws: Workspace, rule: str, profile: str | None = None) -> list[str]:
     """Files all `paths` globs of `rule` together match, in `profile`'s dialect."""
-    chosen = _dialect(profile or ws.config.profile)
-    if chosen is not None:
-        found: list[str] = chosen.rule_matches(ws, rule)  # type: ignore[attr-defined]
-        return found
-    return ws.rule_matches(rule)
+    return active_profile(ws, profile).rule_matches(ws, rule)
 
 
 def first_matching_glob(
     ws: Workspace, rule: str, target: str, profile: str | None = None
 ) -> str | None:
     """The first written glob of `rule` that matches `target`, in `profile`'s dialect."""
-    chosen = _dialect(profile or ws.config.profile)
-    if chosen is not None:
-        hit: str | None = chosen.first_matching_glob(ws, rule, target)  # type: ignore[attr-defined]
-        return hit
-    return ws.first_matching_glob(rule, target)
+    return active_profile(ws, profile).first_matching_glob(ws, rule, target)
+
+
+_AGENT_DOCUMENTS: Final = KeyFamily[tuple[str, ...]]("agent-documents")
+
+
+def agent_documents(ws: Workspace) -> tuple[str, ...]:
+    """Every file some selected agent reads as an instruction file or rule (imports aside),
+    sorted: the workspace's documents, and the files other agents read by their own names
+    (`TOY.txt`, `.cursorrules`, `AGENTS.override.md`). The candidates are the files the
+    agents' `watched_globs` name; each agent's `reads` has the last word. Kept until a file is
+    created or deleted."""
+    agents = select_profiles(ws)
+    key = _AGENT_DOCUMENTS.key(tuple(p.name for p in agents))
+    cached = ws.derived.get(key)
+    if cached is not None:
+        return cached
+    found = set(ws.all_documents())
+    globs = [g for p in agents for g in p.watched_globs]
+    if globs:
+        compiled = compile_patterns(globs)
+        candidates = [*ws.files, *ws.reader.ignored_files()]
+        found.update(
+            path for path in candidates
+            if path not in found and compiled.match(path)
+            and any(p.reads(ws, path) for p in agents)
+        )
+    result = tuple(sorted(found))
+    ws.derived.put(key, result, reads=())
+    return result
 
 
 def load_target(ws: Workspace, key: str) -> tuple[bool, str | None]:
@@ -198,45 +270,3 @@ def load_target(ws: Workspace, key: str) -> tuple[bool, str | None]:
                 return True, status.target
         current = reach.parent.get(current)
     return False, None
-
-
-class Analysis:
-    """The plain-data questions about one workspace; edges call only these."""
-
-    def __init__(self, ws: Workspace):
-        self.ws = ws
-
-    @classmethod
-    def open(cls, root: str, **kwargs: Any) -> Analysis:
-        return cls(open_workspace(root, **kwargs))
-
-    @property
-    def profiles(self) -> tuple[str, ...]:
-        return tuple(p.name for p in select_profiles(self.ws))
-
-    def effective(
-        self, target: str | None, cwd: str | None = None, profile: str | None = None
-    ) -> Explanation:
-        return explain(self.ws, target, cwd, profile)
-
-    def findings(self) -> list[Finding]:
-        return check(self.ws)
-
-    def load_status(self, key: str, profile: str | None = None) -> LoadStatus:
-        return load_status(self.ws, key, profile)
-
-    def rules_for(self, target: str) -> tuple[RuleMatch, ...]:
-        ws = self.ws
-        return tuple(
-            RuleMatch(rule, tuple(g.pattern for g in ws.document(rule).globs or []), first)
-            for rule, first in ws.rules_for_file(target)
-        )
-
-    def graph(self) -> dict[str, Any]:
-        from rulemap.graph_export import build_graph
-
-        return build_graph(self.ws)
-
-
-def _explicit_fields(overrides: Mapping[str, Any]) -> list[str]:
-    return [_KEYS[k] for k in overrides if k in _KEYS and k not in USER_ONLY_KEYS]

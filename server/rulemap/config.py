@@ -25,7 +25,6 @@ from rulemap.readers.base import Reader, ReadError
 from rulemap.text.decoding import decode
 
 CONFIG_FILES = ("rulemap.toml", "pyproject.toml")
-DEFAULT_FILES = ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
 
 
 # Keys that widen what Rulemap reads beyond the workspace: only the user may set them.
@@ -52,35 +51,34 @@ class IgnoredSetting:
 
 @dataclass(frozen=True)
 class Config:
-    files: tuple[str, ...] = DEFAULT_FILES
+    """Rulemap's own keys, typed. An agent's options are its profile's: written in
+    `[profiles.<name>]`, or at the top level for an option its profile declares `top_level`
+    (the default model's `files`, `maxChars`, … came first): those land in `top_level`
+    unchecked here, and the registry checks them when the workspace opens
+    (`profiles.validate_options`), since this module knows no agent."""
+
     cwd: str = "."
-    max_chars: int = 32000
-    max_import_depth: int = 4
     # Granted by the user only (their configuration file, --allow-imports-from, their editor's
     # user settings); parse_config never fills it from a repository's configuration.
     allow_imports_from: tuple[str, ...] = ()
-    rules: bool = True
-    nested: bool = True
     ignore: tuple[str, ...] = ()
     severity: Mapping[str, str] = field(default_factory=dict)
-    profile: str = "cogitator"  # the loading model `explain` uses when none is named
+    # the agent `explain` uses when none is named (None: the registry's default)
+    profile: str | None = None
     # the agents checks run for (None: every agent whose files exist; see profiles.select)
     profiles: tuple[str, ...] | None = None
     # `[profiles.<name>]` tables as written; each profile validates its own (profiles.base)
     profile_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # other top-level keys as written: options some profile takes at the top level
+    top_level: Mapping[str, Any] = field(default_factory=dict)
     source: str | None = None  # where it was read from, for messages
     ignored: tuple[IgnoredSetting, ...] = ()  # user-only keys the repository tried to set
 
 
-# key in the file → (attribute, expected type description, validator)
-_KEYS: dict[str, str] = {
-    "files": "files",
+# Rulemap's own keys: key in the file → attribute of Config
+OWN_KEYS: dict[str, str] = {
     "cwd": "cwd",
-    "maxChars": "max_chars",
-    "maxImportDepth": "max_import_depth",
     "allowImportsFrom": "allow_imports_from",
-    "rules": "rules",
-    "nested": "nested",
     "ignore": "ignore",
     "severity": "severity",
     "profile": "profile",
@@ -93,24 +91,33 @@ def parse_config(
 ) -> Config:
     """Validate a mapping of configuration keys (already decoded from TOML or JSON) of a
     repository's configuration or an editor's folder settings. A user-only key is not applied:
-    it lands in `Config.ignored`, whatever its value."""
+    it lands in `Config.ignored`, whatever its value. A key that is not Rulemap's own lands in
+    `Config.top_level` for the profiles (`unknown_key` words the error when none takes it)."""
     values: dict[str, Any] = {}
     ignored: list[IgnoredSetting] = []
+    top_level: dict[str, Any] = {}
     for key, value in data.items():
-        if key not in _KEYS:
-            hint = difflib.get_close_matches(key, list(_KEYS), n=1)
-            did_you_mean = f" (did you mean `{hint[0]}`?)" if hint else ""
-            raise ConfigError(
-                f"{source}: unknown key `{key}`{did_you_mean}; known keys: {', '.join(_KEYS)}"
-            )
+        if key not in OWN_KEYS:
+            top_level[key] = value
+            continue
         if key in USER_ONLY_KEYS:
             ignored.append(IgnoredSetting(key, value))
             continue
         if key == "profiles":
             values["profiles"], values["profile_options"] = _profiles(value, source)
             continue
-        values[_KEYS[key]] = _check(key, value, source, known_codes)
-    return replace(Config(), **values, source=source, ignored=tuple(ignored))
+        values[OWN_KEYS[key]] = _check(key, value, source, known_codes)
+    return replace(Config(), **values, top_level=top_level, source=source,
+                   ignored=tuple(ignored))
+
+
+def unknown_key(source: str, key: str, known: list[str]) -> ConfigError:
+    """The error for a key nobody takes, with the nearest known key."""
+    hint = difflib.get_close_matches(key, known, n=1)
+    did_you_mean = f" (did you mean `{hint[0]}`?)" if hint else ""
+    return ConfigError(
+        f"{source}: unknown key `{key}`{did_you_mean}; known keys: {', '.join(known)}"
+    )
 
 
 def parse_allow_list(value: Any, source: str, key: str = "allowImportsFrom") -> tuple[str, ...]:
@@ -129,7 +136,7 @@ def parse_user_config(data: Mapping[str, Any], source: str) -> tuple[str, ...]:
     """The user's configuration file (already decoded): the directories it grants."""
     for key in data:
         if key not in USER_CONFIG_KEYS:
-            hint = difflib.get_close_matches(key, [*USER_CONFIG_KEYS, *_KEYS], n=1)
+            hint = difflib.get_close_matches(key, [*USER_CONFIG_KEYS, *OWN_KEYS], n=1)
             did_you_mean = f" (did you mean `{hint[0]}`?)" if hint else ""
             raise ConfigError(
                 f"{source}: unknown key `{key}`{did_you_mean}; the user configuration file "
@@ -201,24 +208,13 @@ def _profiles(
 
 
 def _check(key: str, value: Any, source: str, known_codes: frozenset[str]) -> Any:
-    if key in ("files", "ignore"):
-        items = _string_list(key, value, source)
-        if key == "files" and not items:
-            raise ConfigError(f"{source}: `files` is empty, so nothing would ever load")
-        return items
+    if key == "ignore":
+        return _string_list(key, value, source)
     if key in ("cwd", "profile"):
         if not isinstance(value, str) or not value:
             raise _type_error(source, key, "a non-empty string", value)
         if key == "cwd" and (value.startswith("/") or ".." in value.split("/")):
             raise ConfigError(f"{source}: `cwd` must be a directory inside the root, not {value!r}")
-        return value
-    if key in ("maxChars", "maxImportDepth"):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise _type_error(source, key, "a whole number ≥ 0", value)
-        return value
-    if key in ("rules", "nested"):
-        if not isinstance(value, bool):
-            raise _type_error(source, key, "true or false", value)
         return value
     if key == "severity":
         if not isinstance(value, dict):

@@ -3,14 +3,65 @@
 `Workspace.update` drops only the entries that read a changed file; an entry stored without a
 read set (or any entry, after a file is created or deleted) is dropped on every change. This is
 what makes an edit to one nested AGENTS.md recompute the loads below it, not all 400.
+
+Keys are typed: each kind of value has a `KeyFamily[V]`, declared once next to the code that
+owns it under a name no other family has; `FAMILY.key(*args)` is a `Key[V]`, so `get` returns
+a `V | None` and `put` takes a `V`, with no annotation at the call site. The read sets hold
+file keys and the pseudo-keys below (plain strings, not cache keys).
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Hashable, Iterable
-from typing import Any
+from typing import Any, ClassVar, Final, Generic, TypeAlias, TypeVar, overload
+
+V = TypeVar("V")
+D = TypeVar("D")
 
 _MISSING = object()
+
+
+class Key(tuple[Hashable, ...], Generic[V]):
+    """A derived-cache key: its family's name, then the family's arguments. A tuple (subclass:
+    it hashes and compares as fast as one, and like one: the same family and arguments are the
+    same entry); `V` is the type of the value stored under it. Made by `KeyFamily.key`."""
+
+    __slots__ = ()
+
+
+AnyKey: TypeAlias = "Key[Any]"
+
+
+class KeyFamily(Generic[V]):
+    """The keys of one kind of derived value, declared once next to the code that owns it:
+    `EXPLAIN: Final = KeyFamily[Explanation]("explain")`, then `EXPLAIN.key(name, target)`.
+    Names are unique (a second family of the same name raises), so two families never share
+    an entry, whatever their arguments."""
+
+    _names: ClassVar[set[str]] = set()
+
+    def __init__(self, name: str) -> None:
+        if name in KeyFamily._names:
+            raise ValueError(f"derived-cache key family {name!r} is declared twice")
+        KeyFamily._names.add(name)
+        self.name = name
+
+    def key(self, *args: Hashable) -> Key[V]:
+        """The key of this family's value for `args` (each hashable)."""
+        return Key((self.name, *args))
+
+    def __repr__(self) -> str:
+        return f"KeyFamily({self.name!r})"
+
+
+class Missing(enum.Enum):
+    """`get(key, MISSING)`: tells a stored None from no entry."""
+
+    MISSING = 0
+
+
+MISSING: Final = Missing.MISSING
 
 # Pseudo-keys: what derived values read besides files.
 # Which rules are path-scoped (and which are skipped): invalidated when a rule gains or loses
@@ -33,20 +84,28 @@ class DerivedCache:
     repeat every file the parent read (which made deep or wide trees quadratic)."""
 
     def __init__(self) -> None:
-        self._values: dict[Hashable, tuple[Any, frozenset[str] | None]] = {}
-        self._dependents: dict[Hashable, set[Hashable]] = {}  # key → keys built on it
+        self._values: dict[AnyKey, tuple[Any, frozenset[str] | None]] = {}
+        self._dependents: dict[AnyKey, set[AnyKey]] = {}  # key → keys built on it
 
-    def get(self, key: Hashable, default: Any = None) -> Any:
+    @overload
+    def get(self, key: Key[V]) -> V | None: ...
+    @overload
+    def get(self, key: Key[V], default: D) -> V | D: ...
+
+    def get(self, key: AnyKey, default: object = None) -> object:
+        """The value stored under `key`, else `default` (pass `MISSING` when None is a value)."""
         entry = self._values.get(key, _MISSING)
         return default if entry is _MISSING else entry[0]  # type: ignore[index]
 
     def put(
         self,
-        key: Hashable,
-        value: Any,
+        key: Key[V],
+        value: V,
         reads: Iterable[str] | None,
-        after: Iterable[Hashable] = (),
-    ) -> Any:
+        after: Iterable[AnyKey] = (),
+    ) -> V:
+        """Store `value` under `key`, with the files (and pseudo-keys) it read (None: dropped
+        on every change) and the entries it was built on; returns `value`."""
         self._values[key] = (value, frozenset(reads) if reads is not None else None)
         for parent in after:
             if parent not in self._values:  # already gone: so is this

@@ -84,10 +84,12 @@ def validate(pattern: str) -> str | None:
     if "\\" in pattern and not re.search(r"\\[*?\[\]{}!]", pattern):
         return "use `/` as the path separator in globs, not `\\`"
     if pattern.startswith("~") or re.match(r"^[A-Za-z]:[\\/]", pattern):
-        return "globs are relative to the directory holding `.claude`, not absolute paths"
+        return ("globs are relative to the directory that holds the rules directory, not "
+                "absolute paths")
     parts = pattern.strip("/").split("/")
     if ".." in parts:
-        return "`..` cannot match: globs only match files below the directory holding `.claude`"
+        return ("`..` cannot match: globs only match files below the directory that holds the "
+                "rules directory")
     if pattern.count("[") != pattern.count("]"):
         return "unbalanced `[` `]` in the glob"
     if pattern.count("{") != pattern.count("}"):

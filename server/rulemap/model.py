@@ -182,9 +182,9 @@ class Budget:
     load order: cogitator's maxChars, Codex's bytes), `per-file` (each file cut at the limit:
     Mastra's tokens) or `none`."""
 
-    kind: Literal["shared", "per-file", "none"] = "shared"
+    kind: Literal["shared", "per-file", "none"] = "none"
     unit: Literal["chars", "bytes", "tokens"] = "chars"
-    limit: int = 32000
+    limit: int = 0
     # the agent's own name for the limit (`maxChars`, `project_doc_max_bytes`, `maxTokens`),
     # set by the profile that builds the budget, so that views say what cut a file in the
     # agent's terms instead of spelling an agent fact themselves; None: no limit to name

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from rulemap.analysis import new_workspace
 from rulemap.readers import MemoryReader
 from rulemap.workspace import Workspace
 
@@ -12,4 +13,4 @@ def make_ws(
     from rulemap.config import parse_config
 
     reader = MemoryReader("/w", files, symlinks)
-    return Workspace(reader, parse_config(config, "test") if config else None, home="/home/u")
+    return new_workspace(reader, parse_config(config, "test") if config else None, home="/home/u")

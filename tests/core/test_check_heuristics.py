@@ -2,12 +2,12 @@
 corpus (`../shared/corpus`, docs/corpus.md) where the first version of the check was wrong."""
 
 from rulemap import analysis
+from rulemap.analysis import new_workspace
 from rulemap.readers import MemoryReader
-from rulemap.workspace import Workspace
 
 
 def make_ws(files):
-    return Workspace(MemoryReader("/w", files), home="/home/u")
+    return new_workspace(MemoryReader("/w", files), home="/home/u")
 
 
 def found(ws, code=None):

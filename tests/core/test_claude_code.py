@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from rulemap.analysis import new_workspace
 from rulemap.config import ConfigError, parse_config
 from rulemap.model import Finding
 from rulemap.profiles import get_profile
@@ -32,7 +33,7 @@ def make(
     **options: Any,
 ) -> Workspace:
     config = parse_config({"cwd": cwd}, "test") if cwd else None
-    return Workspace(
+    return new_workspace(
         MemoryReader("/w", files, symlinks),
         config,
         home="/home/u",

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from rulemap.analysis import new_workspace
 from rulemap.model import Finding
-from rulemap.profiles import get_profile
+from rulemap.profiles import PROFILES, get_profile
 from rulemap.profiles.base import parse_options
-from rulemap.profiles.codex import follows_imports
 from rulemap.readers import MemoryReader
 from rulemap.readers.local import LocalReader
 from rulemap.workspace import Workspace
@@ -28,7 +28,7 @@ def make(
     **options: Any,
 ) -> Workspace:
     files = {**files, ".git/HEAD": "ref: main\n"} if git else dict(files)
-    return Workspace(
+    return new_workspace(
         MemoryReader("/w", files, symlinks),
         home="/home/u",
         profiles=tuple(get_profile(p) for p in profiles),
@@ -181,7 +181,7 @@ def test_budget_of_a_nested_repository_starts_again():
 
 
 def test_unreadable_override_is_reported():
-    ws = Workspace(
+    ws = new_workspace(
         MemoryReader("/w", {".git/HEAD": "h", "AGENTS.override.md": "x" * 100, "AGENTS.md": "a"},
                      max_bytes=50),
         profiles=(PROFILE,),
@@ -241,10 +241,9 @@ def test_import_not_followed_is_said_once_by_the_first_agent_without_imports():
     assert "Mastra" in finding.message
 
 
-def test_follows_imports():
-    assert not follows_imports(PROFILE)
-    assert follows_imports(get_profile("claude-code")) and follows_imports(get_profile("cogitator"))
-    assert not follows_imports(get_profile("mastra"))
+def test_each_profile_declares_whether_it_follows_imports():
+    followers = {p.name for p in PROFILES.values() if p.follows_imports}
+    assert followers == {"cogitator", "claude-code", "gemini"}
 
 
 # ----- the protocol --------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rulemap.analysis import new_workspace
 from rulemap.profiles import get_profile, validate_options
 from rulemap.profiles.copilot import glob_regex
 from rulemap.readers import MemoryReader
@@ -17,7 +18,7 @@ COPILOT = get_profile("copilot")
 
 
 def make(files: Mapping[str, str | bytes], **options: Any) -> Workspace:
-    return Workspace(MemoryReader("/w", files),
+    return new_workspace(MemoryReader("/w", files),
                      profile_options=validate_options({"copilot": options}, "test"))
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rulemap.analysis import new_workspace
 from rulemap.profiles import get_profile, validate_options
 from rulemap.readers import MemoryReader
 from rulemap.workspace import Workspace
@@ -15,7 +16,7 @@ CURSOR = get_profile("cursor")
 
 
 def make(files: Mapping[str, str | bytes], **options: Any) -> Workspace:
-    return Workspace(MemoryReader("/w", files),
+    return new_workspace(MemoryReader("/w", files),
                      profile_options=validate_options({"cursor": options}, "test"))
 
 

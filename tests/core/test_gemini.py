@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rulemap.analysis import new_workspace
 from rulemap.profiles import get_profile, validate_options
 from rulemap.readers import MemoryReader
 from rulemap.text.gemini_imports import code_regions, scan_gemini
@@ -23,7 +24,7 @@ def make(
     symlinks: Mapping[str, str] | None = None,
     **options: Any,
 ) -> Workspace:
-    return Workspace(
+    return new_workspace(
         MemoryReader("/w", files, symlinks),
         profile_options=validate_options({"gemini": options}, "test"),
         home_reader=MemoryReader("/h", home) if home is not None else None,

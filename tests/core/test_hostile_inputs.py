@@ -14,11 +14,11 @@ import pytest
 from core_helpers import make_ws
 
 from rulemap import analysis
+from rulemap.analysis import new_workspace
 from rulemap.derived import DerivedCache
 from rulemap.globs import CompiledGlobs, literal_tail, pattern_error
 from rulemap.readers.base import ReadError
 from rulemap.readers.local import LocalReader, read_regular_file
-from rulemap.workspace import Workspace
 
 T = TypeVar("T")
 
@@ -55,7 +55,7 @@ def test_special_files_are_never_opened(tmp_path: Path) -> None:
             read_regular_file(str(tmp_path / "pkg/AGENTS.md"))
         with pytest.raises(ReadError, match=r"a device"):
             read_regular_file("/dev/null")
-        ws = Workspace(LocalReader(str(tmp_path)))
+        ws = new_workspace(LocalReader(str(tmp_path)))
         findings = within(10, lambda: analysis.check(ws))
         messages = {f.path: f.message for f in findings if f.code == "unreadable-file"}
         assert "named pipe" in messages["AGENTS.md"] and "socket" in messages["pkg/AGENTS.md"]

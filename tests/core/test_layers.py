@@ -32,7 +32,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("profiles", ("profiles",)),
     # `fixes` reads which codes are safe to fix from the check registry
     ("checks", ("checks", "fixes")),
-    ("engine", ("analysis", "compare", "graph_export", "session", "diff")),
+    ("engine", ("analysis", "compare", "graph_export", "session", "diff", "host")),
     ("edges", ("cli", "lsp", "__main__")),
 ]
 
@@ -151,18 +151,38 @@ def _module_rows() -> dict[str, str]:
     return rows
 
 
+def _names(text: str, relative: Path) -> bool:
+    stem = relative.stem
+    return f"`{stem}`" in text or f"`{relative.name}`" in text or f"`{stem}." in text
+
+
 def _documented(relative: Path, rows: dict[str, str]) -> bool:
-    """A top-level module has its own row; a package's module is named (`name` or
-    `name.py`, or its sub-package `sub/`) in the package's row."""
+    """A top-level module has its own row; a package's module is named (`name` or `name.py`)
+    in the package's row; a sub-package's module in what the row says of the sub-package
+    (from `sub/` to the next sub-package the row describes, `other/` followed by ` (`)."""
     if len(relative.parts) == 1 or relative.as_posix() in rows:
         return relative.as_posix() in rows
     row = rows.get(relative.parts[0] + "/")
     if row is None:
         return False
-    if len(relative.parts) > 2:
-        return f"`{relative.parts[1]}/`" in row
-    stem = relative.stem
-    return f"`{stem}`" in row or f"`{relative.name}`" in row or f"`{stem}." in row
+    if len(relative.parts) == 2:
+        return _names(row, relative)
+    mention = f"`{relative.parts[1]}/`"
+    start = row.find(mention)
+    if start < 0:
+        return False
+    after = start + len(mention)
+    following = re.search(r"`[\w.]+/` \(", row[after:])
+    segment = row[start: after + following.start()] if following else row[start:]
+    return _names(segment, relative)
+
+
+def test_a_module_of_a_sub_package_must_be_named_in_its_part_of_the_row() -> None:
+    rows = {"pkg/": "| `pkg/` | `a/` (`x.py`, `y`), `b/` (`z.py`) |"}
+    assert _documented(Path("pkg/a/x.py"), rows) and _documented(Path("pkg/a/y.py"), rows)
+    assert _documented(Path("pkg/b/z.py"), rows)
+    assert not _documented(Path("pkg/b/x.py"), rows)  # named, but in a/'s part
+    assert not _documented(Path("pkg/c/x.py"), rows)
 
 
 def test_module_table_matches_the_tree() -> None:
@@ -192,3 +212,20 @@ def test_no_module_over_500_lines_without_a_reason() -> None:
     assert not long, (
         f"modules over 500 lines without 'Why this module is long' in their docstring: {long}"
     )
+
+
+
+def test_every_test_the_architecture_names_exists() -> None:
+    """Each invariant names the test that holds it: that test must exist (`file.py` or
+    `file.py::test_name`; a bare `test_name` after a file named just before it)."""
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    named = re.findall(r"(tests/[\w/]+\.py)(?:::\s*(\w+))?", text)
+    assert len(named) >= 8
+    for path, test in named:
+        source = REPO / path
+        assert source.is_file(), f"docs/architecture.md names {path}, which does not exist"
+        if test:
+            assert f"def {test}(" in source.read_text(encoding="utf-8"), (
+                f"docs/architecture.md names {path}::{test}, which does not exist")
+    for test in re.findall(r"`test_layers\.py::(\w+)`", text):
+        assert f"def {test}(" in Path(__file__).read_text(encoding="utf-8"), test

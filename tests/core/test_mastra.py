@@ -10,12 +10,12 @@ import pytest
 from core_helpers import make_ws
 
 from rulemap import analysis
+from rulemap.analysis import new_workspace
 from rulemap.config import ConfigError
 from rulemap.profiles import get_profile, select
 from rulemap.profiles.mastra.identity import path_identity
 from rulemap.profiles.mastra.inject import DEFAULT_REMINDER_TEXT
 from rulemap.readers import LocalReader, MemoryReader, OverlayReader
-from rulemap.workspace import Workspace
 
 MASTRA = get_profile("mastra")
 
@@ -97,7 +97,7 @@ def test_without_target_one_tool_call_on_the_cwd_directory_and_a_note_says_so():
 
 def test_walk_stops_at_the_workspace_root_and_says_so():
     reader = MemoryReader("/w/repo", {"AGENTS.md": "in", "/w/AGENTS.md": "above"})
-    ws = Workspace(reader)
+    ws = new_workspace(reader)
     e = analysis.explain(ws, "src/x.ts", profile="mastra")
     assert [f.path for f in e.files] == ["AGENTS.md"]
     assert any("walk stops at the workspace root" in n for n in e.notes)
@@ -110,7 +110,7 @@ def test_walk_to_filesystem_root_reads_files_above_through_the_reader():
         "/w/repo", {"AGENTS.md": "in", "/w/CLAUDE.md": "above", "/CONTEXT.md": "top"}
     )
     config = parse_config({"profiles": {"mastra": {"walkToFilesystemRoot": True}}}, "test")
-    ws = Workspace(reader, config)
+    ws = new_workspace(reader, config)
     e = analysis.explain(ws, "src/x.ts", profile="mastra")
     assert steps(e) == [("AGENTS.md", 1), ("/w/CLAUDE.md", 2), ("/CONTEXT.md", 3)]
     assert [f.text for f in e.files] == ["in", "above", "top"]
@@ -139,7 +139,7 @@ def test_directory_named_like_an_instruction_file_gives_the_reminder(tmp_path):
     # the injector's existence check accepts a directory; its read then fails
     (tmp_path / "AGENTS.md").mkdir()
     (tmp_path / "CONTEXT.md").write_text("ctx\n", encoding="utf-8")
-    ws = Workspace(LocalReader(str(tmp_path)))
+    ws = new_workspace(LocalReader(str(tmp_path)))
     e = analysis.explain(ws, "x.ts", profile="mastra")
     assert steps(e) == [("AGENTS.md", 1), ("CONTEXT.md", 2)]
     assert e.files[0].text == DEFAULT_REMINDER_TEXT and "directory" in (e.files[0].note or "")
@@ -174,7 +174,7 @@ class LexicalReader(MemoryReader):
 def test_custom_reader_without_identity_compares_lexically():
     # "Supplying ... a custom reader without getPathIdentity, keeps lexical path comparison"
     reader = LexicalReader("/w", {"AGENTS.md": "same"}, {"CLAUDE.md": "AGENTS.md"})
-    ws = Workspace(reader)
+    ws = new_workspace(reader)
     e = analysis.explain(ws, "x.ts", profile="mastra")
     assert steps(e) == [("AGENTS.md", 1), ("CLAUDE.md", 2)]
     assert path_identity(ws, "CLAUDE.md") == "/w/CLAUDE.md"
@@ -183,7 +183,7 @@ def test_custom_reader_without_identity_compares_lexically():
 
 def test_overlay_asks_the_reader_below():
     reader = OverlayReader(LexicalReader("/w", {"AGENTS.md": "s"}, {"CLAUDE.md": "AGENTS.md"}))
-    ws = Workspace(reader)
+    ws = new_workspace(reader)
     assert [f.path for f in analysis.explain(ws, "x.ts", profile="mastra").files] == [
         "AGENTS.md", "CLAUDE.md",
     ]
@@ -192,7 +192,7 @@ def test_overlay_asks_the_reader_below():
 def test_default_reader_identity_is_the_real_path(tmp_path):
     (tmp_path / "AGENTS.md").write_text("x", encoding="utf-8")
     os.symlink("AGENTS.md", tmp_path / "CLAUDE.md")
-    ws = Workspace(LocalReader(str(tmp_path)))
+    ws = new_workspace(LocalReader(str(tmp_path)))
     assert path_identity(ws, "CLAUDE.md") == path_identity(ws, "AGENTS.md")
     assert [f.path for f in analysis.explain(ws, "x.ts", profile="mastra").files] == ["AGENTS.md"]
 
@@ -361,7 +361,7 @@ def test_alias_reported_once():
 
 def test_findings_cached_until_a_file_they_read_changes():
     reader = MemoryReader("/w", {"CONTEXT.md": "", "src/a.ts": ""})
-    ws = Workspace(reader)
+    ws = new_workspace(reader)
     first = MASTRA.findings(ws)
     assert MASTRA.findings(ws) is first
     reader.files["/w/CONTEXT.md"] = b"now has content"
@@ -371,7 +371,7 @@ def test_findings_cached_until_a_file_they_read_changes():
 
 def test_explain_cached_and_refreshed_on_change():
     reader = MemoryReader("/w", {"AGENTS.md": "one"})
-    ws = Workspace(reader)
+    ws = new_workspace(reader)
     assert explain(ws, "x.ts") is explain(ws, "x.ts")
     reader.files["/w/AGENTS.md"] = b"two"
     ws.update(changed=["AGENTS.md"])

@@ -473,3 +473,45 @@ def test_a_run_keeps_the_seed_rules(workspace, steps):
         assert [(f.path, f.chars, f.cut) for s in first.steps for f in s.joined] == [
             (f.path, f.chars, f.cut) for f in explanation.files]
         assert [p for s in first.steps for p in s.left_out] == explanation.left_out
+
+
+class _Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize("profile", ["cogitator", "claude-code", "mastra", "codex"])
+def test_a_replay_stops_at_the_step_its_check_raises(profile: str) -> None:
+    """A cancelled `rulemap/session` request stops the run at its next step (the server
+    passes its token's `check`), whatever agent replays it: no agent's model takes every
+    step up front."""
+    files = {"AGENTS.md": "root", **{f"p{i}/AGENTS.md": f"pkg {i}" for i in range(40)},
+             **{f"p{i}/x.ts": "" for i in range(40)}}
+    ws = make_ws(files)
+    steps = [ToolStep("read", (f"p{i}/x.ts",)) for i in range(40)]
+    taken = []
+
+    def check() -> None:
+        taken.append(1)
+        if len(taken) == 3:
+            raise _Stop
+
+    with pytest.raises(_Stop):
+        replay(ws, steps, profile, check=check)
+    assert len(taken) == 3
+    # unchecked, the same run replays every step
+    assert len(replay(ws, steps, profile).steps) == 41
+
+
+@pytest.mark.parametrize("profile", ["cogitator", "claude-code"])
+def test_a_replay_checks_between_the_steps_it_computes(profile: str) -> None:
+    """The check comes between two steps' work, not all at once before it (a list built from
+    every step first would see a cancel only before the run starts): the derived cache, where
+    these agents keep each step's load, grows between the checks. (Mastra's run keeps its
+    search in the run itself, and walks its steps one at a time.)"""
+    files = {"AGENTS.md": "root", **{f"p{i}/AGENTS.md": f"pkg {i}" for i in range(12)},
+             **{f"p{i}/x.ts": "" for i in range(12)}}
+    ws = make_ws(files)
+    steps = [ToolStep("read", (f"p{i}/x.ts",)) for i in range(12)]
+    sizes: list[int] = []
+    replay(ws, steps, profile, check=lambda: sizes.append(len(ws.derived)))
+    assert len(sizes) >= 12 and len(set(sizes)) > 1, sizes

@@ -7,6 +7,7 @@ import os
 import pytest
 
 from rulemap import analysis
+from rulemap.analysis import new_workspace
 from rulemap.cli.user_config import flag_grants, merge_grants, read_user_grants, user_config_path
 from rulemap.config import (
     Config,
@@ -17,7 +18,6 @@ from rulemap.config import (
     parse_user_config,
 )
 from rulemap.readers import MemoryReader
-from rulemap.workspace import Workspace
 
 SECRET_FILES = {"AGENTS.md": "# p\n@~/.ssh/id_rsa\n", "/home/u/.ssh/id_rsa": "PRIVATE KEY"}
 
@@ -33,7 +33,7 @@ def untrusted(ws):
 def test_repository_parse_never_fills_the_user_grant():
     config = parse_config({"allowImportsFrom": ["~", "/"], "maxChars": 10}, "rulemap.toml")
     assert config.allow_imports_from == ()
-    assert config.max_chars == 10
+    assert config.top_level == {"maxChars": 10}
     assert [(i.key, i.value) for i in config.ignored] == [("allowImportsFrom", ["~", "/"])]
 
 
@@ -79,7 +79,7 @@ def test_repository_grant_is_ignored_and_reported():
     assert [f.path for f in e.files] == ["AGENTS.md"]
     assert "PRIVATE KEY" not in e.render()
     assert "/home/u/.ssh/id_rsa" in [s.path for s in e.skipped]
-    assert ws.config.max_chars == 900  # the rest of the file still applies
+    assert analysis.explain(ws).budget.limit == 900  # the rest of the file still applies
     assert untrusted(ws) == [("rulemap.toml", 1, 0, 16, "warning")]
     [finding] = [f for f in analysis.check(ws) if f.code == "untrusted-config"]
     assert "--allow-imports-from" in finding.message and "config.toml" in finding.message
@@ -104,7 +104,8 @@ def test_folder_settings_overrides_cannot_grant():
         home="/home/u",
         allow_imports_from=["~/elsewhere"],
     )
-    assert ws.config.allow_imports_from == ("~/elsewhere",) and ws.config.max_chars == 50
+    assert ws.config.allow_imports_from == ("~/elsewhere",)
+    assert analysis.explain(ws).budget.limit == 50
     assert [f.path for f in analysis.explain(ws).files] == ["AGENTS.md"]
     assert untrusted(ws) == []  # not from a file of the repository
 
@@ -128,7 +129,7 @@ def test_severity_table_applies_like_everywhere():
 
 def test_core_config_field_is_the_grant():
     reader = MemoryReader("/w", SECRET_FILES)
-    ws = Workspace(reader, Config(allow_imports_from=("~/.ssh",)), home="/home/u")
+    ws = new_workspace(reader, Config(allow_imports_from=("~/.ssh",)), home="/home/u")
     assert [f.path for f in analysis.explain(ws).files] == ["AGENTS.md", "/home/u/.ssh/id_rsa"]
 
 

@@ -96,12 +96,12 @@ def test_import_out_through_symlink_is_skipped():
 def test_allow_imports_from_home():
     # granted by the user (the core's Config field; a repository's own key is ignored, see
     # test_trust.py)
+    from rulemap.analysis import new_workspace
     from rulemap.config import Config
     from rulemap.readers import MemoryReader
-    from rulemap.workspace import Workspace
 
     reader = MemoryReader("/w", {"AGENTS.md": "@~/notes/x.md", "/home/u/notes/x.md": "mine"})
-    ws = Workspace(reader, Config(allow_imports_from=("~/notes",)), home="/home/u")
+    ws = new_workspace(reader, Config(allow_imports_from=("~/notes",)), home="/home/u")
     assert [f.path for f in analysis.explain(ws).files] == ["AGENTS.md", "/home/u/notes/x.md"]
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from rulemap.analysis import new_workspace
 from rulemap.readers import MemoryReader
 from rulemap.text.positions import col_from_encoding, split_lines
 from rulemap.workspace import Workspace
@@ -17,7 +18,7 @@ def ws_of(files: Mapping[str, str | bytes], symlinks: Mapping[str, str] | None =
     from rulemap.config import parse_config
 
     reader = MemoryReader("/w", files, symlinks)
-    return Workspace(reader, parse_config(config, "test") if config else None, home="/home/u")
+    return new_workspace(reader, parse_config(config, "test") if config else None, home="/home/u")
 
 
 def P(line: int, character: int) -> types.Position:

@@ -5,10 +5,10 @@ with `rulemap explain --profile …`."""
 
 from __future__ import annotations
 
+from feature_api import code_lenses, completion, hover, inlay_hints
 from feature_helpers import P, hover_text, ws_of
 
 from rulemap import analysis
-from rulemap.lsp.features import code_lenses, completion, hover, inlay_hints
 from rulemap.profiles import PROFILES
 from rulemap.profiles.base import parse_options
 from rulemap.workspace import Workspace

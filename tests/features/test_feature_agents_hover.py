@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from feature_api import hover
 from feature_helpers import P, hover_text, ws_of
 from tests.lsp.toy_profile import ToyProfile, register_toys
 
-from rulemap.lsp.features import hover
 from rulemap.profiles import PROFILES, register_profile
 
 FILES = {

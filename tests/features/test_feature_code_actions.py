@@ -1,11 +1,11 @@
 from __future__ import annotations
 
+from feature_api import code_actions
 from feature_helpers import R, apply_edits, ws_of
 from lsprotocol import types
 
 from rulemap import analysis
 from rulemap.lsp.convert import to_range
-from rulemap.lsp.features import code_actions
 from rulemap.model import Finding
 from rulemap.workspace import Workspace
 

@@ -1,10 +1,10 @@
 from __future__ import annotations
 
+from feature_api import completion
 from feature_helpers import P, apply_edits, rng, ws_of
 from lsprotocol import types
 
 from rulemap import analysis
-from rulemap.lsp.features import completion
 
 FILES = {
     "AGENTS.md": "# Root\n\nSee @\n",

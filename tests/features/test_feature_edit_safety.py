@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from feature_api import code_actions, will_rename_files
 from feature_helpers import apply_edits
 from lsprotocol import types
 
 from rulemap import analysis
 from rulemap.cli.commands import open_workspace
 from rulemap.lsp.convert import to_range
-from rulemap.lsp.features import code_actions, will_rename_files
 from rulemap.workspace import Workspace
 
 

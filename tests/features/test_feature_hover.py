@@ -1,10 +1,10 @@
 from __future__ import annotations
 
 import pytest
+from feature_api import hover
 from feature_helpers import P, hover_text, rng, ws_of
 
 from rulemap import analysis
-from rulemap.lsp.features import hover
 
 # "日本 🎉 " is 5 code points, 6 UTF-16 units and 12 UTF-8 bytes before the `@`.
 PREFIX = "日本 🎉 "
@@ -130,11 +130,11 @@ def test_source_file_hover_nested(ws):
 def test_source_file_hover_modes(ws):
     assert hover(ws, "src/a.ts", P(0, 0)) is not None
     assert hover(ws, "src/a.ts", P(4, 2)) is None  # default firstLine
-    assert hover(ws, "src/a.ts", P(4, 2), "utf-16", {"hover": {"sourceFiles": "everywhere"}})
-    assert hover(ws, "src/a.ts", P(4, 2), "utf-16", {"hover.sourceFiles": "everywhere"})
-    assert hover(ws, "src/a.ts", P(0, 0), "utf-16", {"hover": {"sourceFiles": "off"}}) is None
-    # an invalid value falls back to the default
-    assert hover(ws, "src/a.ts", P(0, 0), "utf-16", {"hover": {"sourceFiles": 3}}) is not None
+    assert hover(ws, "src/a.ts", P(4, 2), "utf-16", "everywhere")
+    assert hover(ws, "src/a.ts", P(0, 0), "utf-16", "off") is None
+    # a value the settings never let through falls back to the default
+    assert hover(ws, "src/a.ts", P(0, 0), "utf-16", "sometimes") is not None  # type: ignore[arg-type]
+    assert hover(ws, "src/a.ts", P(4, 2), "utf-16", "sometimes") is None  # type: ignore[arg-type]
 
 
 def test_source_hover_budget_cut():

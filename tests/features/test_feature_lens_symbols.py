@@ -1,9 +1,8 @@
 from __future__ import annotations
 
+from feature_api import code_lenses, document_symbols, workspace_symbols
 from feature_helpers import rng, ws_of
 from lsprotocol import types
-
-from rulemap.lsp.features import code_lenses, document_symbols, workspace_symbols
 
 FILES = {
     "AGENTS.md": "x" * 3140,

@@ -1,9 +1,8 @@
 from __future__ import annotations
 
+from feature_api import definition, document_links, inlay_hints, references
 from feature_helpers import P, R, rng, ws_of
 from lsprotocol import types
-
-from rulemap.lsp.features import definition, document_links, inlay_hints, references
 
 PREFIX = "日本 🎉 "  # 5 code points, 6 UTF-16 units, 12 UTF-8 bytes
 FILES = {

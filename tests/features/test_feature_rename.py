@@ -1,8 +1,8 @@
 from __future__ import annotations
 
+from feature_api import will_rename_files
 from feature_helpers import apply_edits, ws_of
 
-from rulemap.lsp.features import will_rename_files
 from rulemap.workspace import Workspace
 
 

@@ -1,12 +1,12 @@
 from __future__ import annotations
 
+import feature_api as features
 import pytest
 from feature_helpers import P, R, ws_of
 from lsprotocol import types
 
-from rulemap.lsp import features
+from rulemap.analysis import new_workspace
 from rulemap.readers import OverlayReader
-from rulemap.workspace import Workspace
 
 FILES = {
     "AGENTS.md": (
@@ -30,7 +30,7 @@ def test_every_position_of_every_file_answers(encoding):
         for line in range(len(lines) + 2):
             for character in (0, 1, 2, 5, 9, 13, 40, 10_000):
                 pos = P(line, character)
-                features.hover(ws, key, pos, encoding, {"hover": {"sourceFiles": "everywhere"}})
+                features.hover(ws, key, pos, encoding, "everywhere")
                 assert isinstance(features.definition(ws, key, pos, encoding), list)
                 assert isinstance(features.references(ws, key, pos, encoding), list)
                 result = features.completion(ws, key, pos, encoding)
@@ -47,7 +47,7 @@ def test_every_position_of_every_file_answers(encoding):
 
 def test_features_follow_workspace_updates():
     reader = OverlayReader(ws_of({"AGENTS.md": "hello\n", "docs/a.md": "a"}).reader)
-    ws = Workspace(reader)
+    ws = new_workspace(reader)
     assert features.references(ws, "docs/a.md", P(0, 0)) == []
     reader.set_buffer("/w/AGENTS.md", "hello @docs/a.md\n")
     ws.update(changed=["AGENTS.md"])

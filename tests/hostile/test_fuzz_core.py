@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from tests.hostile.fuzz_inputs import frontmatter, globs, path_pieces
 
 from rulemap import analysis
+from rulemap.analysis import new_workspace
 from rulemap.checks.registry import CHECK_CODES
 from rulemap.cli.formats import FORMATTERS
 from rulemap.graph_export import build_graph, to_dot, to_mermaid
@@ -70,7 +71,7 @@ def assert_well_formed(ws: Workspace) -> None:
 )
 @given(workspaces())
 def test_any_workspace_checks_explains_and_graphs(files: dict[str, str]) -> None:
-    ws = Workspace(MemoryReader("/w", files), home="/home/u")
+    ws = new_workspace(MemoryReader("/w", files), home="/home/u")
     assert_well_formed(ws)
     for name, formatter in FORMATTERS.items():
         out = formatter(ws, analysis.check(ws))
@@ -90,7 +91,7 @@ def test_edits_keep_findings_well_formed(files: dict[str, str], data: st.DataObj
     from rulemap.readers import OverlayReader
 
     reader = OverlayReader(MemoryReader("/w", files))
-    ws = Workspace(reader, home="/home/u")
+    ws = new_workspace(reader, home="/home/u")
     analysis.check(ws)
     for _ in range(3):
         key = data.draw(st.sampled_from(sorted(files)))

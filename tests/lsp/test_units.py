@@ -7,12 +7,12 @@ from pathlib import Path
 from lsprotocol import types
 
 from rulemap import analysis, checks
+from rulemap.analysis import new_workspace
 from rulemap.lsp.checking import document_findings
 from rulemap.lsp.diagnostics import to_diagnostics, uri_for
 from rulemap.lsp.folders import path_of
 from rulemap.lsp.settings import Settings, merge, parse_settings
 from rulemap.readers.memory import MemoryReader
-from rulemap.workspace import Workspace
 
 
 def test_settings_nested_dotted_and_overrides() -> None:
@@ -35,7 +35,6 @@ def test_settings_nested_dotted_and_overrides() -> None:
         debounce_ms=20,
         overrides={"profile": "mastra", "maxChars": 100, "severity": {"broken-import": "hint"}},
     )
-    assert settings.for_features()["hover"] == {"sourceFiles": "off"}
 
 
 def test_settings_errors_fall_back_per_key() -> None:
@@ -86,7 +85,7 @@ def test_uris() -> None:
 
 
 def test_document_findings_match_the_full_check() -> None:
-    ws = Workspace(
+    ws = new_workspace(
         MemoryReader(
             "/r",
             {

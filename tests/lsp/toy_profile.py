@@ -10,17 +10,18 @@ cached in `ws.derived` like a real profile's, and `computed` counts the cache mi
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Literal
 
 from rulemap.model import Budget, Explanation, Finding, LoadedFile
-from rulemap.profiles.base import Option, directory_chain, join, parent_dir
+from rulemap.profiles.base import Option, Profile, directory_chain, join, parent_dir
 from rulemap.text.decoding import decode
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
 
-class ToyProfile:
+class ToyProfile(Profile):
     options: tuple[Option, ...] = ()
 
     def __init__(
@@ -30,6 +31,7 @@ class ToyProfile:
         limit: int = 20,
         file_name: str = "TOY.md",
         title: str = "Toy agent",
+        delay: float = 0.0,
     ) -> None:
         self.name = name
         self.title = title
@@ -37,6 +39,11 @@ class ToyProfile:
         self.unit = unit
         self.limit = limit
         self.file_name = file_name
+        # the server watches the content of these (a profile's declared files)
+        self.watched_globs = (f"**/{file_name}",)
+        self.own_glob_dialect = False
+        self.follows_imports = False
+        self.delay = delay  # seconds each uncached explanation takes (a slow agent)
         self.computed = 0
 
     def detect(self, ws: Workspace) -> bool:
@@ -54,6 +61,8 @@ class ToyProfile:
         if cached is not None:
             return cached
         self.computed += 1
+        if self.delay:
+            time.sleep(self.delay)
         start = parent_dir(target) if target is not None else cwd
         keys = [join(d, self.file_name) for d in directory_chain(start)]
         texts: list[tuple[str, str, str]] = []  # (key, reason, text)
@@ -112,3 +121,12 @@ def register_toys() -> list[ToyProfile]:
     for toy in made:
         register_profile(toy)
     return made
+
+
+def slow_toys(count: int = 6, delay: float = 0.5) -> list[ToyProfile]:
+    """`slow-1` … `slow-<count>`: each takes `delay` seconds per uncached explanation (a long
+    `rulemap/compare` to cancel)."""
+    return [
+        ToyProfile(f"slow-{n}", "bytes", 20, "TOY.md", f"Slow agent {n}", delay=delay)
+        for n in range(1, count + 1)
+    ]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from rulemap.checks import files, frontmatter, imports, trust
 from rulemap.globs import compile_patterns
 from rulemap.model import Finding
+from rulemap.profiles import default_name
 
 if TYPE_CHECKING:
     from rulemap.workspace import RuleInfo, Workspace
@@ -101,9 +102,10 @@ def profile_findings(ws: Workspace) -> list[Finding]:
     # gives (profiles hand back their cached findings: an edit re-names only what changed)
     previous = ws.named_findings
     named: dict[int, tuple[Finding, Finding]] = {}
+    default = default_name(ws)
     for profile in ws.profiles:
         found = profile.findings(ws)
-        if profile.name == ws.config.profile:
+        if profile.name == default:
             out.extend(found)
             continue
         fresh = []

@@ -59,15 +59,14 @@ def _undecodable_name(path: str) -> Finding:
 
 
 def _dangling(ws: Workspace) -> list[Finding]:
-    """Broken symlinks where the loader looks: an instruction file, `.claude/rules` or a rule.
+    """Broken symlinks where the loader looks: an instruction file, a rules directory or a rule.
     A link whose target does not exist, or a symlink loop (a link that leads back to itself,
     directly or through others): readers list both as dangling."""
     out: list[Finding] = []
     links = dict(ws.reader.dangling_links())
     for path, target in links.items():
-        name = path.rsplit("/", 1)[-1]
-        rules_dir = path == ".claude/rules" or path.endswith("/.claude/rules")
-        in_rules = ".claude/rules/" in f"/{path}" and name.endswith(".md")
+        rules_dir = ws.layout.is_rules_dir(path)
+        in_rules = ws.layout.rule_scope(path) is not None
         if not (rules_dir or in_rules or ws.instruction_dir(path) is not None):
             continue
         what = "no rule in it loads" if rules_dir else "the loader skips it"

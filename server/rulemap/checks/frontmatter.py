@@ -4,17 +4,22 @@ and rules the loader never reads from where they are."""
 from __future__ import annotations
 
 import difflib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
+from rulemap.derived import MISSING, KeyFamily
 from rulemap.globs import literal_prefix
-from rulemap.model import Finding, Fix, Span
-from rulemap.profiles.base import directory_chain
+from rulemap.model import Finding, Fix, Glob, Span
+from rulemap.profiles.base import Profile, directory_chain
 from rulemap.suggest import DirectoryIndex
 
 if TYPE_CHECKING:
     from rulemap.workspace import RuleInfo, Workspace
 
 FOREIGN_KEYS = {"globs": "Cursor", "applyTo": "GitHub Copilot", "trigger": "Windsurf"}
+
+_FINDINGS: Final = KeyFamily[list[Finding]]("frontmatter-findings")  # rule
+_NEAR_GLOB: Final = KeyFamily[str | None]("near-glob")  # rule, pattern
+_DIRECTORY_INDEX: Final = KeyFamily[DirectoryIndex]("directory-index")  # base directory
 
 
 def check(ws: Workspace) -> list[Finding]:
@@ -23,8 +28,8 @@ def check(ws: Workspace) -> list[Finding]:
     for rule in ws.rules:
         # a rule's findings read only the rule and the file list (a create or delete drops
         # every derived value): an edit elsewhere re-checks none of the 200 rules
-        key = ("frontmatter-findings", rule.path)
-        found: list[Finding] | None = ws.derived.get(key)
+        key = _FINDINGS.key(rule.path)
+        found = ws.derived.get(key)
         if found is None:
             found = ws.derived.put(key, _rule_findings(ws, rule, chain), reads=(rule.path,))
         out.extend(found)
@@ -63,22 +68,28 @@ def _rule_findings(ws: Workspace, rule: RuleInfo, chain: frozenset[str]) -> list
                         f"`{key}` is {tool}'s key; this loader reads only `paths`, so the rule "
                         f"loads for every file. Add `paths:` with the same globs to scope it."))
         if rule.owner not in chain:
-            where = f"{rule.owner}/.claude/rules" if rule.owner else ".claude/rules"
+            rules_dir = ws.layout.rules_dir
+            where = f"{rule.owner}/{rules_dir}" if rule.owner else rules_dir
             cwd = ws.config.cwd
             out.append(Finding(
                 path, Span.at(0, 0, len(doc.lines[0])), "warning", "unreachable-rule",
-                f"rules are read from the `.claude/rules` of the directories from the root down "
+                f"rules are read from the `{rules_dir}` of the directories from the root down "
                 f"to the cwd (`{cwd}`); `{where}` is below it, so this rule never loads. Move it "
-                f"to the root's `.claude/rules` (prefixing its globs with `{rule.owner}/`), or "
+                f"to the root's `{rules_dir}` (prefixing its globs with `{rule.owner}/`), or "
                 f"set `cwd`."))
         live = [g for g in doc.globs or [] if not g.error and not g.pattern.startswith("!")]
-        dead = {id(g) for g in live if not ws.glob_has_matches(path, g.pattern)}
+        blind = _unmatched_for(ws, path, live)
+        readers = len(_readers(ws, path))
+        dead = {g for g, names in blind.items() if len(names) == readers}
         for glob in doc.globs or []:
             if glob.error:
                 out.append(Finding(path, glob.span, "error", "invalid-glob",
                                    f"`{glob.pattern}`: {glob.error}"))
                 continue
             if glob.pattern.startswith("!"):
+                continue
+            if id(glob) in blind and id(glob) not in dead:
+                out.append(_unmatched_for_some(ws, rule, glob, live, blind))
                 continue
             if id(glob) in dead:
                 fix = _near_match(ws, path, glob.pattern)
@@ -99,6 +110,63 @@ def _rule_findings(ws: Workspace, rule: RuleInfo, chain: frozenset[str]) -> list
                         Fix(f"Change the glob to `{fix}`", "replace", path, glob.span, new))
                 out.append(finding)
     return out
+
+
+def _readers(ws: Workspace, rule: str) -> list[Profile]:
+    """The selected agents that read `rule` (none selected that do: the workspace's matcher
+    stands for them all, as one reader)."""
+    return [p for p in ws.profiles if p.reads(ws, rule)]
+
+
+def _unmatched_for(ws: Workspace, rule: str, live: list[Glob]) -> dict[int, list[str]]:
+    """For each live glob of `rule` that some reader matches no file with, in its own dialect,
+    the names of those readers (Claude Code folds case and drops a trailing `/**`: `SRC/**`
+    matches `src/a.ts` for it, nothing for the default model)."""
+    readers = _readers(ws, rule)
+    own = [p for p in readers if p.own_glob_dialect]
+    out: dict[int, list[str]] = {}
+    for glob in live:
+        workspace_dead = not ws.glob_has_matches(rule, glob.pattern)
+        if not readers:
+            if workspace_dead:
+                out[id(glob)] = []
+            continue
+        names = [
+            p.name for p in readers
+            if (not p.glob_has_matches(ws, rule, glob.pattern) if p in own else workspace_dead)
+        ]
+        if names:
+            out[id(glob)] = names
+    return out
+
+
+def _unmatched_for_some(
+    ws: Workspace, rule: RuleInfo, glob: Glob, live: list[Glob], blind: dict[int, list[str]]
+) -> Finding:
+    """A glob one reader of the rule matches files with and another does not: named after the
+    agents it matches nothing for (a warning when no other glob loads the rule for them)."""
+    names = blind[id(glob)]
+    readers = _readers(ws, rule.path)
+    seeing = [p.title for p in readers if p.name not in names]
+    titles = [p.title for p in readers if p.name in names]
+    never = all(
+        any(n in blind.get(id(g), ()) for n in names) for g in live
+    )
+    base = f"`{rule.owner}/`" if rule.owner else "the root"
+    who = " and ".join(titles)
+    tail = (f" No glob of this rule matches for {who}, so it never loads there." if never
+            else f" The rule still loads for {who} through its other globs.")
+    return Finding(
+        rule.path, glob.span, "warning" if never else "information", "unmatched-glob",
+        f"{', '.join(names)}: `{glob.pattern}` matches no file in the workspace as "
+        f"{' and '.join(titles)} {_verb(titles)} globs (relative to {base}); "
+        f"{' and '.join(seeing)} {_verb(seeing)} it.{tail}",
+        profile=names[0] if len(names) == 1 else None,
+    )
+
+
+def _verb(subjects: list[str]) -> str:
+    return "matches" if len(subjects) == 1 else "match"
 
 
 # Written forms of "every file": a foreign key with these scopes nothing, so a rule that has
@@ -140,11 +208,11 @@ def _requote(line: str, span: Span, new: str) -> str:
 def _near_match(ws: Workspace, rule: str, pattern: str) -> str | None:
     """A close glob that does match (cached until a file is created or deleted, or the rule
     changes)."""
-    key = ("near-glob", rule, pattern)
-    cached = ws.derived.get(key, default=key)
-    if cached is not key:
-        return cached  # type: ignore[no-any-return]
-    return ws.derived.put(key, _find_near_match(ws, rule, pattern), reads=(rule,))  # type: ignore[no-any-return]
+    key = _NEAR_GLOB.key(rule, pattern)
+    cached = ws.derived.get(key, MISSING)
+    if cached is not MISSING:
+        return cached
+    return ws.derived.put(key, _find_near_match(ws, rule, pattern), reads=(rule,))
 
 
 def _find_near_match(ws: Workspace, rule: str, pattern: str) -> str | None:
@@ -186,8 +254,8 @@ def _same_leaf(written: str, candidate: str) -> bool:
 def _directory_index(ws: Workspace, base: str) -> DirectoryIndex:
     """The directories below `base` (relative to it), cached until a file is created or
     deleted."""
-    key = ("directory-index", base)
-    cached: DirectoryIndex | None = ws.derived.get(key)
+    key = _DIRECTORY_INDEX.key(base)
+    cached = ws.derived.get(key)
     if cached is None:
         cut = len(base)
         cached = DirectoryIndex(f[cut:] for f in ws.files.under(base))

@@ -6,10 +6,10 @@ import difflib
 import posixpath
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from rulemap import suggest
-from rulemap.derived import IMPORT_GRAPH
+from rulemap.derived import IMPORT_GRAPH, MISSING, Key, KeyFamily
 from rulemap.model import Finding, Fix, ImportRef, ImportStatus, Related, Span
 from rulemap.suggest import NameIndex
 
@@ -17,6 +17,13 @@ if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
 TRAILING = ",:;.)!?'\"]>"
+
+_IMPORT_FINDINGS: Final = KeyFamily[list[Finding]]("import-findings")  # document
+_GRAPH_FINDINGS: Final[Key[list[Finding]]] = KeyFamily[list[Finding]](
+    "import-graph-findings"
+).key()
+_CLOSEST_PATH: Final = KeyFamily[str | None]("closest-path")  # missing target
+_FILE_NAMES: Final[Key[_Names]] = KeyFamily["_Names"]("file-names").key()
 def check(ws: Workspace) -> list[Finding]:
     return [*document_check(ws), *graph_check(ws)]
 
@@ -28,8 +35,8 @@ def document_check(ws: Workspace) -> list[Finding]:
     for path in ws.lint_documents():
         # a document's import findings read it and what its imports resolve to (and the file
         # list, whose changes drop every derived value)
-        key = ("import-findings", path)
-        found: list[Finding] | None = ws.derived.get(key)
+        key = _IMPORT_FINDINGS.key(path)
+        found = ws.derived.get(key)
         if found is None:
             found = []
             reads = {path}
@@ -44,10 +51,10 @@ def document_check(ws: Workspace) -> list[Finding]:
 def graph_check(ws: Workspace) -> list[Finding]:
     """Graph-wide: cycles and depth, which depend on the import edges, not on the text (typing
     prose in AGENTS.md keeps them)."""
-    graph: list[Finding] | None = ws.derived.get("import-graph-findings")
+    graph = ws.derived.get(_GRAPH_FINDINGS)
     if graph is None:
         graph = [*_cycles(ws), *_too_deep(ws)]
-        ws.derived.put("import-graph-findings", graph, reads=[IMPORT_GRAPH])
+        ws.derived.put(_GRAPH_FINDINGS, graph, reads=[IMPORT_GRAPH])
     return graph
 
 
@@ -156,7 +163,7 @@ def _loads_anyway(ws: Workspace, importer: str, trimmed: str, ref: ImportRef) ->
     if target not in ws.instruction_files:
         return None
     holder = target
-    for name in sorted(ws.config.files, key=len, reverse=True):
+    for name in sorted(ws.layout.instruction_names, key=len, reverse=True):
         if target == name or target.endswith("/" + name):
             holder = target[: -len(name)].rstrip("/")
             break
@@ -205,11 +212,11 @@ def _trimmed_candidate(ws: Workspace, importer: str, ref: ImportRef) -> str | No
 def closest_path(ws: Workspace, target: str) -> str | None:
     """The existing workspace file most like the missing `target` (cached until a file is
     created or deleted: it reads only the file list)."""
-    key = ("closest-path", target)
-    cached = ws.derived.get(key, default=key)
-    if cached is not key:
-        return cached  # type: ignore[no-any-return]
-    return ws.derived.put(key, _closest_path(ws, target), reads=())  # type: ignore[no-any-return]
+    key = _CLOSEST_PATH.key(target)
+    cached = ws.derived.get(key, MISSING)
+    if cached is not MISSING:
+        return cached
+    return ws.derived.put(key, _closest_path(ws, target), reads=())
 
 
 def _closest_path(ws: Workspace, target: str) -> str | None:
@@ -251,7 +258,7 @@ class _Names:
 def _names(ws: Workspace) -> _Names:
     """Workspace files by base name and by directory, and an index of base names per
     extension (until a create/delete)."""
-    cached: _Names | None = ws.derived.get("file-names")
+    cached = ws.derived.get(_FILE_NAMES)
     if cached is None:
         by_name: dict[str, list[str]] = {}
         by_dir: dict[str, list[str]] = {}
@@ -263,7 +270,7 @@ def _names(ws: Workspace) -> _Names:
         for name in by_name:
             names_by_ext.setdefault(_extension(name), []).append(name)
         cached = ws.derived.put(
-            "file-names", _Names(by_name, by_dir, _LazyIndexes(names_by_ext)), reads=()
+            _FILE_NAMES, _Names(by_name, by_dir, _LazyIndexes(names_by_ext)), reads=()
         )
     return cached
 
@@ -362,7 +369,7 @@ def _cycle_finding(ws: Workspace, importer: str, ref: ImportRef, cycle: list[str
 def _too_deep(ws: Workspace) -> list[Finding]:
     """Imports that are only ever reached past maxImportDepth (BFS from every loaded-for-a-
     reason file at hop 0)."""
-    limit = ws.config.max_import_depth
+    limit = ws.layout.max_import_depth
     hops: dict[str, int] = {}
     queue: deque[str] = deque()
     for root in ws.all_documents():
@@ -384,6 +391,7 @@ def _too_deep(ws: Workspace) -> list[Finding]:
             if target not in hops:
                 out.append(Finding(
                     node, ref.span, "warning", "import-too-deep",
-                    f"`@{ref.raw}` would be import hop {hop + 1}, past maxImportDepth {limit}: "
-                    f"`{target}` is never loaded through this chain"))
+                    f"`@{ref.raw}` would be import hop {hop + 1}, past "
+                    f"{ws.layout.depth_setting} {limit}: `{target}` is never loaded through "
+                    f"this chain"))
     return [f for f in out if not f.path.startswith("/")]

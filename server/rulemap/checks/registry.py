@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from rulemap.model import Severity
+from rulemap.profiles import PROFILES
 
 DOCS_URL = "https://github.com/rulemap/rulemap/blob/main/docs/checks.md"
 
@@ -44,7 +45,6 @@ class Check:
     code: str
     severity: Severity  # the default: what a finding of this code is unless a variant applies
     summary: str  # one line, for `--statistics`, SARIF and the table of docs/checks.md
-    agents: Agents = EVERY_AGENT  # else the profiles (by name) whose own findings use it
     fix: FixSafety = "none"
     variants: tuple[Variant, ...] = ()
     # the `## code` section of docs/checks.md; GitHub's anchor of a heading that is only the
@@ -65,8 +65,17 @@ class Check:
     def url(self) -> str:
         return f"{DOCS_URL}#{self.anchor}"
 
+    @property
+    def agents(self) -> Agents:
+        """The agents whose own findings use this code (each profile declares its
+        `check_codes`), or every agent for a code of the shared checks. Asked of the registry
+        at call time, so an agent registered later is counted."""
+        named = tuple(p.name for p in PROFILES.values() if self.code in p.check_codes)
+        return named or EVERY_AGENT
+
     def concerns(self, profile: str) -> bool:
-        return self.agents == EVERY_AGENT or profile in self.agents
+        agents = self.agents
+        return agents == EVERY_AGENT or profile in agents
 
 
 def _registry(*checks: Check) -> dict[str, Check]:
@@ -79,8 +88,8 @@ def _registry(*checks: Check) -> dict[str, Check]:
 
 
 # The order is the SARIF rules' order (`ruleIndex`) and the table's: keep new codes at the end.
-# Variants and agents come from the emit sites (`Finding(` in server/rulemap): a code emitted
-# in `checks/` concerns every agent, one emitted only under `profiles/<name>` those agents.
+# Variants come from the emit sites (`Finding(` in server/rulemap); a code emitted in `checks/`
+# concerns every agent, one emitted only under `profiles/<name>` the profiles declaring it.
 CHECKS: Final[dict[str, Check]] = _registry(
     Check(
         "broken-import", "error", "an @import whose target does not exist",
@@ -109,18 +118,15 @@ CHECKS: Final[dict[str, Check]] = _registry(
         "budget-overflow", "warning",
         "a load over its agent's budget (characters, bytes or tokens) that cuts or leaves out "
         "this file",
-        agents=("cogitator", "mastra", "codex"),
     ),
     Check(
         "instructions-shadowed", "warning",
         "an instruction file an agent does not read because another file takes its place",
-        agents=("claude-code", "codex"),
         fix="safe",
     ),
     Check(
         "import-not-followed", "information",
         "an @import in a file whose only readers have no imports: it reaches them as text",
-        agents=("claude-code", "codex"),
         variants=(
             Variant("warning", "Claude Code ignores an import of a file that exists (a "
                     "target that is not a text file, such as `.mdc`, or a line in an indented "
@@ -130,7 +136,6 @@ CHECKS: Final[dict[str, Check]] = _registry(
     Check(
         "file-too-large", "warning",
         "an instruction file over its agent's size warning (Claude Code: 40,000 characters)",
-        agents=("claude-code",),
     ),
     Check(
         "invalid-frontmatter", "error",
@@ -154,8 +159,8 @@ CHECKS: Final[dict[str, Check]] = _registry(
         "unreachable-rule", "warning", "a rule the loader never reads from this location",
         variants=(
             Variant("information", "it is likely, not sure, that the rule is never read: a "
-                    "Copilot file with no `applyTo` (attached by hand), a `.md` rule in "
-                    "`.cursor/rules` (unconfirmed)"),
+                    "Copilot file with no `applyTo` (attached by hand), a `.md` rule among "
+                    "Cursor's rules (unconfirmed)"),
         ),
     ),
     Check("empty-instructions", "warning", "an instruction file or rule with no content"),
@@ -172,7 +177,6 @@ CHECKS: Final[dict[str, Check]] = _registry(
     ),
     Check(
         "duplicate-load", "information", "a file brought twice, read only once",
-        agents=("cogitator",),
     ),
     Check(
         "untrusted-config", "warning",

@@ -20,11 +20,11 @@ import sys
 import textwrap
 from collections.abc import Iterable
 
-from rulemap.checks.registry import CHECKS
 from rulemap.fixes import safe_fix
+from rulemap.host.catalog import check
+from rulemap.host.commands import OpenWorkspace
 from rulemap.model import SEVERITIES, Finding
 from rulemap.text.names import printable
-from rulemap.workspace import Workspace
 
 FIXABLE = "[*]"
 _MIN_WIDTH = 40  # narrower than this, wrapping stops helping
@@ -44,7 +44,7 @@ def output_width() -> int | None:
     return None
 
 
-def render(ws: Workspace, findings: list[Finding], width: int | None = None) -> str:
+def render(ws: OpenWorkspace, findings: list[Finding], width: int | None = None) -> str:
     """The grouped report and its summary (`width`: wrap messages there; None: no wrap)."""
     lines: list[str] = []
     # one set of columns for the whole report, so every group's messages line up
@@ -112,7 +112,7 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'s' if count != 1 else ''}"
 
 
-def summary(ws: Workspace, findings: list[Finding]) -> list[str]:
+def summary(ws: OpenWorkspace, findings: list[Finding]) -> list[str]:
     """`Found 12 findings (3 errors, 9 warnings) in 5 of 40 files.` and, when some can be
     fixed, `[*] 4 fixable with `rulemap check --fix`.`"""
     checked = len(ws.lint_documents())
@@ -137,7 +137,7 @@ def summary(ws: Workspace, findings: list[Finding]) -> list[str]:
     return out
 
 
-def statistics(ws: Workspace, findings: list[Finding], width: int | None = None) -> str:
+def statistics(ws: OpenWorkspace, findings: list[Finding], width: int | None = None) -> str:
     """Findings counted per code, most first (ruff's `--statistics`):
     `   12  import-missing  [*]  what the code means` (shortened to `width`), then the
     summary."""
@@ -154,7 +154,7 @@ def statistics(ws: Workspace, findings: list[Finding], width: int | None = None)
         code_width = max(len(code) for code, _ in rows)
         for code, n in rows:
             mark = FIXABLE if code in fixable else " " * len(FIXABLE)
-            about = CHECKS[code].summary if code in CHECKS else ""
+            about = registered.summary if (registered := check(code)) is not None else ""
             row = f"  {n:>{count_width}}  {code:<{code_width}}  {mark}  {about}".rstrip()
             if width is not None and len(row) > width:
                 row = row[: width - 1].rstrip() + "…"

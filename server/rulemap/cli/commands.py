@@ -11,9 +11,9 @@ from rulemap import analysis
 from rulemap.cli.formats import FORMATTERS
 from rulemap.cli.main import UsageError, dump_json, find_root
 from rulemap.cli.user_config import flag_grants, merge_grants, read_user_grants
+from rulemap.host.commands import OpenWorkspace, untrusted_findings
 from rulemap.readers import host
 from rulemap.readers.base import WalkingReader
-from rulemap.workspace import Workspace
 
 # a reader factory built around another, for the workspace at a root (see open_workspace)
 ReaderWrap = Callable[[analysis.ReaderFactory, str], analysis.ReaderFactory]
@@ -27,7 +27,7 @@ def open_workspace(
     ref: str | None = None,
     editable: bool = False,
     wrap: ReaderWrap | None = None,
-) -> Workspace:
+) -> OpenWorkspace:
     """The workspace at `root`; imports may leave it only for what the user grants: their
     configuration file and `--allow-imports-from` (`allow`), never the repository's.
     `profiles`: the agents to check for (`--profiles`, default the configuration's or those
@@ -53,7 +53,7 @@ def open_workspace(
     from rulemap.readers.git_process import GitRefError
 
     try:
-        return _open(root_dir, granted, profiles, home, _ref_reader_factory(root_dir, ref), wrap)
+        return _open(root_dir, granted, profiles, home, ref_reader_factory(root_dir, ref), wrap)
     except GitRefError as exc:
         raise UsageError(str(exc)) from None
 
@@ -65,7 +65,7 @@ def _open(
     home: str | None,
     factory: analysis.ReaderFactory,
     wrap: ReaderWrap | None,
-) -> Workspace:
+) -> OpenWorkspace:
     if wrap is not None:
         factory = wrap(factory, root_dir)
     return analysis.open_workspace(
@@ -78,7 +78,7 @@ def _open(
     )
 
 
-def _ref_reader_factory(root_dir: str, ref: str) -> analysis.ReaderFactory:
+def ref_reader_factory(root_dir: str, ref: str) -> analysis.ReaderFactory:
     """Readers for `--ref`: the workspace from the commit (listed once, whatever grants the
     second reader carries); the user's home directory (`--home`) stays theirs, on disk."""
     from rulemap.readers.git import GitRefReader
@@ -96,12 +96,10 @@ def _ref_reader_factory(root_dir: str, ref: str) -> analysis.ReaderFactory:
     return factory
 
 
-def warn_untrusted(ws: Workspace) -> None:
+def warn_untrusted(ws: OpenWorkspace) -> None:
     """For explain and graph (check lists it with the other findings): say on stderr that the
     repository's own grant was ignored, so a skipped import is not a mystery."""
-    from rulemap.checks import finalize, trust
-
-    for f in finalize(ws, trust.check(ws)):
+    for f in untrusted_findings(ws):
         print(
             f"rulemap: {f.path}:{f.span.start.line + 1}:{f.span.start.col + 1}: "
             f"{f.severity} {f.code} {f.message}",
@@ -137,7 +135,9 @@ def run_check(
     return 1 if any(f.severity == "error" for f in findings) else 0
 
 
-def _inside(ws: Workspace, path: str, what: str) -> str:
+def inside(ws: OpenWorkspace, path: str, what: str) -> str:
+    """`path` (as the user typed it) as a key of the workspace, `.` for the root itself; a
+    usage error naming the argument (`what`) when it lies outside the root."""
     absolute = os.path.normpath(os.path.abspath(path))
     key = ws.key(absolute.replace(os.sep, "/"))
     if absolute == os.path.normpath(ws.root):
@@ -148,15 +148,15 @@ def _inside(ws: Workspace, path: str, what: str) -> str:
 
 
 def run_explain(args: argparse.Namespace) -> int:
-    from rulemap.profiles import UnknownProfile
+    from rulemap.host.catalog import UnknownProfile
 
     ws = open_workspace(args.root, args.allow_imports_from, user_home=getattr(args, "home", None),
                         ref=getattr(args, "ref", None))
     warn_untrusted(ws)
-    target = _inside(ws, args.target, "TARGET") if args.target else None
+    target = inside(ws, args.target, "TARGET") if args.target else None
     if target == ".":
         raise UsageError("TARGET is the workspace root; name a file inside it")
-    cwd = _inside(ws, args.cwd, "--cwd") if args.cwd else None
+    cwd = inside(ws, args.cwd, "--cwd") if args.cwd else None
     try:
         explanation = analysis.explain(ws, target, cwd=cwd, profile=args.profile)
     except UnknownProfile as exc:

@@ -11,33 +11,34 @@ from rulemap.cli.main import UsageError, dump_json
 def profile_list(value: str | None, flag: str = "--profiles") -> list[str] | None:
     """`a,b , c` → ["a", "b", "c"] checked against the registry (None when not given); an
     unknown or empty name is a usage error listing every known one."""
-    from rulemap.profiles import PROFILES
+    from rulemap.host.catalog import agent_names
 
     if value is None:
         return None
     names = [n.strip() for n in value.split(",")]
-    available = ", ".join(PROFILES)
+    known = agent_names()
+    available = ", ".join(known)
     if not any(names) or not all(names):
         raise UsageError(f"{flag} {value!r}: name agents separated by commas; available: "
                          f"{available}")
-    unknown = [n for n in names if n not in PROFILES]
+    unknown = [n for n in names if n not in known]
     if unknown:
         raise UsageError(f"{flag}: unknown profile `{unknown[0]}`; available: {available}")
     return list(dict.fromkeys(names))
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from rulemap.cli.commands import _inside, open_workspace, warn_untrusted
+    from rulemap.cli.commands import inside, open_workspace, warn_untrusted
     from rulemap.compare import compare
 
     chosen = profile_list(args.profiles)
     ws = open_workspace(args.root, args.allow_imports_from, user_home=args.home,
                         ref=getattr(args, "ref", None))
     warn_untrusted(ws)
-    target = _inside(ws, args.target, "TARGET") if args.target else None
+    target = inside(ws, args.target, "TARGET") if args.target else None
     if target == ".":
         raise UsageError("TARGET is the workspace root; name a file inside it")
-    cwd = _inside(ws, args.cwd, "--cwd") if args.cwd else None
+    cwd = inside(ws, args.cwd, "--cwd") if args.cwd else None
     # default: the agents this workspace is checked for (configured, else detected)
     comparison = compare(ws, target, cwd, chosen)
     if args.json:

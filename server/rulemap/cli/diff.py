@@ -16,8 +16,8 @@ from rulemap.cli.main import dump_json
 if TYPE_CHECKING:
     from rulemap.analysis import ReaderFactory
     from rulemap.diff import Diff, Group
+    from rulemap.host.commands import OpenWorkspace
     from rulemap.readers.base import WalkingReader
-    from rulemap.workspace import Workspace
 
 WIDTH = 80
 FILES_NAMED = 3  # a group of this many files or fewer names them instead of a directory
@@ -32,7 +32,7 @@ _MARK = {
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    from rulemap.cli.commands import _inside, open_workspace
+    from rulemap.cli.commands import inside, open_workspace
     from rulemap.cli.compare import profile_list
     from rulemap.diff import diff_workspaces
     from rulemap.diff.result import WORKTREE
@@ -44,7 +44,7 @@ def run_diff(args: argparse.Namespace) -> int:
     if result is None:
         head = open_workspace(args.root, args.allow_imports_from, user_home=args.home,
                               ref=args.head)
-        cwd = _inside(head, args.cwd, "--cwd") if args.cwd else None
+        cwd = inside(head, args.cwd, "--cwd") if args.cwd else None
         result = diff_workspaces(base, head, profiles=chosen, cwd=cwd, base_label=args.base,
                                  head_label=head_label)
     if output == "json":
@@ -61,20 +61,19 @@ def run_diff(args: argparse.Namespace) -> int:
 
 def _diff_by_update(
     args: argparse.Namespace, chosen: list[str] | None
-) -> tuple[Workspace, Diff | None]:
+) -> tuple[OpenWorkspace, Diff | None]:
     """BASE's workspace, and the diff made by updating it to HEAD (None when that cannot
     stand for a fresh HEAD workspace: then the caller opens HEAD; BASE's workspace is still
     BASE's). Between two commits git names the changed files; against the working tree, the
     files BASE read are compared byte for byte."""
     from rulemap import analysis
-    from rulemap.cli.commands import _inside, _ref_reader_factory, open_workspace
+    from rulemap.cli.commands import inside, open_workspace, ref_reader_factory
     from rulemap.cli.main import UsageError
     from rulemap.diff import diff_by_update
     from rulemap.diff.result import WORKTREE
-    from rulemap.profiles import PROFILES
-    from rulemap.readers.git import GitRefReader
+    from rulemap.host.commands import update_plan
     from rulemap.readers.git_process import GitRefError
-    from rulemap.readers.switch import Changes, SwitchReader, content_changes, git_changes
+    from rulemap.readers.switch import SwitchReader
 
     switches: list[SwitchReader] = []
 
@@ -97,32 +96,16 @@ def _diff_by_update(
     try:
         head_reader: WalkingReader = (
             analysis.local_reader(root_dir, granted) if args.head is None
-            else _ref_reader_factory(root_dir, args.head)(root_dir, granted)
+            else ref_reader_factory(root_dir, args.head)(root_dir, granted)
         )
     except GitRefError as exc:
         raise UsageError(_named(exc, "HEAD", args.head)) from None
     switch = switches[-1]
-    if ws.reader is not switch:
+    plan = update_plan(ws, switch, head_reader)
+    if plan is None:
         return ws, None
-    # HEAD's listing (it also finds HEAD's dangling links and ignored files)
-    head_files = set(head_reader.list_files())
-    before = switch.current
-    changes: Changes | None = None
-    if isinstance(before, GitRefReader) and isinstance(head_reader, GitRefReader):
-        changes = git_changes(before, head_reader)
-        if changes is None:
-            return ws, None
-        if (set(ws.files) - changes.deleted) | changes.created != head_files:
-            return ws, None
-    elif any(p.reads(ws, k) for p in PROFILES.values() for k in head_reader.ignored_files()):
-        return ws, None  # an ignored instruction file BASE's index never saw
-
-    def found() -> Changes:
-        if changes is not None:
-            return changes
-        return content_changes(switch, head_reader, ws.files, head_files)
-
-    cwd = _inside(ws, args.cwd, "--cwd") if args.cwd else None
+    head_files, found = plan
+    cwd = inside(ws, args.cwd, "--cwd") if args.cwd else None
     return ws, diff_by_update(
         ws, head_files, found, lambda: switch.switch(head_reader), profiles=chosen, cwd=cwd,
         base_label=args.base, head_label=args.head or WORKTREE,
@@ -211,7 +194,7 @@ examples:
   rulemap diff main                       the working tree against main
   rulemap diff main HEAD                  two commits (HEAD~3, a tag, a commit id …)
   rulemap diff origin/main HEAD --format markdown   a pull-request comment
-  rulemap diff main --profiles claude-code --json   for scripts: every group's files
+  rulemap diff main --profiles NAME --json   for scripts: every group's files
   rulemap diff main --fail-on-change      exit 1 when anything differs (CI)
 
 BASE and HEAD are read from git's object store, never checked out. A file is compared on

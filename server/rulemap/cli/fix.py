@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 
 from rulemap import analysis, fixes
 from rulemap.analysis import ReaderFactory
+from rulemap.host.commands import OpenWorkspace
 from rulemap.model import Finding
 from rulemap.readers import safe_write
 from rulemap.readers.base import ReadError, WalkingReader
 from rulemap.readers.overlay import OverlayReader
-from rulemap.workspace import Workspace
 
 MAX_PASSES = 10  # each pass fixes what the last one uncovered; real files need one or two
 
@@ -50,7 +50,7 @@ class FixResult:
         return sorted(k for k, text in self.edited.items() if text != self.original[k])
 
 
-def fix_in_memory(ws: Workspace, findings: list[Finding]) -> tuple[list[Finding], FixResult]:
+def fix_in_memory(ws: OpenWorkspace, findings: list[Finding]) -> tuple[list[Finding], FixResult]:
     """Apply the safe fixes of `findings` to the workspace's overlay until none is left; the
     findings of the fixed texts and what was done."""
     reader = ws.reader
@@ -101,7 +101,7 @@ def _asked(findings: list[Finding]) -> dict[tuple[str, str, str, str], int]:
     return {key: len(spans) for key, spans in places.items()}
 
 
-def _text_of(ws: Workspace, path: str, result: FixResult) -> str | None:
+def _text_of(ws: OpenWorkspace, path: str, result: FixResult) -> str | None:
     """The current text of `path` to edit (with its byte order mark), or None when it may
     not be edited (the reason kept in `result.refused`)."""
     if path in result.edited:
@@ -130,7 +130,7 @@ def _text_of(ws: Workspace, path: str, result: FixResult) -> str | None:
     return text
 
 
-def write(ws: Workspace, result: FixResult) -> list[str]:
+def write(ws: OpenWorkspace, result: FixResult) -> list[str]:
     """Write every changed file; the keys written (a refusal lands in `result.refused`)."""
     written = []
     for path in result.changed:
@@ -185,11 +185,11 @@ def refusals(result: FixResult) -> None:
 
 
 def run(
-    ws: Workspace,
+    ws: OpenWorkspace,
     findings: list[Finding],
     preview: bool,
-    reopen: Callable[[], Workspace],
-) -> tuple[Workspace, list[Finding], list[str], FixResult]:
+    reopen: Callable[[], OpenWorkspace],
+) -> tuple[OpenWorkspace, list[Finding], list[str], FixResult]:
     """Fix (or, `preview`, only diff) and return the workspace and findings to report, the
     lines that say what was done, and what was done. `reopen` opens the workspace afresh, for
     the re-check of what was written."""
@@ -222,7 +222,7 @@ def _not_fixable_in(findings: list[Finding], refused: frozenset[str]) -> list[Fi
 
 
 def run_check(
-    opener: Callable[[bool], Workspace],
+    opener: Callable[[bool], OpenWorkspace],
     output: str,
     fix: bool,
     preview: bool,

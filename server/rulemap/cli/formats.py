@@ -10,26 +10,26 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from rulemap.checks.registry import CHECKS, Check
+from rulemap.host.catalog import Check, checks
+from rulemap.host.commands import OpenWorkspace
 from rulemap.model import Finding
 from rulemap.ranges import encode_span
 from rulemap.text.names import printable, uri_path
-from rulemap.workspace import Workspace
 
 
-def _text(ws: Workspace, findings: list[Finding]) -> str:
+def _text(ws: OpenWorkspace, findings: list[Finding]) -> str:
     from rulemap.cli.check_text import output_width, render
 
     return render(ws, findings, output_width())
 
 
-def lsp_range(ws: Workspace, finding: Finding) -> dict[str, Any]:
+def lsp_range(ws: OpenWorkspace, finding: Finding) -> dict[str, Any]:
     lines = ws.document(finding.path).lines if not finding.path.startswith("/") else []
     (sl, sc), (el, ec) = encode_span(lines, finding.span, "utf-16")
     return {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
 
 
-def _json(ws: Workspace, findings: list[Finding]) -> str:
+def _json(ws: OpenWorkspace, findings: list[Finding]) -> str:
     data = {
         "diagnostics": [
             {
@@ -82,9 +82,10 @@ def sarif_rule(check: Check) -> dict[str, Any]:
     }
 
 
-def _sarif(ws: Workspace, findings: list[Finding]) -> str:
-    rules = [sarif_rule(check) for check in CHECKS.values()]
-    index = {code: i for i, code in enumerate(CHECKS)}
+def _sarif(ws: OpenWorkspace, findings: list[Finding]) -> str:
+    registered = checks()
+    rules = [sarif_rule(check) for check in registered]
+    index = {check.code: i for i, check in enumerate(registered)}
     results = []
     for f in findings:
         r = lsp_range(ws, f)
@@ -148,7 +149,7 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _github(ws: Workspace, findings: list[Finding]) -> str:
+def _github(ws: OpenWorkspace, findings: list[Finding]) -> str:
     out = []
     for f in findings:
         props = (
@@ -161,7 +162,7 @@ def _github(ws: Workspace, findings: list[Finding]) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
-FORMATTERS: dict[str, Callable[[Workspace, list[Finding]], str]] = {
+FORMATTERS: dict[str, Callable[[OpenWorkspace, list[Finding]], str]] = {
     "text": _text,
     "json": _json,
     "sarif": _sarif,

@@ -20,18 +20,23 @@ examples:
   rulemap explain --json             the start-up load (root down to cwd) as JSON
   rulemap compare src/api/users.ts   the same file, side by side for every selected agent
   rulemap session read:src/a.ts edit:pkg/x.py   what joins at each step of a run
-  rulemap check --profiles codex,gemini   lint for those agents only
+  rulemap check --profiles A,B        lint for agents A and B only
   rulemap graph --format mermaid     the import/rule graph, to paste into Markdown
   rulemap diff main                  which files' instructions differ from main, per agent
   rulemap serve                      the language server (stdio), for editors
 
-configuration: rulemap.toml at the root, or [tool.rulemap] in pyproject.toml
-(keys: files, cwd, maxChars, maxImportDepth, rules, nested, ignore, severity, profile,
-profiles). Agents: {profiles}.
+{configuration}
 Reading outside the workspace is yours to grant, never the repository's: allowImportsFrom in
 $RULEMAP_CONFIG or $XDG_CONFIG_HOME/rulemap/config.toml (default ~/.config/rulemap/config.toml),
 or --allow-imports-from DIR. Docs: docs/semantics.md, docs/checks.md, docs/security.md.
 """
+
+def _wrapped(text: str, width: int = 92) -> str:
+    """`text` broken at spaces into lines of at most `width` (the epilog is preformatted)."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width))
+
 
 ALLOW_HELP = (
     "let imports read DIR outside the workspace (repeatable; absolute, ~/..., or relative to "
@@ -41,9 +46,9 @@ ALLOW_HELP = (
 
 
 HOME_HELP = (
-    "read the agents' user-level files (~/.claude/CLAUDE.md, ~/.codex/AGENTS.md, "
-    "~/.gemini/GEMINI.md, …) from DIR as the home directory; without it none are read, so "
-    "the result never depends on who runs it"
+    "read the agents' user-level instruction files (each where its agent keeps them under "
+    "the home directory: docs/profiles/) from DIR as the home directory; without it none are "
+    "read, so the result never depends on who runs it"
 )
 
 REF_HELP = (
@@ -54,7 +59,7 @@ REF_HELP = (
 COMPARE_EPILOG = """\
 examples:
   rulemap compare src/api/users.ts                  every selected agent, side by side
-  rulemap compare src/api/users.ts --profiles cogitator,codex
+  rulemap compare src/api/users.ts --profiles A,B  agents A and B only
   rulemap compare --cwd packages/web                the start-up loads from packages/web
   rulemap compare src/x.ts --home ~                 with your own user-level files
   rulemap compare src/x.ts --json                   for scripts: one explanation per agent
@@ -77,14 +82,17 @@ def find_root(start: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from rulemap.profiles import PROFILES
+    from rulemap.host.catalog import agent_names, default_agent, setting_keys
 
-    names = ", ".join(PROFILES)
+    names = ", ".join(agent_names())
+    default = default_agent()
     parser = argparse.ArgumentParser(
         prog="rulemap",
-        description="See what coding agents really load: AGENTS.md, CLAUDE.md, .claude/rules "
-        "and @imports, in order, with budgets, broken imports and rules that never match.",
-        epilog=EPILOG.format(profiles=names),
+        description="See what coding agents really load: instruction files, rules and "
+        "@imports, in order, with budgets, broken imports and rules that never match.",
+        epilog=EPILOG.format(configuration=_wrapped(
+            f"configuration: rulemap.toml at the root, or [tool.rulemap] in pyproject.toml "
+            f"(keys: {', '.join(setting_keys())}). Agents: {names}.")),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version="rulemap 0.1.0")
@@ -127,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--profiles",
         metavar="A,B",
         help="the agents to check for, comma-separated (default: the configuration's "
-        f"`profiles`, else cogitator plus every agent whose files exist); one of: {names}",
+        f"`profiles`, else {default} plus every agent whose files exist); one of: {names}",
     )
     _allow_flag(check)
     _home_flag(check)
@@ -151,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--profile",
         metavar="NAME",
         help=f"the agent whose loading to show (default: the configuration's `profile`, else "
-        f"cogitator); one of: {names}",
+        f"{default}); one of: {names}",
     )
     explain.add_argument("--json", action="store_true", help="machine-readable output")
     explain.add_argument(

@@ -11,16 +11,16 @@ import textwrap
 from typing import TYPE_CHECKING
 
 from rulemap.cli.main import UsageError, dump_json
+from rulemap.host.catalog import default_agent, session_formats
 
 # `build_parser` imports this module for every command: what only a session run needs (rich,
 # the core) is imported when it runs
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from rulemap.host.commands import OpenWorkspace, Problem, SessionReplay, SessionStep
     from rulemap.model import LoadedFile
-    from rulemap.profiles.steps import Problem, SessionReplay, SessionStep
     from rulemap.session.transcripts import Parsed
-    from rulemap.workspace import Workspace
 
 # Session logs of long runs reach tens of MB. Read a line at a time, so the size costs time,
 # not memory (docs/sessions.md, "Limits"); this only bounds how long one run can take.
@@ -29,9 +29,7 @@ SESSION_EPILOG = """\
 examples:
   rulemap session read:src/api/users.ts edit:packages/api/src/x.py
   rulemap session --file run.json              [{"kind": "read", "paths": ["src/a.ts"]}, ...]
-  rulemap session --file ~/.claude/projects/…/SESSION.jsonl   a Claude Code session log
-  rulemap session --file messages.json --profile mastra       a Mastra message list
-  rulemap session --file run.json --text       the system messages, in order
+{formats}  rulemap session --file run.json --text       the system messages, in order
 
 STEP is KIND:PATH (KIND read or edit; several paths of one step: read:a.ts,b.ts), PATH
 relative to the current directory; paths in --file are relative to the root (absolute ones
@@ -43,6 +41,17 @@ line (or entry) number, never quoted, and skipped (the first 100; then how many 
 """
 
 
+def _format_examples() -> str:
+    """One example line per agent's own session format (the registry's)."""
+    lines = []
+    for found in session_formats():
+        where = (f"~/{found.log_dirs[0]}/…/{found.example}" if found.log_dirs
+                 else found.example)
+        lines.append(f"  rulemap session --file {where} --profile {found.agent}\n"
+                     f"      {found.what}\n")
+    return "".join(lines)
+
+
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], names: str,
                allow_flag: object, home_flag: object) -> None:
     session = sub.add_parser(
@@ -52,19 +61,19 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], names: 
         "(a read or an edit of some paths) brings — files, why, characters, cut — with the\n"
         "budget used and left after each, and the step at which the budget first cuts or\n"
         "leaves something out. Exit 0, or 2 for usage errors.",
-        epilog=SESSION_EPILOG,
+        epilog=SESSION_EPILOG.replace("{formats}", _format_examples()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     session.add_argument("steps", nargs="*", metavar="STEP", help="KIND:PATH, one step each")
     session.add_argument(
         "--file", metavar="F",
-        help="the steps from a file: a JSON list of {kind, paths}, a Claude Code session log "
-        "(JSON lines) or a Mastra-style message list (told apart by shape)",
+        help="the steps from a file: a JSON list of {kind, paths}, or "
+        + " or ".join(f.what for f in session_formats()) + " (told apart by shape)",
     )
     session.add_argument(
         "--profile", metavar="NAME",
         help=f"the agent whose run to replay (default: the configuration's `profile`, else "
-        f"cogitator); one of: {names}",
+        f"{default_agent()}); one of: {names}",
     )
     session.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
     session.add_argument(
@@ -82,14 +91,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], names: 
 
 
 def run_session(args: argparse.Namespace) -> int:
-    from rulemap.cli.commands import _inside, open_workspace, warn_untrusted
-    from rulemap.profiles import UnknownProfile
+    from rulemap.cli.commands import inside, open_workspace, warn_untrusted
+    from rulemap.host.catalog import UnknownProfile
     from rulemap.session.replay import replay
     from rulemap.session.transcripts import parse_tokens
 
     ws = open_workspace(args.root, args.allow_imports_from, user_home=args.home, ref=args.ref)
     warn_untrusted(ws)
-    cwd = _inside(ws, args.cwd, "--cwd") if args.cwd else None
+    cwd = inside(ws, args.cwd, "--cwd") if args.cwd else None
     tokens = parse_tokens(args.steps, ws.root, os.getcwd())
     if tokens.problems:
         raise UsageError("; ".join(p.message for p in tokens.problems))
@@ -116,7 +125,7 @@ def run_session(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parse_file(path: str, ws: Workspace) -> Parsed:
+def _parse_file(path: str, ws: OpenWorkspace) -> Parsed:
     """`--file`'s steps, read a line at a time. A file the user names outside the workspace is
     theirs to read; one inside it that is a symbolic link leading out is not read (unless it
     leads to a place of `transcript_places`): the repository chose where it points, and the

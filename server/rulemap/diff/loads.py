@@ -66,8 +66,7 @@ def side_loads(
         return found
 
     of_target: dict[str, int] = {}
-    grouped = getattr(profile, "load_groups", None)
-    groups = grouped(ws, cwd) if grouped is not None else None
+    groups = profile.load_groups(ws, cwd)
     for explanation, members in groups or ():
         n = number(explanation)
         for path in members:

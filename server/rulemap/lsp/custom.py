@@ -1,11 +1,19 @@
-"""Rulemap's LSP extensions (docs/protocol.md): the results as plain JSON-ready dicts."""
+"""Rulemap's LSP extensions (docs/protocol.md): the results as plain JSON-ready dicts.
+
+The long ones are cancellable (`$/cancelRequest`): `rulemap/compare` yields to the event loop
+between two agents (a cancel read meanwhile ends the request there), and the requests that run
+in the worker thread (`rulemap/graph`, `rulemap/instructionFiles`) hand it a CancelToken that
+their task sets when it is cancelled.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import asyncio
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rulemap import analysis
+from rulemap.host import CancelToken
 from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.folders import path_of
 
@@ -13,12 +21,32 @@ if TYPE_CHECKING:
     from rulemap.lsp.folders import Folder
     from rulemap.lsp.state import Engine
     from rulemap.model import Explanation
+    from rulemap.profiles.steps import Problem, ToolStep
     from rulemap.session.transcripts import Parsed
     from rulemap.workspace import Workspace
 
 
+T = TypeVar("T")
+
+
 class InvalidParams(ValueError):
     pass
+
+
+# between two steps of a long request, the loop runs this long: enough for a `$/cancelRequest`
+# the reader thread has read to be handed over and handled (a few hops of callbacks)
+STEP_PAUSE_S = 0.001
+
+
+async def stepwise(steps: Iterable[T]) -> T | None:
+    """The last of `steps`, computed one at a time on the event loop with a pause between
+    two: a `$/cancelRequest` read meanwhile cancels the request's task at the next pause, so
+    that a long answer (one agent after another) stops within a step, not at its end."""
+    last: T | None = None
+    for step in steps:
+        last = step
+        await asyncio.sleep(STEP_PAUSE_S)
+    return last
 
 
 # Absurd params are the client's error (InvalidParams), refused before any handler walks
@@ -118,22 +146,35 @@ async def effective_instructions(engine: Engine, raw: Any) -> dict[str, Any] | N
     if found is None:
         return None
     folder, ws, key = found
+    # a cold explanation of a big tree takes a while: in the worker, off the event loop (a
+    # cancelled request is not started there)
+    cancel = CancelToken()
     try:
-        explanation = analysis.explain(ws, key, profile=profile or folder.settings.profile)
+        result = await engine.on_replica(
+            folder, _explained, key, profile or folder.settings.profile,
+            bool(params.get("includeText")), cancel=cancel,
+        )
     except UnknownProfile as exc:
         raise InvalidParams(str(exc)) from None
-    result = explanation_json(ws, explanation)
     result["uri"] = engine.canonical(uri)
-    if params.get("includeText"):
+    return result
+
+
+def _explained(
+    replica: Workspace, key: str, profile: str | None, include_text: bool
+) -> dict[str, Any]:
+    """Runs in the worker: `rulemap/effectiveInstructions`' answer for `key`."""
+    explanation = analysis.explain(replica, key, profile=profile)
+    result = explanation_json(replica, explanation)
+    if include_text:
         result["text"] = explanation.render()
     return result
 
 
 async def compare(engine: Engine, raw: Any) -> dict[str, Any] | None:
     """`rulemap/compare`: every selected agent's load for one file (or the `profiles` named),
-    each as `rulemap/effectiveInstructions` answers it."""
-    from rulemap.compare import compare as compare_loads
-    from rulemap.profiles import PROFILES
+    each as `rulemap/effectiveInstructions` answers it. One agent at a time (cancellable)."""
+    from rulemap.host.catalog import agent_names
 
     params = params_dict(raw)
     uri = _uri_param(params)
@@ -141,16 +182,23 @@ async def compare(engine: Engine, raw: Any) -> dict[str, Any] | None:
     if names is not None:
         if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
             raise InvalidParams("`profiles` must be a list of profile names")
-        unknown = [n for n in names if n not in PROFILES]
+        known = agent_names()
+        unknown = [n for n in names if n not in known]
         if unknown:
             raise InvalidParams(
-                f"unknown profile `{unknown[0]}`; available: {', '.join(PROFILES)}"
+                f"unknown profile `{unknown[0]}`; available: {', '.join(known)}"
             )
     found = await _target(engine, uri)
     if found is None:
         return None
-    _folder, ws, key = found
-    comparison = compare_loads(ws, key, None, list(names) if names is not None else None)
+    folder, ws, key = found
+    snap = folder.snapshot()
+    if snap is None:
+        return None
+    comparison = await stepwise(
+        snap.compare_steps(key, list(names) if names is not None else None)
+    )
+    assert comparison is not None
     return {
         "uri": engine.canonical(uri),
         "target": comparison.target,
@@ -192,9 +240,13 @@ async def rules_for_file(engine: Engine, raw: Any) -> dict[str, Any]:
     return {"rules": rules}
 
 
-def _instruction_files(ws: Workspace, engine: Engine, folder: Folder) -> list[dict[str, Any]]:
+def _instruction_files(
+    ws: Workspace, engine: Engine, folder: Folder, cancel: CancelToken
+) -> list[dict[str, Any]]:
     out = []
-    for path in ws.all_documents():
+    agent = folder.settings.profile
+    for path in analysis.agent_documents(ws):
+        cancel.check()  # parsing each document may take a while: stop once cancelled
         is_rule = ws.is_rule(path)
         scoped = is_rule and ws.is_scoped(path)
         problems = {"error": 0, "warning": 0, "information": 0, "hint": 0}
@@ -207,7 +259,7 @@ def _instruction_files(ws: Workspace, engine: Engine, folder: Folder) -> list[di
                 "kind": "rule" if is_rule else "instruction",
                 "scoped": scoped,
                 "problems": problems,
-                "matches": len(ws.rule_matches(path)) if scoped else None,
+                "matches": len(analysis.rule_matches(ws, path, agent)) if scoped else None,
                 "chars": ws.document(path).chars,
             }
         )
@@ -223,7 +275,10 @@ async def instruction_files(engine: Engine, raw: Any) -> dict[str, Any]:
             continue
         engine.flush(folder)
         # Parsing every document of a big tree the first time takes a while: the worker does it.
-        files.extend(await engine.on_replica(folder, _instruction_files, engine, folder))
+        cancel = CancelToken()
+        files.extend(await engine.on_replica(
+            folder, _instruction_files, engine, folder, cancel, cancel=cancel
+        ))
     return {"files": files}
 
 
@@ -235,12 +290,12 @@ async def graph(engine: Engine, raw: Any) -> dict[str, Any]:
     for folder in list(engine.folders.values()):
         ws = await engine.ready(folder)
         if ws is not None:
-            roots.append(await engine.on_replica(folder, build_graph))
+            roots.append(await engine.on_replica(folder, build_graph, cancel=CancelToken()))
     return {"roots": roots}
 
 
 async def profiles(engine: Engine, raw: Any) -> dict[str, Any]:
-    from rulemap.profiles import PROFILES
+    from rulemap.host.catalog import agents
 
     params = params_dict(raw)
     uri = params.get("uri")
@@ -249,7 +304,7 @@ async def profiles(engine: Engine, raw: Any) -> dict[str, Any]:
     # the folder of `uri` when given, else the first folder
     located = engine.locate(uri) if uri else None
     folders = [located[0]] if located else list(engine.folders.values())
-    active = "cogitator"
+    active = analysis.default_profile_name()
     selected: list[str] | None = None
     # answered at once (no wait for indexing: clients ask this at start-up); before the folder
     # is indexed `selected` is just `active`, and the graphChanged sent after indexing tells
@@ -258,14 +313,14 @@ async def profiles(engine: Engine, raw: Any) -> dict[str, Any]:
         ws = folder.ws
         if ws is None and not folder.settings.profile:
             continue
-        active = folder.settings.profile or (ws.config.profile if ws else "cogitator")
+        active = folder.settings.profile or analysis.default_profile_name(ws)
         if ws is not None:
             selected = [p.name for p in analysis.select_profiles(ws)]
         break
     return {
         "profiles": [
             {"name": p.name, "title": p.title, "description": p.description}
-            for p in PROFILES.values()
+            for p in agents()
         ],
         "active": active,
         "selected": selected if selected is not None else [active],
@@ -279,8 +334,6 @@ async def session(engine: Engine, raw: Any) -> dict[str, Any] | None:
     import asyncio
 
     from rulemap.profiles import UnknownProfile
-    from rulemap.profiles.steps import Problem, ToolStep
-    from rulemap.session.replay import replay
     from rulemap.session.transcripts import MAX_PATHS, parse_steps
 
     params = params_dict(raw)
@@ -323,12 +376,25 @@ async def session(engine: Engine, raw: Any) -> dict[str, Any] | None:
         where_cwd = cwd.strip("/")
         if where_cwd.startswith("/") or ".." in where_cwd.split("/"):
             raise InvalidParams("`cwd` must be a directory relative to the workspace folder")
+    # a long run replays in the worker, step by step: a cancelled request stops at the next step
+    cancel = CancelToken()
     try:
-        result = replay(ws, found, profile or folder.settings.profile, where_cwd or None,
-                        problems)
+        return await engine.on_replica(
+            folder, _replayed, found, profile or folder.settings.profile, where_cwd or None,
+            problems, cancel, cancel=cancel,
+        )
     except UnknownProfile as exc:
         raise InvalidParams(str(exc)) from None
-    return result.to_json()
+
+
+def _replayed(
+    replica: Workspace, steps: list[ToolStep], profile: str | None, cwd: str | None,
+    problems: list[Problem], cancel: CancelToken,
+) -> dict[str, Any]:
+    """Runs in the worker: the run replayed, its steps checked against `cancel`."""
+    from rulemap.session.replay import replay
+
+    return replay(replica, steps, profile, cwd, problems, cancel.check).to_json()
 
 
 def _read_transcript(ws: Workspace, transcript: str) -> Parsed:
@@ -338,14 +404,20 @@ def _read_transcript(ws: Workspace, transcript: str) -> Parsed:
     leading out is refused — and before the file is even looked at, so that the answer tells
     nothing of files elsewhere. Messages name `transcript` (the client's own words), never
     what the file holds."""
-    from rulemap.session.files import ReadError, in_transcript_places, parse_file
+    from rulemap.session.files import (
+        ReadError,
+        agent_log_places,
+        in_transcript_places,
+        parse_file,
+    )
 
     where = transcript if transcript.startswith("/") else f"{ws.root}/{transcript}"
     if not in_transcript_places(ws, where):
         raise InvalidParams(
             f"transcript {transcript}: not read: it is outside the workspace folder (symbolic "
             "links are followed to where they lead). The server reads transcripts inside the "
-            "folder, under ~/.claude/projects, or under a directory you allow with "
+            f"folder, under {', '.join(agent_log_places())}, or under a directory you allow "
+            "with "
             "`allowImportsFrom` in your user configuration (~/.config/rulemap/config.toml) or "
             "your editor's user settings"
         )

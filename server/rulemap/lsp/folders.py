@@ -10,12 +10,14 @@ import asyncio
 import os
 import posixpath
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import unquote_to_bytes, urlparse
 
 from lsprotocol import types
 
+from rulemap.host import AnalysisHost, CancelToken, Snapshot
 from rulemap.lsp.settings import Settings
 from rulemap.model import Finding
 
@@ -102,6 +104,17 @@ class Folder:
     # messages shown for the current settings / configuration file (shown again only after a fix)
     shown: dict[str, set[str]] = field(default_factory=dict)
 
+    @property
+    def host(self) -> AnalysisHost | None:
+        """The engine's edge API over the loop's Workspace (None until indexed). A thin
+        wrapper: its caches are the workspace's, so a new one per request costs nothing."""
+        return AnalysisHost(self.ws) if self.ws is not None else None
+
+    def snapshot(self) -> Snapshot | None:
+        """What the editor features ask: the workspace now, in the folder's `profile`."""
+        host = self.host
+        return host.snapshot(self.settings.profile) if host is not None else None
+
     def key_of(self, path: str) -> str:
         return path[len(self.root) :].lstrip("/")
 
@@ -136,9 +149,15 @@ class Folder:
 
 
 def replay_and_run(
-    replica: Workspace, log: list[Replayed], function: Callable[..., T], args: tuple[Any, ...]
+    replica: Workspace,
+    log: list[Replayed],
+    function: Callable[..., T],
+    args: tuple[Any, ...],
+    cancel: CancelToken | None = None,
 ) -> T:
-    """In the worker: bring the replica up to date, then run `function` on it."""
+    """In the worker: bring the replica up to date, then run `function` on it — unless the
+    request that wanted it was cancelled meanwhile (Cancelled; the replay is never skipped:
+    the log is the replica's only way to the loop's state)."""
     overlay: Any = replica.reader
     for changed, created, deleted, buffers in log:
         for key, text in buffers.items():
@@ -147,5 +166,36 @@ def replay_and_run(
                 overlay.drop_buffer(path)
             else:
                 overlay.set_buffer(path, text)
-        replica.update(changed=changed, created=created, deleted=deleted)
+        AnalysisHost(replica).apply_change(changed, created, deleted)
+    if cancel is not None:
+        cancel.check()
     return function(replica, *args)
+
+
+async def in_worker(
+    loop: asyncio.AbstractEventLoop,
+    executor: Executor,
+    replica: Workspace,
+    log: list[Replayed],
+    function: Callable[..., T],
+    args: tuple[Any, ...],
+    cancel: CancelToken | None = None,
+) -> T:
+    """`replay_and_run` in the worker thread, awaited. Cancelling the awaiting task (a
+    `$/cancelRequest`) sets `cancel`: the worker skips `function` if it has not started, and
+    a function that checks the token stops at its next check. The job itself is shielded: the
+    replay always runs (the log was handed over), whatever happens to the request."""
+    job = loop.run_in_executor(executor, replay_and_run, replica, log, function, args, cancel)
+    try:
+        return await asyncio.shield(job)
+    except asyncio.CancelledError:
+        if cancel is not None:
+            cancel.cancel()
+        job.add_done_callback(_drop_outcome)
+        raise
+
+
+def _drop_outcome(job: asyncio.Future[Any]) -> None:
+    """The outcome of a worker job whose request was cancelled: nobody reads it."""
+    if not job.cancelled():
+        job.exception()  # retrieved, so asyncio does not log it as never retrieved

@@ -58,7 +58,6 @@ def open_workspace(
     from rulemap.config import Config, ConfigError
     from rulemap.lsp.checking import full_findings
     from rulemap.readers.local import LocalReader
-    from rulemap.workspace import Workspace
 
     overlay = overlay_for(root, buffers)
     errors: list[str] = []
@@ -79,7 +78,7 @@ def open_workspace(
                 root, reader=overlay, home=home, allow_imports_from=allowed
             )
         except ConfigError:
-            ws = Workspace(overlay, Config(allow_imports_from=allowed), home=home)
+            ws = analysis.new_workspace(overlay, Config(allow_imports_from=allowed), home=home)
     if ws.config.allow_imports_from:
         # The reader confines reads to the root; widen it as Workspace.open does without one.
         overlay.base = LocalReader(root, allowed=ws.config.allow_imports_from)
@@ -96,9 +95,9 @@ def make_replica(
     root: str, config: Config, buffers: Mapping[str | None, str], home: str
 ) -> Workspace:
     """Runs in the worker: the worker's own copy of a folder's Workspace."""
-    from rulemap.workspace import Workspace
-
-    return Workspace(overlay_for(root, buffers, config.allow_imports_from), config, home=home)
+    return analysis.new_workspace(
+        overlay_for(root, buffers, config.allow_imports_from), config, home=home
+    )
 
 
 async def warm(ws: Workspace, current: Callable[[], bool]) -> None:

@@ -23,6 +23,7 @@ from rulemap.model import Finding
 
 if TYPE_CHECKING:
     from rulemap.checks import Checked
+    from rulemap.host import CancelToken
     from rulemap.lsp.folders import Folder, Port
     from rulemap.lsp.ledger import DiagnosticsLedger
     from rulemap.text.positions import Encoding
@@ -52,7 +53,11 @@ class DiagnosticsFlow:
         def _spawn(self, coro: Awaitable[Any]) -> None: ...
 
         async def on_replica(
-            self, folder: Folder, function: Callable[..., T], *args: Any
+            self,
+            folder: Folder,
+            function: Callable[..., T],
+            *args: Any,
+            cancel: CancelToken | None = None,
         ) -> T: ...
 
         def locate(self, uri: str) -> tuple[Folder, str] | None: ...

@@ -22,6 +22,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
+from rulemap.host import Snapshot
 from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.folders import Folder, path_of
 from rulemap.lsp.framing import refused_after_shutdown, serve_stdio
@@ -32,16 +33,20 @@ from rulemap.text.positions import Encoding
 log = logging.getLogger("rulemap.lsp")
 
 VERSION = "0.1.0"
-WATCHERS = (
-    # (glob, kinds): content changes of what the graph reads; creations and deletions of any
-    # file (rules' globs and imports can match anything).
-    ("**/*", types.WatchKind.Create | types.WatchKind.Delete),
-    ("**/*.md", types.WatchKind.Change),
-    ("**/.claude/**", types.WatchKind.Change),
-    ("**/rulemap.toml", types.WatchKind.Change),
-    ("**/pyproject.toml", types.WatchKind.Change),
-    ("**/.gitignore", types.WatchKind.Change),
-)
+
+
+def watched_files() -> list[tuple[str, int]]:
+    """(glob, kinds) the client watches for us: creations and deletions of any file (rules'
+    globs and imports can match anything), and content changes of what the graph reads —
+    every registered agent's own files, Markdown and the configuration (the engine's list:
+    `rulemap.host.catalog.watched_globs`, read when the client connects)."""
+    from rulemap.host.catalog import watched_globs
+
+    return [
+        ("**/*", types.WatchKind.Create | types.WatchKind.Delete),
+        *((glob, types.WatchKind.Change) for glob in watched_globs()),
+    ]
+
 CUSTOM = (
     "rulemap/effectiveInstructions",
     "rulemap/rulesForFile",
@@ -191,8 +196,9 @@ def _features() -> Any:
     return features
 
 
-async def _target(uri: str) -> tuple[Folder, Any, str] | None:
-    """(folder, workspace, key) of a document inside a folder, once the folder is indexed."""
+async def _target(uri: str) -> tuple[Folder, Snapshot, str] | None:
+    """(folder, snapshot, key) of a document inside a folder, once the folder is indexed; the
+    snapshot speaks in the folder's `profile` setting (hovers, lenses, hints, completion)."""
     engine = server.engine
     if engine is None:
         return None
@@ -200,10 +206,11 @@ async def _target(uri: str) -> tuple[Folder, Any, str] | None:
     if found is None:
         return None
     folder, key = found
-    ws = await engine.ready(folder)
-    if ws is None or key.startswith("/"):
+    await engine.ready(folder)
+    snap = folder.snapshot()
+    if snap is None or key.startswith("/"):
         return None
-    return folder, ws, key
+    return folder, snap, key
 
 
 def _encoding() -> Encoding:
@@ -270,7 +277,7 @@ async def initialized(ls: RulemapServer, params: types.InitializedParams) -> Non
     engine = _engine()
     if ls.dynamic_watch:
         watchers = [
-            types.FileSystemWatcher(glob_pattern=glob, kind=kind) for glob, kind in WATCHERS
+            types.FileSystemWatcher(glob_pattern=glob, kind=kind) for glob, kind in watched_files()
         ]
         registration = types.Registration(
             id="rulemap-watched-files",
@@ -476,8 +483,9 @@ async def hover(ls: RulemapServer, params: types.HoverParams) -> types.Hover | N
     target = await _target(params.text_document.uri)
     if target is None:
         return None
-    folder, ws, key = target
-    return _features().hover(ws, key, params.position, _encoding(), folder.settings.for_features())  # type: ignore[no-any-return]
+    folder, snap, key = target
+    return _features().hover(  # type: ignore[no-any-return]
+        snap, key, params.position, _encoding(), folder.settings.hover_source_files)
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
@@ -515,9 +523,7 @@ async def completion(ls: RulemapServer, params: types.CompletionParams) -> types
     target = await _target(params.text_document.uri)
     if target is None:
         return types.CompletionList(is_incomplete=False, items=[])
-    return _features().completion(  # type: ignore[no-any-return]
-        target[1], target[2], params.position, _encoding(), target[0].settings.profile
-    )
+    return _features().completion(target[1], target[2], params.position, _encoding())  # type: ignore[no-any-return]
 
 
 @server.feature(
@@ -528,13 +534,12 @@ async def code_action(ls: RulemapServer, params: types.CodeActionParams) -> list
     target = await _target(params.text_document.uri)
     if target is None:
         return []
-    folder, ws, key = target
-    engine = _engine()
-    engine.flush(folder)
+    folder, snap, key = target
     diagnostics = [d for d in params.context.diagnostics if d.source in (None, "rulemap")]
-    # the findings the client was given: a request never runs a check on the event loop
+    # the findings the client was given (the last ones computed; a pending edit's own check is
+    # not run here): a request never runs a check on the event loop
     return _features().code_actions(  # type: ignore[no-any-return]
-        ws, key, params.range, diagnostics or None, _encoding(), folder.findings(key)
+        snap, key, params.range, diagnostics or None, _encoding(), folder.findings(key)
     )
 
 
@@ -545,7 +550,7 @@ async def code_lens(ls: RulemapServer, params: types.CodeLensParams) -> list[typ
         return []
     # Title-only lenses: no client command is part of the protocol (docs/protocol.md); in the
     # terms of the folder's `profile` setting, as hovers are.
-    return _features().code_lenses(target[1], target[2], None, target[0].settings.profile)  # type: ignore[no-any-return]
+    return _features().code_lenses(target[1], target[2], None)  # type: ignore[no-any-return]
 
 
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
@@ -553,9 +558,7 @@ async def inlay_hint(ls: RulemapServer, params: types.InlayHintParams) -> list[t
     target = await _target(params.text_document.uri)
     if target is None:
         return []
-    return _features().inlay_hints(  # type: ignore[no-any-return]
-        target[1], target[2], params.range, _encoding(), target[0].settings.profile
-    )
+    return _features().inlay_hints(target[1], target[2], params.range, _encoding())  # type: ignore[no-any-return]
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
@@ -575,9 +578,10 @@ async def workspace_symbol(
     engine = _engine()
     out: list[types.WorkspaceSymbol] = []
     for folder in list(engine.folders.values()):
-        ws = await engine.ready(folder)
-        if ws is not None:
-            out.extend(_features().workspace_symbols(ws, params.query or ""))
+        await engine.ready(folder)
+        snap = folder.snapshot()
+        if snap is not None:
+            out.extend(_features().workspace_symbols(snap, params.query or ""))
     return out
 
 
@@ -603,9 +607,10 @@ async def will_rename_files(
         by_folder.setdefault(old[0].root, (old[0], []))[1].append((old[1], new[1]))
     edits: list[types.WorkspaceEdit] = []
     for folder, renames in by_folder.values():
-        ws = await engine.ready(folder)
-        if ws is not None:
-            edit = _features().will_rename_files(ws, renames, _encoding())
+        await engine.ready(folder)
+        snap = folder.snapshot()
+        if snap is not None:
+            edit = _features().will_rename_files(snap, renames, _encoding())
             if edit is not None:
                 edits.append(edit)
     return _merge_edits(edits)

@@ -17,9 +17,11 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-HOVER_MODES = ("firstLine", "everywhere", "off")
+# `rulemap.hover.sourceFiles`: where a source file's hover shows what loads for it
+SourceFiles = Literal["firstLine", "everywhere", "off"]
+HOVER_MODES: tuple[SourceFiles, ...] = ("firstLine", "everywhere", "off")
 DEFAULT_DEBOUNCE_MS = 150
 # Keys a client may send in the section that only configure the client itself.
 CLIENT_KEYS = frozenset({"server", "trace"})
@@ -30,14 +32,10 @@ GRANT_KEY = "allowImportsFrom"
 @dataclass(frozen=True)
 class Settings:
     profile: str | None = None  # None: rulemap.toml's (else cogitator)
-    hover_source_files: str = "firstLine"
+    hover_source_files: SourceFiles = "firstLine"
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
     overrides: Mapping[str, Any] = field(default_factory=dict)  # rulemap.toml keys
     allow_imports_from: tuple[str, ...] = ()  # granted by the user (initializationOptions)
-
-    def for_features(self) -> dict[str, Any]:
-        """The shape the feature providers read (`hover.sourceFiles`)."""
-        return {"hover": {"sourceFiles": self.hover_source_files}, "profile": self.profile}
 
 
 def merge(base: Mapping[str, Any] | None, top: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -67,9 +65,11 @@ def _flatten(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, list[str]]:
     """Validate a `rulemap` section; returns the settings and one message per problem."""
-    from rulemap.checks.registry import CHECK_CODES
-    from rulemap.config import _KEYS, ConfigError, parse_allow_list, parse_config
-    from rulemap.profiles import PROFILES
+    from rulemap.analysis import check_setting, setting_keys
+    from rulemap.config import ConfigError, parse_allow_list
+    from rulemap.host.catalog import agent_names
+
+    agents = agent_names()
 
     if raw is None:
         return Settings(), []
@@ -80,7 +80,8 @@ def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, lis
     errors: list[str] = []
     values: dict[str, Any] = {}
     overrides: dict[str, Any] = {}
-    known = ["profile", "hover.sourceFiles", "diagnostics.debounceMs", *_KEYS]
+    keys = setting_keys()
+    known = ["profile", "hover.sourceFiles", "diagnostics.debounceMs", *keys]
     for key, value in _flatten(raw).items():
         if value is None or key in CLIENT_KEYS:
             continue  # null: "not set here"
@@ -105,9 +106,9 @@ def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, lis
             else:
                 values["debounce_ms"] = int(value)
         elif key == "profile":
-            if value not in PROFILES:
+            if value not in agents:
                 errors.append(
-                    f"{source}: `profile` must be one of {', '.join(PROFILES)}, not "
+                    f"{source}: `profile` must be one of {', '.join(agents)}, not "
                     f"{value!r}; using the default"
                 )
             else:
@@ -118,9 +119,9 @@ def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, lis
                 values["allow_imports_from"] = parse_allow_list(value, source)
             except ConfigError as exc:
                 errors.append(f"{exc}; ignoring it")
-        elif key in _KEYS:
+        elif key in keys:
             try:
-                parse_config({key: value}, source, CHECK_CODES)
+                check_setting(key, value, source)
             except ConfigError as exc:
                 errors.append(f"{exc}; ignoring it")
             else:

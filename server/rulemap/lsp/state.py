@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
-from rulemap import analysis
 from rulemap.config import CONFIG_FILES
+from rulemap.host import AnalysisHost, CancelToken
 from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.events import classify_events
-from rulemap.lsp.folders import Folder, Port, path_of, replay_and_run
+from rulemap.lsp.folders import Folder, Port, in_worker, path_of
 from rulemap.lsp.ledger import DiagnosticsLedger
 from rulemap.lsp.opening import make_replica, open_workspace, warm
 from rulemap.lsp.publishing import MAX_LOCAL_BATCH, DiagnosticsFlow
@@ -291,23 +291,29 @@ class Engine(DiagnosticsFlow):
         ws, overlay = folder.ws, folder.overlay
         assert ws is not None and overlay is not None
         changed, created, deleted = set(changed), set(created), set(deleted)
-        touched = ws.update(changed=changed, created=created, deleted=deleted)
+        touched = AnalysisHost(ws).apply_change(changed, created, deleted)
         keys = changed | created | deleted
         buffers = {k: overlay.buffers.get(posixpath.normpath(ws.abs(k))) for k in keys}
         folder.replica_log.append((changed, created, deleted, buffers))
         return touched
 
-    async def on_replica(self, folder: Folder, function: Callable[..., T], *args: Any) -> T:
-        """Run `function(replica, *args)` in the worker, after replaying the pending updates."""
+    async def on_replica(
+        self,
+        folder: Folder,
+        function: Callable[..., T],
+        *args: Any,
+        cancel: CancelToken | None = None,
+    ) -> T:
+        """Run `function(replica, *args)` in the worker, after replaying the pending updates.
+
+        Cancellable: see `folders.in_worker`."""
         if folder.replica is None and not (folder.ws is None and folder.ready.is_set()):
             await asyncio.wait_for(folder.replica_ready.wait(), 120)
         replica = folder.replica
         if replica is None:
             raise RuntimeError(f"{folder.root} is not indexed")
         log, folder.replica_log = folder.replica_log, []
-        return await self.loop.run_in_executor(
-            self.executor, replay_and_run, replica, log, function, args
-        )
+        return await in_worker(self.loop, self.executor, replica, log, function, args, cancel)
 
     def schedule_reopen(self, folder: Folder, delay: float | None = None) -> None:
         if folder.reopen_timer is not None:
@@ -408,7 +414,7 @@ class Engine(DiagnosticsFlow):
         if key in CONFIG_FILES or key.endswith(".md") or ws.is_instruction(key):
             return True
         # another agent's file (a Cursor `.mdc` rule, `.cursorrules`): its profile knows
-        if any(p.reads(ws, key) for p in analysis.select_profiles(ws)):
+        if AnalysisHost(ws).snapshot().any_agent_reads(key):
             return True
         return bool(ws.importers(key))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from rulemap.config import ConfigError
+from rulemap.config import OWN_KEYS, ConfigError, unknown_key
 from rulemap.profiles.base import Profile, parse_options
 from rulemap.profiles.claude_code import ClaudeCodeProfile
 from rulemap.profiles.codex import CodexProfile
@@ -34,6 +34,15 @@ PROFILES: dict[str, Profile] = {
         CursorProfile(),
     )
 }
+
+
+# The agent `explain` models when neither the command nor the configuration names one.
+DEFAULT_PROFILE = "cogitator"
+
+
+def default_name(ws: Workspace) -> str:
+    """The agent the workspace's configuration names (`profile = …`), else the default."""
+    return ws.config.profile or DEFAULT_PROFILE
 
 
 class UnknownProfile(ValueError):
@@ -66,19 +75,40 @@ def names(value: Iterable[str], source: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def top_level_keys() -> tuple[str, ...]:
+    """The options some profile takes as top-level keys of rulemap.toml (`maxChars`, …)."""
+    return tuple(dict.fromkeys(
+        o.key for p in PROFILES.values() for o in p.options if o.top_level
+    ))
+
+
+def setting_keys() -> tuple[str, ...]:
+    """Every top-level key rulemap.toml may hold: Rulemap's own, then the profiles'."""
+    return (*OWN_KEYS, *top_level_keys())
+
+
 def validate_options(
-    tables: Mapping[str, Mapping[str, Any]], source: str
+    tables: Mapping[str, Mapping[str, Any]],
+    source: str,
+    top_level: Mapping[str, Any] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Every `[profiles.<name>]` table parsed by its profile (unknown names are errors)."""
+    """Every `[profiles.<name>]` table parsed by its profile, with the top-level keys that
+    are some profile's options (unknown names and keys are errors)."""
+    top_level = top_level or {}
+    aliases = set(top_level_keys())
+    for key in top_level:
+        if key not in aliases:
+            raise unknown_key(source, key, list(setting_keys()))
     out: dict[str, dict[str, Any]] = {}
     for name, table in tables.items():
         if name not in PROFILES:
             raise ConfigError(
                 f"{source}: [profiles.{name}] names no agent; available: {', '.join(PROFILES)}"
             )
-        out[name] = parse_options(PROFILES[name], table, source)
+        out[name] = parse_options(PROFILES[name], table, source, top_level)
     for name, profile in PROFILES.items():
-        out.setdefault(name, parse_options(profile, {}, source))
+        if name not in out:
+            out[name] = parse_options(profile, {}, source, top_level)
     return out
 
 
@@ -89,7 +119,7 @@ def select(ws: Workspace, chosen: Iterable[str] | None = None) -> tuple[Profile,
         chosen = ws.config.profiles
     if chosen is not None:
         return tuple(get_profile(n) for n in chosen)
-    default = ws.config.profile if ws.config.profile in PROFILES else "cogitator"
+    default = default_name(ws)
     return tuple(
         p for p in PROFILES.values() if p.name == default or p.detect(ws)
     )

@@ -13,22 +13,42 @@ Adding an agent: a module in `profiles/` with a class implementing `Profile`, li
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from rulemap.config import ConfigError
-from rulemap.model import Explanation, Finding
+from rulemap.derived import Key, KeyFamily
+from rulemap.model import Explanation, Finding, LoadStatus
 
 if TYPE_CHECKING:
-    from rulemap.workspace import Workspace
+    from rulemap.profiles.steps import SessionReplay, ToolStep
+    from rulemap.profiles.transcript import TranscriptFormat
+    from rulemap.workspace import Layout, Workspace
 
 
 class Profile(Protocol):
+    """One agent. A profile class inherits this (explicitly: its defaults are the answers of
+    an agent without that capability) and overrides what its agent does differently; callers
+    never probe a profile with `getattr` — what a profile offers is declared here."""
+
     name: str  # as on the command line: `claude-code`
     title: str  # for people: "Claude Code"
     description: str  # one line: what it loads
     options: tuple[Option, ...]  # what `[profiles.<name>]` may set
+    # Whether its agent follows `@path` imports (another agent's `import-not-followed` asks).
+    follows_imports: bool = True
+    # Workspace-relative globs of the files whose content it reads (the server watches them;
+    # creations and deletions of any file are watched anyway).
+    watched_globs: tuple[str, ...] = ()
+    # The codes of the registry (checks/registry.py) only its own findings use, beside the
+    # shared ones every agent's files get: the registry lists it among their agents.
+    check_codes: tuple[str, ...] = ()
+    # Its own session format (a log, a message list) when `rulemap session --file` reads it
+    transcript_format: TranscriptFormat | None = None
+    # Whether it matches rule globs in a dialect of its own (`glob_matches` and friends
+    # below); views then show its verdicts instead of the workspace's matcher's.
+    own_glob_dialect: bool = False
 
     def detect(self, ws: Workspace) -> bool:
         """Whether files only this agent reads exist here (so it is selected by default)."""
@@ -47,6 +67,49 @@ class Profile(Protocol):
         aside): by its name and place alone, without loading anything."""
         ...
 
+    def layout(self, options: Mapping[str, Any]) -> Layout | None:
+        """Where a workspace's documents are by this agent's rules and `options` (instruction
+        file names, rules directory, import depth), when it is the registry's default model
+        (the workspace, which knows no agent, is handed it); None: it cannot be."""
+        return None
+
+    def load_status(self, ws: Workspace, key: str) -> LoadStatus:
+        """Whether it ever loads `key` by its own place, for how many files, or why not.
+        Default: a file it reads loads for every target (an agent without scoped rules)."""
+        if self.reads(ws, key):
+            return LoadStatus(True, len(ws.files))
+        return LoadStatus(False, why_not=f"{self.title} does not read it")
+
+    def load_groups(self, ws: Workspace, cwd: str) -> list[tuple[Explanation, list[str]]] | None:
+        """Every workspace file grouped by what it loads, one explanation per group (for
+        `rulemap diff`); None: no grouping, so each file is explained on its own."""
+        return None
+
+    def replay(
+        self, ws: Workspace, steps: Sequence[ToolStep], cwd: str
+    ) -> SessionReplay | None:
+        """A run step by step by the agent's own per-step model; None: it has none (the
+        session shows its start-up load and says nothing joins later by its model)."""
+        return None
+
+    # ----- its glob dialect (used when `own_glob_dialect`; default: the workspace's) -----
+    def glob_matches(self, ws: Workspace, rule: str, pattern: str) -> list[str]:
+        """Files one written `paths` glob of `rule` matches."""
+        return ws.glob_matches(rule, pattern)
+
+    def glob_has_matches(self, ws: Workspace, rule: str, pattern: str) -> bool:
+        """Whether one written glob of `rule` matches any file, git-ignored ones counted
+        (agents know nothing of git)."""
+        return ws.glob_has_matches(rule, pattern)
+
+    def rule_matches(self, ws: Workspace, rule: str) -> list[str]:
+        """Files all `paths` globs of `rule` together match."""
+        return ws.rule_matches(rule)
+
+    def first_matching_glob(self, ws: Workspace, rule: str, target: str) -> str | None:
+        """The first written glob of `rule` that matches `target`."""
+        return ws.first_matching_glob(rule, target)
+
 
 @dataclass(frozen=True)
 class Option:
@@ -58,6 +121,10 @@ class Option:
     default: Any
     help: str
     choices: tuple[str, ...] = ()  # the values a string option accepts (empty: any)
+    # also written as a top-level key of rulemap.toml (an alias of `[profiles.<name>] key`)
+    top_level: bool = False
+    # a further rule on the value: the problem, worded for the user, or None when it holds
+    check: Callable[[Any], str | None] | None = None
 
     def describe(self) -> str:
         names = " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in self.types)
@@ -69,12 +136,40 @@ class Option:
 _TYPE_NAMES = {bool: "true/false", int: "an integer", str: "a string", list: "a list"}
 
 
-def parse_options(profile: Profile, raw: Mapping[str, Any], source: str) -> dict[str, Any]:
-    """`[profiles.<name>]` → every option of the profile with its value (defaults filled in).
-    An unknown key or a value of the wrong type is a ConfigError naming the key and the fix."""
-    known = {o.key: o for o in profile.options}
-    values = {o.key: o.default for o in profile.options}
-    where = f"{source}: [profiles.{profile.name}]"
+def parse_options(
+    profile: Profile,
+    raw: Mapping[str, Any],
+    source: str,
+    top_level: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """`[profiles.<name>]` (plus the top-level keys that are its `top_level` options) → every
+    option of the profile with its value (defaults filled in). An unknown key, a value of the
+    wrong type or an option set both ways is a ConfigError naming the key and the fix."""
+    return parse_option_values(profile.name, profile.options, raw, source, top_level)
+
+
+def parse_option_values(
+    name: str,
+    options: tuple[Option, ...],
+    raw: Mapping[str, Any],
+    source: str,
+    top_level: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """`parse_options` for the profile called `name` that declares `options`."""
+    known = {o.key: o for o in options}
+    values = {o.key: o.default for o in options}
+    aliases = {
+        k: v for k, v in (top_level or {}).items() if k in known and known[k].top_level
+    }
+    for key in aliases:
+        if key in raw:
+            raise ConfigError(
+                f"{source}: `{key}` is set both at the top level and in "
+                f"[profiles.{name}]; keep one"
+            )
+    for key, value in aliases.items():
+        values[key] = _checked(known[key], key, value, source)
+    where = f"{source}: [profiles.{name}]"
     for key, value in raw.items():
         option = known.get(key)
         if option is None:
@@ -82,18 +177,25 @@ def parse_options(profile: Profile, raw: Mapping[str, Any], source: str) -> dict
             did_you_mean = f" (did you mean `{hint[0]}`?)" if hint else ""
             keys = ", ".join(known) or "none"
             raise ConfigError(f"{where}: unknown key `{key}`{did_you_mean}; known keys: {keys}")
-        # bool is an int in Python: `maxTokens = true` must not pass as 1
-        wrong_bool = isinstance(value, bool) and bool not in option.types
-        if wrong_bool or not isinstance(value, option.types):
-            raise ConfigError(f"{where}: {option.describe()}; got {value!r}")
-        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
-            raise ConfigError(f"{where}: `{key}` must not be negative, got {value}")
-        if option.choices and value not in option.choices:
-            raise ConfigError(f"{where}: {option.describe()}; got {value!r}")
-        if isinstance(value, list) and not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{where}: `{key}` must list strings, got {value!r}")
-        values[key] = value
+        values[key] = _checked(option, key, value, where)
     return values
+
+
+def _checked(option: Option, key: str, value: Any, where: str) -> Any:
+    # bool is an int in Python: `maxTokens = true` must not pass as 1
+    wrong_bool = isinstance(value, bool) and bool not in option.types
+    if wrong_bool or not isinstance(value, option.types):
+        raise ConfigError(f"{where}: {option.describe()}; got {value!r}")
+    if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+        raise ConfigError(f"{where}: `{key}` must not be negative, got {value}")
+    if option.choices and value not in option.choices:
+        raise ConfigError(f"{where}: {option.describe()}; got {value!r}")
+    if isinstance(value, list) and not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: `{key}` must list strings, got {value!r}")
+    problem = option.check(value) if option.check is not None else None
+    if problem is not None:
+        raise ConfigError(f"{where}: `{key}` {problem}")
+    return value
 
 
 def options_of(ws: Workspace, profile: Profile) -> dict[str, Any]:
@@ -101,18 +203,23 @@ def options_of(ws: Workspace, profile: Profile) -> dict[str, Any]:
     found = ws.profile_options.get(profile.name)
     if found is None:
         raw = ws.config.profile_options.get(profile.name, {})
-        found = parse_options(profile, raw, ws.config.source or "configuration")
+        found = parse_options(profile, raw, ws.config.source or "configuration",
+                              ws.config.top_level)
     return dict(found)
+
+
+# A profile's explanation: `EXPLAIN.key(profile.name, target, cwd, …whatever else it depends on)`.
+EXPLAIN: Final = KeyFamily[Explanation]("explain")
 
 
 def cached_explanation(
     ws: Workspace,
-    key: tuple[object, ...],
+    key: Key[Explanation],
     compute: Callable[[], tuple[Explanation, Iterable[str]]],
 ) -> Explanation:
     """The explanation under `key` in the workspace's derived cache, else `compute()`'s
     (explanation, the keys it read), stored until one of those files changes."""
-    cached: Explanation | None = ws.derived.get(key)
+    cached = ws.derived.get(key)
     if cached is None:
         cached, reads = compute()
         ws.derived.put(key, cached, reads=reads)

@@ -35,11 +35,18 @@ def apply_shared_budget(
     return kept, left_out, notice
 
 
-def budget_notice(limit: int, cut: Iterable[str], left_out: Iterable[str]) -> str:
+_UNIT_WORDS = {"chars": "characters", "bytes": "bytes", "tokens": "tokens"}
+
+
+def budget_notice(
+    limit: int, cut: Iterable[str], left_out: Iterable[str], unit: str = "chars"
+) -> str:
     """The notice ending instructions the budget cut: `[Rulemap: instructions truncated at N
-    characters. Cut: a. Left out: b, c.]` (a session's names every step's)."""
+    characters. Cut: a. Left out: b, c.]` (a session's names every step's), in the budget's
+    unit (`bytes`, `tokens`: an agent whose budget counts those)."""
     cut, left_out = list(cut), list(left_out)
-    parts = [f"[Rulemap: instructions truncated at {limit} characters."]
+    words = _UNIT_WORDS.get(unit, unit)
+    parts = [f"[Rulemap: instructions truncated at {limit} {words}."]
     if cut:
         parts.append(f"Cut: {', '.join(cut)}.")
     if left_out:

@@ -13,12 +13,15 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
+from rulemap.derived import Key, KeyFamily
 from rulemap.globs import FileIndex, literal_prefix, prefiltered
 from rulemap.model import Budget, Explanation, Finding, LoadedFile, Skipped, Span
 from rulemap.profiles.base import (
+    EXPLAIN,
     Option,
+    Profile,
     ancestry,
     cached_explanation,
     directory_chain,
@@ -27,6 +30,7 @@ from rulemap.profiles.base import (
     parent_dir,
 )
 from rulemap.profiles.rule_files import (
+    FILES_NAMED,
     Header,
     WrittenGlob,
     files_named,
@@ -43,6 +47,14 @@ SUFFIX = ".instructions.md"
 AGENTS = "AGENTS.md"
 EVERYTHING = frozenset({"**", "**/*", "*"})  # VS Code applies these with no file at all
 AGENT_NAMES = ("coding-agent", "code-review")
+
+_META: Final[KeyFamily[_Meta]] = KeyFamily("copilot-meta")  # file
+_LOWER: Final[Key[tuple[FileIndex, dict[str, list[str]]]]] = KeyFamily[
+    tuple[FileIndex, dict[str, list[str]]]
+]("copilot-lower").key()
+_GLOB_ANY: Final = KeyFamily[bool]("copilot-glob-any")  # pattern, dialect
+# file, dialect, agent, whether the default checks lint it
+_RULE_FINDINGS: Final = KeyFamily[list[Finding]]("copilot-rule-findings")
 
 
 @dataclass(frozen=True)
@@ -64,13 +76,15 @@ class _Meta:
     exclude_span: Span | None
 
 
-class CopilotProfile:
+class CopilotProfile(Profile):
     name = "copilot"
     title = "GitHub Copilot"
     description = (
         "GitHub Copilot: .github/copilot-instructions.md, .github/instructions/*.instructions.md "
         "by applyTo, the nearest AGENTS.md; no imports, no budget."
     )
+    follows_imports = False
+    watched_globs = (".github/copilot-instructions.md", ".github/instructions/**", "**/AGENTS.md")
     options: tuple[Option, ...] = (
         Option("agent", (str,), "coding-agent",
                "the Copilot agent modelled; files whose `excludeAgent` names it are skipped "
@@ -103,7 +117,7 @@ class CopilotProfile:
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         cwd = "" if cwd in (".", "") else cwd.strip("/")
         return cached_explanation(
-            ws, ("copilot", "explain", target, cwd), lambda: self._explain(ws, target, cwd)
+            ws, EXPLAIN.key(self.name, target, cwd), lambda: self._explain(ws, target, cwd)
         )
 
     def findings(self, ws: Workspace) -> list[Finding]:
@@ -214,14 +228,15 @@ def _exists(ws: Workspace, key: str) -> bool:
 
 
 def _instruction_files(ws: Workspace) -> list[str]:
-    return files_named(ws, ("copilot", "instructions"), ws.files.under(INSTRUCTIONS_DIR),
+    return files_named(ws, FILES_NAMED.key("copilot", "instructions"),
+                       ws.files.under(INSTRUCTIONS_DIR),
                        lambda p: p.startswith(INSTRUCTIONS_DIR) and p.endswith(SUFFIX))
 
 
 def _misnamed(ws: Workspace) -> list[str]:
     """Markdown files in `.github/instructions/` that are not `*.instructions.md`."""
     return files_named(
-        ws, ("copilot", "misnamed"), ws.files.under(INSTRUCTIONS_DIR),
+        ws, FILES_NAMED.key("copilot", "misnamed"), ws.files.under(INSTRUCTIONS_DIR),
         lambda p: p.startswith(INSTRUCTIONS_DIR) and p.endswith(".md") and not p.endswith(SUFFIX)
         and p.rsplit("/", 1)[-1].lower() != "readme.md")
 
@@ -247,8 +262,8 @@ def _farther_agents(ws: Workspace, start: str, nearest: str) -> list[str]:
 
 
 def _meta(ws: Workspace, key: str) -> _Meta:
-    cache_key = ("copilot", "meta", key)
-    cached: _Meta | None = ws.derived.get(cache_key)
+    cache_key = _META.key(key)
+    cached = ws.derived.get(cache_key)
     if cached is not None:
         return cached
     doc = ws.document(key)
@@ -362,13 +377,13 @@ def _applies(ws: Workspace, globs: list[WrittenGlob], target: str | None,
 
 def _lower_index(ws: Workspace) -> tuple[FileIndex, dict[str, list[str]]]:
     """The file list lower-cased, for case-insensitive globs (until a create or delete)."""
-    cached: tuple[FileIndex, dict[str, list[str]]] | None = ws.derived.get(("copilot", "lower"))
+    cached = ws.derived.get(_LOWER)
     if cached is None:
         originals: dict[str, list[str]] = {}
         for path in ws.files:
             originals.setdefault(path.lower(), []).append(path)
         cached = (FileIndex(originals), originals)
-        ws.derived.put(("copilot", "lower"), cached, reads=())
+        ws.derived.put(_LOWER, cached, reads=())
     return cached
 
 
@@ -376,8 +391,8 @@ def _glob_has_matches(ws: Workspace, glob: WrittenGlob, dialect: _Dialect) -> bo
     """Whether a written glob matches any file of the workspace (git-ignored ones count: the
     agent knows nothing of git). One pass per glob over the candidates the index gives by
     literal prefix and extension. Cached until a file is created or deleted."""
-    cache_key = ("copilot", "glob-any", glob.pattern, dialect)
-    cached: bool | None = ws.derived.get(cache_key)
+    cache_key = _GLOB_ANY.key(glob.pattern, dialect)
+    cached = ws.derived.get(cache_key)
     if cached is not None:
         return cached
     found = False
@@ -424,8 +439,8 @@ def _plain_findings(ws: Workspace, key: str, lint: frozenset[str]) -> list[Findi
 def _rule_findings(ws: Workspace, key: str, dialect: _Dialect, lint: frozenset[str],
                    agent: str) -> list[Finding]:
     # whether the default model's checks lint it decides who reports empty and unreadable
-    cache_key = ("copilot", "rule-findings", key, dialect, agent, key in lint)
-    cached: list[Finding] | None = ws.derived.get(cache_key)
+    cache_key = _RULE_FINDINGS.key(key, dialect, agent, key in lint)
+    cached = ws.derived.get(cache_key)
     if cached is not None:
         return cached
     out = _rule_findings_of(ws, key, dialect, lint)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from itertools import chain
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
+from rulemap.derived import KeyFamily
 from rulemap.globs import (
     CompiledGlobs,
     candidates_are_exact,
@@ -22,8 +23,15 @@ from rulemap.globs import (
     prefiltered,
 )
 from rulemap.model import Budget, Explanation, Finding, LoadedFile, Skipped, Span
-from rulemap.profiles.base import Option, cached_explanation, options_of
-from rulemap.profiles.rule_files import Header, WrittenGlob, files_named, read_header, written_globs
+from rulemap.profiles.base import EXPLAIN, Option, Profile, cached_explanation, options_of
+from rulemap.profiles.rule_files import (
+    FILES_NAMED,
+    Header,
+    WrittenGlob,
+    files_named,
+    read_header,
+    written_globs,
+)
 from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
@@ -33,6 +41,10 @@ RULES = ".cursor/rules/"
 LEGACY = ".cursorrules"
 Kind = Literal["always", "auto", "requested", "manual", "invalid"]
 _ORDER: dict[str, int] = {"always": 0, "auto": 1, "requested": 2}
+
+_RULE: Final[KeyFamily[_Rule]] = KeyFamily("cursor-rule")  # file
+_GLOB_ANY: Final = KeyFamily[bool]("cursor-glob-any")  # owner, pattern
+_RULE_FINDINGS: Final = KeyFamily[list[Finding]]("cursor-rule-findings")  # file, linted
 
 
 @dataclass
@@ -50,13 +62,15 @@ class _Rule:
     warnings: list[tuple[Span, str]]  # usable, but something in it is ignored
 
 
-class CursorProfile:
+class CursorProfile(Profile):
     name = "cursor"
     title = "Cursor"
     description = (
         "Cursor: .cursor/rules/*.mdc (always, auto-attached by globs, agent-requested, manual; "
         "nested folders scoped to themselves) and the legacy .cursorrules; no budget."
     )
+    follows_imports = False
+    watched_globs = ("**/.cursor/rules/**", ".cursorrules")
     options: tuple[Option, ...] = (
         Option("includeRequested", (bool,), True,
                "list agent-requested rules (description only) as loaded: the agent may pull "
@@ -84,7 +98,7 @@ class CursorProfile:
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         cwd = "" if cwd in (".", "") else cwd.strip("/")
         return cached_explanation(
-            ws, ("cursor", "explain", target, cwd), lambda: self._explain(ws, target, cwd)
+            ws, EXPLAIN.key(self.name, target, cwd), lambda: self._explain(ws, target, cwd)
         )
 
     def findings(self, ws: Workspace) -> list[Finding]:
@@ -204,7 +218,7 @@ def _rule_paths(ws: Workspace) -> list[str]:
     """`.mdc` and `.md` files below any `.cursor/rules/` (root or nested), sorted."""
     # a lazy chain of the index's own lists: nothing is copied when the answer is cached
     pool = chain(ws.files.with_suffix(".mdc"), ws.files.with_suffix(".md"))
-    return files_named(ws, ("cursor", "rules"), pool,
+    return files_named(ws, FILES_NAMED.key("cursor", "rules"), pool,
                        lambda p: p.endswith((".mdc", ".md")) and _owner(p) is not None)
 
 
@@ -218,8 +232,8 @@ def _in_scope(owner: str, target: str | None, cwd: str) -> bool:
 
 
 def _rule(ws: Workspace, key: str) -> _Rule:
-    cache_key = ("cursor", "rule", key)
-    cached: _Rule | None = ws.derived.get(cache_key)
+    cache_key = _RULE.key(key)
+    cached = ws.derived.get(cache_key)
     if cached is not None:
         return cached
     doc = ws.document(key)
@@ -281,8 +295,8 @@ def _glob_has_matches(ws: Workspace, owner: str, glob: WrittenGlob) -> bool:
     """Whether one written glob matches any file below `owner` (git-ignored ones count: the
     agent knows nothing of git): one pass per expanded pattern over the index's candidates
     (literal prefix and extension). Cached until a file is created or deleted."""
-    cache_key = ("cursor", "glob-any", owner, glob.pattern)
-    cached: bool | None = ws.derived.get(cache_key)
+    cache_key = _GLOB_ANY.key(owner, glob.pattern)
+    cached = ws.derived.get(cache_key)
     if cached is not None:
         return cached
     scope = RuleScope(owner)
@@ -326,8 +340,8 @@ def _plain_findings(ws: Workspace, key: str, lint: frozenset[str], who: str) -> 
 
 
 def _rule_findings(ws: Workspace, key: str, linted: bool) -> list[Finding]:
-    cache_key = ("cursor", "rule-findings", key, linted)
-    cached: list[Finding] | None = ws.derived.get(cache_key)
+    cache_key = _RULE_FINDINGS.key(key, linted)
+    cached = ws.derived.get(cache_key)
     if cached is None:
         cached = _rule_findings_of(ws, key, linted)
         ws.derived.put(cache_key, cached, reads=(key,))

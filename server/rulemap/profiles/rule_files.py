@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
+from rulemap.derived import Key, KeyFamily
 from rulemap.documents import split_comma_string, split_top_level_commas
 from rulemap.globs import GlobError, expand_braces, pattern_error
 from rulemap.model import Document, Span
@@ -185,13 +186,17 @@ def requote(line: str, span: Span, new: str) -> str:
     return new
 
 
+# the files a profile names (see `files_named`): `FILES_NAMED.key(profile name, what, …)`
+FILES_NAMED: Final = KeyFamily[list[str]]("files-named")
+
+
 def files_named(
-    ws: Workspace, cache_key: tuple[object, ...], pool: Iterable[str], keep: Callable[[str], bool]
+    ws: Workspace, cache_key: Key[list[str]], pool: Iterable[str], keep: Callable[[str], bool]
 ) -> list[str]:
     """The files of `pool` (a slice of the file index: by suffix or prefix, never every file)
     and the git-ignored files (editors read them too) for which `keep(path)` is true, sorted;
     cached until a file is created or deleted (only the file list is read)."""
-    cached: list[str] | None = ws.derived.get(cache_key)
+    cached = ws.derived.get(cache_key)
     if cached is None:
         found = {p for p in pool if keep(p)}
         found.update(p for p in ws.reader.ignored_files() if keep(p))

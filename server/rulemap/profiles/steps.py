@@ -107,7 +107,7 @@ class SessionReplay:
         left_out = [p for s in self.steps for p in s.left_out]
         if not cut and not left_out or self.budget.kind != "shared":
             return None
-        return budget_notice(self.budget.limit, cut, left_out)
+        return budget_notice(self.budget.limit, cut, left_out, self.budget.unit)
 
     def messages(self) -> list[tuple[SessionStep, str]]:
         """The system messages in order: (step, text), steps that bring nothing left out."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING
 
+from rulemap.profiles import PROFILES
 from rulemap.readers.base import ReadError, is_within
 from rulemap.readers.host import home_dir, open_text_lines, real_path
 from rulemap.session.transcripts import MAX_LINE_BYTES, Parsed, parse_stream
@@ -24,11 +25,22 @@ MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024  # session logs of long runs reach tens
 def transcript_places(ws: Workspace) -> list[str]:
     """The real directories a transcript may be read from when its own path does not settle it
     (the language server's `rulemap/session`; a link inside the workspace for `--file`): the
-    workspace, where Claude Code keeps its session logs (`~/.claude/projects`: the user's
-    own agent writes there, no repository chooses it), and the directories the user granted
-    with `allowImportsFrom` (never the repository's: `ws.allowed` is the user's grant only)."""
-    places = [ws.root, posixpath.join(home_dir(), ".claude", "projects"), *ws.allowed]
+    workspace, where the agents keep their session logs under the home directory (each
+    profile's `transcript_format.log_dirs`, such as Claude Code's `~/.claude/projects`: the
+    user's own agent writes there, no repository chooses it), and the directories the user
+    granted with `allowImportsFrom` (never the repository's: `ws.allowed` is the user's grant
+    only)."""
+    home = home_dir()
+    logs = [posixpath.join(home, d) for p in PROFILES.values() if p.transcript_format
+            for d in p.transcript_format.log_dirs]
+    places = [ws.root, *logs, *ws.allowed]
     return [real_path(place) for place in places]
+
+
+def agent_log_places() -> list[str]:
+    """Where the agents keep their session logs, as `~/…` (for messages)."""
+    return [f"~/{d}" for p in PROFILES.values() if p.transcript_format
+            for d in p.transcript_format.log_dirs]
 
 
 def in_transcript_places(ws: Workspace, path: str) -> bool:
@@ -47,5 +59,5 @@ def parse_file(path: str, root: str) -> Parsed | None:
         return parse_stream(lines, root)
 
 
-__all__ = ["MAX_TRANSCRIPT_BYTES", "ReadError", "in_transcript_places", "parse_file",
-           "transcript_places"]
+__all__ = ["MAX_TRANSCRIPT_BYTES", "ReadError", "agent_log_places", "in_transcript_places",
+           "parse_file", "transcript_places"]

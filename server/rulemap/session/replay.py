@@ -6,12 +6,11 @@ other profile's start-up load stands, and the answer says so (`hasStepModel: fal
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
-from rulemap.analysis import select_profiles
-from rulemap.profiles import get_profile
+from rulemap.analysis import active_profile, select_profiles
 from rulemap.profiles.steps import Problem, SessionReplay, ToolStep, without_step_model
 
 if TYPE_CHECKING:
@@ -24,20 +23,50 @@ def replay(
     profile: str | None = None,
     cwd: str | None = None,
     problems: Iterable[Problem] = (),
+    check: Callable[[], None] | None = None,
 ) -> SessionReplay:
     """The run of `steps` from `cwd` (default: the configuration's) for `profile` (default:
-    the configuration's), with the input's `problems` carried along. Raises UnknownProfile."""
+    the configuration's), with the input's `problems` carried along. Raises UnknownProfile.
+    `check` is called at every step the agent's model takes (a cancelled request's token
+    raises there, so a long run stops at its next step)."""
     select_profiles(ws)
-    chosen = get_profile(profile or ws.config.profile)
+    chosen = active_profile(ws, profile)
     where = ws.config.cwd if cwd is None else cwd
-    marked = [_mark_directories(ws, step) for step in steps]
-    model = getattr(chosen, "replay", None)
-    if callable(model):
-        result: SessionReplay = model(ws, marked, where)
-    else:
+    marked: Sequence[ToolStep] = [_mark_directories(ws, step) for step in steps]
+    if check is not None:
+        marked = _Checked(marked, check)
+    result = chosen.replay(ws, marked, where)
+    if result is None:
         result = without_step_model(chosen.name, chosen.title, chosen.explain(ws, None, where),
                                     marked)
     return replace(result, problems=tuple(problems))
+
+
+class _Checked(Sequence[ToolStep]):
+    """The steps, with `check` called at each one a loop takes: any agent's `replay` stops at
+    its next step once `check` raises, without knowing of it."""
+
+    def __init__(self, steps: Sequence[ToolStep], check: Callable[[], None]) -> None:
+        self._steps = steps
+        self._check = check
+
+    @overload
+    def __getitem__(self, index: int) -> ToolStep: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[ToolStep]: ...
+
+    def __getitem__(self, index: int | slice) -> ToolStep | Sequence[ToolStep]:
+        self._check()
+        return self._steps[index]
+
+    def __iter__(self) -> Iterator[ToolStep]:
+        for step in self._steps:
+            self._check()
+            yield step
+
+    def __len__(self) -> int:
+        return len(self._steps)
 
 
 def _mark_directories(ws: Workspace, step: ToolStep) -> ToolStep:

@@ -17,10 +17,10 @@ import posixpath
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from rulemap.config import Config
-from rulemap.derived import IMPORT_GRAPH, DerivedCache
+from rulemap.derived import IMPORT_GRAPH, DerivedCache, Key, KeyFamily
 from rulemap.documents import parse_document, unreadable_document
 from rulemap.globs import CompiledGlobs, FileIndex
 from rulemap.model import Document, Finding, ImportRef, ImportStatus, Resolved
@@ -28,6 +28,7 @@ from rulemap.readers.base import Reader, ReadError, WalkingReader, is_within
 from rulemap.retarget import Retarget
 from rulemap.text.decoding import decode
 from rulemap.workspace.index import InstructionIndex
+from rulemap.workspace.layout import Layout
 from rulemap.workspace.resolution import Resolver
 from rulemap.workspace.rule_scope import RuleInfo, RuleScope
 from rulemap.workspace.rules import RuleMatcher
@@ -45,10 +46,16 @@ class ImportReach:
     parent: Mapping[str, str]  # the importer on that shortest chain
 
 
+_IMPORT_REACH: Final[Key[ImportReach]] = KeyFamily[ImportReach]("import-reach").key()
+_IMPORTED_DOCUMENTS: Final[Key[list[str]]] = KeyFamily[list[str]]("imported-documents").key()
+_LINT_DOCUMENTS: Final[Key[list[str]]] = KeyFamily[list[str]]("lint-documents").key()
+
+
 class Workspace:
     def __init__(
         self,
         reader: WalkingReader,
+        layout: Layout,
         config: Config | None = None,
         home: str | None = None,
         profiles: tuple[Profile, ...] | None = None,
@@ -56,6 +63,9 @@ class Workspace:
         home_reader: Reader | None = None,
     ):
         self.reader = reader
+        # which files are instruction files and rules, and how deep imports go: the default
+        # profile's facts, handed in (this class knows no agent)
+        self.layout = layout
         # user-level instruction files (~/.claude/CLAUDE.md, ~/.codex/AGENTS.md) come from
         # here, and only when the user named a home directory (`--home DIR`)
         self.home_reader = home_reader
@@ -74,16 +84,15 @@ class Workspace:
         self.files = FileIndex(reader.list_files())
         self._docs: dict[str, Document] = {}
         self._identity: dict[str, str] = {}
-        self.index = InstructionIndex(self.files, reader, self.config.files)
+        self.index = InstructionIndex(self.files, reader, layout)
         self.resolver = Resolver(self)
         self.matcher = RuleMatcher(self)
         # the whole check's findings (analysis.check), dropped on every change
         self.findings_cache: list[Finding] | None = None
         # checks.profile_findings: each agent's finding → its copy that names the agent
         self.named_findings: dict[int, tuple[Finding, Finding]] = {}
-        # derived values shared by explain and the checks: `load_cache` is emptied on every
-        # change, `derived` drops only what read a changed file
-        self.load_cache: dict[tuple[object, ...], Any] = {}
+        # derived values shared by explain and the checks: dropped only when they read a
+        # changed file
         self.derived = DerivedCache()
         # (generation, the rules whose matches changed then and how), newest last
         self.retarget_log: list[tuple[int, tuple[Retarget, ...]]] = []
@@ -163,14 +172,15 @@ class Workspace:
         return key in self.index.instruction_set or self.is_rule(key)
 
     def is_rule(self, key: str) -> bool:
-        return RuleScope.of_rule(key) is not None and key in self.files
+        return self.layout.rule_scope(key) is not None and key in self.files
 
     def rule_owner(self, key: str) -> str | None:
-        scope = RuleScope.of_rule(key)
+        scope = self.layout.rule_scope(key)
         return scope.owner if scope is not None else None
 
     def rule_scope(self, key: str) -> RuleScope | None:
-        return RuleScope.of_rule(key)
+        """The scope of `key` when it is a rule by its place, else None."""
+        return self.layout.rule_scope(key)
 
     # ----- documents ------------------------------------------------------------------------
 
@@ -182,7 +192,7 @@ class Workspace:
         return doc
 
     def _parse(self, key: str) -> Document:
-        is_rule = RuleScope.of_rule(key) is not None and not key.startswith("/")
+        is_rule = self.layout.rule_scope(key) is not None and not key.startswith("/")
         try:
             data = self.reader.read_bytes(self.abs(key))
         except ReadError as exc:
@@ -196,7 +206,7 @@ class Workspace:
         """Every document reachable through imports from the instruction files and rules,
         breadth first: the fewest hops to each and the importer on that shortest chain. Every
         import on the way is resolved, so `importers()` is complete afterwards."""
-        cached: ImportReach | None = self.derived.get("import-reach")
+        cached = self.derived.get(_IMPORT_REACH)
         if cached is not None:
             return cached
         roots = self.all_documents()
@@ -216,13 +226,13 @@ class Workspace:
                     queue.append(resolved.target)
         reach = ImportReach(tuple(order), frozenset(imported), hops, parent)
         # read every document on the way: an edit of one re-resolves its imports
-        self.derived.put("import-reach", reach, reads=[*order, IMPORT_GRAPH])
+        self.derived.put(_IMPORT_REACH, reach, reads=[*order, IMPORT_GRAPH])
         return reach
 
     def imported_documents(self) -> list[str]:
         """Files inside the root that some instruction file or rule imports, transitively
         (canonical keys, sorted): their own imports are checked too."""
-        cached: list[str] | None = self.derived.get("imported-documents")
+        cached = self.derived.get(_IMPORTED_DOCUMENTS)
         if cached is not None:
             return cached
         roots = set(self.all_documents())
@@ -238,13 +248,13 @@ class Workspace:
                     seen.add(target)
                     stack.append(target)
         result = sorted(seen)
-        self.derived.put("imported-documents", result, reads=[IMPORT_GRAPH])
+        self.derived.put(_IMPORTED_DOCUMENTS, result, reads=[IMPORT_GRAPH])
         return result
 
     def lint_documents(self) -> list[str]:
         """Documents to lint: instruction files, rules and the files they import, each real
         file once (a symlinked alias is linted as its target)."""
-        cached: list[str] | None = self.derived.get("lint-documents")
+        cached = self.derived.get(_LINT_DOCUMENTS)
         if cached is not None:
             return cached
         chosen: dict[str, str] = {}
@@ -255,7 +265,7 @@ class Workspace:
                 chosen[identity] = path
         # which files are documents, and what a symlink is an alias of, change only with a
         # create or delete (which drops every derived value); the imported ones with the graph
-        return self.derived.put("lint-documents", sorted(chosen.values()), reads=[IMPORT_GRAPH])  # type: ignore[no-any-return]
+        return self.derived.put(_LINT_DOCUMENTS, sorted(chosen.values()), reads=[IMPORT_GRAPH])
 
     # ----- imports (resolution.py) ----------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """Which files are instruction files and rules, by name and place, per directory.
 
-Built from the walked file list (plus the files git ignores: an agent knows nothing of git, so
-an ignored `CLAUDE.local.md` still loads); rebuilt when a file is created or deleted whose name
+Names and the rules directory come from the workspace's `Layout`. Built from the walked file
+list (plus the files git ignores: an agent knows nothing of git, so an ignored instruction file
+still loads); rebuilt when a file is created or deleted whose name
 matters. A directory the walk never listed (ignored, or not created yet) is probed through the
 reader on demand."""
 
@@ -9,13 +10,16 @@ from __future__ import annotations
 
 from rulemap.globs import FileIndex
 from rulemap.readers.base import WalkingReader
-from rulemap.workspace.rule_scope import RuleInfo, RuleScope
+from rulemap.workspace.layout import Layout
+from rulemap.workspace.rule_scope import RuleInfo
 
 
 class InstructionIndex:
-    def __init__(self, files: FileIndex, reader: WalkingReader, names: tuple[str, ...]):
+    def __init__(self, files: FileIndex, reader: WalkingReader, layout: Layout):
         self._files = files
         self._reader = reader
+        self._layout = layout
+        names = layout.instruction_names
         self.names = names
         self._names_longest_first = sorted(names, key=len, reverse=True)
         self._basenames = frozenset(n.rsplit("/", 1)[-1] for n in names)
@@ -40,7 +44,7 @@ class InstructionIndex:
                     directories.add(parent)
                     cut = parent.rfind("/")
                     parent = parent[:cut] if cut > 0 else ""
-            scope = RuleScope.of_rule(path)
+            scope = self._layout.rule_scope(path)
             if scope is not None:
                 rules.append(RuleInfo(path, scope.owner))
             elif self.instruction_dir(path) is not None:
@@ -108,4 +112,4 @@ class InstructionIndex:
 
     def affects(self, key: str) -> bool:
         """Whether creating or deleting `key` changes this index (by its name alone)."""
-        return RuleScope.of_rule(key) is not None or self.instruction_dir(key) is not None
+        return self._layout.rule_scope(key) is not None or self.instruction_dir(key) is not None

@@ -1,4 +1,5 @@
-"""`RuleScope`: where a rule's globs are rooted — the directory that holds its `.claude`.
+"""`RuleScope`: where a rule's globs are rooted — the directory that holds its rules directory
+(`Layout.rule_scope` finds it).
 
 One value instead of stripping `owner + "/"` by hand at every site that matches a glob."""
 
@@ -6,24 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-RULES_DIR = ".claude/rules/"
-
 
 @dataclass(frozen=True)
 class RuleScope:
-    owner: str  # the directory holding `.claude` ('' = the root)
-
-    @staticmethod
-    def of_rule(path: str) -> RuleScope | None:
-        """The scope of `path` when it is a rule (`.md` under some `.claude/rules/`), else None."""
-        if not path.endswith(".md"):
-            return None
-        if path.startswith(RULES_DIR):
-            return ROOT_SCOPE
-        index = path.find("/" + RULES_DIR)
-        if index < 0:
-            return None
-        return RuleScope(path[:index])
+    owner: str  # the directory holding the rules directory ('' = the root)
 
     @property
     def prefix(self) -> str:
@@ -56,7 +43,7 @@ ROOT_SCOPE = RuleScope("")
 @dataclass(frozen=True)
 class RuleInfo:
     path: str
-    owner: str  # directory holding `.claude` ('' = root)
+    owner: str  # the directory holding the rules directory ('' = root)
 
     @property
     def scope(self) -> RuleScope:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
-from rulemap.derived import RULE_SCOPES
+from rulemap.derived import RULE_SCOPES, Key, KeyFamily
 from rulemap.globs import (
     CompiledGlobs,
     candidates_are_exact,
@@ -26,6 +26,15 @@ from rulemap.workspace.rule_scope import ROOT_SCOPE, RuleScope
 if TYPE_CHECKING:
     from rulemap.workspace.core import Workspace
 
+# rule, written glob → whether it matches a file
+_GLOB_ANY: Final = KeyFamily[bool]("glob-any")
+# workspace file → the path-scoped rules matching it (patched in place by `retarget`)
+_RULES_OF_FILE: Final[Key[dict[str, tuple[str, ...]]]] = KeyFamily[
+    dict[str, tuple[str, ...]]
+]("rules-of-file").key()
+# owner directories → their path-scoped rules
+_SCOPED_OF: Final = KeyFamily[frozenset[str]]("scoped-of")
+
 
 class RuleMatcher:
     def __init__(self, ws: Workspace):
@@ -36,7 +45,7 @@ class RuleMatcher:
         self._single_globs: dict[str, CompiledGlobs] = {}
 
     def scope(self, rule: str) -> RuleScope:
-        return RuleScope.of_rule(rule) or ROOT_SCOPE
+        return self._ws.layout.rule_scope(rule) or ROOT_SCOPE
 
     def matched_before(self, rule: str) -> list[str] | None:
         """The files `rule` matched when last asked (None: never computed)."""
@@ -113,8 +122,8 @@ class RuleMatcher:
         """Whether one written glob of `rule` matches any file, counting files git ignores
         (the agent knows nothing of git: a `dist/**` rule does load for files in dist/).
         Cached until the rule changes or a file is created or deleted."""
-        key = ("glob-any", rule, pattern)
-        cached: bool | None = self._ws.derived.get(key)
+        key = _GLOB_ANY.key(rule, pattern)
+        cached = self._ws.derived.get(key)
         if cached is None:
             cached = bool(self.glob_matches(rule, pattern, limit=1)) or self._matches_ignored(
                 rule, pattern
@@ -172,7 +181,7 @@ class RuleMatcher:
         Built from the rules' match lists; rebuilt after any change. Files that match the
         same rules share one tuple (few distinct combinations, many files)."""
         ws = self._ws
-        index: dict[str, tuple[str, ...]] | None = ws.derived.get("rules-of-file")
+        index = ws.derived.get(_RULES_OF_FILE)
         if index is None:
             lists: defaultdict[str, list[str]] = defaultdict(list)
             for rule in ws.rules:
@@ -185,7 +194,7 @@ class RuleMatcher:
                 key = tuple(rules)
                 index[path] = shared.setdefault(key, key)
             # patched in place when a rule's globs change (see retarget)
-            ws.derived.put("rules-of-file", index, reads=[RULE_SCOPES])
+            ws.derived.put(_RULES_OF_FILE, index, reads=[RULE_SCOPES])
         return index
 
     def scoped_rules_matching(self, target: str, owners: Iterable[str]) -> list[str]:
@@ -196,8 +205,8 @@ class RuleMatcher:
         matched glob by glob."""
         ws = self._ws
         owners = tuple(owners)
-        key = ("scoped-of", owners)
-        wanted: frozenset[str] | None = ws.derived.get(key)
+        key = _SCOPED_OF.key(owners)
+        wanted = ws.derived.get(key)
         if wanted is None:
             rules = [r for d in owners for r in ws.rules_of(d)]
             wanted = frozenset(r for r in rules if self.is_scoped(r))
@@ -212,7 +221,7 @@ class RuleMatcher:
         """Rules whose globs changed: patch the file → rules index, and say which files each
         rule now matches and no longer matches (everything derived for them is stale)."""
         ws = self._ws
-        index: dict[str, tuple[str, ...]] | None = ws.derived.get("rules-of-file")
+        index = ws.derived.get(_RULES_OF_FILE)
         changes: list[Retarget] = []
         for rule, before in rules:
             new = set(self.rule_matches(rule)) if self.is_scoped(rule) else set()

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from rulemap.config import CONFIG_FILES
 from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES, rules_for
 from rulemap.model import Document
-from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
     from rulemap.workspace.core import Workspace
@@ -34,7 +33,6 @@ def apply_update(
     structural = bool(created or deleted)
     ws.generation += 1
     ws.findings_cache = None
-    ws.load_cache.clear()
     ws.index.forget_probes()
     aliases = ws.aliases_of(touched)
     touched |= aliases
@@ -55,7 +53,7 @@ def apply_update(
             and [i.raw for i in old.imports] != [i.raw for i in new.imports]
         ):
             imports_changed = True
-        is_rule = RuleScope.of_rule(key) is not None
+        is_rule = ws.layout.rule_scope(key) is not None
         old_globs = _glob_patterns(old) if old is not None else None
         new_globs = _glob_patterns(new) if new is not None else None
         if is_rule and key in changed and old is not None and old_globs == new_globs:

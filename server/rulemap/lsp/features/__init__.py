@@ -1,10 +1,11 @@
-"""Editor features of the language server: pure functions over a Workspace that return
-lsprotocol types. Positions in and out are in the negotiated encoding ("utf-16" | "utf-8" |
-"utf-32"); keys are workspace keys (root-relative POSIX paths). None of them raises: a key that
-is not a document, a position past the end or an unreadable file gives None / [].
+"""Editor features of the language server: pure functions over a `rulemap.host.Snapshot`
+(the engine's plain answers, in one agent's terms) that return lsprotocol types: they convert
+and present, the engine decides. Positions in and out are in the negotiated encoding
+("utf-16" | "utf-8" | "utf-32"); keys are workspace keys (root-relative POSIX paths). None of
+them raises: a key that is not a document, a position past the end or an unreadable file gives
+None / [].
 """
 
-from rulemap.lsp.features._util import uri_of
 from rulemap.lsp.features.code_actions import code_actions
 from rulemap.lsp.features.code_lens import SHOW_REFERENCES, code_lenses
 from rulemap.lsp.features.completion import completion
@@ -26,7 +27,6 @@ __all__ = [
     "hover",
     "inlay_hints",
     "references",
-    "uri_of",
     "will_rename_files",
     "workspace_symbols",
 ]

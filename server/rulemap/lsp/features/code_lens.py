@@ -4,80 +4,75 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from rulemap import analysis
 from rulemap.compare import short_amount, text_size
+from rulemap.host import Snapshot
 from rulemap.lsp.features._util import (
-    import_graph,
-    importers,
-    is_markdown,
     never_raise,
     plural,
     readable_doc,
-    uri_of,
     zero_range,
 )
 from rulemap.model import Document
-from rulemap.workspace import Workspace
 
 SHOW_REFERENCES = "rulemap.showReferences"
 
 
 @never_raise(list)
 def code_lenses(
-    ws: Workspace, key: str, command: str | None = SHOW_REFERENCES, profile: str | None = None
+    snap: Snapshot, key: str, command: str | None = SHOW_REFERENCES
 ) -> list[types.CodeLens]:
     """One lens on line 0: "loaded for 1,204 files · 3.1k chars", "matches 37 files · 812
     chars", "imported by 2 files · 640 chars", or why the file never loads.
 
     With `command`, the lens runs it with arguments `[uri, {"line": 0, "character": 0}]` (the
-    client shows `textDocument/references` there); with None it is a title only. `profile`
-    (None: the workspace's) is the agent whose loading, glob dialect and size unit it shows.
+    client shows `textDocument/references` there); with None it is a title only. The
+    snapshot's agent is the one whose loading, glob dialect and size unit it shows.
     """
-    if not is_markdown(ws, key):
+    if not snap.is_markdown(key):
         return []
-    doc = ws.document(key)
+    doc = snap.document(key)
     title: str | None
     if doc.unreadable:
         title = f"never loaded: {doc.unreadable}"
-    elif ws.is_rule(key):
-        title = _rule_title(ws, key, profile)
-    elif ws.is_instruction(key):
-        title = _instruction_title(ws, key, profile)
+    elif snap.is_rule(key):
+        title = _rule_title(snap, key)
+    elif snap.is_instruction(key):
+        title = _instruction_title(snap, key)
     else:
         title = None
-    readable = readable_doc(ws, key)
-    count = len(importers(ws, key))
+    readable = readable_doc(snap, key)
+    count = len(snap.importers(key))
     if title is None:
-        if not count and key not in import_graph(ws).imported:
+        if not count and not snap.is_imported(key):
             return []
         title = f"imported by {plural(count, 'file')}"
         if readable is not None:
-            title += f" · {_size(ws, readable, profile)}"
+            title += f" · {_size(snap, readable)}"
     elif count:
         title += f" · imported by {plural(count, 'file')}"
     lens_command = None
     if command:
         lens_command = types.Command(
-            title=title, command=command, arguments=[uri_of(ws, key), {"line": 0, "character": 0}]
+            title=title, command=command, arguments=[snap.uri(key), {"line": 0, "character": 0}]
         )
     else:
         lens_command = types.Command(title=title, command="")
     return [types.CodeLens(range=zero_range(), command=lens_command)]
 
 
-def _size(ws: Workspace, doc: Document, profile: str | None) -> str:
+def _size(snap: Snapshot, doc: Document) -> str:
     """The file's size in the agent's unit: "3.1k chars", "812 bytes", "45k tokens"."""
-    unit = analysis.budget_of(ws, profile).unit
+    unit = snap.unit()
     return short_amount(text_size(doc.brought, unit), unit)
 
 
-def _rule_title(ws: Workspace, rule: str, profile: str | None) -> str:
-    doc = ws.document(rule)
+def _rule_title(snap: Snapshot, rule: str) -> str:
+    doc = snap.document(rule)
     if doc.rule_skip:
         return f"never loaded: {doc.rule_skip}"
-    size = _size(ws, doc, profile)
+    size = _size(snap, doc)
     # the agent's verdict, in its glob dialect ("matches 3 files")
-    status = analysis.load_status(ws, rule, profile)
+    status = snap.load_status(rule)
     if not status.loads and not status.scoped:
         return f"never loaded: {status.why_not} · {size}"
     if status.scoped:
@@ -85,9 +80,9 @@ def _rule_title(ws: Workspace, rule: str, profile: str | None) -> str:
     return f"loaded for every file ({status.files:,}) · {size}"
 
 
-def _instruction_title(ws: Workspace, key: str, profile: str | None) -> str:
-    size = _size(ws, ws.document(key), profile)
-    status = analysis.load_status(ws, key, profile)
+def _instruction_title(snap: Snapshot, key: str) -> str:
+    size = _size(snap, snap.document(key))
+    status = snap.load_status(key)
     if status.loads:
         return f"loaded for {plural(status.files, 'file')} · {size}"
     if status.why_not is None:

@@ -8,12 +8,11 @@ from collections import Counter
 
 from lsprotocol import types
 
-from rulemap import analysis
+from rulemap.host import Snapshot
 from rulemap.lsp.convert import to_range
 from rulemap.lsp.features._util import (
     core_pos,
     escape_path,
-    is_markdown,
     never_raise,
     plural,
     readable_doc,
@@ -22,7 +21,6 @@ from rulemap.model import Document, Pos, Span
 from rulemap.text.frontmatter import frontmatter_end
 from rulemap.text.markdown import scan
 from rulemap.text.positions import Encoding
-from rulemap.workspace import Workspace
 
 MAX_ITEMS = 500
 MAX_EXTENSIONS = 6
@@ -38,27 +36,26 @@ def _empty() -> types.CompletionList:
 
 @never_raise(_empty)
 def completion(
-    ws: Workspace,
+    snap: Snapshot,
     key: str,
     pos: types.Position,
     encoding: Encoding = "utf-16",
-    profile: str | None = None,
 ) -> types.CompletionList:
     """Paths after `@` (relative to the importing file, from the git-aware file index) and,
     inside a rule's `paths:` list, globs and paths relative to the rule's owner directory,
-    each counted in the glob dialect of `profile` (None: the workspace's agent)."""
-    if not is_markdown(ws, key):
+    each counted in the glob dialect of the snapshot's agent."""
+    if not snap.is_markdown(key):
         return _empty()
-    doc = readable_doc(ws, key)
+    doc = readable_doc(snap, key)
     at = core_pos(doc, pos, encoding) if doc is not None else None
     if doc is None or at is None:
         return _empty()
     fm_end = _frontmatter_end(doc)
     if fm_end is not None and at.line <= fm_end:
-        if ws.is_rule(key) and 0 < at.line < fm_end:
-            return _paths_completion(ws, key, doc, at, encoding, profile)
+        if snap.is_rule(key) and 0 < at.line < fm_end:
+            return _paths_completion(snap, key, doc, at, encoding)
         return _empty()
-    return _import_completion(ws, key, doc, at, encoding, 0 if fm_end is None else fm_end + 1)
+    return _import_completion(snap, key, doc, at, encoding, 0 if fm_end is None else fm_end + 1)
 
 
 def _frontmatter_end(doc: Document) -> int | None:
@@ -96,7 +93,7 @@ def _segment_end(line: str, col: int, stops: str) -> int:
 
 
 def _import_completion(
-    ws: Workspace, key: str, doc: Document, at: Pos, encoding: Encoding, first_line: int
+    snap: Snapshot, key: str, doc: Document, at: Pos, encoding: Encoding, first_line: int
 ) -> types.CompletionList:
     line = doc.lines[at.line]
     start = _token_start(line, at.col)
@@ -127,7 +124,7 @@ def _import_completion(
     seg_end = _segment_end(line, at.col, "/")
     span = Span(Pos(at.line, seg_start), Pos(at.line, seg_end))
     range_ = to_range(doc.lines, span, encoding)
-    files, dirs = _children(ws, base)
+    files, dirs = _children(snap, base)
     items: list[types.CompletionItem] = []
     if raw.replace("../", "") == "" and base:
         items.append(
@@ -150,7 +147,7 @@ def _import_completion(
         if path == key:
             continue
         group = "0" if name.lower().endswith((".md", ".mdx", ".mdc", ".txt")) else "2"
-        detail = "instruction file" if ws.is_instruction(path) else "file"
+        detail = "instruction file" if snap.is_instruction(path) else "file"
         items.append(
             _item(
                 escape_path(name),
@@ -165,12 +162,12 @@ def _import_completion(
     return types.CompletionList(is_incomplete=len(items) > MAX_ITEMS, items=items[:MAX_ITEMS])
 
 
-def _children(ws: Workspace, base: str) -> tuple[list[str], dict[str, int]]:
+def _children(snap: Snapshot, base: str) -> tuple[list[str], dict[str, int]]:
     """Files directly in `base` and its subdirectories with their file counts."""
     prefix = f"{base}/" if base else ""
     files: list[str] = []
     dirs: Counter[str] = Counter()
-    for path in ws.files.under(prefix):
+    for path in snap.files_under(prefix):
         rest = path[len(prefix) :]
         slash = rest.find("/")
         if slash < 0:
@@ -233,8 +230,7 @@ def _item_start(line: str, col: int) -> int:
 
 
 def _paths_completion(
-    ws: Workspace, rule: str, doc: Document, at: Pos, encoding: Encoding,
-    profile: str | None = None,
+    snap: Snapshot, rule: str, doc: Document, at: Pos, encoding: Encoding
 ) -> types.CompletionList:
     if not _in_paths(doc, at):
         return _empty()
@@ -247,24 +243,24 @@ def _paths_completion(
     literal_dir = typed[: typed.rfind("/") + 1]
     if _WILDCARD.search(literal_dir) or ".." in literal_dir.split("/"):
         return _empty()
-    owner = ws.rule_owner(rule) or ""
+    owner = snap.rule_owner(rule)
     base = posixpath.normpath(posixpath.join(owner, literal_dir)) if (owner or literal_dir) else ""
     base = "" if base == "." else base
     end = _segment_end(line, at.col, "'\",]#")
     range_ = to_range(doc.lines, Span(Pos(at.line, start), Pos(at.line, end)), encoding)
     prefix = f"{base}/" if base else ""
-    under = ws.files.under(prefix)
-    files, dirs = _children(ws, base)
+    under = snap.files_under(prefix)
+    files, dirs = _children(snap, base)
     items: list[types.CompletionItem] = []
     # an agent with its own glob dialect counts each suggestion as the profile matches it
     # (where its `dir/**` may mean more than one directory); the others as the tree is laid out
-    dialect = analysis.has_own_glob_dialect(ws, profile)
+    dialect = snap.own_glob_dialect()
 
     def add(
         glob: str, kind: types.CompletionItemKind, detail: str, group: str, retrigger: bool
     ) -> None:
         if dialect and len(items) < MAX_ITEMS and kind is not types.CompletionItemKind.File:
-            detail = plural(len(analysis.glob_matches(ws, rule, glob, profile)), "file")
+            detail = plural(len(snap.matches(rule, glob)), "file")
         text = glob
         if not quoted and glob[:1] in _YAML_SPECIAL_START:
             text = f'"{glob}"'

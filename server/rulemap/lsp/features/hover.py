@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from rulemap import analysis
-from rulemap.checks.imports import closest_path
 from rulemap.compare import (
     amount,
     budget_line,
     budget_share,
-    compare,
     is_cut,
     limit_name,
     size_of,
@@ -18,31 +15,26 @@ from rulemap.compare import (
     total_of,
     unit_of,
 )
+from rulemap.host import Snapshot
+from rulemap.host.reach import ImportReach, import_reach
 from rulemap.lsp.convert import span_contains, to_range
 from rulemap.lsp.features._util import (
     code,
     core_pos,
     fenced,
     glob_at,
-    import_at,
-    import_graph,
-    is_markdown,
     link,
-    load_target,
     never_raise,
     plural,
     readable_doc,
     relative_import,
-    setting,
     tokens,
 )
+from rulemap.lsp.settings import HOVER_MODES, SourceFiles
 from rulemap.model import Document, Explanation, Glob, ImportRef, ImportStatus, LoadedFile, Resolved
-from rulemap.profiles import PROFILES
-from rulemap.profiles.base import Profile
 from rulemap.text.positions import Encoding
-from rulemap.workspace import Workspace
 
-SOURCE_FILE_MODES = ("firstLine", "everywhere", "off")
+SOURCE_FILE_MODES = HOVER_MODES
 PREVIEW_LINES = 8
 PREVIEW_WIDTH = 120
 GLOB_EXAMPLES = 5
@@ -51,43 +43,38 @@ AGENT_ROWS = 8  # the agents table of a source-file hover stays this small
 
 @never_raise(lambda: None)
 def hover(
-    ws: Workspace,
+    snap: Snapshot,
     key: str,
     pos: types.Position,
     encoding: Encoding = "utf-16",
-    settings: object = None,
+    source_files: SourceFiles = "firstLine",
 ) -> types.Hover | None:
     """The hover at `pos` (in `encoding` units) of the file `key`, or None.
 
-    `settings`: the `rulemap` configuration section ({"hover": {"sourceFiles": …}} or
-    {"hover.sourceFiles": …}); `hover.sourceFiles` is firstLine (default) | everywhere | off;
-    `profile` (None: the workspace's) chooses the loading model of the explanations.
+    `source_files` (the `rulemap.hover.sourceFiles` setting): where a source file's hover
+    shows what loads for it — its first line, everywhere, or off. The snapshot's agent (its
+    `profile`) chooses the loading model of the explanations.
     """
-    profile = setting(settings, "profile", None)
-    if profile not in PROFILES:
-        profile = None
-    if is_markdown(ws, key):
-        doc = readable_doc(ws, key)
+    if snap.is_markdown(key):
+        doc = readable_doc(snap, key)
         at = core_pos(doc, pos, encoding) if doc is not None else None
         if doc is not None and at is not None:
-            found = import_at(ws, key, at)
+            found = snap.import_at(key, at)
             if found is not None:
-                return _import_hover(ws, key, doc, found[0], found[1], encoding, profile)
-            if ws.is_rule(key):
+                return _import_hover(snap, key, doc, found[0], found[1], encoding)
+            if snap.is_rule(key):
                 glob = glob_at(doc, at)
                 if glob is not None:
-                    return _glob_hover(ws, key, doc, glob, encoding, profile)
+                    return _glob_hover(snap, key, doc, glob, encoding)
                 paths_key = doc.frontmatter.key_spans.get("paths")
                 if paths_key is not None and span_contains(paths_key, at) and doc.globs:
-                    return _paths_hover(ws, key, doc, encoding, profile)
-        if ws.is_instruction(key):
+                    return _paths_hover(snap, key, doc, encoding)
+        if snap.is_instruction(key):
             return None
-    mode = setting(settings, "hover.sourceFiles", "firstLine")
-    if mode not in SOURCE_FILE_MODES:
-        mode = "firstLine"
+    mode = source_files if source_files in SOURCE_FILE_MODES else "firstLine"
     if mode == "off" or (mode == "firstLine" and pos.line != 0) or key.startswith("/"):
         return None
-    return _source_hover(ws, key, profile)
+    return _source_hover(snap, key)
 
 
 def _markdown(text: str, range_: types.Range | None = None) -> types.Hover:
@@ -100,23 +87,22 @@ def _markdown(text: str, range_: types.Range | None = None) -> types.Hover:
 
 
 def _import_hover(
-    ws: Workspace,
+    snap: Snapshot,
     key: str,
     doc: Document,
     ref: ImportRef,
     resolved: Resolved,
     encoding: Encoding,
-    profile: str | None = None,
 ) -> types.Hover:
     target = resolved.target
     status = resolved.status
     shown = (
-        link(ws, target) if status in (ImportStatus.OK, ImportStatus.DIRECTORY) else code(target)
+        link(snap, target) if status in (ImportStatus.OK, ImportStatus.DIRECTORY) else code(target)
     )
     parts = [f"**{code('@' + ref.raw)}** → {shown}"]
     if status is ImportStatus.MISSING:
         line = f"✗ `{target}` does not exist, so the loader skips this import"
-        suggestion = closest_path(ws, target)
+        suggestion = snap.closest_path(target)
         if suggestion:
             line += f"; did you mean {code('@' + relative_import(suggestion, key))}?"
         parts.append(line)
@@ -134,13 +120,13 @@ def _import_hover(
             f"granted (`allowImportsFrom` in your user configuration)"
         )
     else:
-        target_doc = ws.document(target)
+        target_doc = snap.document(target)
         if target_doc.unreadable:
             parts.append(f"✗ cannot be read: {target_doc.unreadable}")
         else:
             chars = target_doc.chars
-            status_text = _load_status(ws, key, ref, target, profile)
-            unit = analysis.budget_of(ws, profile).unit
+            status_text = _load_status(snap, key, ref, target)
+            unit = snap.unit()
             # in the selected agent's unit; characters also give the usual token estimate
             size = (f"{chars:,} chars ≈ {plural(tokens(chars), 'token')}" if unit == "chars"
                     else amount(text_size(target_doc.brought, unit), unit))
@@ -151,42 +137,36 @@ def _import_hover(
     return _markdown("\n\n".join(parts), to_range(doc.lines, ref.span, encoding))
 
 
-def _load_status(
-    ws: Workspace, importer: str, ref: ImportRef, target: str, profile: str | None
-) -> str:
+def _load_status(snap: Snapshot, importer: str, ref: ImportRef, target: str) -> str:
     """Hop depth in a real load that reaches the importer, or why this import is not read."""
-    line = ref.span.start.line
-    found, load_for = load_target(ws, importer)
-    if not found:
-        return f"{_graph_hops(ws, importer)}, but `{importer}` itself never loads from the cwd"
-    explanation = analysis.explain(ws, load_for, profile=profile)
-    unit = unit_of(explanation)
+    reach = import_reach(snap, importer, ref, target)
+    explanation = reach.explanation
+    if reach.kind == "graph" or explanation is None:
+        hops = _graph_hops(reach, importer)
+        if not reach.importer_loads:
+            return f"{hops}, but `{importer}` itself never loads from the cwd"
+        return hops
     limit = limit_name(explanation.budget)
-    for entry in explanation.files:
-        if entry.imported_by == importer and entry.import_line == line:
-            kept = amount(size_of(entry, unit), unit)
-            cut = f" (cut to {kept} by {limit})" if is_cut(entry) else ""
-            return f"import hop {entry.depth}{_chain(explanation, entry)}{cut}"
-    for skip in explanation.skipped:
-        if skip.importer == importer and skip.line == line:
-            return f"skipped: {skip.why}"
-    if target in explanation.left_out:
+    if reach.kind == "read" and reach.entry is not None:
+        entry = reach.entry
+        unit = unit_of(explanation)
+        kept = amount(size_of(entry, unit), unit)
+        cut = f" (cut to {kept} by {limit})" if is_cut(entry) else ""
+        return f"import hop {entry.depth}{_chain(explanation, entry)}{cut}"
+    if reach.kind == "skipped":
+        return f"skipped: {reach.why}"
+    if reach.kind == "left-out":
         return f"left out: the load is over {limit} before it"
-    if importer in explanation.left_out:
+    if reach.kind == "importer-left-out":
         return f"not read: `{importer}` is left out by {limit}"
-    if any(entry.path == importer for entry in explanation.files):
-        return f"not followed: the `{explanation.profile}` loader does not read imports"
-    return _graph_hops(ws, importer)
+    return f"not followed: the `{explanation.profile}` loader does not read imports"
 
 
-def _graph_hops(ws: Workspace, importer: str) -> str:
-    graph = import_graph(ws)
-    hop = graph.hops.get(importer)
-    if hop is None:
+def _graph_hops(reach: ImportReach, importer: str) -> str:
+    if reach.hop is None:
         return f"not read: nothing that loads imports `{importer}`"
-    limit = ws.config.max_import_depth
-    past = f", past maxImportDepth {limit}" if hop + 1 > limit else ""
-    return f"import hop {hop + 1}{past}"
+    past = f", past maxImportDepth {reach.max_depth}" if reach.hop > reach.max_depth else ""
+    return f"import hop {reach.hop}{past}"
 
 
 def _chain(explanation: Explanation, entry: LoadedFile) -> str:
@@ -216,77 +196,64 @@ def _preview(doc: Document) -> str:
 
 
 def _glob_hover(
-    ws: Workspace, rule: str, doc: Document, glob: Glob, encoding: Encoding,
-    profile: str | None = None,
+    snap: Snapshot, rule: str, doc: Document, glob: Glob, encoding: Encoding
 ) -> types.Hover:
-    owner = ws.rule_owner(rule) or ""
+    owner = snap.rule_owner(rule)
     base = f"`{owner}/`" if owner else "the workspace root"
     title = f"**{code(glob.pattern)}**"
     range_ = to_range(doc.lines, glob.span, encoding)
     if glob.error:
         return _markdown(f"{title} can never match: {glob.error}", range_)
-    agent = _agent(ws, profile)
-    if agent is not None and not agent.reads(ws, rule):
+    if not snap.agent_reads(rule):
         # an agent that never reads this rule has no verdict on its globs
         return _markdown(
-            f"{title}: {agent.title} does not read this rule, so its globs decide nothing "
+            f"{title}: {snap.agent_title()} does not read this rule, so its globs decide nothing "
             f"for it", range_)
     negated = glob.pattern.startswith("!")
     pattern = glob.pattern[1:] if negated else glob.pattern
     # in the selected agent's glob dialect (the profile's, not the workspace's)
-    matches = analysis.glob_matches(ws, rule, pattern, profile)
+    matches = snap.matches(rule, pattern)
     verb = "excludes" if negated else "matches"
     parts = [f"{title} {verb} {plural(len(matches), 'file')} (relative to {base}) · "
-             f"{_agent_title(ws, profile)}"]
+             f"{snap.agent_title()}"]
     if matches:
-        parts.append(_examples(ws, matches))
+        parts.append(_examples(snap, matches))
     elif not negated:
         parts.append("No file of the workspace matches it, so it never loads this rule.")
     if len(doc.globs or []) > 1 and not negated:
-        total = len(analysis.rule_matches(ws, rule, profile))
+        total = len(snap.matches(rule))
         parts.append(f"All `paths` globs of this rule together match {plural(total, 'file')}.")
     return _markdown("\n\n".join(parts), range_)
 
 
 def _paths_hover(
-    ws: Workspace, rule: str, doc: Document, encoding: Encoding, profile: str | None = None
+    snap: Snapshot, rule: str, doc: Document, encoding: Encoding
 ) -> types.Hover:
-    matches = analysis.rule_matches(ws, rule, profile)
+    matches = snap.matches(rule)
     span = doc.frontmatter.key_spans["paths"]
     parts = [
         f"**`paths`**: this rule loads only when an agent works on one of the "
         f"{plural(len(matches), 'file')} its globs match"
     ]
     if matches:
-        parts.append(_examples(ws, matches))
+        parts.append(_examples(snap, matches))
     return _markdown("\n\n".join(parts), to_range(doc.lines, span, encoding))
 
 
-def _examples(ws: Workspace, matches: list[str]) -> str:
-    lines = [f"- {link(ws, m)}" for m in matches[:GLOB_EXAMPLES]]
+def _examples(snap: Snapshot, matches: list[str]) -> str:
+    lines = [f"- {link(snap, m)}" for m in matches[:GLOB_EXAMPLES]]
     if len(matches) > GLOB_EXAMPLES:
         lines.append(f"- … and {len(matches) - GLOB_EXAMPLES:,} more")
     return "\n".join(lines)
 
 
-def _agent(ws: Workspace, profile: str | None) -> Profile | None:
-    """The selected agent (the setting's, else the configuration's)."""
-    return PROFILES.get(profile or ws.config.profile)
-
-
-def _agent_title(ws: Workspace, profile: str | None) -> str:
-    """Whose dialect a glob verdict is in: the selected agent's title."""
-    chosen = _agent(ws, profile)
-    return chosen.title if chosen is not None else (profile or ws.config.profile)
-
-
 # ----- any other file -----------------------------------------------------------------------
 
 
-def _source_hover(ws: Workspace, key: str, profile: str | None) -> types.Hover:
-    explanation = analysis.explain(ws, key, profile=profile)
+def _source_hover(snap: Snapshot, key: str) -> types.Hover:
+    explanation = snap.explain(key)
     matched_by = {
-        entry.path: analysis.first_matching_glob(ws, entry.path, key, explanation.profile) or ""
+        entry.path: snap.first_matching_glob(entry.path, key) or ""
         for entry in explanation.files
         if entry.reason == "scoped"
     }
@@ -308,11 +275,11 @@ def _source_hover(ws: Workspace, key: str, profile: str | None) -> types.Hover:
         elif entry.truncated:
             cut = f" — **truncated** at {limit}"
         rows.append(
-            f"{number}. {indent}{link(ws, entry.path)} — {_reason(entry, matched_by)} · "
+            f"{number}. {indent}{link(snap, entry.path)} — {_reason(entry, matched_by)} · "
             f"{amount(size_of(entry, unit), unit)}{cut}"
         )
     for path in explanation.left_out:
-        rows.append(f"- ~~{link(ws, path)}~~ — **left out**: over {limit}")
+        rows.append(f"- ~~{link(snap, path)}~~ — **left out**: over {limit}")
     if rows:
         parts.append("\n".join(rows))
     line = f"**{budget_line(explanation)}**{budget_share(explanation)}"
@@ -328,23 +295,23 @@ def _source_hover(ws: Workspace, key: str, profile: str | None) -> types.Hover:
         if len(explanation.skipped) > 10:
             skipped.append(f"- … and {len(explanation.skipped) - 10:,} more")
         parts.append("Skipped:\n" + "\n".join(skipped))
-    table = _agents_table(ws, key, explanation)
+    table = _agents_table(snap, key, explanation)
     if table:
         parts.append(table)
     return _markdown("\n\n".join(parts))
 
 
 @never_raise(lambda: None)
-def _agents_table(ws: Workspace, key: str, shown: Explanation) -> str | None:
+def _agents_table(snap: Snapshot, key: str, shown: Explanation) -> str | None:
     """Every selected agent's load for `key` in one compact table (agent | files | size |
     cut/left out), when they are more than the one detailed above. The explanations come from
     the profiles' caches: a repeated hover recomputes nothing. A failing agent costs this
     table, never the hover."""
-    selected = analysis.select_profiles(ws)
-    if not selected or [p.name for p in selected] == [shown.profile]:
+    selected = snap.selected_agents()
+    if not selected or list(selected) == [shown.profile]:
         return None
     # the configured cwd, as the detailed load above: the same cache entries
-    comparison = compare(ws, key, None, selected[:AGENT_ROWS])
+    comparison = snap.compare(key, selected[:AGENT_ROWS])
     rows = [
         "| agent | files | size | cut / left out |",
         "|---|--:|--:|---|",

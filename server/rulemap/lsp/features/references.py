@@ -4,24 +4,21 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from rulemap.host import Snapshot
 from rulemap.lsp.features._util import (
     core_pos,
     file_location,
     glob_at,
-    import_at,
-    importers,
-    is_markdown,
     never_raise,
     readable_doc,
     span_location,
 )
 from rulemap.text.positions import Encoding
-from rulemap.workspace import Workspace
 
 
 @never_raise(list)
 def references(
-    ws: Workspace,
+    snap: Snapshot,
     key: str,
     pos: types.Position,
     encoding: Encoding = "utf-16",
@@ -36,45 +33,47 @@ def references(
     At most `limit` locations.
     """
     limit = max(0, limit)
-    if not is_markdown(ws, key):
-        return _matching_globs(ws, key, encoding)[:limit]
-    doc = readable_doc(ws, key)
+    if not snap.is_markdown(key):
+        return _matching_globs(snap, key, encoding)[:limit]
+    doc = readable_doc(snap, key)
     at = core_pos(doc, pos, encoding) if doc is not None else None
     if doc is not None and at is not None:
-        found = import_at(ws, key, at)
+        found = snap.import_at(key, at)
         if found is not None:
-            return _importer_locations(ws, found[1].target, encoding, limit)
-        if ws.is_rule(key):
+            return _importer_locations(snap, found[1].target, encoding, limit)
+        if snap.is_rule(key):
             glob = glob_at(doc, at)
             if glob is not None and glob.error is None:
                 pattern = glob.pattern.lstrip("!")
-                return [file_location(ws, m) for m in ws.glob_matches(key, pattern, limit)][:limit]
-    out = _importer_locations(ws, key, encoding, limit)
-    if ws.is_rule(key) and ws.is_scoped(key):
-        out.extend(file_location(ws, m) for m in ws.rule_matches(key)[: max(0, limit - len(out))])
+                matches = snap.tree_matches(key, pattern, limit)[:limit]
+                return [file_location(snap, m) for m in matches]
+    out = _importer_locations(snap, key, encoding, limit)
+    if snap.is_scoped(key):
+        room = max(0, limit - len(out))
+        out.extend(file_location(snap, m) for m in snap.tree_matches(key, limit=room)[:room])
     return out[:limit]
 
 
 def _importer_locations(
-    ws: Workspace, target: str, encoding: Encoding, limit: int
+    snap: Snapshot, target: str, encoding: Encoding, limit: int
 ) -> list[types.Location]:
     out: list[types.Location] = []
-    for importer, ref in importers(ws, target):
+    for importer, ref in snap.importers(target):
         if len(out) >= limit:
             break
-        out.append(span_location(ws, importer, ref.span, encoding))
+        out.append(span_location(snap, importer, ref.span, encoding))
     return out
 
 
-def _matching_globs(ws: Workspace, key: str, encoding: Encoding) -> list[types.Location]:
+def _matching_globs(snap: Snapshot, key: str, encoding: Encoding) -> list[types.Location]:
     if key.startswith("/"):
         return []
     out: list[types.Location] = []
-    for rule, pattern in ws.rules_for_file(key):
-        doc = ws.document(rule)
+    for rule, pattern in snap.rules_for_file(key):
+        doc = snap.document(rule)
         glob = next((g for g in doc.globs or [] if g.pattern == pattern), None)
         if glob is not None:
-            out.append(span_location(ws, rule, glob.span, encoding))
+            out.append(span_location(snap, rule, glob.span, encoding))
         else:
-            out.append(file_location(ws, rule))
+            out.append(file_location(snap, rule))
     return out

@@ -8,17 +8,16 @@ from dataclasses import dataclass, field
 
 from lsprotocol import types
 
+from rulemap.host import Snapshot
 from rulemap.lsp.convert import to_range
 from rulemap.lsp.features._util import (
     file_location,
-    is_markdown,
     never_raise,
     readable_doc,
 )
 from rulemap.model import Document, ImportStatus, Pos, Span
 from rulemap.text.markdown import scan
 from rulemap.text.positions import Encoding
-from rulemap.workspace import Workspace
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -37,11 +36,11 @@ class _Heading:
 
 @never_raise(list)
 def document_symbols(
-    ws: Workspace, key: str, encoding: Encoding = "utf-16"
+    snap: Snapshot, key: str, encoding: Encoding = "utf-16"
 ) -> list[types.DocumentSymbol]:
-    if not is_markdown(ws, key):
+    if not snap.is_markdown(key):
         return []
-    doc = readable_doc(ws, key)
+    doc = readable_doc(snap, key)
     if doc is None:
         return []
     out: list[types.DocumentSymbol] = []
@@ -52,7 +51,7 @@ def document_symbols(
         body_start = fm.span.end.line + 1
     headings = _headings(doc, body_start)
     imports = []
-    for ref, resolved in ws.imports(key):
+    for ref, resolved in snap.imports(key):
         detail = (
             resolved.target
             if resolved.status is ImportStatus.OK
@@ -204,22 +203,22 @@ def _close(stack: list[tuple[_Heading, types.DocumentSymbol]], line: int) -> Non
 
 
 @never_raise(list)
-def workspace_symbols(ws: Workspace, query: str = "") -> list[types.WorkspaceSymbol]:
+def workspace_symbols(snap: Snapshot, query: str = "") -> list[types.WorkspaceSymbol]:
     """Instruction files and rules whose path contains the query's characters in order."""
     needle = query.lower().strip()
     out: list[types.WorkspaceSymbol] = []
-    for path in ws.all_documents():
+    for path in snap.all_documents():
         if needle and not _subsequence(needle, path.lower()):
             continue
-        if ws.is_rule(path):
-            container = "rule (path-scoped)" if ws.is_scoped(path) else "rule"
+        if snap.is_rule(path):
+            container = "rule (path-scoped)" if snap.is_scoped(path) else "rule"
             kind = types.SymbolKind.Event
         else:
             container = "instruction file"
             kind = types.SymbolKind.File
         out.append(
             types.WorkspaceSymbol(
-                location=file_location(ws, path), name=path, kind=kind, container_name=container
+                location=file_location(snap, path), name=path, kind=kind, container_name=container
             )
         )
         if len(out) >= MAX_WORKSPACE_SYMBOLS:

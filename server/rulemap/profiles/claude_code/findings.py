@@ -7,8 +7,9 @@ gets nothing. The syntax of imports, YAML and unreadable files are the generic c
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
+from rulemap.derived import KeyFamily
 from rulemap.model import Finding, Fix, ImportStatus, Related, Span
 from rulemap.profiles.base import directory_chain
 from rulemap.profiles.claude_code import imports as claude_imports
@@ -27,6 +28,13 @@ from rulemap.text.markdown import scan
 if TYPE_CHECKING:
     from rulemap.profiles.claude_code.profile import ClaudeCodeProfile
     from rulemap.workspace import Workspace
+
+# chain, rule, options, home → start-up plus that scoped rule
+_SCOPED_RULE: Final = KeyFamily[ClaudeLoad]("claude-code-scoped-rule")
+_LINK_FINDINGS: Final = KeyFamily[list[Finding]]("claude-code-link-findings")  # link, cwd, …
+# document, cwd, options, cogitator too, home → (its findings, what they read)
+_DOC_FINDINGS: Final = KeyFamily[tuple[list[Finding], frozenset[str]]]("claude-code-doc-findings")
+_SHADOW: Final = KeyFamily[Finding]("claude-code-shadow")  # AGENTS.md, cwd, options
 
 
 def check(ws: Workspace, profile: ClaudeCodeProfile) -> list[Finding]:
@@ -75,8 +83,8 @@ def _scoped_load(
     ws: Workspace, chain: list[str], rule: str, opts: Options, start_key: LoadKey,
     start: ClaudeLoad,
 ) -> tuple[LoadKey, ClaudeLoad]:
-    key = ("claude-code", "scoped-rule", tuple(chain), rule, opts, claude_imports.home_root(ws))
-    cached: ClaudeLoad | None = ws.derived.get(key)
+    key = _SCOPED_RULE.key(tuple(chain), rule, opts, claude_imports.home_root(ws))
+    cached = ws.derived.get(key)
     if cached is None:
         cached = start.child()
         cached.add(rule, "scoped")
@@ -88,8 +96,8 @@ def _link_findings(
     ws: Workspace, profile: ClaudeCodeProfile, link_key: LoadKey, link: ClaudeLoad, cwd: str,
     opts: Options, cogitator: bool,
 ) -> list[Finding]:
-    key = ("claude-code", "link-findings", link_key, cwd, cogitator)
-    cached: list[Finding] | None = ws.derived.get(key)
+    key = _LINK_FINDINGS.key(link_key, cwd, cogitator)
+    cached = ws.derived.get(key)
     if cached is not None:
         return cached
     out: list[Finding] = []
@@ -112,9 +120,8 @@ def _document_findings(
     cogitator: bool,
 ) -> tuple[list[Finding], frozenset[str]]:
     """One loaded document's findings, and what they read."""
-    key = ("claude-code", "doc-findings", path, cwd, opts, cogitator,
-           claude_imports.home_root(ws))
-    cached: tuple[list[Finding], frozenset[str]] | None = ws.derived.get(key)
+    key = _DOC_FINDINGS.key(path, cwd, opts, cogitator, claude_imports.home_root(ws))
+    cached = ws.derived.get(key)
     if cached is not None:
         return cached
     doc = ws.document(path)
@@ -229,8 +236,8 @@ def _shadowed(
         if not any(s.path == agents and s.code == "instructions-shadowed"
                    for s in load.own_skipped):
             continue
-        key = ("claude-code", "shadow", agents, cwd, opts)
-        finding: Finding | None = ws.derived.get(key)
+        key = _SHADOW.key(agents, cwd, opts)
+        finding = ws.derived.get(key)
         if finding is None:
             finding = _shadow_finding(ws, agents, directory, chain, cwd, opts)
             ws.derived.put(key, finding, reads=[agents, *(r.path for r in finding.related)])

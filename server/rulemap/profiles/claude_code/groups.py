@@ -11,8 +11,9 @@ the workspace's own matcher does), and one target per group is explained.
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
+from rulemap.derived import KeyFamily
 from rulemap.globs import literal_prefix, literal_suffix, literal_tail, required_parts
 from rulemap.model import Explanation
 from rulemap.profiles.base import directory_chain, parent_dir
@@ -25,6 +26,11 @@ if TYPE_CHECKING:
     from rulemap.profiles.claude_code.load import ClaudeLoad
     from rulemap.profiles.claude_code.profile import ClaudeCodeProfile
     from rulemap.workspace import Workspace
+
+# a link, target, its scoped rules → the link plus those rules
+_GROUP_LINK: Final[KeyFamily[ClaudeLoad]] = KeyFamily("claude-code-group-link")
+# rule, its directory, case-sensitive → the files its globs match
+_RULE_HITS: Final = KeyFamily[frozenset[str]]("claude-code-rule-hits")
 
 
 def load_groups(
@@ -60,8 +66,8 @@ def load_groups(
         if rules:
             # kept until a file it read changes (or the link it goes on from is dropped):
             # the other side of a diff, updated from this one, reuses it
-            cache_key = ("claude-code", "group-link", link_key, target, rules)
-            scoped: ClaudeLoad | None = ws.derived.get(cache_key)
+            cache_key = _GROUP_LINK.key(link_key, target, rules)
+            scoped = ws.derived.get(cache_key)
             if scoped is None:
                 scoped = link.child()
                 for rule in rules:
@@ -109,8 +115,8 @@ def _matching_rules(
     for directory in chain:
         pools: _Pools | None = None
         for rule in ws.rules_of(directory):
-            key = ("claude-code", "rule-hits", rule, directory, case_sensitive)
-            hits: frozenset[str] | None = ws.derived.get(key)
+            key = _RULE_HITS.key(rule, directory, case_sensitive)
+            hits = ws.derived.get(key)
             if hits is None:
                 if pools is None:
                     pools = _Pools(ws, RuleScope(directory), files, case_sensitive)

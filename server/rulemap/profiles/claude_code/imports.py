@@ -16,8 +16,9 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
+from rulemap.derived import KeyFamily
 from rulemap.documents import parse_document, unreadable_document
 from rulemap.model import Document, ImportRef, Pos, Span
 from rulemap.readers.base import ReadError, is_within
@@ -47,6 +48,12 @@ _INDENTED_LINE = re.compile(r"^(?: {4}| {0,3}\t)", re.MULTILINE)
 MAX_HOPS = 4
 
 Status = Literal["ok", "missing", "directory", "extension", "outside", "no-home"]
+
+_HOME_DOC: Final = KeyFamily[Document]("claude-code-home-doc")  # user-level file
+# file, user-level, home → its tokens with their targets, the offsets in indented code
+_IMPORTS: Final[KeyFamily[tuple[tuple[tuple[Token, Target], ...], frozenset[int]]]] = KeyFamily(
+    "claude-code-imports"
+)
 
 
 @dataclass(frozen=True)
@@ -135,8 +142,8 @@ def document(ws: Workspace, key: str, home: bool) -> Document:
     workspace's life."""
     if not home:
         return ws.document(key)
-    cache_key = ("claude-code", "home-doc", key)
-    cached: Document | None = ws.derived.get(cache_key)
+    cache_key = _HOME_DOC.key(key)
+    cached = ws.derived.get(cache_key)
     if cached is not None:
         return cached
     reader = ws.home_reader
@@ -181,8 +188,7 @@ def in_indented_code(ws: Workspace, key: str) -> frozenset[int]:
 def _resolved(
     ws: Workspace, key: str, home: bool
 ) -> tuple[tuple[tuple[Token, Target], ...], frozenset[int]]:
-    cache_key = ("claude-code", "imports", key, home, home_root(ws))
-    cached: tuple[tuple[tuple[Token, Target], ...], frozenset[int]] | None
+    cache_key = _IMPORTS.key(key, home, home_root(ws))
     cached = ws.derived.get(cache_key)
     if cached is not None:
         return cached

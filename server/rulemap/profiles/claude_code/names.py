@@ -8,8 +8,9 @@ from the walked `.md` files, kept until a file is created or deleted."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
+from rulemap.derived import Key, KeyFamily
 from rulemap.profiles.base import join
 
 if TYPE_CHECKING:
@@ -23,6 +24,9 @@ MEMORY_NAMES = (CLAUDE_MD, DOT_CLAUDE_MD, LOCAL_MD)  # the files that make AGENT
 ALL_NAMES = (AGENTS_MD, *MEMORY_NAMES)
 _LONGEST_FIRST = sorted(ALL_NAMES, key=len, reverse=True)
 _BASENAMES = frozenset(n.rsplit("/", 1)[-1] for n in ALL_NAMES)
+_NAMES: Final[Key[dict[str, dict[str, str]]]] = KeyFamily[dict[str, dict[str, str]]](
+    "claude-code-names"
+).key()
 
 
 def owner_of(path: str) -> tuple[str, str] | None:
@@ -42,8 +46,8 @@ def name_index(ws: Workspace) -> dict[str, dict[str, str]]:
     """directory → {name: key} for every memory file and AGENTS.md of the workspace (walked
     files plus the ones git ignores). Names only change with a create or delete, which drops
     every derived value, so it is stored without reads."""
-    key = ("claude-code", "names")
-    cached: dict[str, dict[str, str]] | None = ws.derived.get(key)
+    key = _NAMES
+    cached = ws.derived.get(key)
     if cached is not None:
         return cached
     index: dict[str, dict[str, str]] = {}

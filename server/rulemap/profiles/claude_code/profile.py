@@ -8,13 +8,22 @@ imports.py."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
+from rulemap.derived import Key, KeyFamily
 from rulemap.globs import compile_patterns
 from rulemap.model import Budget, Explanation, Finding, LoadStatus, Reason
-from rulemap.profiles.base import Option, directory_chain, options_of, parent_dir
+from rulemap.profiles.base import (
+    EXPLAIN,
+    Option,
+    Profile,
+    directory_chain,
+    options_of,
+    parent_dir,
+)
 from rulemap.profiles.claude_code import imports as claude_imports
 from rulemap.profiles.claude_code import rules as claude_rules
+from rulemap.profiles.claude_code import transcript
 from rulemap.profiles.claude_code.load import APPROVAL_WHY, ClaudeLoad, Settings
 from rulemap.profiles.claude_code.names import (
     AGENTS_MD,
@@ -40,7 +49,7 @@ SIZE_WARNING_CHARS = 40_000  # Claude Code warns about a memory file longer than
 USER_MEMORY = ".claude/CLAUDE.md"  # under the home directory
 USER_RULES = ".claude/rules"
 
-LoadKey = tuple[object, ...]
+LoadKey = Key[ClaudeLoad]
 
 
 @dataclass(frozen=True)
@@ -55,8 +64,15 @@ class Options:
 # read by the start-up link: dropped (with every link built on it) when its rule classes change
 _STARTUP_PSEUDO = "claude-code:startup"
 
+_OPTIONS: Final[Key[Options]] = KeyFamily[Options]("claude-code-options").key()
+# the loads: chain, options, home → the start-up link; + a directory below cwd → its link
+_STARTUP_LOAD: Final = KeyFamily[ClaudeLoad]("claude-code-startup")
+_NESTED_LOAD: Final = KeyFamily[ClaudeLoad]("claude-code-nested")
+_HOME_RULES: Final = KeyFamily[list[str]]("claude-code-home-rules")  # home directory
+_MEMORY_IN_CHAIN: Final = KeyFamily[bool]("claude-code-memory-in-chain")  # chain
 
-class ClaudeCodeProfile:
+
+class ClaudeCodeProfile(Profile):
     name = "claude-code"
     title = "Claude Code"
     description = (
@@ -64,6 +80,10 @@ class ClaudeCodeProfile:
         "per directory, AGENTS.md as a fallback, @imports (4 hops), no shared budget."
     )
     follows_imports = True  # for other profiles' import-not-followed
+    check_codes = ("instructions-shadowed", "import-not-followed", "file-too-large")
+    transcript_format = transcript.FORMAT
+    watched_globs = ("**/CLAUDE.md", "**/CLAUDE.local.md", "**/.claude/**", "**/AGENTS.md")
+    own_glob_dialect = True  # a trailing `/**` dropped, case folded (rules.py)
     options: tuple[Option, ...] = (
         Option(
             "readAgentsMd", (str,), "fallback",
@@ -92,10 +112,10 @@ class ClaudeCodeProfile:
 
     def settings_of(self, ws: Workspace) -> Options:
         """The parsed `[profiles.claude-code]` options (fixed for the workspace's life)."""
-        cached: Options | None = ws.derived.get(("claude-code", "options"))
+        cached = ws.derived.get(_OPTIONS)
         if cached is None:
             cached = self._parse_options(ws)
-            ws.derived.put(("claude-code", "options"), cached, reads=())
+            ws.derived.put(_OPTIONS, cached, reads=())
         return cached
 
     def _parse_options(self, ws: Workspace) -> Options:
@@ -156,7 +176,7 @@ class ClaudeCodeProfile:
                 return False
             own = name_index(ws).get(directory, {})
             return in_chain or not any(n in own for n in MEMORY_NAMES)
-        scope = RuleScope.of_rule(key)
+        scope = ws.rule_scope(key)
         return scope is not None and scope.owner in chain
 
     def findings(self, ws: Workspace) -> list[Finding]:
@@ -171,6 +191,10 @@ class ClaudeCodeProfile:
 
     def rule_matches(self, ws: Workspace, rule: str) -> list[str]:
         return claude_rules.rule_matches(ws, rule, self.settings_of(ws).case_sensitive)
+
+    def glob_has_matches(self, ws: Workspace, rule: str, pattern: str) -> bool:
+        return claude_rules.glob_has_matches(
+            ws, rule, pattern, self.settings_of(ws).case_sensitive)
 
     def first_matching_glob(self, ws: Workspace, rule: str, target: str) -> str | None:
         return claude_rules.first_matching_glob(
@@ -196,8 +220,8 @@ class ClaudeCodeProfile:
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         cwd_dir = normalize(cwd)
         opts = self.settings_of(ws)
-        key = ("claude-code", "explain", target, cwd_dir, opts, claude_imports.home_root(ws))
-        cached: Explanation | None = ws.derived.get(key)
+        key = EXPLAIN.key(self.name, target, cwd_dir, opts, claude_imports.home_root(ws))
+        cached = ws.derived.get(key)
         if cached is not None:
             return cached
         chain = directory_chain(cwd_dir)
@@ -222,10 +246,9 @@ class ClaudeCodeProfile:
     def startup(self, ws: Workspace, chain: list[str], opts: Options) -> tuple[LoadKey, ClaudeLoad]:
         """User files, then per directory root → cwd: [AGENTS.md], CLAUDE.md,
         .claude/CLAUDE.md, unconditional rules, CLAUDE.local.md — each with its imports."""
-        key: LoadKey = ("claude-code", "startup", tuple(chain), opts,
-                        claude_imports.home_root(ws))
+        key = _STARTUP_LOAD.key(tuple(chain), opts, claude_imports.home_root(ws))
         classes = self._rule_classes(ws, chain, opts)
-        cached: ClaudeLoad | None = ws.derived.get(key)
+        cached = ws.derived.get(key)
         if cached is not None and cached.rule_classes == classes:
             return key, cached
         if cached is not None:  # a rule became unconditional or scoped: load again
@@ -272,7 +295,7 @@ class ClaudeCodeProfile:
         home = claude_imports.home_root(ws)
 
         def key_of(d: str) -> LoadKey:
-            return ("claude-code", "nested", tuple(chain), d, opts, home)
+            return _NESTED_LOAD.key(tuple(chain), d, opts, home)
 
         if not _below(directory, chain[-1]):
             return self.startup(ws, chain, opts)
@@ -386,8 +409,8 @@ class ClaudeCodeProfile:
         reader = ws.home_reader
         if reader is None:
             return []
-        key = ("claude-code", "home-rules", reader.root)
-        cached: list[str] | None = ws.derived.get(key)
+        key = _HOME_RULES.key(reader.root)
+        cached = ws.derived.get(key)
         if cached is None:
             # a reader of single files cannot list a directory: then no user rules
             lister = getattr(reader, "files_under", None)
@@ -433,8 +456,8 @@ class ClaudeCodeProfile:
     def memory_in_chain(self, ws: Workspace, chain: list[str]) -> bool:
         """Whether a CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md exists root → cwd (then
         AGENTS.md is a fallback Claude Code does not use)."""
-        key = ("claude-code", "memory-in-chain", tuple(chain))
-        cached: bool | None = ws.derived.get(key)
+        key = _MEMORY_IN_CHAIN.key(tuple(chain))
+        cached = ws.derived.get(key)
         if cached is None:
             cached = any(n in probe(ws, d) for d in chain for n in MEMORY_NAMES)
             ws.derived.put(key, cached, reads=())  # existence changes only with create/delete

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
+from rulemap.derived import KeyFamily
 from rulemap.globs import (
     CompiledGlobs,
     compile_patterns,
+    literal_prefix,
     literal_tail,
     required_parts,
     safe_expand,
@@ -25,6 +27,10 @@ from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
+
+_RULE_GLOBS: Final[KeyFamily[RuleGlobs]] = KeyFamily("claude-code-rule-globs")  # rule, case
+# scope's owner, case-sensitive → its files as the globs see them
+_GLOB_PROBES: Final[KeyFamily[_Probes]] = KeyFamily("claude-code-glob-probes")
 
 
 @dataclass(frozen=True)
@@ -59,8 +65,8 @@ def claude_patterns(pattern: str) -> str:
 
 def rule_globs(ws: Workspace, key: str, doc: Document, case_sensitive: bool) -> RuleGlobs:
     """Cached per rule (until it changes)."""
-    cache_key = ("claude-code", "rule-globs", key, case_sensitive)
-    cached: RuleGlobs | None = ws.derived.get(cache_key)
+    cache_key = _RULE_GLOBS.key(key, case_sensitive)
+    cached = ws.derived.get(cache_key)
     if cached is not None:
         return cached
     result = _rule_globs(doc, case_sensitive)
@@ -102,7 +108,7 @@ def _rule_globs(doc: Document, case_sensitive: bool) -> RuleGlobs:
 
 def glob_matches(ws: Workspace, rule: str, pattern: str, case_sensitive: bool) -> list[str]:
     """Workspace files one written glob of `rule` matches as Claude Code reads it (sorted)."""
-    scope = RuleScope.of_rule(rule)
+    scope = ws.rule_scope(rule)
     if scope is None:
         return []
     patterns = [p for p in (claude_patterns(e) for e in safe_expand(pattern)) if p]
@@ -110,10 +116,40 @@ def glob_matches(ws: Workspace, rule: str, pattern: str, case_sensitive: bool) -
                      case_sensitive)
 
 
+def glob_has_matches(ws: Workspace, rule: str, pattern: str, case_sensitive: bool) -> bool:
+    """Whether one written glob of `rule` matches any file for Claude Code, counting files git
+    ignores (it knows nothing of git: a `generated/**` rule loads for generated/out/x.ts), as
+    the workspace's `glob_has_matches` counts them for the default model."""
+    if glob_matches(ws, rule, pattern, case_sensitive):
+        return True
+    scope = ws.rule_scope(rule)
+    if scope is None:
+        return False
+    patterns = [p for p in (claude_patterns(e) for e in safe_expand(pattern)) if p]
+    cased = [p if case_sensitive else p.lower() for p in patterns]
+    if not cased:
+        return False
+    compiled = compile_patterns(cased)
+    for path in ws.reader.ignored_files():
+        relative = scope.relative(path)
+        if relative is not None and compiled.match(
+                relative if case_sensitive else relative.lower()):
+            return True
+    # an ignored directory is never walked: its existing is enough (the written glob's
+    # literal start: Claude Code's slash-less form matches at any depth, so has none)
+    for written in safe_expand(pattern):
+        prefix = literal_prefix(written).rstrip("/")
+        if prefix:
+            directory = scope.join(prefix)
+            if not ws.files.under(directory + "/") and ws.reader.is_dir(ws.abs(directory)):
+                return True
+    return False
+
+
 def rule_matches(ws: Workspace, rule: str, case_sensitive: bool) -> list[str]:
     """Workspace files any glob of a scoped `rule` matches (every file in its scope for an
     unconditional one)."""
-    scope = RuleScope.of_rule(rule)
+    scope = ws.rule_scope(rule)
     if scope is None:
         return []
     globs = rule_globs(ws, rule, ws.document(rule), case_sensitive)
@@ -162,8 +198,8 @@ class _Probes:
 
 def _probes(ws: Workspace, scope: RuleScope, case_sensitive: bool) -> _Probes:
     """Cached until a file is created or deleted (an edit changes no path)."""
-    key = ("claude-code", "glob-probes", scope.owner, case_sensitive)
-    cached: _Probes | None = ws.derived.get(key)
+    key = _GLOB_PROBES.key(scope.owner, case_sensitive)
+    cached = ws.derived.get(key)
     if cached is None:
         keys: dict[str, list[str]] = {}
         for path in _in_scope(ws, scope):
@@ -179,7 +215,7 @@ def first_matching_glob(
     ws: Workspace, rule: str, target: str, case_sensitive: bool
 ) -> str | None:
     """The first written glob of `rule` that matches `target` for Claude Code (None: none)."""
-    scope = RuleScope.of_rule(rule)
+    scope = ws.rule_scope(rule)
     relative = scope.relative(target) if scope is not None else None
     if relative is None:
         return None

@@ -1,6 +1,5 @@
 """The `codex` profile: OpenAI Codex CLI's AGENTS.md files and byte budget."""
 
-from rulemap.profiles.codex.files import follows_imports
 from rulemap.profiles.codex.profile import CodexProfile
 
-__all__ = ["CodexProfile", "follows_imports"]
+__all__ = ["CodexProfile"]

@@ -4,13 +4,13 @@ findings): the file names per directory, `.git` markers, raw bytes, lossy decodi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
+from rulemap.derived import KeyFamily
 from rulemap.profiles.base import join, parent_dir
 from rulemap.readers.base import ReadError, is_within
 
 if TYPE_CHECKING:
-    from rulemap.profiles.base import Profile
     from rulemap.workspace import Workspace
 
 OVERRIDE = "AGENTS.override.md"
@@ -18,17 +18,10 @@ AGENTS = "AGENTS.md"
 MAX_BYTES = 32768
 GLOBAL_DIR = ".codex"  # under the home directory ($CODEX_HOME moves it; --home names the home)
 ROOT_MODES = ("workspace", "cwd")
-# profiles whose agents have no import syntax (a profile may say so itself with a boolean
-# `follows_imports` attribute; one that does not is taken to follow imports unless listed)
-NO_IMPORTS = frozenset({"codex", "copilot", "cursor", "mastra"})
 
-
-def follows_imports(profile: Profile) -> bool:
-    """Whether the agent behind `profile` follows `@imports`."""
-    value = getattr(profile, "follows_imports", None)
-    if isinstance(value, bool):
-        return value
-    return profile.name not in NO_IMPORTS
+_NAMES: Final = KeyFamily[dict[str, dict[str, str]]]("codex-names")  # file names
+_GIT: Final = KeyFamily[bool]("codex-git")  # directory
+_BYTES: Final = KeyFamily[bytes | str]("codex-bytes")  # file
 
 
 @dataclass(frozen=True)
@@ -52,8 +45,8 @@ class Verdict:
 def name_index(ws: Workspace, names: tuple[str, ...]) -> dict[str, dict[str, str]]:
     """directory → {name: key} of the walked files (and git-ignored ones) with those names.
     Kept until a file is created or deleted (names change only then)."""
-    key = ("codex", "names", names)
-    cached: dict[str, dict[str, str]] | None = ws.derived.get(key)
+    key = _NAMES.key(names)
+    cached = ws.derived.get(key)
     if cached is not None:
         return cached
     wanted = frozenset(names)
@@ -71,8 +64,8 @@ def name_index(ws: Workspace, names: tuple[str, ...]) -> dict[str, dict[str, str
 
 
 def has_git(ws: Workspace, directory: str) -> bool:
-    key = ("codex", "git", directory)
-    cached: bool | None = ws.derived.get(key)
+    key = _GIT.key(directory)
+    cached = ws.derived.get(key)
     if cached is None:
         cached = ws.reader.exists(ws.abs(join(directory, ".git")))
         ws.derived.put(key, cached, reads=())
@@ -82,8 +75,8 @@ def has_git(ws: Workspace, directory: str) -> bool:
 def file_bytes(ws: Workspace, key: str) -> bytes | str:
     """The file's bytes as Codex reads them (no decoding: the budget counts bytes), or why
     it cannot be read. Cached until the file changes."""
-    cache_key = ("codex", "bytes", key)
-    cached: bytes | str | None = ws.derived.get(cache_key)
+    cache_key = _BYTES.key(key)
+    cached = ws.derived.get(cache_key)
     if cached is None:
         try:
             cached = ws.reader.read_bytes(ws.abs(key))

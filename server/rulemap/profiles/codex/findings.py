@@ -4,8 +4,9 @@ drops, files another name hides, and `@imports` only agents without imports read
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Final
 
+from rulemap.derived import Key, KeyFamily
 from rulemap.model import Finding, Related, Span
 from rulemap.profiles.base import parent_dir
 from rulemap.profiles.codex.files import (
@@ -14,7 +15,6 @@ from rulemap.profiles.codex.files import (
     apply_budget,
     decode_lossy,
     file_bytes,
-    follows_imports,
     has_git,
     name_index,
     nearest_above,
@@ -40,6 +40,11 @@ class DirState:
     finding: Finding | None
 
 
+_SHADOW: Final = KeyFamily[Finding]("codex-shadow")  # hidden file, the file read instead
+_STATE: Final = KeyFamily[DirState]("codex-state")  # directory, options
+_NOT_FOLLOWED: Final = KeyFamily[list[Finding]]("codex-not-followed")  # file
+
+
 def budget_and_shadow(ws: Workspace, opts: CodexOptions) -> tuple[list[Finding], set[str]]:
     """budget-overflow for every file the byte budget cuts or drops, and
     instructions-shadowed for every hidden file. The verdict on a file depends only on
@@ -54,8 +59,8 @@ def budget_and_shadow(ws: Workspace, opts: CodexOptions) -> tuple[list[Finding],
         reads.update(present)
         chosen[directory] = present[0]
         for hidden in present[1:]:
-            key = ("codex", "shadow", hidden, present[0])
-            finding: Finding | None = ws.derived.get(key)
+            key = _SHADOW.key(hidden, present[0])
+            finding = ws.derived.get(key)
             if finding is None:
                 finding = _shadow_finding(ws, hidden, present[0])
                 ws.derived.put(key, finding, reads=(hidden, present[0]))
@@ -83,16 +88,16 @@ def budget_and_shadow(ws: Workspace, opts: CodexOptions) -> tuple[list[Finding],
 def _state(
     ws: Workspace, directory: str, opts: CodexOptions, chosen: dict[str, str],
     roots: dict[str, str | None],
-) -> tuple[tuple[object, ...], DirState]:
+) -> tuple[Key[DirState], DirState]:
     """What the byte budget has done once Codex read `directory`'s file (called shallow
     first, so the state above is always cached: no deep recursion)."""
-    key: tuple[object, ...] = ("codex", "state", directory, opts)
-    cached: DirState | None = ws.derived.get(key)
+    key = _STATE.key(directory, opts)
+    cached = ws.derived.get(key)
     if cached is not None:
         return key, cached
     root = _root_of(ws, directory, opts, roots)
     above = nearest_above(directory, root, chosen)
-    after: list[tuple[object, ...]] = []
+    after: list[Key[Any]] = []
     if above is None:
         before = DirState(opts.max_bytes, (), 0, 0, None)
     else:
@@ -202,8 +207,8 @@ def not_followed(ws: Workspace, opts: CodexOptions) -> list[Finding]:
     out: list[Finding] = []
     for names in name_index(ws, opts.names).values():
         key = next(names[n] for n in opts.names if n in names)
-        cache_key = ("codex", "not-followed", key)
-        found: list[Finding] | None = ws.derived.get(cache_key)
+        cache_key = _NOT_FOLLOWED.key(key)
+        found = ws.derived.get(cache_key)
         if found is None:
             found = _not_followed_in(ws, key)
             # which agents read it changes only with a create or delete
@@ -219,7 +224,7 @@ def _not_followed_in(ws: Workspace, key: str) -> list[Finding]:
     if doc.unreadable or not doc.imports:
         return []
     readers = [p for p in ws.profiles if p.reads(ws, key)]
-    if not readers or any(follows_imports(p) for p in readers):
+    if not readers or any(p.follows_imports for p in readers):
         return []
     if readers[0].name != "codex":
         return []  # the first selected agent without imports that reads it says it

@@ -14,10 +14,20 @@ first and is not counted. No `@imports`, no globs, no comment stripping: the byt
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
+from rulemap.derived import Key, KeyFamily
 from rulemap.model import Budget, Explanation, Finding, LoadedFile, Skipped
-from rulemap.profiles.base import Option, ancestry, directory_chain, join, options_of, parent_dir
+from rulemap.profiles.base import (
+    EXPLAIN,
+    Option,
+    Profile,
+    ancestry,
+    directory_chain,
+    join,
+    options_of,
+    parent_dir,
+)
 from rulemap.profiles.codex import findings as codex_findings
 from rulemap.profiles.codex.files import (
     AGENTS,
@@ -39,8 +49,11 @@ from rulemap.readers.base import ReadError, is_within
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
+_OPTIONS: Final[Key[CodexOptions]] = KeyFamily[CodexOptions]("codex-options").key()
+_FINDINGS: Final = KeyFamily[list[Finding]]("codex-findings")  # options
 
-class CodexProfile:
+
+class CodexProfile(Profile):
     name = "codex"
     title = "OpenAI Codex CLI"
     description = (
@@ -48,6 +61,8 @@ class CodexProfile:
         "to cwd, sharing 32 KiB cut at the byte; no imports."
     )
     follows_imports = False  # `@path` reaches Codex as plain text
+    check_codes = ("budget-overflow", "instructions-shadowed", "import-not-followed")
+    watched_globs = ("**/AGENTS.md", "**/AGENTS.override.md")
     options: tuple[Option, ...] = (
         Option(
             "project_doc_max_bytes", (int,), MAX_BYTES,
@@ -70,10 +85,10 @@ class CodexProfile:
 
     def settings_of(self, ws: Workspace) -> CodexOptions:
         """The parsed `[profiles.codex]` options (fixed for the workspace's life)."""
-        cached: CodexOptions | None = ws.derived.get(("codex", "options"))
+        cached = ws.derived.get(_OPTIONS)
         if cached is None:
             cached = self._parse_options(ws)
-            ws.derived.put(("codex", "options"), cached, reads=())
+            ws.derived.put(_OPTIONS, cached, reads=())
         return cached
 
     def _parse_options(self, ws: Workspace) -> CodexOptions:
@@ -112,8 +127,8 @@ class CodexProfile:
         cwd_dir = "" if cwd in ("", ".") else cwd.strip("/")
         opts = self.settings_of(ws)
         home = ws.home_reader.root if ws.home_reader is not None else None
-        key = ("codex", "explain", cwd_dir, opts, home)
-        base: Explanation | None = ws.derived.get(key)
+        key = EXPLAIN.key(self.name, cwd_dir, opts, home)
+        base = ws.derived.get(key)
         if base is None:
             base, reads = self._start_up(ws, cwd_dir, opts)
             ws.derived.put(key, base, reads=reads)
@@ -134,8 +149,8 @@ class CodexProfile:
 
     def findings(self, ws: Workspace) -> list[Finding]:
         opts = self.settings_of(ws)
-        key = ("codex", "findings", opts)
-        cached: list[Finding] | None = ws.derived.get(key)
+        key = _FINDINGS.key(opts)
+        cached = ws.derived.get(key)
         if cached is None:
             # what they read: the codex files (their bytes, their import tokens); which files
             # exist, and so which agents read them, changes only with a create or delete

@@ -10,24 +10,35 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
-from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES
+from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES, Key, KeyFamily
 from rulemap.model import Finding, ImportStatus, Span
 from rulemap.profiles.base import directory_chain, parent_dir
 from rulemap.profiles.cogitator.load import Load
+from rulemap.profiles.cogitator.settings import settings_of
 
 if TYPE_CHECKING:
     from rulemap.profiles.cogitator.profile import CogitatorProfile
     from rulemap.workspace import Workspace
 
+# a scoped rule → the chars of it and everything it can import, and the files that walk read
+_CLOSURE: Final = KeyFamily[int]("closure")
+_CLOSURE_READS: Final = KeyFamily[frozenset[str]]("closure-reads")
+# a group's scoped rules → the sum of their closures
+_RULE_CHARS: Final[Key[dict[tuple[str, ...], int]]] = KeyFamily[dict[tuple[str, ...], int]](
+    "budget-rule-chars"
+).key()
+_GROUPS: Final[KeyFamily[TargetGroups]] = KeyFamily("budget-groups")  # cwd, nested
+
 
 def check(ws: Workspace, profile: CogitatorProfile) -> list[Finding]:
     config = ws.config
+    settings = settings_of(ws)
     chain = directory_chain(config.cwd)
     cwd_dir = chain[-1]
     scoped_rules = (
-        [r for d in chain for r in ws.rules_of(d) if ws.is_scoped(r)] if config.rules else []
+        [r for d in chain for r in ws.rules_of(d) if ws.is_scoped(r)] if settings.rules else []
     )
     in_chain = frozenset(scoped_rules)
     # file → every scoped rule matching it; rules the load never reads (below cwd) only make
@@ -36,13 +47,15 @@ def check(ws: Workspace, profile: CogitatorProfile) -> list[Finding]:
     # what a set of scoped rules can add at most; kept while those rules and imports keep
     reads = {RULE_SCOPES, *scoped_rules}
     for rule in scoped_rules:
-        reads |= ws.derived.get(("closure-reads", rule), frozenset())
+        closure_reads = ws.derived.get(_CLOSURE_READS.key(rule))
+        if closure_reads is not None:
+            reads |= closure_reads
     groups, sizes = _target_groups(ws, cwd_dir)
     base_total: dict[str | None, int] = {}
-    rule_chars: dict[tuple[str, ...], int] = ws.derived.get("budget-rule-chars") or {}
+    rule_chars = ws.derived.get(_RULE_CHARS) or {}
     overflows: list[Overflow] = []
     start_up = profile.base_load(ws, chain, None)
-    if start_up.budget_pass(config.max_chars).overflowed:
+    if start_up.budget_pass(settings.max_chars).overflowed:
         overflows.append(Overflow(None, start_up, len(ws.files)))
     for (anchor_dir, rules), representative in sorted(groups.items(), key=lambda kv: kv[1]):
         size = sizes[(anchor_dir, rules)]
@@ -52,13 +65,13 @@ def check(ws: Workspace, profile: CogitatorProfile) -> list[Finding]:
         if rules not in rule_chars:
             rule_chars[rules] = sum(closure.get(r, 0) for r in rules)
         upper = base_total[anchor_dir] + rule_chars[rules]
-        if upper <= config.max_chars:
+        if upper <= settings.max_chars:
             continue
-        loaded = tuple(r for r in rules if r in in_chain) if config.rules else ()
+        loaded = tuple(r for r in rules if r in in_chain) if settings.rules else ()
         _, load = profile.group_load(ws, chain, nested, loaded)
-        if load.budget_pass(config.max_chars).overflowed:
+        if load.budget_pass(settings.max_chars).overflowed:
             overflows.append(Overflow(representative, load, size))
-    ws.derived.put("budget-rule-chars", rule_chars, reads=reads)
+    ws.derived.put(_RULE_CHARS, rule_chars, reads=reads)
     return _findings(ws, overflows)
 
 
@@ -75,7 +88,7 @@ class Overflow:
 def _closure_chars(ws: Workspace, rule: str) -> int:
     """Chars of a rule plus everything it can import (ignoring read-once: an upper bound).
     Cached until one of those files changes."""
-    cached: int | None = ws.derived.get(("closure", rule))
+    cached = ws.derived.get(_CLOSURE.key(rule))
     if cached is not None:
         return cached
     total = 0
@@ -84,14 +97,14 @@ def _closure_chars(ws: Workspace, rule: str) -> int:
     while queue:
         path, depth = queue.popleft()
         total += ws.document(path).chars
-        if depth >= ws.config.max_import_depth:
+        if depth >= settings_of(ws).max_import_depth:
             continue
         for _, resolved in ws.imports(path):
             if resolved.status is ImportStatus.OK and resolved.target not in seen:
                 seen.add(resolved.target)
                 queue.append((resolved.target, depth + 1))
-    ws.derived.put(("closure", rule), total, reads=[*seen, IMPORT_GRAPH])
-    ws.derived.put(("closure-reads", rule), frozenset(seen), reads=[*seen, IMPORT_GRAPH])
+    ws.derived.put(_CLOSURE.key(rule), total, reads=[*seen, IMPORT_GRAPH])
+    ws.derived.put(_CLOSURE_READS.key(rule), frozenset(seen), reads=[*seen, IMPORT_GRAPH])
     return total
 
 
@@ -108,7 +121,7 @@ def _findings(ws: Workspace, overflows: list[Overflow]) -> list[Finding]:
     Loads share their links (a nested directory's load goes on from its parent's), and the
     budget's verdict on a link is the same in every load that holds it: so each link is read
     once, with the sizes of all the overflowing loads that hold it added up."""
-    limit = ws.config.max_chars
+    limit = settings_of(ws).max_chars
     total_size: dict[int, int] = {}  # id(link) → files whose overflowing load holds it
     first_of: dict[int, int] = {}  # id(link) → index of the first overflow that holds it
     links: dict[int, Load] = {}
@@ -185,8 +198,8 @@ def _target_groups(ws: Workspace, cwd_dir: str) -> tuple[dict[Group, str], dict[
 
 def target_groups(ws: Workspace, cwd_dir: str) -> TargetGroups:
     """The cached `TargetGroups` of `cwd_dir`, caught up with the changes since."""
-    key = ("budget-groups", cwd_dir, ws.config.nested)
-    groups: TargetGroups | None = ws.derived.get(key)
+    key = _GROUPS.key(cwd_dir, settings_of(ws).nested)
+    groups = ws.derived.get(key)
     if groups is None or not groups.catch_up(ws):
         groups = TargetGroups(ws, cwd_dir)
         ws.derived.put(key, groups, reads=[RULE_SCOPES])
@@ -198,7 +211,7 @@ class TargetGroups:
 
     def __init__(self, ws: Workspace, cwd_dir: str):
         self.cwd_dir = cwd_dir
-        self.nested = ws.config.nested
+        self.nested = settings_of(ws).nested
         self.nested_dirs = {parent_dir(p) if "/" in p else "" for p in ws.instruction_files}
         self.anchors: dict[str, str | None] = {}
         self.group_of: dict[str, Group] = {}

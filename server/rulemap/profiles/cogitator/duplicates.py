@@ -6,25 +6,28 @@ scoped rule on top of the start-up load), so it is this model's finding, not a s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
-from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES
+from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES, Key, KeyFamily
 from rulemap.model import Finding, Span
 from rulemap.profiles.base import directory_chain
 from rulemap.profiles.cogitator.load import Load
+from rulemap.profiles.cogitator.settings import settings_of
 
 if TYPE_CHECKING:
     from rulemap.profiles.cogitator.profile import CogitatorProfile
     from rulemap.workspace import Workspace
 
+_DUPLICATES: Final[Key[list[Finding]]] = KeyFamily[list[Finding]]("cogitator-duplicates").key()
+
 
 def check(ws: Workspace, profile: CogitatorProfile) -> list[Finding]:
     """Imports and symlinks that bring a file already loaded, from the loads agents really do.
     Depends on the import edges and on which rules are scoped, not on the text."""
-    cached: list[Finding] | None = ws.derived.get("cogitator-duplicates")
+    cached = ws.derived.get(_DUPLICATES)
     if cached is None:
         cached = _duplicates(ws, profile)
-        ws.derived.put("cogitator-duplicates", cached, reads=[IMPORT_GRAPH, RULE_SCOPES])
+        ws.derived.put(_DUPLICATES, cached, reads=[IMPORT_GRAPH, RULE_SCOPES])
     return cached
 
 
@@ -40,7 +43,7 @@ def _duplicates(ws: Workspace, profile: CogitatorProfile) -> list[Finding]:
             anchors.append(directory)
     seen: set[tuple[str, int | None, str]] = set()
     loads = [profile.base_load(ws, chain, anchor) for anchor in dict.fromkeys(anchors)]
-    if ws.config.rules:
+    if settings_of(ws).rules:
         # a scoped rule loads on top of the start-up load
         for directory in chain:
             for rule in ws.rules_of(directory):

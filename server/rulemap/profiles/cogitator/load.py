@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rulemap.model import ImportStatus, LoadedFile, Reason, Skipped
+from rulemap.profiles.cogitator.settings import settings_of
 from rulemap.profiles.links import ImportChain, Linked, on_chain
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ class Load(Linked["Load"]):
     def add(self, key: str, reason: Reason) -> None:
         """Load `key` for `reason`, then its imports depth first (iteratively: chains are long)."""
         ws = self.ws
-        max_depth = ws.config.max_import_depth
+        max_depth = settings_of(ws).max_import_depth
         # (key, reason, importer, depth, import line, the importer chain as linked
         # (identity, rest) pairs: a child shares its parent's, so a 3,000-deep chain is not
         # 3,000 growing copies; it is walked only for a file already loaded)

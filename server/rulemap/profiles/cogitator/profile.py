@@ -2,32 +2,42 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Final
 
-from rulemap.derived import RULE_SCOPES, rules_for
+from rulemap.derived import RULE_SCOPES, Key, KeyFamily, rules_for
 from rulemap.model import Budget, Explanation, Finding, LoadStatus
-from rulemap.profiles.base import Option, directory_chain
+from rulemap.profiles.base import EXPLAIN, Option, Profile, directory_chain
 from rulemap.profiles.budget import apply_shared_budget
-from rulemap.profiles.cogitator import reach
+from rulemap.profiles.cogitator import reach, settings
 from rulemap.profiles.cogitator.load import Load
+from rulemap.profiles.cogitator.settings import settings_of
 from rulemap.profiles.steps import SessionReplay, ToolStep
 
 if TYPE_CHECKING:
-    from rulemap.workspace import Workspace
+    from rulemap.workspace import Layout, Workspace
+
+# a shared load's key → its explanation, cut to the budget
+_BUDGETED: Final = KeyFamily[Explanation]("budgeted")
 
 
-class CogitatorProfile:
-    name = "cogitator"
+class CogitatorProfile(Profile):
+    name = settings.NAME
     title = "Cogitator (default)"
     description = (
         "Cogitator's Project Instructions loader: AGENTS.md + CLAUDE.md per directory, "
         "@imports, .claude/rules, a shared 32k budget."
     )
-    # its options are the top-level keys of rulemap.toml (files, maxChars, maxImportDepth,
-    # rules, nested), which came first and are what the seed calls its options
-    options: tuple[Option, ...] = ()
+    check_codes = ("budget-overflow", "duplicate-load")
+    watched_globs = ("**/AGENTS.md", "**/CLAUDE.md", "**/CLAUDE.local.md", "**/.claude/**")
+    # also the top-level keys of rulemap.toml (files, maxChars, …), which came first and are
+    # what the seed calls its options
+    options: tuple[Option, ...] = settings.OPTIONS
+
+    def layout(self, options: Mapping[str, Any]) -> Layout:
+        """Where the workspace's documents are, by these options (settings.py)."""
+        return settings.layout(options)
 
     def detect(self, ws: Workspace) -> bool:
         return True  # the default model: always selected
@@ -62,15 +72,15 @@ class CogitatorProfile:
         """A one-step session: the start-up load, then `reach([target])` (reach.py), cut to
         the budget. Each (anchor, rules) group's answer is reach's memo, shared by every
         target in it."""
-        key = ("explain", self.name, target, cwd)
-        cached: Explanation | None = ws.derived.get(key)
+        key = EXPLAIN.key(self.name, target, cwd)
+        cached = ws.derived.get(key)
         if cached is not None:
             return cached
         chain = tuple(directory_chain(cwd))
         # the memo first: which group the target falls in is all its answer depends on
         group = reach.target_group(ws, chain, target) if target is not None else (None, ())
-        shared_key: tuple[object, ...] = ("budgeted", reach.group_key(chain, *group))
-        shared: Explanation | None = ws.derived.get(shared_key)
+        shared_key = _BUDGETED.key(reach.group_key(chain, *group))
+        shared = ws.derived.get(shared_key)
         if shared is None:
             state = reach.start(ws, chain)
             if target is not None:
@@ -90,36 +100,37 @@ class CogitatorProfile:
 
     def _budgeted(
         self, ws: Workspace, state: reach.Reached
-    ) -> tuple[tuple[object, ...], Explanation]:
+    ) -> tuple[Key[Explanation], Explanation]:
         """A shared load (its `target` is None), cut to the budget. Shared: a rule edit that
         moves 7,600 files between groups re-explains none of them when the groups were seen
         before."""
         assert state.key is not None  # one step from the start-up load is always a group's
-        key = ("budgeted", state.key)
-        cached: Explanation | None = ws.derived.get(key)
+        key = _BUDGETED.key(state.key)
+        cached = ws.derived.get(key)
         if cached is not None:
             return key, cached
         load = state.load
-        files, left_out, notice = apply_shared_budget(load.files, ws.config.max_chars)
+        limit = settings_of(ws).max_chars
+        files, left_out, notice = apply_shared_budget(load.files, limit)
         cached = Explanation(
             profile=self.name,
             root=ws.root,
             cwd=state.cwd_dir or ".",
             target=None,
-            max_chars=ws.config.max_chars,
+            max_chars=limit,
             files=files,
             left_out=left_out,
             skipped=load.skipped,
             notice=notice,
             requested_chars=load.chars,
-            budget=Budget("shared", "chars", ws.config.max_chars, "maxChars"),
+            budget=Budget("shared", "chars", limit, "maxChars"),
         )
         ws.derived.put(key, cached, reads=(), after=[state.key])  # dropped with its load
         return key, cached
 
     def group_load(
         self, ws: Workspace, chain: list[str], anchor: str | None, rules: tuple[str, ...]
-    ) -> tuple[tuple[object, ...], Load]:
+    ) -> tuple[reach.LoadKey, Load]:
         """What reaching a file below `anchor` that exactly the scoped `rules` (of the
         chain's directories, in order) match brings at start-up: reach's memo."""
         state = reach.group_load(ws, tuple(chain), anchor, rules)
@@ -136,5 +147,5 @@ class CogitatorProfile:
         """Project files and unconditional rules of root→cwd, then nested files down to
         `anchor`: what reaching a file there brings before any scoped rule (reach's memo,
         shared by every target below one anchor)."""
-        cached: Load | None = ws.derived.get(("base-load", tuple(chain), anchor))
+        cached = ws.derived.get(reach.BASE_LOAD.key(tuple(chain), anchor))
         return cached if cached is not None else reach.base_load(ws, tuple(chain), anchor).load

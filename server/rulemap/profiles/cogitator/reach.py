@@ -21,11 +21,12 @@ anchor keeps hitting the memo, and one that leaves it builds its own links (key 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
-from rulemap.derived import RULE_SCOPES
+from rulemap.derived import RULE_SCOPES, Key, KeyFamily
 from rulemap.profiles.base import parent_dir
 from rulemap.profiles.cogitator.load import Load
+from rulemap.profiles.cogitator.settings import settings_of
 from rulemap.profiles.steps import directory_of
 
 if TYPE_CHECKING:
@@ -33,7 +34,11 @@ if TYPE_CHECKING:
 
     from rulemap.workspace import Workspace
 
-LoadKey = tuple[object, ...]
+LoadKey = Key[Load]
+# the memo: chain, anchor → the start-up load plus the nested files down to anchor; chain,
+# anchor, scoped rules → that plus those rules
+BASE_LOAD: Final = KeyFamily[Load]("base-load")
+GROUP_LOAD: Final = KeyFamily[Load]("group-load")
 
 
 @dataclass(frozen=True)
@@ -72,14 +77,14 @@ class Reached:
 def start(ws: Workspace, chain: tuple[str, ...]) -> Reached:
     """The start-up load: per directory root → cwd its project files, then its unconditional
     rules, each followed by its imports (memo: `("base-load", chain, None)`)."""
-    key: LoadKey = ("base-load", chain, None)
-    load: Load | None = ws.derived.get(key)
+    key = _base_key(chain, None)
+    load = ws.derived.get(key)
     if load is None:
         load = Load(ws)
         for directory in chain:
             for path in ws.instruction_files_in(directory):
                 load.add(path, "project")
-            if ws.config.rules:
+            if settings_of(ws).rules:
                 for rule in ws.rules_of(directory):
                     if not ws.is_scoped(rule):
                         load.add(rule, "rule")
@@ -108,20 +113,20 @@ def target_group(
     anchor) and the scoped rules of the chain whose globs match it, in order."""
     directory, is_dir = directory_of(path)
     anchor = nested_anchor(ws, chain[-1], directory)
-    if not ws.config.rules or is_dir:
+    if not settings_of(ws).rules or is_dir:
         return anchor, ()
     return anchor, tuple(ws.scoped_rules_matching(path, chain))
 
 
 def group_key(chain: tuple[str, ...], anchor: str | None, rules: tuple[str, ...]) -> LoadKey:
     """The memo key of what `reach` brings from the start-up load for a path of that group."""
-    return ("group-load", chain, anchor, rules) if rules else _base_key(chain, anchor)
+    return GROUP_LOAD.key(chain, anchor, rules) if rules else _base_key(chain, anchor)
 
 
 def nested_anchor(ws: Workspace, cwd_dir: str, target_dir: str) -> str | None:
     """The deepest directory strictly below cwd on the way to target_dir that has
     instruction files (None when there is none, or nested loading is off)."""
-    if not ws.config.nested:
+    if not settings_of(ws).nested:
         return None
     below = target_dir.startswith(cwd_dir + "/") if cwd_dir else bool(target_dir)
     if not below:
@@ -149,7 +154,7 @@ def base_load(ws: Workspace, chain: tuple[str, ...], anchor: str | None) -> Reac
     load: the memo of `reach`, built from the deepest memo entry on the way (iteratively: a
     tree may be deeper than Python's recursion limit)."""
     key = _base_key(chain, anchor)
-    cached: Load | None = ws.derived.get(key)  # the common case: one look-up
+    cached = ws.derived.get(key)  # the common case: one look-up
     if cached is not None:
         return Reached(chain, cached, key)
     return _join_dirs(ws, start(ws, chain), anchor)
@@ -162,14 +167,14 @@ def group_load(
     the start-up load (memo: `("group-load", chain, anchor, rules)`)."""
     if rules:
         key = group_key(chain, anchor, rules)
-        cached: Load | None = ws.derived.get(key)  # the common case: one look-up
+        cached = ws.derived.get(key)  # the common case: one look-up
         if cached is not None:
             return Reached(chain, cached, key, None, frozenset(rules))
     return _join_rules(ws, base_load(ws, chain, anchor), rules)
 
 
 def _base_key(chain: tuple[str, ...], anchor: str | None) -> LoadKey:
-    return ("base-load", chain, anchor)
+    return BASE_LOAD.key(chain, anchor)
 
 
 def _join_dir(ws: Workspace, parent: Load, directory: str) -> Load:
@@ -185,7 +190,7 @@ def _join_dirs(ws: Workspace, state: Reached, deepest: str | None) -> Reached:
     if deepest is None:
         return state
     chain = state.chain
-    if state.key is not None and state.key[0] == "base-load":
+    if state.key is not None and state.key[0] == BASE_LOAD.name:
         at = state.anchor
         if at is None or deepest == at or deepest.startswith(at + "/"):
             return _memo_dirs(ws, state, deepest)
@@ -208,10 +213,11 @@ def _memo_dirs(ws: Workspace, state: Reached, deepest: str) -> Reached:
     chain = state.chain
     missing: list[str] = []
     current: str | None = deepest
-    parent_key: LoadKey = state.key  # type: ignore[assignment]
+    assert state.key is not None
+    parent_key = state.key
     parent = state.load
     while current is not None and current != state.anchor:
-        cached: Load | None = ws.derived.get(_base_key(chain, current))
+        cached = ws.derived.get(_base_key(chain, current))
         if cached is not None:
             parent_key, parent = _base_key(chain, current), cached
             break
@@ -230,16 +236,16 @@ def _join_rules(ws: Workspace, state: Reached, rules: tuple[str, ...]) -> Reache
     """`state` once the scoped `rules` (not joined yet) joined, in order, one link."""
     if not rules:
         return state
-    memo = state.key is not None and state.key[0] == "base-load"
-    key = group_key(state.chain, state.anchor, rules) if memo else None
+    parent_key = state.key if state.key is not None and state.key[0] == BASE_LOAD.name else None
+    key = group_key(state.chain, state.anchor, rules) if parent_key is not None else None
     if key is not None:
-        cached: Load | None = ws.derived.get(key)
+        cached = ws.derived.get(key)
         if cached is not None:
             return Reached(state.chain, cached, key, None, frozenset(rules))
     load = state.load.child()
     for rule in rules:
         load.add(rule, "scoped")
-    if key is not None:
-        ws.derived.put(key, load, reads=load.own_reads | {RULE_SCOPES}, after=[state.key])
+    if key is not None and parent_key is not None:
+        ws.derived.put(key, load, reads=load.own_reads | {RULE_SCOPES}, after=[parent_key])
     dirs = None if key is not None else state.joined_dirs(ws)
     return Reached(state.chain, load, key, dirs, state.rules | frozenset(rules))

@@ -8,6 +8,7 @@ once something is left out every later file is too."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -17,6 +18,7 @@ from rulemap.profiles.base import directory_chain
 from rulemap.profiles.budget import budget_notice
 from rulemap.profiles.cogitator import reach
 from rulemap.profiles.cogitator.load import Load
+from rulemap.profiles.cogitator.settings import settings_of
 from rulemap.profiles.steps import SessionReplay, SessionStep, ToolStep
 
 if TYPE_CHECKING:
@@ -27,13 +29,13 @@ if TYPE_CHECKING:
 def replay(
     profile: CogitatorProfile, ws: Workspace, steps: Sequence[ToolStep], cwd: str
 ) -> SessionReplay:
-    limit = ws.config.max_chars
+    limit = settings_of(ws).max_chars
     state = reach.start(ws, tuple(directory_chain(cwd)))
     reported: Load | None = None  # the run's load as of the step before
     out: list[SessionStep] = []
-    for index, (kind, paths) in enumerate(
-        [("start-up", ()), *((s.kind, s.paths) for s in steps)]
-    ):
+    # the steps are taken one at a time (a caller's `steps` may stop a cancelled run)
+    batches = itertools.chain([("start-up", ())], ((s.kind, s.paths) for s in steps))
+    for index, (kind, paths) in enumerate(batches):
         if index:
             state = reach.reach(ws, state, paths)
         used = out[-1].used if out else 0

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from rulemap.model import LoadStatus
 from rulemap.profiles.base import directory_chain, parent_dir
+from rulemap.profiles.cogitator.settings import settings_of
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -29,13 +30,14 @@ def load_status(ws: Workspace, key: str) -> LoadStatus:
 
 def _rule_status(ws: Workspace, rule: str) -> LoadStatus:
     config = ws.config
+    settings = settings_of(ws)
     chain = directory_chain(config.cwd)
     scope = ws.rule_scope(rule)
     owner = scope.owner if scope is not None else ""
     doc = ws.document(rule)
     if doc.rule_skip:
         return LoadStatus(False, why_not=doc.rule_skip)
-    if not config.rules:
+    if not settings.rules:
         return LoadStatus(False, why_not="rules are off (`rules = false`)")
     if owner not in chain:
         rules_dir = scope.join(".claude/rules") if scope is not None else rule
@@ -49,6 +51,7 @@ def _rule_status(ws: Workspace, rule: str) -> LoadStatus:
 
 def _instruction_status(ws: Workspace, key: str) -> LoadStatus:
     config = ws.config
+    settings = settings_of(ws)
     chain = directory_chain(config.cwd)
     cwd_dir = chain[-1]
     directory = _instruction_dir(ws, key)
@@ -57,7 +60,7 @@ def _instruction_status(ws: Workspace, key: str) -> LoadStatus:
     if directory in chain:
         return LoadStatus(True, len(ws.files))
     below = not cwd_dir or directory.startswith(cwd_dir + "/")
-    if config.nested and below:
+    if settings.nested and below:
         return LoadStatus(True, len(ws.files.under(directory + "/")), f"{directory}/{PROBE}")
     if not below:
         return LoadStatus(False, why_not=f"`{directory}/` is outside the cwd")

@@ -8,9 +8,10 @@ import posixpath
 import re
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from rulemap import suggest
+from rulemap.derived import KeyFamily
 from rulemap.model import Finding, Fix, Related, Span
 from rulemap.profiles.gemini.paths import (
     MAX_DEPTH,
@@ -29,14 +30,23 @@ if TYPE_CHECKING:
 _ESCAPED_TOKEN = re.compile(r"(?:\\ |[^\s])+")
 _TRAILING = ",:;.)!?'\"]>"
 
+_FILE_FINDINGS: Final = KeyFamily[list[Finding]]("gemini-file-findings")  # context file
+# file, project root, whether the default checks lint it
+_TOKEN_FINDINGS: Final = KeyFamily[list[Finding]]("gemini-token-findings")
+_NAMES: Final = KeyFamily[tuple[dict[str, list[str]], NameIndex]]("gemini-names")  # extension
+# context files → (findings, the files processed, those of them linted by the default checks)
+_GRAPH_FINDINGS: Final = KeyFamily[tuple[list[Finding], frozenset[str], frozenset[str]]](
+    "gemini-graph-findings"
+)
+
 
 def file_findings(ws: Workspace, top: str, lint: frozenset[str]) -> list[Finding]:
     """A context file's own findings: unreadable or empty (when the generic checks do not
     already report it, as they do for the default model's files)."""
     if top in lint:
         return []  # the generic checks report its bytes
-    cache_key = ("gemini", "file-findings", top)
-    cached: list[Finding] | None = ws.derived.get(cache_key)
+    cache_key = _FILE_FINDINGS.key(top)
+    cached = ws.derived.get(cache_key)
     if cached is not None:
         return cached
     out: list[Finding] = []
@@ -57,8 +67,8 @@ def _token_findings(ws: Workspace, key: str, root: Root, lint: frozenset[str]) -
     """What Gemini's reading of `key`'s `@` tokens gets wrong, for a file whose tokens it
     processes. Cached with the file and what its imports resolve to."""
     # whether the default model lints the file decides what is left to say: in the key
-    cache_key = ("gemini", "token-findings", key, root.absolute, key in lint)
-    cached: list[Finding] | None = ws.derived.get(cache_key)
+    cache_key = _TOKEN_FINDINGS.key(key, root.absolute, key in lint)
+    cached = ws.derived.get(cache_key)
     if cached is not None:
         return cached
     doc = ws.document(key)
@@ -162,8 +172,8 @@ def _closest(ws: Workspace, target: str) -> str | None:
     extension = posixpath.splitext(name)[1]
     if not extension:
         return None
-    cache_key = ("gemini", "names", extension)
-    cached: tuple[dict[str, list[str]], NameIndex] | None = ws.derived.get(cache_key)
+    cache_key = _NAMES.key(extension)
+    cached = ws.derived.get(cache_key)
     if cached is None:
         by_name: dict[str, list[str]] = {}
         for path in ws.files.with_suffix(extension):
@@ -234,9 +244,8 @@ def graph_findings(ws: Workspace, tops: list[str], lint: frozenset[str]) -> list
     per project root, a breadth-first walk from its context files gives each file its
     shallowest depth (Gemini has no read-once set: a file at depth 5 on one chain may load
     shallower on another)."""
-    cache_key = ("gemini", "graph-findings", tuple(tops))
-    cached: tuple[list[Finding], frozenset[str], frozenset[str]] | None = ws.derived.get(
-        cache_key)
+    cache_key = _GRAPH_FINDINGS.key(tuple(tops))
+    cached = ws.derived.get(cache_key)
     # the token findings of a file the default model lints say less: valid while the same
     # files are linted
     if cached is not None and cached[1] & lint == cached[2]:

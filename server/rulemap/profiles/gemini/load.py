@@ -7,8 +7,9 @@ import bisect
 import posixpath
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
+from rulemap.derived import KeyFamily
 from rulemap.globs import CompiledGlobs, compile_patterns
 from rulemap.model import Budget, Explanation, LoadedFile, Skipped
 from rulemap.profiles.base import directory_chain, join, options_of, parent_dir
@@ -47,6 +48,9 @@ class _Scan:
     beyond: tuple[str, ...]  # context files below the cwd it never reached
 
 
+_SCAN: Final = KeyFamily[_Scan]("gemini-scan")  # cwd, context file names, directory limit
+
+
 def _ignore_spec(ws: Workspace, cwd: str) -> tuple[str, CompiledGlobs | None]:
     """The cwd's `.geminiignore` (gitignore syntax, relative to the cwd), if it has patterns."""
     key = join(cwd, IGNORE_FILE)
@@ -83,8 +87,8 @@ def downward_scan(ws: Workspace, cwd: str, names: tuple[str, ...], limit: int) -
     children in name order, leaving out what `.geminiignore` ignores (git-ignored files are not
     in the index). Cached until a file is created or deleted or `.geminiignore` changes."""
     ignore_key, spec = _ignore_spec(ws, cwd)
-    cache_key = ("gemini", "scan", cwd, names, limit)
-    cached: _Scan | None = ws.derived.get(cache_key)
+    cache_key = _SCAN.key(cwd, names, limit)
+    cached = ws.derived.get(cache_key)
     if cached is not None:
         return cached, ignore_key
     cut_at = len(cwd) + 1 if cwd else 0

@@ -7,10 +7,11 @@ import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import chain as chained
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
+from rulemap.derived import KeyFamily
 from rulemap.profiles.base import join, options_of, parent_dir
-from rulemap.profiles.rule_files import files_named
+from rulemap.profiles.rule_files import FILES_NAMED, files_named
 from rulemap.readers.base import Reader, ReadError, is_within
 from rulemap.text.decoding import decode
 from rulemap.text.gemini_imports import GeminiToken, scan_gemini
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
 
 MAX_DEPTH = 5  # Gemini's import depth: a file reached at depth 5 loads, its imports do not
 MAX_LISTED = 5000  # import entries (loaded or skipped) listed per explanation
+
+_HOME_TEXT: Final = KeyFamily[tuple[str, str | None]]("gemini-home-text")  # user-level file
+_TOKENS: Final = KeyFamily[list[GeminiToken]]("gemini-tokens")  # file
 GLOBAL_DIR = ".gemini"
 IGNORE_FILE = ".geminiignore"
 
@@ -61,7 +65,7 @@ def named_files(ws: Workspace, names: tuple[str, ...]) -> list[str]:
         pools.append(ws.files)  # a name without an extension: one pass, cached
     else:
         pools.extend(ws.files.with_suffix(s) for s in sorted(suffixes))
-    return files_named(ws, ("gemini", "named", names), chained(*pools),
+    return files_named(ws, FILES_NAMED.key("gemini", names), chained(*pools),
                        lambda p: is_named(p, names))
 
 
@@ -110,8 +114,8 @@ def read_text(ws: Workspace, key: str) -> tuple[str, str | None]:
     if not key.startswith("/") or not in_home(ws, key):
         doc = ws.document(key)
         return doc.text, doc.unreadable
-    cache_key = ("gemini", "home-text", key)
-    cached: tuple[str, str | None] | None = ws.derived.get(cache_key)
+    cache_key = _HOME_TEXT.key(key)
+    cached = ws.derived.get(cache_key)
     if cached is None:
         assert ws.home_reader is not None
         try:
@@ -123,8 +127,8 @@ def read_text(ws: Workspace, key: str) -> tuple[str, str | None]:
 
 
 def tokens_of(ws: Workspace, key: str) -> list[GeminiToken]:
-    cache_key = ("gemini", "tokens", key)
-    cached: list[GeminiToken] | None = ws.derived.get(cache_key)
+    cache_key = _TOKENS.key(key)
+    cached = ws.derived.get(cache_key)
     if cached is None:
         text, why = read_text(ws, key)
         cached = [] if why else scan_gemini(text)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rulemap.model import Explanation, Finding
-from rulemap.profiles.base import Option, cached_explanation
+from rulemap.profiles.base import EXPLAIN, Option, Profile, cached_explanation
 from rulemap.profiles.gemini.findings import file_findings, graph_findings
 from rulemap.profiles.gemini.load import Loader
 from rulemap.profiles.gemini.paths import is_named, named_files, names_of
@@ -22,13 +22,14 @@ if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
 
-class GeminiProfile:
+class GeminiProfile(Profile):
     name = "gemini"
     title = "Gemini CLI"
     description = (
         "GEMINI.md: global, then the git root down to the cwd, then a bounded scan below it; "
         "Gemini's @imports (5 levels, per-chain cycles); no budget."
     )
+    watched_globs = ("**/GEMINI.md",)
     options: tuple[Option, ...] = (
         Option("fileNames", (list,), ["GEMINI.md"],
                "context file names, in order (Gemini's `context.fileName`)"),
@@ -54,7 +55,7 @@ class GeminiProfile:
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         cwd = "" if cwd in (".", "") else cwd.strip("/")
         return cached_explanation(
-            ws, ("gemini", "explain", target, cwd), lambda: Loader(ws, self).explain(target, cwd)
+            ws, EXPLAIN.key(self.name, target, cwd), lambda: Loader(ws, self).explain(target, cwd)
         )
 
     def findings(self, ws: Workspace) -> list[Finding]:

@@ -14,9 +14,9 @@ they read.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
-from rulemap.derived import IMPORT_GRAPH
+from rulemap.derived import IMPORT_GRAPH, Key, KeyFamily
 from rulemap.model import Finding, Span
 from rulemap.profiles.mastra.identity import path_identity
 from rulemap.profiles.mastra.inject import (
@@ -32,14 +32,15 @@ from rulemap.profiles.mastra.inject import (
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
-_FILES_KEY = ("mastra", "instruction-files")
+_FILES_KEY: Final[Key[list[str]]] = KeyFamily[list[str]]("mastra-instruction-files").key()
+_FINDINGS: Final = KeyFamily[list[Finding]]("mastra-findings")  # settings
 
 
 def instruction_files(ws: Workspace) -> list[str]:
     """Every workspace file the injector can inject: named AGENTS.md, CLAUDE.md or CONTEXT.md
     (any case: a touched `docs/agents.md` is used directly), gitignored ones included (the
     injector knows nothing of git). Sorted; cached until a file is created or deleted."""
-    cached: list[str] | None = ws.derived.get(_FILES_KEY)
+    cached = ws.derived.get(_FILES_KEY)
     if cached is not None:
         return cached
     found: set[str] = set()
@@ -62,8 +63,8 @@ def has_context_file(ws: Workspace) -> bool:
 def findings(ws: Workspace, settings: Settings) -> list[Finding]:
     if not settings.enabled:
         return []  # nothing is ever injected
-    key = ("mastra", "findings", settings)
-    cached: list[Finding] | None = ws.derived.get(key)
+    key = _FINDINGS.key(settings)
+    cached = ws.derived.get(key)
     if cached is not None:
         return cached
     # only the files the ancestry walk finds by their exact names: a `docs/api/agents.md` page

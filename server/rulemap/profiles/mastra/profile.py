@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rulemap.model import Explanation, Finding
-from rulemap.profiles.base import Option, options_of
-from rulemap.profiles.mastra import checks, inject
+from rulemap.profiles.base import EXPLAIN, Option, Profile, options_of
+from rulemap.profiles.mastra import checks, inject, transcript
 from rulemap.profiles.mastra.inject import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_REMINDER_TEXT,
@@ -20,13 +20,17 @@ if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
 
-class MastraProfile:
+class MastraProfile(Profile):
     name = "mastra"
     title = "Mastra AgentsMDInjector"
     description = (
         "AGENTS.md / CLAUDE.md / CONTEXT.md from a touched path's directory up, one new file "
         "per model step, nearest first, each cut at ~1000 tokens with a notice."
     )
+    follows_imports = False
+    check_codes = ("budget-overflow",)
+    transcript_format = transcript.FORMAT
+    watched_globs = ("**/AGENTS.md", "**/CLAUDE.md", "**/CONTEXT.md")
     options: tuple[Option, ...] = (
         Option("maxTokens", (int,), DEFAULT_MAX_TOKENS,
                "approximate token limit of each instruction file (4 characters a token); "
@@ -65,8 +69,8 @@ class MastraProfile:
 
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         settings = self.settings(ws)
-        key = ("explain", self.name, target, cwd, settings)
-        cached: Explanation | None = ws.derived.get(key)
+        key = EXPLAIN.key(self.name, target, cwd, settings)
+        cached = ws.derived.get(key)
         if cached is not None:
             return cached
         explanation, found = inject.explain(ws, self.name, settings, target, cwd)

@@ -1,0 +1,326 @@
+"""`AnalysisHost` over one workspace, and the `Snapshot` every editor question is asked of.
+
+Why: the language server's features used to reach into `Workspace` (its documents, import
+graph, rule globs) and into the profiles themselves, so that a change of the engine rippled
+through every handler. The host is the one door: `apply_change` is the only write, and a
+`Snapshot` answers in the core's plain data (`rulemap.model`: `Document`, `ImportRef`,
+`Resolved`, `Span`) or the frozen dataclasses of the sibling modules — never lsprotocol
+types, which stay in `lsp/features/`.
+
+A Snapshot is a view, not a copy: it is valid until the next `apply_change` (the caches it
+reads live in the workspace's derived cache, so asking twice computes once). `profile` is the
+agent whose loading model, glob dialect and size unit the answers speak (None: the
+workspace's own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+from urllib.parse import quote
+
+from rulemap import analysis
+from rulemap.compare import Column, Comparison, Unit, compare
+from rulemap.host.cancel import CancelToken
+from rulemap.model import (
+    Document,
+    Explanation,
+    Finding,
+    ImportRef,
+    LoadStatus,
+    Pos,
+    Resolved,
+)
+from rulemap.profiles import PROFILES
+from rulemap.profiles.base import Profile
+from rulemap.workspace import Workspace
+
+MARKDOWN_SUFFIXES = (".md", ".mdx", ".mdc", ".markdown")
+
+
+class AnalysisHost:
+    """The engine for one workspace folder, as the editor sees it: changes in, snapshots out.
+
+    A thin wrapper (its caches are the workspace's): the language server builds one over a
+    folder's workspace, or its worker's replica, whenever it needs one. Not thread-safe: like
+    the Workspace under it, one thread owns a host.
+    """
+
+    def __init__(self, ws: Workspace) -> None:
+        self._ws = ws
+
+    @classmethod
+    def open(cls, root: str, **options: Any) -> AnalysisHost:
+        """A host over the folder `root` (`analysis.open_workspace`'s options: overrides,
+        home, allow_imports_from, profiles, user_home, reader…). Raises ConfigError."""
+        return cls(analysis.open_workspace(root, **options))
+
+    @property
+    def generation(self) -> int:
+        """Bumped by every change that reached the workspace (a snapshot's freshness)."""
+        return self._ws.generation
+
+    def apply_change(
+        self,
+        changed: Iterable[str] = (),
+        created: Iterable[str] = (),
+        deleted: Iterable[str] = (),
+    ) -> set[str]:
+        """Tell the engine which files changed on disk or in a buffer (keys, root-relative);
+        the keys whose parsed state was touched come back."""
+        return self._ws.update(changed=set(changed), created=set(created), deleted=set(deleted))
+
+    def snapshot(self, profile: str | None = None) -> Snapshot:
+        """The questions of one request, in the terms of `profile` (None, or a name no agent
+        is registered under: the workspace's own agent)."""
+        return Snapshot(self._ws, profile if profile in PROFILES else None)
+
+
+class Snapshot:
+    """Answers about the workspace as it is now, in one agent's terms. A key that names
+    nothing (a vanished file, an unreadable one) gets an unreadable document, None or an empty
+    answer, not an exception."""
+
+    def __init__(self, ws: Workspace, profile: str | None = None) -> None:
+        self._ws = ws
+        self.profile = profile
+
+    # ----- names ---------------------------------------------------------------------------
+
+    @property
+    def root(self) -> str:
+        return self._ws.root
+
+    def abs(self, key: str) -> str:
+        return self._ws.abs(key)
+
+    def uri(self, key: str) -> str:
+        """The file URI of a key (root-relative or absolute)."""
+        return "file://" + quote(self._ws.abs(key), safe="/")
+
+    def editable_key(self, key: str) -> str | None:
+        """The key an edit of `key` must name, or None when no edit may touch it: the real
+        file behind `key` (symlinks resolved) when it lies inside the workspace root — never
+        outside, not even under a directory the user granted with `allowImportsFrom` (a read
+        grant is not a write grant). For a file that does not exist yet, the real path of
+        where it would be."""
+        ws = self._ws
+        if not key or key.startswith("/"):
+            return None
+        real = ws.identity(key)
+        root = ws.real_root.rstrip("/")
+        if not real.startswith(root + "/"):
+            return None
+        return real[len(root) + 1 :]
+
+    def exists(self, key: str) -> bool:
+        """Whether the file is there (on disk or as an open buffer)."""
+        return self._ws.reader.exists(self._ws.abs(key))
+
+    @property
+    def home(self) -> str | None:
+        return self._ws.home
+
+    # ----- documents -----------------------------------------------------------------------
+
+    def document(self, key: str) -> Document:
+        """The parsed document (its `unreadable` says why when it cannot be read)."""
+        return self._ws.document(key)
+
+    def readable(self, key: str) -> Document | None:
+        """The parsed document, or None when the key names nothing readable."""
+        try:
+            doc = self._ws.document(key)
+        except Exception:
+            return None
+        return None if doc.unreadable else doc
+
+    def is_instruction(self, key: str) -> bool:
+        """An instruction file or rule of the workspace, or a file the agent of this snapshot
+        reads by its own name (a toy agent's `TOY.txt`, Cursor's `.cursorrules`)."""
+        return self._ws.is_instruction(key) or self._agent().reads(self._ws, key)
+
+    def is_rule(self, key: str) -> bool:
+        return self._ws.is_rule(key)
+
+    def is_scoped(self, key: str) -> bool:
+        """A rule that loads only for the files its `paths` globs match."""
+        return self._ws.is_rule(key) and self._ws.is_scoped(key)
+
+    def rule_owner(self, key: str) -> str:
+        """The directory a rule's globs are relative to ("" for the root)."""
+        return self._ws.rule_owner(key) or ""
+
+    def is_markdown(self, key: str) -> bool:
+        """Files whose `@` tokens are imports for the editor: instruction files, rules,
+        Markdown, and anything some file imports."""
+        return (
+            self.is_instruction(key)
+            or key.lower().endswith(MARKDOWN_SUFFIXES)
+            or key in self._ws.import_reach().imported
+        )
+
+    def all_documents(self) -> list[str]:
+        """Instruction files and rules of the workspace."""
+        return self._ws.all_documents()
+
+    def files_under(self, prefix: str) -> Sequence[str]:
+        """Workspace files (the git-aware index) whose key starts with `prefix`, sorted (the
+        index's own list: not to be changed)."""
+        return self._ws.files.under(prefix)
+
+    # ----- imports -------------------------------------------------------------------------
+
+    def imports(self, key: str) -> list[tuple[ImportRef, Resolved]]:
+        """Every `@import` of `key` with where it resolves."""
+        return self._ws.imports(key)
+
+    def import_at(self, key: str, pos: Pos) -> tuple[ImportRef, Resolved] | None:
+        """The import whose token holds `pos` (code points)."""
+        for ref, resolved in self._ws.imports(key):
+            if ref.span.start <= pos <= ref.span.end:
+                return ref, resolved
+        return None
+
+    def importers(self, key: str) -> list[tuple[str, ImportRef]]:
+        """Who imports `key`, complete (the import graph is walked first)."""
+        self._ws.import_reach()
+        return self._ws.importers(key)
+
+    def is_imported(self, key: str) -> bool:
+        """Whether some import names `key` (whatever its status)."""
+        return key in self._ws.import_reach().imported
+
+    def import_documents(self) -> tuple[str, ...]:
+        """Every document reachable through imports, instruction files and rules first."""
+        return self._ws.import_reach().documents
+
+    def import_hops(self, key: str) -> int | None:
+        """Fewest import hops from an instruction file or rule to `key` (None: unreached)."""
+        return self._ws.import_reach().hops.get(key)
+
+    def max_import_depth(self) -> int:
+        return self._ws.layout.max_import_depth
+
+    # ----- the agent -----------------------------------------------------------------------
+
+    def unit(self) -> Unit:
+        """The unit the agent's budget counts in ("chars", "bytes", "tokens")."""
+        return analysis.budget_of(self._ws, self.profile).unit
+
+    def matches(self, rule: str, pattern: str | None = None) -> list[str]:
+        """Files a rule's globs together (or one written `pattern`) match, in the agent's
+        glob dialect."""
+        if pattern is None:
+            return analysis.rule_matches(self._ws, rule, self.profile)
+        return analysis.glob_matches(self._ws, rule, pattern, self.profile)
+
+    def tree_matches(
+        self, rule: str, pattern: str | None = None, limit: int | None = None
+    ) -> list[str]:
+        """The same in the workspace's own dialect (as the tree is laid out, whatever the
+        agent); `limit` stops the walk early."""
+        if pattern is None:
+            found = self._ws.rule_matches(rule)
+            return found if limit is None else found[:limit]
+        return self._ws.glob_matches(rule, pattern, limit)
+
+    def own_glob_dialect(self) -> bool:
+        """Whether the agent matches `paths` globs other than the workspace does."""
+        return analysis.has_own_glob_dialect(self._ws, self.profile)
+
+    def rules_for_file(self, key: str) -> list[tuple[str, str]]:
+        """(rule, first matching written glob) of every path-scoped rule matching `key`."""
+        return self._ws.rules_for_file(key)
+
+    def first_matching_glob(self, rule: str, target: str) -> str | None:
+        """The first written glob of `rule` that matches `target`, in the agent's dialect."""
+        return analysis.first_matching_glob(self._ws, rule, target, self.profile)
+
+    # ----- loads ---------------------------------------------------------------------------
+
+    def explain(self, target: str | None, cwd: str | None = None) -> Explanation:
+        """What the agent loads for `target` (None: at start-up) from `cwd` (None: the
+        configured one). Raises UnknownProfile for an agent that is not registered."""
+        return analysis.explain(self._ws, target, cwd=cwd, profile=self.profile)
+
+    def findings(self) -> list[Finding]:
+        """Every finding of the workspace, sorted — the whole check (cached until the next
+        change). Slow on a big tree: the language server runs it in its worker, never on the
+        event loop (its code actions read the published findings instead)."""
+        return analysis.check(self._ws)
+
+    def load_status(self, key: str) -> LoadStatus:
+        """Whether the agent ever loads the instruction file or rule `key`, and for how many."""
+        return analysis.load_status(self._ws, key, self.profile)
+
+    def load_target(self, key: str) -> tuple[bool, str | None]:
+        """A target whose load (default model) includes `key`: (found, target; None is the
+        start-up load)."""
+        return analysis.load_target(self._ws, key)
+
+    def closest_path(self, target: str) -> str | None:
+        """The existing file most like the missing `target` (a "did you mean")."""
+        from rulemap.checks.imports import closest_path
+
+        return closest_path(self._ws, target)
+
+    def _agent(self) -> Profile:
+        return analysis.active_profile(self._ws, self.profile)
+
+    def agent_name(self) -> str:
+        """The agent the answers speak for (the setting's, else the configuration's, else the
+        registry's default)."""
+        return self._agent().name
+
+    def agent_title(self) -> str:
+        """Its title for people ("Claude Code")."""
+        return self._agent().title
+
+    def agent_reads(self, key: str) -> bool:
+        """Whether the agent ever reads `key`."""
+        return self._agent().reads(self._ws, key)
+
+    def selected_agents(self) -> tuple[str, ...]:
+        """The workspace's agents: chosen when it opened, else the default plus the detected."""
+        return tuple(p.name for p in analysis.select_profiles(self._ws))
+
+    def any_agent_reads(self, key: str) -> bool:
+        """Whether some selected agent reads `key` (another agent's rule, `.cursorrules`)."""
+        return any(p.reads(self._ws, key) for p in analysis.select_profiles(self._ws))
+
+    def compare_steps(
+        self, target: str | None, agents: Iterable[str] | None = None
+    ) -> Iterator[Comparison]:
+        """`compare`, one agent at a time: the comparison so far after each agent (the last
+        one is complete; an empty list of agents yields one empty comparison). A caller on an
+        event loop yields to it between two steps, so that a cancelled request stops there."""
+        names = self.selected_agents() if agents is None else tuple(agents)
+        columns: list[Column] = []
+        seen: set[str] = set()
+        for name in names:
+            if name in seen:  # each agent once, in the order given
+                continue
+            seen.add(name)
+            one = compare(self._ws, target, None, [name])
+            columns.extend(one.columns)
+            yield Comparison(one.target, one.cwd, tuple(columns))
+        if not columns:
+            yield compare(self._ws, target, None, [])
+
+    def compare(
+        self,
+        target: str | None,
+        agents: Iterable[str] | None = None,
+        cancel: CancelToken | None = None,
+    ) -> Comparison:
+        """Every one of `agents` (None: the selected ones) loading `target` from the
+        configured cwd, each agent once in the order given; each explanation comes from its
+        profile's cache. `cancel` is checked between two agents (Cancelled)."""
+        result: Comparison | None = None
+        for step in self.compare_steps(target, agents):
+            if cancel is not None:
+                cancel.check()
+            result = step
+        assert result is not None
+        return result

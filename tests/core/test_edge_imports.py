@@ -1,0 +1,170 @@
+"""The edges only convert the engine's plain data (docs/architecture.md).
+
+Every module of an edge directory imports nothing from `workspace/`, `profiles/` or `checks/`
+and no underscore name of another rulemap module: it asks `rulemap.host`, `rulemap.analysis`
+and the engine's other modules, which hand back plain data. Every import counts — at module
+level, inside a function, under `TYPE_CHECKING` (a type hint names the engine's internals
+just the same). An underscore name is private to the module or package it is in: a package's
+`_util` module may be shared by that package's own modules, `_inside` of `cli/commands.py` by
+no other module.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "server" / "rulemap"
+
+# the directories (under server/rulemap/, e.g. "lsp/features") that speak only through the
+# edge API
+EDGE_DIRS = ("cli", "lsp/features")
+
+FORBIDDEN = ("rulemap.workspace", "rulemap.profiles", "rulemap.checks")
+
+
+def _edge_modules() -> list[Path]:
+    return sorted(
+        path
+        for directory in EDGE_DIRS
+        for path in (PACKAGE / directory).rglob("*.py")
+        if "__pycache__" not in path.parts
+    )
+
+
+def _name(path: Path) -> str:
+    return ".".join(("rulemap", *path.relative_to(PACKAGE).with_suffix("").parts))
+
+
+def _forbidden(module: str) -> bool:
+    return any(module == f or module.startswith(f + ".") for f in FORBIDDEN)
+
+
+def _private_outside(target: str, package: str) -> str | None:
+    """The first underscore name along `target` (a module, or a module's attribute) that is
+    private to a package `package` is not in: `_x` belongs to the module or package before it
+    (`rulemap.lsp.features._util` is its package's to share, `rulemap.cli.commands._inside`
+    is `commands`' own)."""
+    parts = target.split(".")
+    for i, part in enumerate(parts):
+        if part.startswith("_") and not (part.startswith("__") and part.endswith("__")):
+            owner = ".".join(parts[:i])
+            if package != owner and not package.startswith(owner + "."):
+                return part
+    return None
+
+
+def _absolute(node: ast.ImportFrom, package: str) -> str:
+    """The module `from ... import` names, relative imports made absolute."""
+    if node.level == 0:
+        return node.module or ""
+    base = package.split(".")
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def violations(source: str, module: str, is_package: bool = False) -> list[str]:
+    """Every import of `source` (the text of rulemap module `module`) that reaches past the
+    edge API, as `line N: what`; every import counts, wherever it is."""
+    package = module if is_package else module.rpartition(".")[0]
+    found: list[str] = []
+
+    def check(line: int, target: str, said: str) -> None:
+        if target.split(".")[0] != "rulemap":
+            return
+        if _forbidden(target):
+            found.append(f"line {line}: {said}")
+        elif (private := _private_outside(target, package)) is not None:
+            found.append(f"line {line}: {said} (`{private}` is private to its module)")
+
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                check(node.lineno, alias.name, f"import {alias.name}")
+        elif isinstance(node, ast.ImportFrom):
+            source_module = _absolute(node, package)
+            if _forbidden(source_module):
+                found.append(f"line {node.lineno}: from {source_module} import ...")
+                continue
+            for alias in node.names:
+                check(node.lineno, f"{source_module}.{alias.name}",
+                      f"from {source_module} import {alias.name}")
+    return found
+
+
+def test_the_rule_sees_every_import() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "from rulemap import analysis, checks\n"
+        "from rulemap.cli.main import UsageError\n"
+        "from rulemap.cli import _hidden\n"
+        "from rulemap.edge._util import fine\n"
+        "from . import _sibling\n"
+        "from ..other import _elsewhere\n"
+        "if TYPE_CHECKING:\n"
+        "    from rulemap.workspace import Workspace\n"
+        "def f():\n"
+        "    import rulemap.profiles.steps\n"
+        "    from rulemap.cli.commands import _inside, open_workspace\n"
+        "    from rulemap.host.catalog import agents\n"
+    )
+    found = violations(source, "rulemap.edge.mod")
+    lines = sorted(int(line.split(":")[0].removeprefix("line ")) for line in found)
+    assert lines == [2, 4, 7, 9, 11, 12], found
+
+
+def test_there_are_edge_modules() -> None:
+    assert _edge_modules()
+
+
+@pytest.mark.parametrize(
+    "path", _edge_modules(), ids=lambda p: p.relative_to(PACKAGE).as_posix()
+)
+def test_an_edge_imports_only_the_edge_api(path: Path) -> None:
+    is_package = path.name == "__init__.py"
+    module = _name(path).removesuffix(".__init__")
+    found = violations(path.read_text(encoding="utf-8"), module, is_package)
+    assert not found, (
+        f"{path.relative_to(PACKAGE).as_posix()} reaches past the edge API: "
+        + "; ".join(found)
+        + ". Ask rulemap.host (or rulemap.analysis) for plain data instead, and make a name "
+        "another module needs public (docs/architecture.md)"
+    )
+
+
+def private_reads(source: str, module: str) -> list[str]:
+    """`name._private` where `name` was imported from another rulemap module (a module or an
+    object of one): reaching into what that module keeps to itself."""
+    tree = ast.parse(source)
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rulemap"):
+            if node.module != module:
+                bound.update(a.asname or a.name for a in node.names)
+        elif isinstance(node, ast.Import):
+            bound.update(
+                (a.asname or a.name).split(".")[0] for a in node.names
+                if a.name.startswith("rulemap.")
+            )
+    return [
+        f"line {node.lineno}: {ast.unparse(node)}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_")
+        and not node.attr.startswith("__")
+        and isinstance(node.value, ast.Name) and node.value.id in bound
+    ]
+
+
+def test_the_private_read_rule_can_fail() -> None:
+    source = "from rulemap import analysis\nx = analysis._overridden\ny = analysis.explain\n"
+    assert private_reads(source, "rulemap.edge.mod") == ["line 2: analysis._overridden"]
+
+
+@pytest.mark.parametrize(
+    "path", _edge_modules(), ids=lambda p: p.relative_to(PACKAGE).as_posix()
+)
+def test_an_edge_reads_no_private_name_of_another_module(path: Path) -> None:
+    found = private_reads(path.read_text(encoding="utf-8"), _name(path))
+    assert not found, f"{path.relative_to(PACKAGE)} reaches into another module: {found}"

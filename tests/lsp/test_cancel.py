@@ -1,0 +1,158 @@
+"""Long requests are cancellable for real: a `$/cancelRequest` ends them with RequestCancelled
+(-32800) soon after it arrives, instead of a result computed to the end.
+
+`rulemap/compare` runs on the event loop one agent at a time: the end-to-end test starts the
+server with slow toy agents (tests/lsp/toy_profile.py `slow_toys`: half a second per
+explanation), so that a compare over six of them takes three seconds uncancelled. The
+requests that run in the worker thread (`rulemap/graph`, `rulemap/instructionFiles`) are
+held to it with `folders.in_worker` / `replay_and_run` directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from tests.lsp import conftest
+from tests.lsp.conftest import REPO, plain, session, write
+
+SLOW = [f"slow-{n}" for n in range(1, 7)]
+REQUEST_CANCELLED = -32800
+
+
+@pytest.fixture(autouse=True)
+def slow_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """conftest.session, but starting `rulemap serve` with the slow toy agents registered."""
+    real = conftest.ClientServerConfig
+
+    def config(server_command: list[str], server_env: dict[str, str]) -> Any:
+        path = os.pathsep.join([str(REPO), server_env.get("PYTHONPATH", "")])
+        return real(
+            server_command=[sys.executable, "-m", "tests.lsp.toy_server", "--slow"],
+            server_env={**server_env, "PYTHONPATH": path},
+        )
+
+    monkeypatch.setattr(conftest, "ClientServerConfig", config)
+
+
+async def test_a_cancelled_compare_answers_request_cancelled(tmp_path: Path) -> None:
+    write(tmp_path, {"TOY.md": "root toy\n", "src/a.ts": "export const a = 1;\n"})
+    async with session(tmp_path, "vscode") as lsp:
+        uri = (tmp_path / "src/a.ts").as_uri()
+        # indexed (the default agent is not a slow one)
+        await lsp.protocol.send_request_async("rulemap/effectiveInstructions", {"uri": uri})
+        started = time.monotonic()
+        pending = asyncio.ensure_future(lsp.protocol.send_request_async(
+            "rulemap/compare", {"uri": uri, "profiles": SLOW}, msg_id="long-compare"
+        ))
+        await asyncio.sleep(0.3)  # the first slow agent is being explained
+        lsp.cancel_request(types.CancelParams(id="long-compare"))
+        with pytest.raises(JsonRpcException) as raised:
+            await asyncio.wait_for(pending, 30)
+        elapsed = time.monotonic() - started
+        assert raised.value.code == REQUEST_CANCELLED
+        # stopped within an agent or two of the cancel, not after all six (3 s)
+        assert elapsed < 2.5, f"the cancelled compare ran {elapsed:.1f} s"
+
+        # the server still answers, and a compare left alone completes
+        done = plain(await lsp.protocol.send_request_async(
+            "rulemap/compare", {"uri": uri, "profiles": SLOW[:2]}
+        ))
+        assert [c["profile"] for c in done["columns"]] == SLOW[:2]
+
+
+@pytest.mark.parametrize("method, params", [
+    ("rulemap/effectiveInstructions", {"profile": "slow-1"}),
+    ("rulemap/session", {"profile": "slow-1", "steps": [{"kind": "read", "paths": ["src/a.ts"]}]}),
+])
+async def test_an_explanation_or_a_replay_in_the_worker_is_cancellable(
+    tmp_path: Path, method: str, params: dict[str, Any]
+) -> None:
+    """Both run in the worker thread (off the event loop): a cancel that arrives while the
+    slow agent explains (half a second) ends the request with RequestCancelled at once;
+    on the event loop the answer came after the explanation, cancel or not."""
+    write(tmp_path, {"TOY.md": "root toy\n", "src/a.ts": "export const a = 1;\n"})
+    async with session(tmp_path, "vscode") as lsp:
+        uri = (tmp_path / "src/a.ts").as_uri()
+        await lsp.protocol.send_request_async("rulemap/effectiveInstructions", {"uri": uri})
+        pending = asyncio.ensure_future(lsp.protocol.send_request_async(
+            method, {"uri": uri, **params}, msg_id="long-one"
+        ))
+        await asyncio.sleep(0.1)
+        lsp.cancel_request(types.CancelParams(id="long-one"))
+        with pytest.raises(JsonRpcException) as raised:
+            await asyncio.wait_for(pending, 30)
+        assert raised.value.code == REQUEST_CANCELLED
+        # left alone, the same request answers
+        done = plain(await lsp.protocol.send_request_async(method, {"uri": uri, **params}))
+        assert done["profile"] == "slow-1"
+
+
+# ----- the worker's side: a cancelled request's job ---------------------------------------
+
+
+def test_a_cancelled_worker_job_replays_and_skips_its_function() -> None:
+    """The replica always replays the log it was handed (it is its only way to the loop's
+    state), but the function of a request cancelled meanwhile does not run."""
+    from rulemap.analysis import new_workspace
+    from rulemap.host import Cancelled, CancelToken
+    from rulemap.lsp.folders import replay_and_run
+    from rulemap.readers import MemoryReader, OverlayReader
+
+    replica = new_workspace(OverlayReader(MemoryReader("/w", {"AGENTS.md": "old\n"})))
+    ran: list[str] = []
+    token = CancelToken()
+    token.cancel()
+    log = [({"AGENTS.md"}, set(), set(), {"AGENTS.md": "new\n"})]
+    with pytest.raises(Cancelled):
+        replay_and_run(replica, log, lambda ws: ran.append(ws.document("AGENTS.md").text), (),
+                       token)
+    assert ran == []
+    assert replica.document("AGENTS.md").text == "new\n"  # replayed all the same
+    assert replay_and_run(replica, [], lambda ws: "answered", (), CancelToken()) == "answered"
+
+
+async def test_a_cancelled_request_stops_its_worker_job() -> None:
+    """`rulemap/graph` and `rulemap/instructionFiles` run in the worker thread: cancelling the
+    request sets their token, and the job stops at its next check instead of running on."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from rulemap.analysis import new_workspace
+    from rulemap.host import Cancelled, CancelToken
+    from rulemap.lsp.folders import in_worker
+    from rulemap.readers import MemoryReader, OverlayReader
+
+    replica = new_workspace(OverlayReader(MemoryReader("/w", {"AGENTS.md": "x\n"})))
+    steps: list[int] = []
+    stopped: list[bool] = []
+
+    def long_job(ws: Any, cancel: CancelToken) -> str:
+        for step in range(200):
+            try:
+                cancel.check()
+            except Cancelled:
+                stopped.append(True)
+                raise
+            steps.append(step)
+            time.sleep(0.01)
+        return "ran to the end"
+
+    token = CancelToken()
+    loop = asyncio.get_running_loop()
+    with ThreadPoolExecutor(max_workers=1) as executor:
+        task = asyncio.ensure_future(
+            in_worker(loop, executor, replica, [], long_job, (token,), token)
+        )
+        await asyncio.sleep(0.1)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    assert token.cancelled and stopped == [True]
+    assert len(steps) < 100  # stopped soon after the cancel, not after 200 steps
