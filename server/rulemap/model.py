@@ -98,6 +98,17 @@ class Glob:
     error: str | None = None
 
 
+@dataclass(frozen=True)
+class ScopedGlobs:
+    """The globs that scope one rule file as an agent reads them: the frontmatter key that holds
+    them (`paths`, `applyTo`, `globs`), the directory they are relative to ('' = the root) and
+    each glob where it is written."""
+
+    key: str
+    base: str
+    globs: tuple[Glob, ...]
+
+
 @dataclass
 class Document:
     """A parsed instruction file or rule. Immutable once built; replaced on change."""

@@ -10,7 +10,7 @@ from typing import Any
 
 from rulemap.analysis import new_workspace
 from rulemap.profiles import get_profile, validate_options
-from rulemap.profiles.copilot import glob_regex
+from rulemap.profiles.copilot_globs import glob_regex
 from rulemap.readers import MemoryReader
 from rulemap.workspace import Workspace
 

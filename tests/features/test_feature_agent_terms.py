@@ -153,9 +153,9 @@ def test_rules_scoped_by_another_key_say_which():
     }
     ws = ws_of(files)
     copilot = hover_text(hover(ws, "src/a.ts", P(0, 0), settings={"profile": "copilot"}))
-    assert "— rule, `applyTo: src/**` ·" in copilot
+    assert "— rule, `applyTo` matches `src/**` ·" in copilot
     cursor = hover_text(hover(ws, "src/a.ts", P(0, 0), settings={"profile": "cursor"}))
-    assert "— rule, `globs: src/**` ·" in cursor
+    assert "— rule, `globs` matches `src/**` ·" in cursor
     assert "no shared budget" in cursor
 
 
@@ -184,3 +184,30 @@ def test_claude_code_dialect_answers_what_its_loads_do():
             first = analysis.first_matching_glob(ws, rule, target, "claude-code")
             assert (first is not None) == loaded, (rule, target, first)
         assert status.files == len(matched), rule
+
+
+def test_copilot_and_cursor_glob_hovers_in_their_dialects():
+    """A glob of Copilot's `applyTo` (root-relative; a slash-less one at the root only) and of
+    a nested Cursor rule's `globs` (relative to the folder holding `.cursor`) hovers with the
+    files it matches as that agent matches them — and not for an agent that does not read the
+    file."""
+    files = {
+        ".github/instructions/ts.instructions.md": '---\napplyTo: "*.ts, src/**/*.ts"\n---\nT\n',
+        "pkg/.cursor/rules/a.mdc": "---\nglobs: lib/*.ts\nalwaysApply: false\n---\nA.\n",
+        "top.ts": "", "src/a.ts": "", "src/deep/b.ts": "", "pkg/lib/x.ts": "", "lib/y.ts": "",
+    }
+    ws = ws_of(files)
+    rule = ".github/instructions/ts.instructions.md"
+    slashless = hover_text(hover(ws, rule, P(1, 10), settings={"profile": "copilot"}))
+    assert slashless.startswith("**`*.ts`** matches 1 file (relative to the workspace root)"
+                                " · GitHub Copilot"), slashless
+    assert "top.ts" in slashless and "src/a.ts" not in slashless
+    deep = hover_text(hover(ws, rule, P(1, 20), settings={"profile": "copilot"}))
+    assert deep.startswith("**`src/**/*.ts`** matches 2 files"), deep
+    assert "All `applyTo` globs of this rule together match 3 files." in deep
+    cursor = hover_text(hover(ws, "pkg/.cursor/rules/a.mdc", P(1, 9),
+                              settings={"profile": "cursor"}))
+    assert cursor.startswith("**`lib/*.ts`** matches 1 file (relative to `pkg/`) · Cursor")
+    assert "pkg/lib/x.ts" in cursor and "`lib/y.ts`" not in cursor
+    # the default model reads neither file as a rule: no glob hover there
+    assert hover(ws, rule, P(1, 10)) is None

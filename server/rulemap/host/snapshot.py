@@ -30,6 +30,7 @@ from rulemap.model import (
     LoadStatus,
     Pos,
     Resolved,
+    ScopedGlobs,
 )
 from rulemap.profiles import PROFILES
 from rulemap.profiles.base import Profile
@@ -224,6 +225,12 @@ class Snapshot:
             found = self._ws.rule_matches(rule)
             return found if limit is None else found[:limit]
         return self._ws.glob_matches(rule, pattern, limit)
+
+    def rule_globs(self, key: str) -> ScopedGlobs | None:
+        """The globs that scope `key` as the agent reads them — `paths` of a `.claude/rules`
+        rule, Copilot's `applyTo`, Cursor's `globs` — with the directory they are relative
+        to; None when `key` is none of the agent's scoped rules."""
+        return self._agent().rule_globs(self._ws, key)
 
     def own_glob_dialect(self) -> bool:
         """Whether the agent matches `paths` globs other than the workspace does."""

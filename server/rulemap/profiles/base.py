@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from rulemap.config import ConfigError
 from rulemap.derived import Key, KeyFamily
-from rulemap.model import Explanation, Finding, LoadStatus
+from rulemap.model import Explanation, Finding, LoadStatus, ScopedGlobs
 
 if TYPE_CHECKING:
     from rulemap.profiles.steps import SessionReplay, ToolStep
@@ -96,6 +96,16 @@ class Profile(Protocol):
     def glob_matches(self, ws: Workspace, rule: str, pattern: str) -> list[str]:
         """Files one written `paths` glob of `rule` matches."""
         return ws.glob_matches(rule, pattern)
+
+    def rule_globs(self, ws: Workspace, key: str) -> ScopedGlobs | None:
+        """The globs that scope `key` as this agent reads them (None: not one of its scoped
+        rules). Default: a rule of the workspace's layout and its `paths`."""
+        if not ws.is_rule(key):
+            return None
+        doc = ws.document(key)
+        if doc.globs is None:
+            return None
+        return ScopedGlobs("paths", ws.rule_owner(key) or "", tuple(doc.globs))
 
     def glob_has_matches(self, ws: Workspace, rule: str, pattern: str) -> bool:
         """Whether one written glob of `rule` matches any file, git-ignored ones counted

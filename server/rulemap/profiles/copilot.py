@@ -10,14 +10,12 @@ Code's chat itself prepends `**/` to every relative pattern and ignores case (`v
 
 from __future__ import annotations
 
-import functools
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
-from rulemap.derived import Key, KeyFamily
-from rulemap.globs import FileIndex, literal_prefix, prefiltered
-from rulemap.model import Budget, Explanation, Finding, LoadedFile, Skipped, Span
+from rulemap.derived import KeyFamily
+from rulemap.globs import safe_expand
+from rulemap.model import Budget, Explanation, Finding, LoadedFile, ScopedGlobs, Skipped, Span
 from rulemap.profiles.base import (
     EXPLAIN,
     Option,
@@ -29,10 +27,19 @@ from rulemap.profiles.base import (
     options_of,
     parent_dir,
 )
+from rulemap.profiles.copilot_globs import (
+    EVERYTHING,
+    Dialect,
+    applies,
+    glob_files,
+    glob_has_matches,
+    matches,
+)
 from rulemap.profiles.rule_files import (
     FILES_NAMED,
     Header,
     WrittenGlob,
+    as_scoped,
     files_named,
     read_header,
     written_globs,
@@ -45,22 +52,11 @@ INSTRUCTIONS = ".github/copilot-instructions.md"
 INSTRUCTIONS_DIR = ".github/instructions/"
 SUFFIX = ".instructions.md"
 AGENTS = "AGENTS.md"
-EVERYTHING = frozenset({"**", "**/*", "*"})  # VS Code applies these with no file at all
 AGENT_NAMES = ("coding-agent", "code-review")
 
 _META: Final[KeyFamily[_Meta]] = KeyFamily("copilot-meta")  # file
-_LOWER: Final[Key[tuple[FileIndex, dict[str, list[str]]]]] = KeyFamily[
-    tuple[FileIndex, dict[str, list[str]]]
-]("copilot-lower").key()
-_GLOB_ANY: Final = KeyFamily[bool]("copilot-glob-any")  # pattern, dialect
 # file, dialect, agent, whether the default checks lint it
 _RULE_FINDINGS: Final = KeyFamily[list[Finding]]("copilot-rule-findings")
-
-
-@dataclass(frozen=True)
-class _Dialect:
-    any_depth: bool  # a slash-less glob matches at any depth
-    vscode: bool  # `**/` before every relative glob, case ignored
 
 
 @dataclass
@@ -84,6 +80,7 @@ class CopilotProfile(Profile):
         "by applyTo, the nearest AGENTS.md; no imports, no budget."
     )
     follows_imports = False
+    own_glob_dialect = True  # applyTo, as the coding agent or VS Code matches it
     watched_globs = (".github/copilot-instructions.md", ".github/instructions/**", "**/AGENTS.md")
     options: tuple[Option, ...] = (
         Option("agent", (str,), "coding-agent",
@@ -113,6 +110,36 @@ class CopilotProfile(Profile):
         opts = options_of(ws, self)
         return bool(opts["useAgentsMd"]) and (key == AGENTS or key.endswith("/" + AGENTS)) and (
             opts["nestedAgentsMd"] or key == AGENTS)
+
+    # ----- for views: `applyTo` globs in its dialect (copilot_globs.py) ------------------
+    def rule_globs(self, ws: Workspace, key: str) -> ScopedGlobs | None:
+        if not (key.startswith(INSTRUCTIONS_DIR) and key.endswith(SUFFIX)) or key not in ws.files:
+            return None
+        return as_scoped("applyTo", "", _meta(ws, key).globs)
+
+    def glob_matches(self, ws: Workspace, rule: str, pattern: str) -> list[str]:
+        written = WrittenGlob(pattern, Span.at(0, 0), tuple(safe_expand(pattern)))
+        return list(glob_files(ws, written, _dialect(ws, self)))
+
+    def glob_has_matches(self, ws: Workspace, rule: str, pattern: str) -> bool:
+        written = WrittenGlob(pattern, Span.at(0, 0), tuple(safe_expand(pattern)))
+        return glob_has_matches(ws, written, _dialect(ws, self))
+
+    def rule_matches(self, ws: Workspace, rule: str) -> list[str]:
+        scoped = self.rule_globs(ws, rule)
+        globs = [g for g in (scoped.globs if scoped else ()) if not g.error]
+        if any(g.pattern in EVERYTHING for g in globs):
+            return list(ws.files)
+        return sorted({f for g in globs for f in self.glob_matches(ws, rule, g.pattern)})
+
+    def first_matching_glob(self, ws: Workspace, rule: str, target: str) -> str | None:
+        scoped = self.rule_globs(ws, rule)
+        dialect = _dialect(ws, self)
+        for glob in scoped.globs if scoped else ():
+            written = WrittenGlob(glob.pattern, glob.span, tuple(glob.expanded), glob.error)
+            if not glob.error and (glob.pattern in EVERYTHING or matches(target, written, dialect)):
+                return glob.pattern
+        return None
 
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         cwd = "" if cwd in (".", "") else cwd.strip("/")
@@ -183,7 +210,7 @@ class CopilotProfile(Profile):
                 skipped.append(Skipped(key, "no `applyTo`: Copilot applies it only when it is "
                                             "attached by hand", "unreachable-rule"))
                 continue
-            if _applies(ws, meta.globs, target, dialect):
+            if applies(ws, meta.globs, target, dialect):
                 add(key, "scoped", meta.header.body, note=f"applyTo: {meta.apply_to}")
         if opts["useAgentsMd"]:
             start = parent_dir(target) if target is not None else cwd
@@ -215,9 +242,9 @@ class CopilotProfile(Profile):
             notes=tuple(notes)), reads
 
 
-def _dialect(ws: Workspace, profile: CopilotProfile) -> _Dialect:
+def _dialect(ws: Workspace, profile: CopilotProfile) -> Dialect:
     opts = options_of(ws, profile)
-    return _Dialect(bool(opts["slashlessMatchesAnyDepth"]), bool(opts["vscodeGlobs"]))
+    return Dialect(bool(opts["slashlessMatchesAnyDepth"]), bool(opts["vscodeGlobs"]))
 
 
 def _exists(ws: Workspace, key: str) -> bool:
@@ -295,131 +322,6 @@ def _meta(ws: Workspace, key: str) -> _Meta:
     return cached
 
 
-# ----- globs ----------------------------------------------------------------------------------
-
-
-def _prepared(pattern: str, dialect: _Dialect) -> tuple[str, bool]:
-    """The glob as matched against root-relative paths, and whether it can match at all (a
-    VS Code glob starting with `/` is matched against the absolute path: never a file here)."""
-    if dialect.vscode:
-        if pattern.startswith("/"):
-            return pattern, False
-        return (pattern if pattern.startswith("**/") else "**/" + pattern), True
-    body = pattern[2:] if pattern.startswith("./") else pattern
-    body = body.lstrip("/")
-    if dialect.any_depth and "/" not in body.rstrip("/") and not body.startswith("**"):
-        body = "**/" + body
-    return body, True
-
-
-@functools.lru_cache(maxsize=4096)
-def glob_regex(pattern: str, ignore_case: bool = False) -> re.Pattern[str]:
-    """A VS Code-style glob as a regex over a whole path: `*` and `?` within one segment,
-    `[...]` classes, a `**` segment for any number of directories (`x/**` for everything
-    below x). Braces are expanded before."""
-    parts = pattern.split("/")
-    out: list[str] = []
-    for index, part in enumerate(parts):
-        last = index == len(parts) - 1
-        if part == "**":
-            out.append(".*" if last else "(?:[^/]*/)*")
-            continue
-        out.append(_segment(part) + ("" if last else "/"))
-    return re.compile("".join(out), re.IGNORECASE if ignore_case else 0)
-
-
-def _segment(part: str) -> str:
-    out: list[str] = []
-    index = 0
-    while index < len(part):
-        ch = part[index]
-        if ch == "*":
-            out.append("[^/]*")
-            while index + 1 < len(part) and part[index + 1] == "*":
-                index += 1
-        elif ch == "?":
-            out.append("[^/]")
-        elif ch == "[":
-            close = part.find("]", index + 2)
-            if close < 0:
-                out.append(re.escape(ch))
-            else:
-                body = part[index + 1 : close]
-                negate = body[:1] in ("!", "^")
-                body = body[1:] if negate else body
-                out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")
-                index = close
-        else:
-            out.append(re.escape(ch))
-        index += 1
-    return "".join(out)
-
-
-def _matches(target: str, glob: WrittenGlob, dialect: _Dialect) -> bool:
-    for expanded in glob.expanded:
-        prepared, possible = _prepared(expanded, dialect)
-        if possible and glob_regex(prepared, dialect.vscode).fullmatch(target):
-            return True
-    return False
-
-
-def _applies(ws: Workspace, globs: list[WrittenGlob], target: str | None,
-             dialect: _Dialect) -> bool:
-    for glob in globs:
-        if glob.error:
-            continue
-        if glob.pattern in EVERYTHING:
-            return True
-        if target is not None and _matches(target, glob, dialect):
-            return True
-    return False
-
-
-def _lower_index(ws: Workspace) -> tuple[FileIndex, dict[str, list[str]]]:
-    """The file list lower-cased, for case-insensitive globs (until a create or delete)."""
-    cached = ws.derived.get(_LOWER)
-    if cached is None:
-        originals: dict[str, list[str]] = {}
-        for path in ws.files:
-            originals.setdefault(path.lower(), []).append(path)
-        cached = (FileIndex(originals), originals)
-        ws.derived.put(_LOWER, cached, reads=())
-    return cached
-
-
-def _glob_has_matches(ws: Workspace, glob: WrittenGlob, dialect: _Dialect) -> bool:
-    """Whether a written glob matches any file of the workspace (git-ignored ones count: the
-    agent knows nothing of git). One pass per glob over the candidates the index gives by
-    literal prefix and extension. Cached until a file is created or deleted."""
-    cache_key = _GLOB_ANY.key(glob.pattern, dialect)
-    cached = ws.derived.get(cache_key)
-    if cached is not None:
-        return cached
-    found = False
-    for expanded in glob.expanded:
-        prepared, possible = _prepared(expanded, dialect)
-        if not possible:
-            continue
-        if dialect.vscode:
-            prepared = prepared.lower()
-        regex = glob_regex(prepared, dialect.vscode)
-        index = _lower_index(ws)[0] if dialect.vscode else ws.files
-        pool = prefiltered(index.candidates("", prepared), prepared)
-        if any(regex.fullmatch(p) for p in pool):
-            found = True
-            break
-        if any(regex.fullmatch(p.lower() if dialect.vscode else p)
-               for p in ws.reader.ignored_files()):
-            found = True
-            break
-        prefix = literal_prefix(prepared).rstrip("/")
-        if prefix and not index.under(prefix + "/") and ws.reader.is_dir(ws.abs(prefix)):
-            found = True  # a git-ignored directory is never walked: that it exists is enough
-            break
-    ws.derived.put(cache_key, found, reads=())
-    return found
-
-
 # ----- findings -------------------------------------------------------------------------------
 
 
@@ -436,7 +338,7 @@ def _plain_findings(ws: Workspace, key: str, lint: frozenset[str]) -> list[Findi
     return []
 
 
-def _rule_findings(ws: Workspace, key: str, dialect: _Dialect, lint: frozenset[str],
+def _rule_findings(ws: Workspace, key: str, dialect: Dialect, lint: frozenset[str],
                    agent: str) -> list[Finding]:
     # whether the default model's checks lint it decides who reports empty and unreadable
     cache_key = _RULE_FINDINGS.key(key, dialect, agent, key in lint)
@@ -448,7 +350,7 @@ def _rule_findings(ws: Workspace, key: str, dialect: _Dialect, lint: frozenset[s
     return out
 
 
-def _rule_findings_of(ws: Workspace, key: str, dialect: _Dialect,
+def _rule_findings_of(ws: Workspace, key: str, dialect: Dialect,
                       lint: frozenset[str]) -> list[Finding]:
     doc = ws.document(key)
     if doc.unreadable:
@@ -478,7 +380,7 @@ def _rule_findings_of(ws: Workspace, key: str, dialect: _Dialect,
         return out
     live = [g for g in meta.globs if g.error is None and g.pattern not in EVERYTHING]
     everything = any(g.pattern in EVERYTHING for g in meta.globs)
-    dead = [g for g in live if not _glob_has_matches(ws, g, dialect)]
+    dead = [g for g in live if not glob_has_matches(ws, g, dialect)]
     for glob in meta.globs:
         if glob.error:
             out.append(Finding(key, glob.span, "error", "invalid-glob",

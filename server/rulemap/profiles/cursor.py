@@ -21,13 +21,15 @@ from rulemap.globs import (
     compile_patterns,
     literal_prefix,
     prefiltered,
+    safe_expand,
 )
-from rulemap.model import Budget, Explanation, Finding, LoadedFile, Skipped, Span
+from rulemap.model import Budget, Explanation, Finding, LoadedFile, ScopedGlobs, Skipped, Span
 from rulemap.profiles.base import EXPLAIN, Option, Profile, cached_explanation, options_of
 from rulemap.profiles.rule_files import (
     FILES_NAMED,
     Header,
     WrittenGlob,
+    as_scoped,
     files_named,
     read_header,
     written_globs,
@@ -70,6 +72,7 @@ class CursorProfile(Profile):
         "nested folders scoped to themselves) and the legacy .cursorrules; no budget."
     )
     follows_imports = False
+    own_glob_dialect = True  # a rule's globs are relative to the folder holding `.cursor`
     watched_globs = ("**/.cursor/rules/**", ".cursorrules")
     options: tuple[Option, ...] = (
         Option("includeRequested", (bool,), True,
@@ -94,6 +97,37 @@ class CursorProfile(Profile):
         if _owner(key) is None:
             return False
         return key.endswith(".mdc") or (bool(opts["mdRules"]) and key.endswith(".md"))
+
+    # ----- for views: a rule's `globs`, relative to the folder holding its `.cursor` ------
+    def rule_globs(self, ws: Workspace, key: str) -> ScopedGlobs | None:
+        if not self.reads(ws, key) or key == LEGACY or key not in ws.files:
+            return None
+        rule = _rule(ws, key)
+        return as_scoped("globs", rule.owner, rule.globs)
+
+    def glob_matches(self, ws: Workspace, rule: str, pattern: str) -> list[str]:
+        owner = _owner(rule) or ""
+        return _glob_files(ws, owner, tuple(safe_expand(pattern)))
+
+    def glob_has_matches(self, ws: Workspace, rule: str, pattern: str) -> bool:
+        written = WrittenGlob(pattern, Span.at(0, 0), tuple(safe_expand(pattern)))
+        return _glob_has_matches(ws, _owner(rule) or "", written)
+
+    def rule_matches(self, ws: Workspace, rule: str) -> list[str]:
+        scoped = self.rule_globs(ws, rule)
+        globs = [g for g in (scoped.globs if scoped else ()) if not g.error]
+        return sorted({f for g in globs for f in self.glob_matches(ws, rule, g.pattern)})
+
+    def first_matching_glob(self, ws: Workspace, rule: str, target: str) -> str | None:
+        scoped = self.rule_globs(ws, rule)
+        relative = RuleScope(scoped.base).relative(target) if scoped else None
+        if scoped is None or relative is None:
+            return None
+        for glob in scoped.globs:
+            if not glob.error and glob.expanded and _compiled(tuple(glob.expanded)).match(
+                    relative):
+                return glob.pattern
+        return None
 
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         cwd = "" if cwd in (".", "") else cwd.strip("/")
@@ -289,6 +323,19 @@ def _applies(rule: _Rule, target: str | None) -> bool:
         return False
     return any(not g.error and g.expanded and _compiled(g.expanded).match(relative)
                for g in rule.globs or [])
+
+
+def _glob_files(ws: Workspace, owner: str, expanded: tuple[str, ...]) -> list[str]:
+    """The files below `owner` one glob (its brace expansions) matches, sorted: the index's
+    candidates by literal prefix and extension, each tested (for views)."""
+    scope = RuleScope(owner)
+    found: set[str] = set()
+    for pattern in expanded:
+        compiled = _compiled((pattern,))
+        single = compiled.patterns[0]
+        found.update(c for c in prefiltered(ws.files.candidates(owner, single), single)
+                     if scope.contains(c) and compiled.match(scope.within(c)))
+    return sorted(found)
 
 
 def _glob_has_matches(ws: Workspace, owner: str, glob: WrittenGlob) -> bool:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Final
 from rulemap.derived import Key, KeyFamily
 from rulemap.documents import split_comma_string, split_top_level_commas
 from rulemap.globs import GlobError, expand_braces, pattern_error
-from rulemap.model import Document, Span
+from rulemap.model import Document, Glob, ScopedGlobs, Span
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -136,6 +136,15 @@ class WrittenGlob:
     span: Span  # where it is written (inside the frontmatter value)
     expanded: tuple[str, ...]  # after brace expansion (empty when `error`)
     error: str | None = None
+
+
+def as_scoped(key: str, base: str, written: list[WrittenGlob] | None) -> ScopedGlobs | None:
+    """Written globs as the views take them (`ScopedGlobs`)."""
+    if not written:
+        return None
+    return ScopedGlobs(key, base, tuple(
+        Glob(g.pattern, g.span, list(g.expanded), g.error) for g in written
+    ))
 
 
 def written_globs(header: Header, key: str, lines: list[str]) -> list[WrittenGlob] | str | None:

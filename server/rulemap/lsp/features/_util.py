@@ -14,7 +14,7 @@ import functools
 import logging
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar, cast
 
 from lsprotocol import types
@@ -94,8 +94,9 @@ def readable_doc(snap: Snapshot, key: str) -> Document | None:
     return snap.readable(key)
 
 
-def glob_at(doc: Document, pos: Pos) -> Glob | None:
-    for glob in doc.globs or []:
+def glob_at(globs: Iterable[Glob], pos: Pos) -> Glob | None:
+    """The glob written at `pos`, if any."""
+    for glob in globs:
         if span_contains(glob.span, pos):
             return glob
     return None

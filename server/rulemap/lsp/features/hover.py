@@ -31,7 +31,17 @@ from rulemap.lsp.features._util import (
     tokens,
 )
 from rulemap.lsp.settings import HOVER_MODES, SourceFiles
-from rulemap.model import Document, Explanation, Glob, ImportRef, ImportStatus, LoadedFile, Resolved
+from rulemap.model import (
+    Document,
+    Explanation,
+    Glob,
+    ImportRef,
+    ImportStatus,
+    LoadedFile,
+    Resolved,
+    ScopedGlobs,
+    Span,
+)
 from rulemap.text.positions import Encoding
 
 SOURCE_FILE_MODES = HOVER_MODES
@@ -62,13 +72,14 @@ def hover(
             found = snap.import_at(key, at)
             if found is not None:
                 return _import_hover(snap, key, doc, found[0], found[1], encoding)
-            if snap.is_rule(key):
-                glob = glob_at(doc, at)
+            scoped = snap.rule_globs(key)
+            if scoped is not None:
+                glob = glob_at(scoped.globs, at)
                 if glob is not None:
-                    return _glob_hover(snap, key, doc, glob, encoding)
-                paths_key = doc.frontmatter.key_spans.get("paths")
-                if paths_key is not None and span_contains(paths_key, at) and doc.globs:
-                    return _paths_hover(snap, key, doc, encoding)
+                    return _glob_hover(snap, key, doc, scoped, glob, encoding)
+                globs_key = doc.frontmatter.key_spans.get(scoped.key)
+                if globs_key is not None and span_contains(globs_key, at):
+                    return _globs_key_hover(snap, key, doc, scoped, globs_key, encoding)
         if snap.is_instruction(key):
             return None
     mode = source_files if source_files in SOURCE_FILE_MODES else "firstLine"
@@ -196,10 +207,10 @@ def _preview(doc: Document) -> str:
 
 
 def _glob_hover(
-    snap: Snapshot, rule: str, doc: Document, glob: Glob, encoding: Encoding
+    snap: Snapshot, rule: str, doc: Document, scoped: ScopedGlobs, glob: Glob,
+    encoding: Encoding,
 ) -> types.Hover:
-    owner = snap.rule_owner(rule)
-    base = f"`{owner}/`" if owner else "the workspace root"
+    base = f"`{scoped.base}/`" if scoped.base else "the workspace root"
     title = f"**{code(glob.pattern)}**"
     range_ = to_range(doc.lines, glob.span, encoding)
     if glob.error:
@@ -220,19 +231,20 @@ def _glob_hover(
         parts.append(_examples(snap, matches))
     elif not negated:
         parts.append("No file of the workspace matches it, so it never loads this rule.")
-    if len(doc.globs or []) > 1 and not negated:
+    if len(scoped.globs) > 1 and not negated:
         total = len(snap.matches(rule))
-        parts.append(f"All `paths` globs of this rule together match {plural(total, 'file')}.")
+        parts.append(f"All `{scoped.key}` globs of this rule together match "
+                     f"{plural(total, 'file')}.")
     return _markdown("\n\n".join(parts), range_)
 
 
-def _paths_hover(
-    snap: Snapshot, rule: str, doc: Document, encoding: Encoding
+def _globs_key_hover(
+    snap: Snapshot, rule: str, doc: Document, scoped: ScopedGlobs, span: Span,
+    encoding: Encoding,
 ) -> types.Hover:
     matches = snap.matches(rule)
-    span = doc.frontmatter.key_spans["paths"]
     parts = [
-        f"**`paths`**: this rule loads only when an agent works on one of the "
+        f"**`{scoped.key}`**: this rule loads only when an agent works on one of the "
         f"{plural(len(matches), 'file')} its globs match"
     ]
     if matches:
@@ -253,7 +265,7 @@ def _examples(snap: Snapshot, matches: list[str]) -> str:
 def _source_hover(snap: Snapshot, key: str) -> types.Hover:
     explanation = snap.explain(key)
     matched_by = {
-        entry.path: snap.first_matching_glob(entry.path, key) or ""
+        entry.path: _matched_by(snap, entry.path, key)
         for entry in explanation.files
         if entry.reason == "scoped"
     }
@@ -344,6 +356,16 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _matched_by(snap: Snapshot, rule: str, target: str) -> str:
+    """`` `paths` matches `src/**` ``: the rule's key (`paths`, `applyTo`, `globs`) and its
+    first glob that matches `target`, as the agent matches it ("" when it cannot say)."""
+    scoped = snap.rule_globs(rule)
+    glob = snap.first_matching_glob(rule, target)
+    if scoped is None or not glob:
+        return ""
+    return f"`{scoped.key}` matches {code(glob)}"
+
+
 def _reason(entry: LoadedFile, matched_by: dict[str, str]) -> str:
     if entry.reason == "project":
         return "project instructions"
@@ -354,9 +376,9 @@ def _reason(entry: LoadedFile, matched_by: dict[str, str]) -> str:
     if entry.reason == "rule":
         return "rule for every file"
     if entry.reason == "scoped":
-        glob = matched_by.get(entry.path)
-        if glob:
-            return f"rule, `paths` matches {code(glob)}"
+        matched = matched_by.get(entry.path)
+        if matched:
+            return f"rule, {matched}"
         # an agent whose rules scope with another key says which, and how (`applyTo: src/**`)
         return f"rule, {code(entry.note)}" if entry.note else "rule, `paths` matches"
     return f"imported by {code(entry.imported_by or '?')} (hop {entry.depth})"

@@ -41,11 +41,14 @@ def references(
         found = snap.import_at(key, at)
         if found is not None:
             return _importer_locations(snap, found[1].target, encoding, limit)
-        if snap.is_rule(key):
-            glob = glob_at(doc, at)
+        scoped = snap.rule_globs(key)
+        if scoped is not None:
+            glob = glob_at(scoped.globs, at)
             if glob is not None and glob.error is None:
                 pattern = glob.pattern.lstrip("!")
-                matches = snap.tree_matches(key, pattern, limit)[:limit]
+                # the agent's dialect (the workspace's, walked only as far as `limit`)
+                matches = (snap.matches(key, pattern) if snap.own_glob_dialect()
+                           else snap.tree_matches(key, pattern, limit))[:limit]
                 return [file_location(snap, m) for m in matches]
     out = _importer_locations(snap, key, encoding, limit)
     if snap.is_scoped(key):
