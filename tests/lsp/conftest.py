@@ -95,6 +95,22 @@ async def session(
         await lsp.stop()
 
 
+def serve_module(monkeypatch: pytest.MonkeyPatch, module: str, *args: str) -> None:
+    """`session` from now on starts `python -m MODULE ARGS` — `rulemap serve` with a test's
+    agents registered first (tests/lsp/toy_server.py, tests/toy_agent/server.py) — with the
+    repository on its PYTHONPATH."""
+    real = ClientServerConfig
+
+    def config(server_command: list[str], server_env: dict[str, str]) -> Any:
+        path = os.pathsep.join([str(REPO), server_env.get("PYTHONPATH", "")])
+        return real(
+            server_command=[sys.executable, "-m", module, *args],
+            server_env={**server_env, "PYTHONPATH": path},
+        )
+
+    monkeypatch.setattr(sys.modules[__name__], "ClientServerConfig", config)
+
+
 def write(root: Path, files: dict[str, str | bytes]) -> None:
     for rel, content in files.items():
         path = root / rel

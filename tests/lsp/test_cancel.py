@@ -11,8 +11,6 @@ held to it with `folders.in_worker` / `replay_and_run` directly.
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,8 +18,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from tests.lsp import conftest
-from tests.lsp.conftest import REPO, plain, session, write
+from tests.lsp.conftest import plain, serve_module, session, write
 
 SLOW = [f"slow-{n}" for n in range(1, 7)]
 REQUEST_CANCELLED = -32800
@@ -30,16 +27,7 @@ REQUEST_CANCELLED = -32800
 @pytest.fixture(autouse=True)
 def slow_server(monkeypatch: pytest.MonkeyPatch) -> None:
     """conftest.session, but starting `rulemap serve` with the slow toy agents registered."""
-    real = conftest.ClientServerConfig
-
-    def config(server_command: list[str], server_env: dict[str, str]) -> Any:
-        path = os.pathsep.join([str(REPO), server_env.get("PYTHONPATH", "")])
-        return real(
-            server_command=[sys.executable, "-m", "tests.lsp.toy_server", "--slow"],
-            server_env={**server_env, "PYTHONPATH": path},
-        )
-
-    monkeypatch.setattr(conftest, "ClientServerConfig", config)
+    serve_module(monkeypatch, "tests.lsp.toy_server", "--slow")
 
 
 async def test_a_cancelled_compare_answers_request_cancelled(tmp_path: Path) -> None:

@@ -6,21 +6,18 @@ toy_profile.py registered (tests/lsp/toy_server.py), so the loads are predictabl
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from tests.lsp import conftest
 from tests.lsp.conftest import (
-    REPO,
     change_doc,
     open_doc,
     plain,
     pulled,
+    serve_module,
     session,
     wait_for,
     write,
@@ -46,16 +43,7 @@ SELECTED = ["toy", "toy-tokens", "cogitator"]
 @pytest.fixture(autouse=True)
 def toy_server(monkeypatch: pytest.MonkeyPatch) -> None:
     """conftest.session, but starting `rulemap serve` with the toy agents registered."""
-    real = conftest.ClientServerConfig
-
-    def config(server_command: list[str], server_env: dict[str, str]) -> Any:
-        path = os.pathsep.join([str(REPO), server_env.get("PYTHONPATH", "")])
-        return real(
-            server_command=[sys.executable, "-m", "tests.lsp.toy_server"],
-            server_env={**server_env, "PYTHONPATH": path},
-        )
-
-    monkeypatch.setattr(conftest, "ClientServerConfig", config)
+    serve_module(monkeypatch, "tests.lsp.toy_server")
 
 
 async def request(lsp: Any, method: str, params: Any) -> Any:

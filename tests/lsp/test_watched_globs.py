@@ -4,16 +4,12 @@ starts is watched like a built-in one), plus Markdown and the configuration file
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from lsprotocol import types
-from tests.lsp import conftest
-from tests.lsp.conftest import REPO, session, wait_for, write
+from tests.lsp.conftest import serve_module, session, wait_for, write
 from tests.lsp.toy_profile import ToyProfile
 
 from rulemap.host.catalog import watched_globs
@@ -41,16 +37,7 @@ def test_every_registered_agent_is_watched(registry: None) -> None:
 async def test_the_client_watches_the_toy_agents_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = conftest.ClientServerConfig
-
-    def config(server_command: list[str], server_env: dict[str, str]) -> Any:
-        path = os.pathsep.join([str(REPO), server_env.get("PYTHONPATH", "")])
-        return real(
-            server_command=[sys.executable, "-m", "tests.lsp.toy_server"],
-            server_env={**server_env, "PYTHONPATH": path},
-        )
-
-    monkeypatch.setattr(conftest, "ClientServerConfig", config)
+    serve_module(monkeypatch, "tests.lsp.toy_server")
     write(tmp_path, {"AGENTS.md": "Hello.\n"})
     async with session(tmp_path, "vscode") as lsp:
         regs = await wait_for(lambda: lsp.registrations, what="client/registerCapability")  # type: ignore[attr-defined]

@@ -3,17 +3,16 @@ after it), the CLI run in-process, a workspace of TOY.txt files and real git rep
 
 from __future__ import annotations
 
-import gc
-import os
-import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.cli_runner import RunCli, in_process_cli
+from tests.core.git_repos import git
 
 from rulemap.profiles import PROFILES
 
-RunCli = Callable[..., tuple[int, str, str]]
+__all__ = ["FILES", "TARGET", "RunCli", "commit", "git", "write"]
 
 # The toy agent's budget is 64 bytes shared, root first: TOY.txt (31 bytes) whole, src/TOY.txt
 # (41 bytes) cut at 33 bytes, src/api/TOY.txt (15 bytes) left out. The default model
@@ -63,39 +62,7 @@ def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
         tmp_path: Path) -> RunCli:
     """`rulemap ARGS` in-process from `cwd` with no user configuration file:
     (exit code, stdout, stderr)."""
-    from rulemap.cli.main import main
-
-    monkeypatch.delenv("RULEMAP_CONFIG", raising=False)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-user-config"))
-    monkeypatch.delenv("COLUMNS", raising=False)
-
-    def run(args: list[str], cwd: Path) -> tuple[int, str, str]:
-        monkeypatch.chdir(cwd)
-        capsys.readouterr()
-        try:
-            code = main(args)
-        finally:
-            gc.enable()  # main() turns the collector off for one-shot commands
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
-
-
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
-    "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
-    "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z",
-    "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
-}
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "init.defaultBranch=main", *args],
-        cwd=repo, env={**os.environ, **GIT_ENV}, capture_output=True, text=True, check=True,
-    )
-    return done.stdout.strip()
+    return in_process_cli(monkeypatch, capsys, tmp_path)
 
 
 def commit(repo: Path, files: dict[str, str | None]) -> None:

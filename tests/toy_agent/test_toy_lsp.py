@@ -7,15 +7,20 @@ custom requests (profiles, compare, session) include it."""
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lsprotocol import types
-from tests.lsp import conftest
-from tests.lsp.conftest import REPO, plain, pulled_where, pushed, session, wait_for, write
+from tests.lsp.conftest import (
+    plain,
+    pulled_where,
+    pushed,
+    serve_module,
+    session,
+    wait_for,
+    write,
+)
 from tests.toy_agent.conftest import FILES, TARGET
 
 CUT = "src/TOY.txt is cut at 64 bytes (maxBytes) when working in `src/`: 33 of its bytes are read"
@@ -26,16 +31,7 @@ LEFT_OUT = ("src/api/TOY.txt is left out: maxBytes (64 bytes) is used up before 
 @pytest.fixture(autouse=True)
 def toy_server(monkeypatch: pytest.MonkeyPatch) -> None:
     """conftest.session, but starting `rulemap serve` with the toy agent registered."""
-    real = conftest.ClientServerConfig
-
-    def config(server_command: list[str], server_env: dict[str, str]) -> Any:
-        path = os.pathsep.join([str(REPO), server_env.get("PYTHONPATH", "")])
-        return real(
-            server_command=[sys.executable, "-m", "tests.toy_agent.server"],
-            server_env={**server_env, "PYTHONPATH": path},
-        )
-
-    monkeypatch.setattr(conftest, "ClientServerConfig", config)
+    serve_module(monkeypatch, "tests.toy_agent.server")
 
 
 async def request(lsp: Any, method: str, params: Any) -> Any:

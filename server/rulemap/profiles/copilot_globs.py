@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -120,6 +121,30 @@ def lower_index(ws: Workspace) -> tuple[FileIndex, dict[str, list[str]]]:
     return cached
 
 
+def _searches(ws: Workspace, glob: WrittenGlob, dialect: Dialect) -> Iterator[_Search]:
+    """Per brace expansion of `glob` that can match: the pattern as matched (lower-cased for
+    VS Code), its regex, and the candidates the index gives by literal prefix and extension
+    (lower-cased paths for VS Code, with the original paths behind each)."""
+    for expanded in glob.expanded:
+        prepared, possible = prepared_glob(expanded, dialect)
+        if not possible:
+            continue
+        if dialect.vscode:
+            prepared = prepared.lower()
+        index, originals = lower_index(ws) if dialect.vscode else (ws.files, None)
+        pool = prefiltered(index.candidates("", prepared), prepared)
+        yield _Search(prepared, glob_regex(prepared, dialect.vscode), index, originals, pool)
+
+
+@dataclass(frozen=True)
+class _Search:
+    prepared: str
+    regex: re.Pattern[str]
+    index: FileIndex
+    originals: dict[str, list[str]] | None
+    pool: Iterable[str]
+
+
 def glob_has_matches(ws: Workspace, glob: WrittenGlob, dialect: Dialect) -> bool:
     """Whether a written glob matches any file of the workspace (git-ignored ones count: the
     agent knows nothing of git). One pass per glob over the candidates the index gives by
@@ -129,24 +154,16 @@ def glob_has_matches(ws: Workspace, glob: WrittenGlob, dialect: Dialect) -> bool
     if cached is not None:
         return cached
     found = False
-    for expanded in glob.expanded:
-        prepared, possible = prepared_glob(expanded, dialect)
-        if not possible:
-            continue
-        if dialect.vscode:
-            prepared = prepared.lower()
-        regex = glob_regex(prepared, dialect.vscode)
-        index = lower_index(ws)[0] if dialect.vscode else ws.files
-        pool = prefiltered(index.candidates("", prepared), prepared)
-        if any(regex.fullmatch(p) for p in pool):
+    for search in _searches(ws, glob, dialect):
+        regex = search.regex
+        if any(regex.fullmatch(p) for p in search.pool) or any(
+            regex.fullmatch(p.lower() if dialect.vscode else p)
+            for p in ws.reader.ignored_files()
+        ):
             found = True
             break
-        if any(regex.fullmatch(p.lower() if dialect.vscode else p)
-               for p in ws.reader.ignored_files()):
-            found = True
-            break
-        prefix = literal_prefix(prepared).rstrip("/")
-        if prefix and not index.under(prefix + "/") and ws.reader.is_dir(ws.abs(prefix)):
+        prefix = literal_prefix(search.prepared).rstrip("/")
+        if prefix and not search.index.under(prefix + "/") and ws.reader.is_dir(ws.abs(prefix)):
             found = True  # a git-ignored directory is never walked: that it exists is enough
             break
     ws.derived.put(cache_key, found, reads=())
@@ -161,17 +178,11 @@ def glob_files(ws: Workspace, glob: WrittenGlob, dialect: Dialect) -> tuple[str,
     if cached is not None:
         return cached
     found: set[str] = set()
-    for expanded in glob.expanded:
-        prepared, possible = prepared_glob(expanded, dialect)
-        if not possible:
-            continue
-        if dialect.vscode:
-            prepared = prepared.lower()
-        regex = glob_regex(prepared, dialect.vscode)
-        index, originals = lower_index(ws) if dialect.vscode else (ws.files, None)
-        for path in prefiltered(index.candidates("", prepared), prepared):
-            if regex.fullmatch(path):
-                found.update(originals[path] if originals is not None else (path,))
+    for search in _searches(ws, glob, dialect):
+        for path in search.pool:
+            if search.regex.fullmatch(path):
+                found.update(search.originals[path] if search.originals is not None
+                             else (path,))
     result = tuple(sorted(found))
     ws.derived.put(cache_key, result, reads=())
     return result
