@@ -219,8 +219,8 @@ def test_statistics_counts_per_code(tmp_path, capsys, monkeypatch):
 
 
 def test_a_fix_that_does_not_cure_its_finding_is_made_once(tmp_path, monkeypatch):
-    from rulemap.cli import fix as fixing
     from rulemap.cli.commands import open_workspace
+    from rulemap.host import fix_passes as fixing
 
     root = _workspace(tmp_path, {"AGENTS.md": "text\n"})
     ws = open_workspace(str(root), editable=True)
@@ -245,8 +245,9 @@ _PIECES = ["@docs/a.md,", "@docs/a.md.", "(@docs/a.md)", "@docs/b.md;", "@docs/a
     st.lists(st.sampled_from(_PIECES), max_size=8),
 )
 def test_fixing_twice_is_fixing_once(tmp_path_factory, root_text, pkg_text):
-    from rulemap.cli import fix as fixing
+    from rulemap.cli import fix as writing
     from rulemap.cli.commands import open_workspace
+    from rulemap.host import fix_passes as fixing
 
     base = tmp_path_factory.mktemp("prop")
     root = _workspace(base, {"AGENTS.md": "".join(root_text), "pkg/CLAUDE.md": "".join(pkg_text),
@@ -254,7 +255,7 @@ def test_fixing_twice_is_fixing_once(tmp_path_factory, root_text, pkg_text):
     try:
         ws = open_workspace(str(root), editable=True)
         after, result = fixing.fix_in_memory(ws, analysis.check(ws))
-        fixing.write(ws, result)
+        writing.write(ws, result)
         # nothing fixable is left, and a second run finds nothing to do
         assert [f for f in after if fixes.safe_fix(f) is not None] == []
         again = open_workspace(str(root), editable=True)

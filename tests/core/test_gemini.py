@@ -11,8 +11,8 @@ from typing import Any
 
 from rulemap.analysis import new_workspace
 from rulemap.profiles import get_profile, validate_options
+from rulemap.profiles.gemini.imports import code_regions, scan_gemini
 from rulemap.readers import MemoryReader
-from rulemap.text.gemini_imports import code_regions, scan_gemini
 from rulemap.workspace import Workspace
 
 GEMINI = get_profile("gemini")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Final
 from rulemap import suggest
 from rulemap.derived import KeyFamily
 from rulemap.model import Finding, Fix, Related, Span
+from rulemap.profiles.gemini.imports import GeminiToken
 from rulemap.profiles.gemini.paths import (
     MAX_DEPTH,
     Root,
@@ -22,7 +23,6 @@ from rulemap.profiles.gemini.paths import (
     tokens_of,
 )
 from rulemap.suggest import NameIndex
-from rulemap.text.gemini_imports import GeminiToken
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace

@@ -13,6 +13,7 @@ from rulemap.derived import KeyFamily
 from rulemap.globs import CompiledGlobs, compile_patterns
 from rulemap.model import Budget, Explanation, LoadedFile, Skipped
 from rulemap.profiles.base import directory_chain, join, options_of, parent_dir
+from rulemap.profiles.gemini.imports import GeminiToken
 from rulemap.profiles.gemini.paths import (
     IGNORE_FILE,
     MAX_DEPTH,
@@ -31,7 +32,6 @@ from rulemap.profiles.gemini.paths import (
     resolve,
     tokens_of,
 )
-from rulemap.text.gemini_imports import GeminiToken
 
 if TYPE_CHECKING:
     from rulemap.profiles.base import Profile

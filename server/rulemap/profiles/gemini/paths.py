@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from rulemap.derived import KeyFamily
 from rulemap.profiles.base import join, options_of, parent_dir
+from rulemap.profiles.gemini.imports import GeminiToken, scan_gemini
 from rulemap.profiles.rule_files import FILES_NAMED, files_named
 from rulemap.readers.base import Reader, ReadError, is_within
 from rulemap.text.decoding import decode
-from rulemap.text.gemini_imports import GeminiToken, scan_gemini
 
 if TYPE_CHECKING:
     from rulemap.profiles.base import Profile
