@@ -33,7 +33,7 @@ from rulemap.profiles import (
     validate_options,
 )
 from rulemap.profiles import setting_keys as profile_setting_keys
-from rulemap.profiles.base import Profile, parse_options
+from rulemap.profiles.base import Profile, parse_options, selected
 from rulemap.readers.base import Reader, WalkingReader
 from rulemap.workspace import Layout, Workspace
 
@@ -169,7 +169,7 @@ def select_profiles(ws: Workspace) -> tuple[Profile, ...]:
     whose own files exist (decided once; a created file does not change the selection)."""
     if ws.selected_profiles is None:
         ws.selected_profiles = select(ws)
-    return ws.selected_profiles
+    return selected(ws)
 
 
 def explain(

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rulemap.model import Span
 from rulemap.text.positions import Encoding, col_to_encoding
-
-if TYPE_CHECKING:
-    from rulemap.workspace import Workspace
 
 
 def encode_span(
@@ -20,7 +15,3 @@ def encode_span(
         return (line, col_to_encoding(lines[line], col, encoding))
 
     return point(span.start.line, span.start.col), point(span.end.line, span.end.col)
-
-
-def lines_of(ws: Workspace, path: str) -> list[str]:
-    return ws.document(path).lines

@@ -78,6 +78,33 @@ def _runtime_imports(path: Path) -> list[tuple[int, str]]:
     return found
 
 
+def _type_only_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, imported rulemap module) of the imports under `if TYPE_CHECKING:`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                for inner in ast.walk(child):
+                    if (isinstance(inner, ast.ImportFrom) and inner.module
+                            and inner.module.startswith("rulemap.")):
+                        found.append((inner.lineno, inner.module[len("rulemap."):]))
+    return found
+
+
+@pytest.mark.parametrize("path", _modules(), ids=_name)
+def test_type_hints_go_down_the_layers_too(path: Path) -> None:
+    """No import circle hidden under TYPE_CHECKING either: a type named in a lower layer's
+    signature would tie it to the higher one (the workspace would know what a profile is)."""
+    module = _name(path)
+    own = _layer(module)
+    for line, imported in _type_only_imports(path):
+        assert _layer(imported) <= own, (
+            f"rulemap.{module} (layer {LAYERS[own][0]}) names rulemap.{imported} (layer "
+            f"{LAYERS[_layer(imported)][0]}) in a type hint at line {line}"
+        )
+
+
 def test_every_module_is_in_a_layer() -> None:
     for path in _modules():
         _layer(_name(path))

@@ -14,6 +14,7 @@ from rulemap.checks import files, frontmatter, imports, trust
 from rulemap.globs import compile_patterns
 from rulemap.model import Finding
 from rulemap.profiles import default_name
+from rulemap.profiles.base import selected
 
 if TYPE_CHECKING:
     from rulemap.workspace import RuleInfo, Workspace
@@ -103,7 +104,7 @@ def profile_findings(ws: Workspace) -> list[Finding]:
     previous = ws.named_findings
     named: dict[int, tuple[Finding, Finding]] = {}
     default = default_name(ws)
-    for profile in ws.profiles:
+    for profile in selected(ws):
         found = profile.findings(ws)
         if profile.name == default:
             out.extend(found)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Final
 from rulemap.derived import MISSING, KeyFamily
 from rulemap.globs import literal_prefix
 from rulemap.model import Finding, Fix, Glob, Span
-from rulemap.profiles.base import Profile, directory_chain
+from rulemap.profiles.base import Profile, directory_chain, selected
 from rulemap.suggest import DirectoryIndex
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def _rule_findings(ws: Workspace, rule: RuleInfo, chain: frozenset[str]) -> list
 def _readers(ws: Workspace, rule: str) -> list[Profile]:
     """The selected agents that read `rule` (none selected that do: the workspace's matcher
     stands for them all, as one reader)."""
-    return [p for p in ws.profiles if p.reads(ws, rule)]
+    return [p for p in selected(ws) if p.reads(ws, rule)]
 
 
 def _unmatched_for(ws: Workspace, rule: str, live: list[Glob]) -> dict[int, list[str]]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 from rulemap.config import ConfigError
 from rulemap.derived import Key, KeyFamily
@@ -206,6 +206,13 @@ def _checked(option: Option, key: str, value: Any, where: str) -> Any:
     if problem is not None:
         raise ConfigError(f"{where}: `{key}` {problem}")
     return value
+
+
+def selected(ws: Workspace) -> tuple[Profile, ...]:
+    """The agents checks run for, as the composition root selected them
+    (`analysis.select_profiles`; none before). The workspace holds them without knowing what
+    they are; only profiles are ever put there."""
+    return cast("tuple[Profile, ...]", ws.selected_profiles or ())
 
 
 def options_of(ws: Workspace, profile: Profile) -> dict[str, Any]:

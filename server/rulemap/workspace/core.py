@@ -17,7 +17,7 @@ import posixpath
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from rulemap.config import Config
 from rulemap.derived import IMPORT_GRAPH, DerivedCache, Key, KeyFamily
@@ -33,9 +33,6 @@ from rulemap.workspace.resolution import Resolver
 from rulemap.workspace.rule_scope import RuleInfo, RuleScope
 from rulemap.workspace.rules import RuleMatcher
 from rulemap.workspace.update import apply_update
-
-if TYPE_CHECKING:
-    from rulemap.profiles.base import Profile
 
 
 @dataclass(frozen=True)
@@ -58,7 +55,7 @@ class Workspace:
         layout: Layout,
         config: Config | None = None,
         home: str | None = None,
-        profiles: tuple[Profile, ...] | None = None,
+        profiles: tuple[object, ...] | None = None,
         profile_options: Mapping[str, Mapping[str, Any]] | None = None,
         home_reader: Reader | None = None,
     ):
@@ -69,8 +66,9 @@ class Workspace:
         # user-level instruction files (~/.claude/CLAUDE.md, ~/.codex/AGENTS.md) come from
         # here, and only when the user named a home directory (`--home DIR`)
         self.home_reader = home_reader
-        # the agents checks run for; None until the composition root selects them
-        self.selected_profiles: tuple[Profile, ...] | None = profiles
+        # the agents checks run for; None until the composition root selects them. Opaque
+        # here (this class knows no agent): `profiles.selected(ws)` reads them as profiles
+        self.selected_profiles: tuple[object, ...] | None = profiles
         self.profile_options: Mapping[str, Mapping[str, Any]] = profile_options or {}
         self.root = reader.root
         self.config = config or Config()
@@ -99,12 +97,6 @@ class Workspace:
         self.retarget_forgotten = -1  # the newest generation dropped from that log
         # whether the last update may have moved rule matches (views redraw rule decorations)
         self.rules_moved = False
-
-    @property
-    def profiles(self) -> tuple[Profile, ...]:
-        """The agents checks run for, as the composition root selected them
-        (`analysis.select_profiles`; none before)."""
-        return self.selected_profiles or ()
 
     def _expand_home(self, path: str) -> str:
         if path.startswith("~") and self.home:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import KeyFamily
 from rulemap.model import Finding, Fix, ImportStatus, Related, Span
-from rulemap.profiles.base import directory_chain
+from rulemap.profiles.base import directory_chain, selected
 from rulemap.profiles.claude_code import imports as claude_imports
 from rulemap.profiles.claude_code.load import ClaudeLoad
 from rulemap.profiles.claude_code.names import AGENTS_MD, MEMORY_NAMES, name_index, probe
@@ -40,7 +40,7 @@ _SHADOW: Final = KeyFamily[Finding]("claude-code-shadow")  # AGENTS.md, cwd, opt
 def check(ws: Workspace, profile: ClaudeCodeProfile) -> list[Finding]:
     opts = profile.settings_of(ws)
     cwd = normalize(ws.config.cwd)
-    cogitator = any(p.name == "cogitator" for p in ws.profiles)
+    cogitator = any(p.name == "cogitator" for p in selected(ws))
     chain = directory_chain(cwd)
     out: list[Finding] = []
     by_dir: dict[str, ClaudeLoad] = {}

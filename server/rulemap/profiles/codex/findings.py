@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from rulemap.derived import Key, KeyFamily
 from rulemap.model import Finding, Related, Span
-from rulemap.profiles.base import parent_dir
+from rulemap.profiles.base import parent_dir, selected
 from rulemap.profiles.codex.files import (
     CodexOptions,
     Verdict,
@@ -223,7 +223,7 @@ def _not_followed_in(ws: Workspace, key: str) -> list[Finding]:
     doc = ws.document(key)
     if doc.unreadable or not doc.imports:
         return []
-    readers = [p for p in ws.profiles if p.reads(ws, key)]
+    readers = [p for p in selected(ws) if p.reads(ws, key)]
     if not readers or any(p.follows_imports for p in readers):
         return []
     if readers[0].name != "codex":
