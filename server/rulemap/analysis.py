@@ -255,17 +255,20 @@ def agent_documents(ws: Workspace) -> tuple[str, ...]:
     return result
 
 
-def load_target(ws: Workspace, key: str) -> tuple[bool, str | None]:
-    """A target whose load (default model) includes `key` — an instruction file, a rule, or a
-    file they import, following the shortest import chain up: (found, target for `explain`;
-    None is the start-up load)."""
+def load_target(
+    ws: Workspace, key: str, profile: str | None = None
+) -> tuple[bool, str | None]:
+    """A target whose load by `profile` (default: the configuration's) includes `key` — a
+    file it reads, or a file they import, following the shortest import chain up: (found,
+    target for `explain`; None is the start-up load)."""
+    chosen = active_profile(ws, profile)
     reach = ws.import_reach()
     seen: set[str] = set()
     current: str | None = key
     while current is not None and current not in seen:
         seen.add(current)
-        if ws.is_instruction(current):
-            status = load_status(ws, current)
+        if ws.is_instruction(current) or chosen.reads(ws, current):
+            status = chosen.load_status(ws, current)
             if status.loads:
                 return True, status.target
         current = reach.parent.get(current)

@@ -211,3 +211,18 @@ def test_copilot_and_cursor_glob_hovers_in_their_dialects():
     assert "pkg/lib/x.ts" in cursor and "`lib/y.ts`" not in cursor
     # the default model reads neither file as a rule: no glob hover there
     assert hover(ws, rule, P(1, 10)) is None
+
+
+def test_an_import_hover_asks_the_agents_own_load():
+    """The import of a rule only Claude Code loads (`SRC/**` folds to `src/`) is read in
+    Claude Code's load, and in none of the default model's: each hover says so."""
+    files = {
+        "CLAUDE.md": "root\n", "src/a.ts": "x\n", "docs/guide.md": "guide\n",
+        ".claude/rules/upper.md": '---\npaths: ["SRC/**"]\n---\nSee @../../docs/guide.md\n',
+    }
+    ws = ws_of(files)
+    claude = hover_text(hover(ws, ".claude/rules/upper.md", P(3, 6),
+                              settings={"profile": "claude-code"}))
+    assert "import hop 1 (`.claude/rules/upper.md` → `docs/guide.md`)" in claude
+    default = hover_text(hover(ws, ".claude/rules/upper.md", P(3, 6)))
+    assert "`.claude/rules/upper.md` itself never loads from the cwd" in default

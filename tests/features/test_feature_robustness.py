@@ -63,3 +63,17 @@ def test_uri_quoting():
     ws = ws_of({"AGENTS.md": "@my\\ dir/ü#1.md", "my dir/ü#1.md": "x"})
     [link] = features.document_links(ws, "AGENTS.md")
     assert link.target == "file:///w/my%20dir/%C3%BC%231.md"
+
+
+def test_a_name_that_is_not_utf8_links_to_its_exact_bytes():
+    """A document link or location to a file whose name is not valid UTF-8 (a lone surrogate
+    in the key) is its exact bytes percent-encoded — the URI leads back to the file — and no
+    feature raises on it."""
+    from rulemap.analysis import new_workspace
+    from rulemap.host import AnalysisHost
+    from rulemap.readers import MemoryReader
+
+    ws = new_workspace(MemoryReader("/w", {"AGENTS.md": "a", "b\udcff.md": "b"}))
+    snap = AnalysisHost(ws).snapshot()
+    assert snap.uri("b\udcff.md") == "file:///w/b%FF.md"
+    assert snap.uri("x y.md") == "file:///w/x%20y.md"

@@ -34,6 +34,7 @@ from rulemap.model import (
 )
 from rulemap.profiles import PROFILES
 from rulemap.profiles.base import Profile
+from rulemap.text.names import path_bytes
 from rulemap.workspace import Workspace
 
 MARKDOWN_SUFFIXES = (".md", ".mdx", ".mdc", ".markdown")
@@ -96,8 +97,9 @@ class Snapshot:
         return self._ws.abs(key)
 
     def uri(self, key: str) -> str:
-        """The file URI of a key (root-relative or absolute)."""
-        return "file://" + quote(self._ws.abs(key), safe="/")
+        """The file URI of a key (root-relative or absolute), quoted from the path's bytes: a
+        name that is not valid UTF-8 gets its exact bytes (`%FF`), as diagnostics' URIs do."""
+        return "file://" + quote(path_bytes(self._ws.abs(key)), safe="/")
 
     def editable_key(self, key: str) -> str | None:
         """The key an edit of `key` must name, or None when no edit may touch it: the real
@@ -262,9 +264,9 @@ class Snapshot:
         return analysis.load_status(self._ws, key, self.profile)
 
     def load_target(self, key: str) -> tuple[bool, str | None]:
-        """A target whose load (default model) includes `key`: (found, target; None is the
+        """A target whose load by the agent includes `key`: (found, target; None is the
         start-up load)."""
-        return analysis.load_target(self._ws, key)
+        return analysis.load_target(self._ws, key, self.profile)
 
     def closest_path(self, target: str) -> str | None:
         """The existing file most like the missing `target` (a "did you mean")."""
