@@ -226,3 +226,23 @@ def test_an_import_hover_asks_the_agents_own_load():
     assert "import hop 1 (`.claude/rules/upper.md` → `docs/guide.md`)" in claude
     default = hover_text(hover(ws, ".claude/rules/upper.md", P(3, 6)))
     assert "`.claude/rules/upper.md` itself never loads from the cwd" in default
+
+
+def test_glob_completion_in_copilots_and_cursors_own_keys():
+    """Inside Copilot's `applyTo` and a nested Cursor rule's `globs`, the glob completions are
+    those of `paths:` — relative to where the agent reads them, counted in its dialect — and
+    the default model, which reads neither file as a rule, offers none."""
+    files = {
+        ".github/instructions/ts.instructions.md": '---\napplyTo: "src/"\n---\nT\n',
+        "pkg/.cursor/rules/a.mdc": "---\nglobs: lib/\nalwaysApply: false\n---\nA.\n",
+        "src/a.ts": "", "src/deep/b.ts": "", "top.ts": "", "pkg/lib/x.ts": "", "lib/y.ts": "",
+    }
+    ws = ws_of(files)
+    rule = ".github/instructions/ts.instructions.md"
+    copilot = {i.label: i.detail for i in completion(ws, rule, P(1, 14), profile="copilot").items}
+    assert copilot == {"src/**/*.ts": "2 files", "src/**": "2 files", "src/deep/**": "1 file",
+                       "src/deep/": "1 file", "src/a.ts": "file"}
+    assert completion(ws, rule, P(1, 14)).items == []
+    cursor = {i.label: i.detail
+              for i in completion(ws, "pkg/.cursor/rules/a.mdc", P(1, 11), profile="cursor").items}
+    assert cursor == {"lib/**/*.ts": "1 file", "lib/**": "1 file", "lib/x.ts": "file"}

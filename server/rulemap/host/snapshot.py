@@ -228,6 +228,12 @@ class Snapshot:
             return found if limit is None else found[:limit]
         return self._ws.glob_matches(rule, pattern, limit)
 
+    def glob_key(self, key: str) -> tuple[str, str] | None:
+        """Where `key`, one of the agent's rule files, takes its globs — the frontmatter key
+        (`paths`, `applyTo`, `globs`) and the directory they are relative to — even before
+        one is written; None when it is none of the agent's rule files."""
+        return self._agent().glob_key(self._ws, key)
+
     def rule_globs(self, key: str) -> ScopedGlobs | None:
         """The globs that scope `key` as the agent reads them — `paths` of a `.claude/rules`
         rule, Copilot's `applyTo`, Cursor's `globs` — with the directory they are relative

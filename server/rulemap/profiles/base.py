@@ -97,6 +97,15 @@ class Profile(Protocol):
         """Files one written `paths` glob of `rule` matches."""
         return ws.glob_matches(rule, pattern)
 
+    def glob_key(self, ws: Workspace, key: str) -> tuple[str, str] | None:
+        """Where `key`, one of this agent's rule files, takes its globs: the frontmatter key
+        and the directory they are relative to ('' = the root) — also before any glob is
+        written (completion); None when `key` is not one of its rule files. Default: a rule
+        of the workspace's layout, `paths`."""
+        if not ws.is_rule(key):
+            return None
+        return "paths", ws.rule_owner(key) or ""
+
     def rule_globs(self, ws: Workspace, key: str) -> ScopedGlobs | None:
         """The globs that scope `key` as this agent reads them (None: not one of its scoped
         rules). Default: a rule of the workspace's layout and its `paths`."""

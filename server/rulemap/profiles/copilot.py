@@ -112,8 +112,13 @@ class CopilotProfile(Profile):
             opts["nestedAgentsMd"] or key == AGENTS)
 
     # ----- for views: `applyTo` globs in its dialect (copilot_globs.py) ------------------
-    def rule_globs(self, ws: Workspace, key: str) -> ScopedGlobs | None:
+    def glob_key(self, ws: Workspace, key: str) -> tuple[str, str] | None:
         if not (key.startswith(INSTRUCTIONS_DIR) and key.endswith(SUFFIX)) or key not in ws.files:
+            return None
+        return "applyTo", ""
+
+    def rule_globs(self, ws: Workspace, key: str) -> ScopedGlobs | None:
+        if self.glob_key(ws, key) is None:
             return None
         return as_scoped("applyTo", "", _meta(ws, key).globs)
 

@@ -99,8 +99,13 @@ class CursorProfile(Profile):
         return key.endswith(".mdc") or (bool(opts["mdRules"]) and key.endswith(".md"))
 
     # ----- for views: a rule's `globs`, relative to the folder holding its `.cursor` ------
-    def rule_globs(self, ws: Workspace, key: str) -> ScopedGlobs | None:
+    def glob_key(self, ws: Workspace, key: str) -> tuple[str, str] | None:
         if not self.reads(ws, key) or key == LEGACY or key not in ws.files:
+            return None
+        return "globs", _owner(key) or ""
+
+    def rule_globs(self, ws: Workspace, key: str) -> ScopedGlobs | None:
+        if self.glob_key(ws, key) is None:
             return None
         rule = _rule(ws, key)
         return as_scoped("globs", rule.owner, rule.globs)

@@ -42,8 +42,9 @@ def completion(
     encoding: Encoding = "utf-16",
 ) -> types.CompletionList:
     """Paths after `@` (relative to the importing file, from the git-aware file index) and,
-    inside a rule's `paths:` list, globs and paths relative to the rule's owner directory,
-    each counted in the glob dialect of the snapshot's agent."""
+    inside the value of a rule's glob key — `paths:`, or the agent's own (Copilot's
+    `applyTo:`, Cursor's `globs:`) — globs and paths relative to the directory they are
+    relative to, each counted in the glob dialect of the snapshot's agent."""
     if not snap.is_markdown(key):
         return _empty()
     doc = readable_doc(snap, key)
@@ -52,8 +53,9 @@ def completion(
         return _empty()
     fm_end = _frontmatter_end(doc)
     if fm_end is not None and at.line <= fm_end:
-        if snap.is_rule(key) and 0 < at.line < fm_end:
-            return _paths_completion(snap, key, doc, at, encoding)
+        scoped = snap.glob_key(key)
+        if scoped is not None and 0 < at.line < fm_end:
+            return _paths_completion(snap, key, doc, at, encoding, *scoped)
         return _empty()
     return _import_completion(snap, key, doc, at, encoding, 0 if fm_end is None else fm_end + 1)
 
@@ -202,13 +204,13 @@ def _item(
 # ----- paths: globs -------------------------------------------------------------------------
 
 
-def _in_paths(doc: Document, at: Pos) -> bool:
-    """Whether `at` is in the value of the top-level `paths` key (robust to invalid YAML)."""
+def _in_key(doc: Document, at: Pos, key: str) -> bool:
+    """Whether `at` is in the value of the top-level `key` (robust to invalid YAML)."""
     for number in range(at.line, 0, -1):
         text = doc.lines[number]
         match = _TOP_KEY.match(text)
         if match:
-            if match.group(1) != "paths":
+            if match.group(1) != key:
                 return False
             return number < at.line or at.col > text.index(":")
         if text and not text[0].isspace() and not text.startswith(("-", "#")):
@@ -216,12 +218,12 @@ def _in_paths(doc: Document, at: Pos) -> bool:
     return False
 
 
-def _item_start(line: str, col: int) -> int:
-    """Where the glob being typed starts: after `- `, `paths:`, `[` or `,`, and spaces."""
+def _item_start(line: str, col: int, key: str) -> int:
+    """Where the glob being typed starts: after `- `, `KEY:`, `[` or `,`, and spaces."""
     head = line[:col]
     cut = max(head.rfind(","), head.rfind("["))
     if cut < 0:
-        match = re.match(r"^\s*-\s*", head) or re.match(r"^paths\s*:\s*", head)
+        match = re.match(r"^\s*-\s*", head) or re.match(rf"^{re.escape(key)}\s*:\s*", head)
         cut = match.end() - 1 if match else -1
     start = cut + 1
     while start < col and line[start] in " \t":
@@ -230,12 +232,13 @@ def _item_start(line: str, col: int) -> int:
 
 
 def _paths_completion(
-    snap: Snapshot, rule: str, doc: Document, at: Pos, encoding: Encoding
+    snap: Snapshot, rule: str, doc: Document, at: Pos, encoding: Encoding, key: str,
+    owner: str,
 ) -> types.CompletionList:
-    if not _in_paths(doc, at):
+    if not _in_key(doc, at, key):
         return _empty()
     line = doc.lines[at.line]
-    start = _item_start(line, at.col)
+    start = _item_start(line, at.col, key)
     quoted = start < len(line) and line[start] in "'\"" and start < at.col
     if quoted:
         start += 1
@@ -243,7 +246,6 @@ def _paths_completion(
     literal_dir = typed[: typed.rfind("/") + 1]
     if _WILDCARD.search(literal_dir) or ".." in literal_dir.split("/"):
         return _empty()
-    owner = snap.rule_owner(rule)
     base = posixpath.normpath(posixpath.join(owner, literal_dir)) if (owner or literal_dir) else ""
     base = "" if base == "." else base
     end = _segment_end(line, at.col, "'\",]#")
@@ -259,7 +261,9 @@ def _paths_completion(
     def add(
         glob: str, kind: types.CompletionItemKind, detail: str, group: str, retrigger: bool
     ) -> None:
-        if dialect and len(items) < MAX_ITEMS and kind is not types.CompletionItemKind.File:
+        # (a directory to go on typing into is no glob yet: its count is the files below it)
+        if (dialect and len(items) < MAX_ITEMS and kind is not types.CompletionItemKind.File
+                and not retrigger):
             detail = plural(len(snap.matches(rule, glob)), "file")
         text = glob
         if not quoted and glob[:1] in _YAML_SPECIAL_START:
