@@ -246,3 +246,30 @@ def test_glob_completion_in_copilots_and_cursors_own_keys():
     cursor = {i.label: i.detail
               for i in completion(ws, "pkg/.cursor/rules/a.mdc", P(1, 11), profile="cursor").items}
     assert cursor == {"lib/**/*.ts": "1 file", "lib/**": "1 file", "lib/x.ts": "file"}
+
+
+def test_code_lenses_of_copilot_and_cursor_rules_speak_their_load():
+    """A Copilot instructions file matches the files its `applyTo` matches, or never loads
+    without one; a Cursor rule by its kind — auto-attached by globs, manual, always applied in
+    its folder. (The default model reads none of these files as instructions.)"""
+    files = {
+        ".github/instructions/ts.instructions.md": '---\napplyTo: "src/**/*.ts"\n---\nT\n',
+        ".github/instructions/none.instructions.md": "No apply\n",
+        "pkg/.cursor/rules/a.mdc": "---\nglobs: lib/*.ts\nalwaysApply: false\n---\nA.\n",
+        "pkg/.cursor/rules/m.mdc": "Manual\n",
+        "src/a.ts": "", "src/deep/b.ts": "", "pkg/lib/x.ts": "", "pkg/other.ts": "",
+    }
+    ws = ws_of(files)
+
+    def lens(key: str, profile: str | None) -> list[str]:
+        return [lens.command.title for lens in code_lenses(ws, key, None, profile=profile)]
+
+    assert lens(".github/instructions/ts.instructions.md", "copilot") == [
+        "matches 2 files · 33 chars"]
+    assert lens(".github/instructions/none.instructions.md", "copilot") == [
+        "never loaded: no `applyTo`: Copilot applies it only when it is attached by hand · "
+        "9 chars"]
+    assert lens("pkg/.cursor/rules/a.mdc", "cursor") == ["matches 1 file · 46 chars"]
+    assert lens("pkg/.cursor/rules/m.mdc", "cursor") == [
+        "never loaded: a manual rule: attached only when @-mentioned · 7 chars"]
+    assert lens(".github/instructions/ts.instructions.md", None) == []

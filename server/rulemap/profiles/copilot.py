@@ -15,7 +15,16 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from rulemap.derived import KeyFamily
 from rulemap.globs import safe_expand
-from rulemap.model import Budget, Explanation, Finding, LoadedFile, ScopedGlobs, Skipped, Span
+from rulemap.model import (
+    Budget,
+    Explanation,
+    Finding,
+    LoadedFile,
+    LoadStatus,
+    ScopedGlobs,
+    Skipped,
+    Span,
+)
 from rulemap.profiles.base import (
     EXPLAIN,
     Option,
@@ -121,6 +130,26 @@ class CopilotProfile(Profile):
         if self.glob_key(ws, key) is None:
             return None
         return as_scoped("applyTo", "", _meta(ws, key).globs)
+
+    def load_status(self, ws: Workspace, key: str) -> LoadStatus:
+        """An instructions file loads for the files its `applyTo` matches (every file for
+        `**`), never without one or when `excludeAgent` names the modelled agent."""
+        if self.glob_key(ws, key) is None:
+            return Profile.load_status(self, ws, key)
+        meta = _meta(ws, key)
+        doc = ws.document(key)
+        agent = options_of(ws, self)["agent"]
+        why = (f"unreadable: {doc.unreadable}" if doc.unreadable
+               else f"{meta.problem}; Copilot skips it" if meta.problem is not None
+               else f"`excludeAgent: {meta.exclude}` excludes the {agent}"
+               if meta.exclude == agent
+               else "no `applyTo`: Copilot applies it only when it is attached by hand"
+               if meta.globs is None else None)
+        if why is not None:
+            return LoadStatus(False, why_not=why)
+        matches = self.rule_matches(ws, key)
+        return LoadStatus(bool(matches), len(matches), matches[0] if matches else None,
+                          scoped=True, why_not=None if matches else "its globs match no file")
 
     def glob_matches(self, ws: Workspace, rule: str, pattern: str) -> list[str]:
         written = WrittenGlob(pattern, Span.at(0, 0), tuple(safe_expand(pattern)))

@@ -23,7 +23,16 @@ from rulemap.globs import (
     prefiltered,
     safe_expand,
 )
-from rulemap.model import Budget, Explanation, Finding, LoadedFile, ScopedGlobs, Skipped, Span
+from rulemap.model import (
+    Budget,
+    Explanation,
+    Finding,
+    LoadedFile,
+    LoadStatus,
+    ScopedGlobs,
+    Skipped,
+    Span,
+)
 from rulemap.profiles.base import EXPLAIN, Option, Profile, cached_explanation, options_of
 from rulemap.profiles.rule_files import (
     FILES_NAMED,
@@ -109,6 +118,31 @@ class CursorProfile(Profile):
             return None
         rule = _rule(ws, key)
         return as_scoped("globs", rule.owner, rule.globs)
+
+    def load_status(self, ws: Workspace, key: str) -> LoadStatus:
+        """A rule by its kind: always applied (in its folder), auto-attached to the files its
+        globs match, agent-requested (loaded when the agent decides from its description),
+        manual (only when @-mentioned), or unusable."""
+        if self.glob_key(ws, key) is None:
+            return Profile.load_status(self, ws, key)
+        doc = ws.document(key)
+        if doc.unreadable:
+            return LoadStatus(False, why_not=f"unreadable: {doc.unreadable}")
+        rule = _rule(ws, key)
+        if rule.kind == "invalid":
+            return LoadStatus(False, why_not=f"{rule.problem}; Cursor cannot use its header")
+        if rule.kind == "manual":
+            return LoadStatus(False, why_not="a manual rule: attached only when @-mentioned")
+        if rule.kind == "requested":
+            if not options_of(ws, self)["includeRequested"]:
+                return LoadStatus(False, why_not="agent-requested (includeRequested = false)")
+            return LoadStatus(True, len(ws.files))
+        if rule.kind == "always":
+            scope = RuleScope(rule.owner)
+            return LoadStatus(True, sum(1 for f in ws.files if scope.contains(f)))
+        matches = self.rule_matches(ws, key)
+        return LoadStatus(bool(matches), len(matches), matches[0] if matches else None,
+                          scoped=True, why_not=None if matches else "its globs match no file")
 
     def glob_matches(self, ws: Workspace, rule: str, pattern: str) -> list[str]:
         owner = _owner(rule) or ""

@@ -83,6 +83,8 @@ def _rule_title(snap: Snapshot, rule: str) -> str:
 def _instruction_title(snap: Snapshot, key: str) -> str:
     size = _size(snap, snap.document(key))
     status = snap.load_status(key)
+    if status.scoped:  # another agent's rule (Copilot's applyTo, Cursor's globs)
+        return f"matches {plural(status.files, 'file')} · {size}"
     if status.loads:
         return f"loaded for {plural(status.files, 'file')} · {size}"
     if status.why_not is None:
