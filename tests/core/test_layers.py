@@ -54,20 +54,19 @@ def _layer(module: str) -> int:
     raise AssertionError(f"rulemap.{module} is in no layer of tests/core/test_layers.py")
 
 
-def _runtime_imports(path: Path) -> list[tuple[int, str]]:
-    """(line, imported rulemap module) for every import that runs (TYPE_CHECKING blocks are
-    type hints only and left out), at module level or inside functions."""
+def _imports(path: Path) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """(line, imported rulemap module) of every import of `path`: those that run (at module
+    level or inside functions), then those under `if TYPE_CHECKING:` (type hints only)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skipped: set[int] = set()
+    hinted: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             for child in node.body:
-                for inner in ast.walk(child):
-                    skipped.add(id(inner))
-    found: list[tuple[int, str]] = []
+                hinted.update(id(inner) for inner in ast.walk(child))
+    runtime: list[tuple[int, str]] = []
+    type_only: list[tuple[int, str]] = []
     for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
+        found = type_only if id(node) in hinted else runtime
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             if node.module.startswith("rulemap."):
                 found.append((node.lineno, node.module[len("rulemap."):]))
@@ -75,21 +74,15 @@ def _runtime_imports(path: Path) -> list[tuple[int, str]]:
             for alias in node.names:
                 if alias.name.startswith("rulemap."):
                     found.append((node.lineno, alias.name[len("rulemap."):]))
-    return found
+    return runtime, type_only
+
+
+def _runtime_imports(path: Path) -> list[tuple[int, str]]:
+    return _imports(path)[0]
 
 
 def _type_only_imports(path: Path) -> list[tuple[int, str]]:
-    """(line, imported rulemap module) of the imports under `if TYPE_CHECKING:`."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    found: list[tuple[int, str]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for child in node.body:
-                for inner in ast.walk(child):
-                    if (isinstance(inner, ast.ImportFrom) and inner.module
-                            and inner.module.startswith("rulemap.")):
-                        found.append((inner.lineno, inner.module[len("rulemap."):]))
-    return found
+    return _imports(path)[1]
 
 
 @pytest.mark.parametrize("path", _modules(), ids=_name)

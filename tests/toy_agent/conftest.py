@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from tests.cli_runner import RunCli, in_process_cli
 from tests.core.git_repos import git
+from tests.core.git_repos import write as write_files
 
 from rulemap.profiles import PROFILES
 
@@ -28,13 +29,8 @@ TARGET = "src/api/users.ts"
 
 
 def write(root: Path, files: dict[str, str | None]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        if text is None:
-            path.unlink()
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    """`git_repos.write`, handing back `root`."""
+    write_files(root, files)
     return root
 
 

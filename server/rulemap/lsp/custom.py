@@ -417,9 +417,8 @@ def _read_transcript(ws: Workspace, transcript: str) -> Parsed:
             f"transcript {transcript}: not read: it is outside the workspace folder (symbolic "
             "links are followed to where they lead). The server reads transcripts inside the "
             f"folder, under {', '.join(agent_log_places())}, or under a directory you allow "
-            "with "
-            "`allowImportsFrom` in your user configuration (~/.config/rulemap/config.toml) or "
-            "your editor's user settings"
+            "with `allowImportsFrom` in your user configuration "
+            "(~/.config/rulemap/config.toml) or your editor's user settings"
         )
     try:
         parsed = parse_file(where, ws.root)
