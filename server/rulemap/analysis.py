@@ -15,13 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import Any, Final
+from typing import Any
 
 from rulemap.checks import run_checks
 from rulemap.checks.registry import CHECK_CODES
 from rulemap.config import OWN_KEYS, USER_ONLY_KEYS, Config, parse_config, read_config
-from rulemap.derived import KeyFamily
-from rulemap.globs import compile_patterns
 from rulemap.model import Budget, Explanation, Finding, LoadStatus
 from rulemap.profiles import (
     DEFAULT_PROFILE,
@@ -34,6 +32,7 @@ from rulemap.profiles import (
 )
 from rulemap.profiles import setting_keys as profile_setting_keys
 from rulemap.profiles.base import Profile, parse_options, selected
+from rulemap.profiles.documents import read_documents
 from rulemap.readers.base import Reader, WalkingReader
 from rulemap.workspace import Layout, Workspace
 
@@ -226,33 +225,23 @@ def first_matching_glob(
     return active_profile(ws, profile).first_matching_glob(ws, rule, target)
 
 
-_AGENT_DOCUMENTS: Final = KeyFamily[tuple[str, ...]]("agent-documents")
-
-
 def agent_documents(ws: Workspace) -> tuple[str, ...]:
     """Every file some selected agent reads as an instruction file or rule (imports aside),
     sorted: the workspace's documents, and the files other agents read by their own names
-    (`TOY.txt`, `.cursorrules`, `AGENTS.override.md`). The candidates are the files the
-    agents' `watched_globs` name; each agent's `reads` has the last word. Kept until a file is
-    created or deleted."""
-    agents = select_profiles(ws)
-    key = _AGENT_DOCUMENTS.key(tuple(p.name for p in agents))
-    cached = ws.derived.get(key)
-    if cached is not None:
-        return cached
-    found = set(ws.all_documents())
-    globs = [g for p in agents for g in p.watched_globs]
-    if globs:
-        compiled = compile_patterns(globs)
-        candidates = [*ws.files, *ws.reader.ignored_files()]
-        found.update(
-            path for path in candidates
-            if path not in found and compiled.match(path)
-            and any(p.reads(ws, path) for p in agents)
-        )
-    result = tuple(sorted(found))
-    ws.derived.put(key, result, reads=())
-    return result
+    (`TOY.txt`, `.cursorrules`, `AGENTS.override.md`). Kept until a file is created or
+    deleted."""
+    return read_documents(ws, select_profiles(ws))
+
+
+def checked_documents(ws: Workspace) -> tuple[str, ...]:
+    """Every file `rulemap check` looks at for the selected agents, each real file once:
+    the documents it lints (the default model's instruction files, rules and what they
+    import) and the files any other selected agent reads by its own names. `check`'s summary
+    counts these ("in 2 of 13 files")."""
+    chosen: dict[str, str] = {}
+    for path in [*ws.lint_documents(), *agent_documents(ws)]:
+        chosen.setdefault(ws.identity(path), path)
+    return tuple(sorted(chosen.values()))
 
 
 def load_target(

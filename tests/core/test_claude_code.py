@@ -1,5 +1,5 @@
-"""The claude-code profile, pinned against the reference (shared/reference/agent-semantics.md,
-section 3) and docs/profiles/claude-code.md — through the core, on in-memory workspaces."""
+"""The claude-code profile, pinned against docs/profiles/claude-code.md (its facts and their
+public sources) — through the core, on in-memory workspaces."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from rulemap.analysis import new_workspace
-from rulemap.config import ConfigError, parse_config
+from rulemap.config import parse_config
 from rulemap.model import Finding
 from rulemap.profiles import get_profile
 from rulemap.profiles.base import parse_options
@@ -168,18 +168,6 @@ def test_claude_md_that_is_a_symlink_to_agents_md_shadows_nothing():
     ws = make({"AGENTS.md": "shared"}, {"CLAUDE.md": "AGENTS.md"})
     assert paths(ws) == ["CLAUDE.md"]
     assert found(ws, "instructions-shadowed") == []
-
-
-def test_read_agents_md_modes():
-    files = {"CLAUDE.md": "c", "AGENTS.md": "a"}
-    assert paths(make(files, readAgentsMd="always")) == ["AGENTS.md", "CLAUDE.md"]
-    assert found(make(files, readAgentsMd="always"), "instructions-shadowed") == []
-    never = make({"AGENTS.md": "a"}, readAgentsMd="never")
-    assert paths(never) == []
-    assert 'readAgentsMd = "never"' in found(never, "instructions-shadowed")[0].message
-    # a value it does not accept is a configuration error naming the key and the choices
-    with pytest.raises(ConfigError, match=r'readAgentsMd.*one of "fallback", "always", "never"'):
-        make(files, readAgentsMd="sometimes")
 
 
 def test_reads_by_name_and_place():

@@ -1,5 +1,6 @@
-"""The codex profile, pinned against the reference (shared/reference/agent-semantics.md,
-section 4) and docs/profiles/codex.md — through the core, on in-memory workspaces."""
+"""The codex profile, pinned against Codex CLI 0.169.0 (docs/profiles/codex.md#facts-and-sources:
+openai/codex `codex-rs/core/src/agents_md.rs`, `codex-rs/codex-home/src/instructions/mod.rs`,
+checked with `codex debug prompt-input`) — through the core, on in-memory workspaces."""
 
 from __future__ import annotations
 
@@ -92,11 +93,56 @@ def test_project_root_is_the_nearest_git_dir_or_file():
     assert any("`sub`" in n for n in PROFILE.explain(ws, None, "sub/x").notes)
 
 
-def test_without_git_the_workspace_root_or_cwd():
+def test_without_a_marker_only_cwd_is_read():
     files = {"AGENTS.md": "root", "pkg/AGENTS.md": "p"}
-    assert paths(make(files, git=False), "pkg") == ["AGENTS.md", "pkg/AGENTS.md"]
-    assert paths(make(files, git=False, rootWithoutGit="cwd"), "pkg") == ["pkg/AGENTS.md"]
+    assert paths(make(files, git=False), "pkg") == ["pkg/AGENTS.md"]
+    assert any("reads cwd only" in n for n in PROFILE.explain(make(files, git=False), None,
+                                                              "pkg").notes)
+    # the older Rulemap default, kept as an option: the workspace root stands for the root
+    assert paths(make(files, git=False, rootWithoutGit="workspace"), "pkg") == [
+        "AGENTS.md", "pkg/AGENTS.md"]
     assert paths(make(files, rootWithoutGit="cwd"), "pkg") == ["AGENTS.md", "pkg/AGENTS.md"]
+
+
+def test_a_marker_above_the_workspace_lets_its_root_stand_in():
+    reader = MemoryReader("/repo/w", {"AGENTS.md": "a" * 20, "pkg/AGENTS.md": "b" * 20})
+    reader.files["/repo/.git/HEAD"] = b"ref: main\n"
+
+    def workspace(**options: Any) -> Workspace:
+        return new_workspace(reader, profiles=(PROFILE,),
+                             profile_options={"codex": parse_options(PROFILE, options, "test")})
+
+    ws = workspace(project_doc_max_bytes=30)
+    assert paths(ws, "pkg") == ["AGENTS.md", "pkg/AGENTS.md"]
+    assert any("`/repo` holds one" in n for n in PROFILE.explain(ws, None, "pkg").notes)
+    assert [f.path for f in found(ws, "budget-overflow")] == ["pkg/AGENTS.md"]
+    assert paths(workspace(rootWithoutGit="cwd"), "pkg") == ["pkg/AGENTS.md"]
+    alone = {f.path: f.message for f in found(workspace(rootWithoutGit="cwd",
+                                                        project_doc_max_bytes=10),
+                                              "budget-overflow")}
+    assert "starts in `pkg`, its" in alone["pkg/AGENTS.md"]  # not "or below": cwd only
+
+
+def test_project_root_markers_name_the_root():
+    files = {".hg": "", "AGENTS.md": "root", "sub/.git": "gitdir: x", "sub/AGENTS.md": "s",
+             "sub/x/AGENTS.md": "x"}
+    assert paths(make(files, git=False), "sub/x") == ["sub/AGENTS.md", "sub/x/AGENTS.md"]
+    assert paths(make(files, git=False, project_root_markers=[".hg"]), "sub/x") == [
+        "AGENTS.md", "sub/AGENTS.md", "sub/x/AGENTS.md"]
+    # the nearest directory holding any of the markers wins
+    assert paths(make(files, git=False, project_root_markers=[".hg", ".git"]), "sub/x") == [
+        "sub/AGENTS.md", "sub/x/AGENTS.md"]
+    ws = make(files, git=False, project_root_markers=[".hg"])
+    assert {f.path for f in found(make(files, git=False, project_root_markers=[".hg"],
+                                       project_doc_max_bytes=5), "budget-overflow")} == {
+        "sub/x/AGENTS.md"}
+    assert any("with .hg" in n for n in PROFILE.explain(ws, None, "sub/x").notes)
+
+
+def test_empty_project_root_markers_read_cwd_only():
+    ws = make({"AGENTS.md": "root", "pkg/AGENTS.md": "p"}, project_root_markers=[])
+    assert paths(ws, "pkg") == ["pkg/AGENTS.md"]
+    assert any("project_root_markers = []" in n for n in PROFILE.explain(ws, None, "pkg").notes)
 
 
 def test_a_target_adds_nothing():
@@ -104,6 +150,13 @@ def test_a_target_adds_nothing():
     e = PROFILE.explain(ws, "pkg/x.ts", ".")
     assert [f.path for f in e.files] == ["AGENTS.md"] and e.target == "pkg/x.ts"
     assert any("the target adds nothing" in n and "--cwd pkg" in n for n in e.notes)
+
+
+def test_a_dangling_symlink_or_a_directory_does_not_take_the_place():
+    ws = make({"AGENTS.md": "a", "q/AGENTS.md": "q", "r/AGENTS.override.md/x": "d",
+               "r/AGENTS.md": "r"}, {"q/AGENTS.override.md": "missing.md"})
+    assert paths(ws, "q") == ["AGENTS.md", "q/AGENTS.md"]
+    assert paths(ws, "r") == ["AGENTS.md", "r/AGENTS.md"]
 
 
 def test_no_read_once_a_symlinked_file_is_read_twice():
@@ -141,9 +194,19 @@ def test_bytes_not_characters_and_a_split_character():
     assert PROFILE.explain(ws, None, "pkg").files[1].text == "\ufffd"
 
 
-def test_bom_bytes_count_but_are_not_shown():
+def test_a_bom_reaches_the_model_and_counts():
     ws = make({"AGENTS.md": b"\xef\xbb\xbfhi\n"})
-    assert loaded(ws) == [("AGENTS.md", "project", 3, 6, False, None)]
+    assert loaded(ws) == [("AGENTS.md", "project", 4, 6, False, None)]
+    assert PROFILE.explain(ws, None, ".").files[0].text == "\ufeffhi\n"
+
+
+def test_emptiness_is_rusts_trim():
+    # Rust's `trim` strips Unicode White_Space only: a byte-order mark or U+001C is text
+    ws = make({"AGENTS.md": b"\xef\xbb\xbf", "pkg/AGENTS.md": "\x1c\n",
+               "pkg/x/AGENTS.md": " \u3000\u2029\n"})
+    assert paths(ws, "pkg/x") == ["AGENTS.md", "pkg/AGENTS.md"]
+    skipped = PROFILE.explain(ws, None, "pkg/x").skipped
+    assert [(s.path, s.code) for s in skipped] == [("pkg/x/AGENTS.md", "empty-instructions")]
 
 
 def test_whitespace_only_file_uses_no_budget():
@@ -202,13 +265,19 @@ def test_global_override_else_agents_md_outside_the_budget(tmp_path: Path):
     (tmp_path / ".codex/AGENTS.md").write_text("global\n")
     home = LocalReader(str(tmp_path))
     ws = make({"AGENTS.md": "123456789\n"}, home=home, project_doc_max_bytes=10)
-    assert loaded(ws) == [(f"{home.root}/.codex/AGENTS.override.md", "user", 16, 16, False, None),
+    assert loaded(ws) == [(f"{home.root}/.codex/AGENTS.override.md", "user", 15, 16, False, None),
                           ("AGENTS.md", "project", 10, 10, False, None)]
-    # an empty global override falls through to the global AGENTS.md (Decision)
+    # an empty global override falls through to the global AGENTS.md
     (tmp_path / ".codex/AGENTS.override.md").write_text("\n")
     ws = make({"AGENTS.md": "a"}, home=LocalReader(str(tmp_path)))
     assert paths(ws) == [f"{home.root}/.codex/AGENTS.md", "AGENTS.md"]
     assert not any("--home" in n for n in PROFILE.explain(ws, None, ".").notes)
+
+
+def test_the_global_file_is_trimmed():
+    home = MemoryReader("/home/u", {".codex/AGENTS.md": "\n  global rules\n\n"})
+    (entry, _) = PROFILE.explain(make({"AGENTS.md": "a"}, home=home), None, ".").files
+    assert (entry.text, entry.chars, entry.bytes) == ("global rules", 12, 17)
 
 
 def test_no_global_file_without_home():

@@ -1,14 +1,17 @@
-"""The copilot profile, from the reference (agent-semantics.md section 6): always
+"""The copilot profile (docs/profiles/copilot.md, each fact with its public source): always
 `.github/copilot-instructions.md`; `.github/instructions/**/*.instructions.md` by `applyTo`
-(comma-separated globs relative to the workspace root); `excludeAgent`; the nearest AGENTS.md;
-no imports."""
+(comma-separated globs relative to the workspace root); `excludeAgent`; per agent, the nearest
+AGENTS.md (coding agent), none (code review) or the root's (VS Code's chat); no imports."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+import pytest
+
 from rulemap.analysis import new_workspace
+from rulemap.config import ConfigError
 from rulemap.profiles import get_profile, validate_options
 from rulemap.profiles.copilot_globs import glob_regex
 from rulemap.readers import MemoryReader
@@ -17,9 +20,10 @@ from rulemap.workspace import Workspace
 COPILOT = get_profile("copilot")
 
 
-def make(files: Mapping[str, str | bytes], **options: Any) -> Workspace:
-    return new_workspace(MemoryReader("/w", files),
-                     profile_options=validate_options({"copilot": options}, "test"))
+def make(files: Mapping[str, str | bytes], symlinks: Mapping[str, str] | None = None,
+         **options: Any) -> Workspace:
+    return new_workspace(MemoryReader("/w", files, symlinks),
+                         profile_options=validate_options({"copilot": options}, "test"))
 
 
 def rows(ws: Workspace, target: str | None = None, cwd: str = ".") -> list[tuple[object, ...]]:
@@ -44,7 +48,7 @@ BASE = {
 }
 
 
-def test_order_and_reasons():
+def test_order_and_reasons() -> None:
     ws = make(BASE)
     assert rows(ws, "src/a.ts") == [
         (".github/copilot-instructions.md", "project", None),
@@ -58,19 +62,28 @@ def test_order_and_reasons():
     ]
 
 
-def test_everything_globs_apply_without_a_target():
+def test_everything_globs_apply_without_a_target() -> None:
     ws = make(BASE)
     assert [r[0] for r in rows(ws)] == [
         ".github/copilot-instructions.md", ".github/instructions/all.instructions.md"]
 
 
-def test_frontmatter_is_not_part_of_the_text():
+def test_star_globstar_and_globstar_star_mean_every_file() -> None:
+    for glob in ("*", "**", "**/*"):
+        files = {".github/instructions/r.instructions.md": f"---\napplyTo: '{glob}'\n---\nr",
+                 "src/deep/a.ts": ""}
+        for agent in ("coding-agent", "vscode-chat"):
+            ws = make(files, agent=agent)
+            assert len(rows(ws)) == 1 and len(rows(ws, "src/deep/a.ts")) == 1, (glob, agent)
+
+
+def test_frontmatter_is_not_part_of_the_text() -> None:
     ws = make(BASE)
     e = COPILOT.explain(ws, "src/a.ts", ".")
     assert [f.chars for f in e.files] == [6, 3, 2]
 
 
-def test_exclude_agent():
+def test_exclude_agent() -> None:
     files = {".github/instructions/a.instructions.md":
              "---\napplyTo: '**'\nexcludeAgent: coding-agent\n---\na"}
     assert rows(make(files)) == []
@@ -79,37 +92,158 @@ def test_exclude_agent():
         ".github/instructions/a.instructions.md"]
 
 
-def test_nearest_agents_md():
+def test_nearest_agents_md() -> None:
     files = {"AGENTS.md": "root", "pkg/AGENTS.md": "pkg", "pkg/api/x.ts": ""}
     ws = make(files)
     assert rows(ws, "pkg/api/x.ts") == [("pkg/AGENTS.md", "nested", None)]
     assert skipped(ws, "pkg/api/x.ts") == {"AGENTS.md": "instructions-shadowed"}
     assert rows(ws) == [("AGENTS.md", "project", None)]
     assert rows(ws, "pkg/api/x.ts", cwd="pkg") == [("pkg/AGENTS.md", "project", None)]
-    assert rows(make(files, nestedAgentsMd=False), "pkg/api/x.ts") == [
-        ("AGENTS.md", "project", None)]
-    assert rows(make(files, useAgentsMd=False), "pkg/api/x.ts") == []
 
 
-def test_slashless_glob_is_anchored_at_the_root_by_default():
+def test_use_agents_md_file_off_reads_no_agents_md() -> None:
+    files = {"AGENTS.md": "root", "pkg/AGENTS.md": "pkg", "pkg/api/x.ts": ""}
+    assert rows(make(files, useAgentsMdFile=False), "pkg/api/x.ts") == []
+    assert rows(make(files, agent="vscode-chat", useAgentsMdFile=False)) == []
+
+
+def test_code_review_reads_no_agents_md() -> None:
+    files = {".github/copilot-instructions.md": "repo", "AGENTS.md": "root", "CLAUDE.md": "c"}
+    ws = make(files, agent="code-review")
+    assert [r[0] for r in rows(ws)] == [".github/copilot-instructions.md"]
+    assert not COPILOT.reads(ws, "AGENTS.md")
+
+
+def test_coding_agent_reads_claude_and_gemini_md_at_the_root() -> None:
+    # "Alternatively, you can use a single CLAUDE.md or GEMINI.md file stored in the root":
+    # read where no AGENTS.md is; beside one only with rootFilesBesideAgentsMd (unconfirmed)
+    alone = make({"CLAUDE.md": "c", "GEMINI.md": "g", "pkg/CLAUDE.md": "no"})
+    assert rows(alone) == [("CLAUDE.md", "project", None), ("GEMINI.md", "project", None)]
+    assert COPILOT.reads(alone, "GEMINI.md") and not COPILOT.reads(alone, "pkg/CLAUDE.md")
+    files = {"AGENTS.md": "a", "CLAUDE.md": "c", "GEMINI.md": "g"}
+    beside = make(files)
+    assert rows(beside) == [("AGENTS.md", "project", None)]
+    assert any("alternative to AGENTS.md" in n for n in COPILOT.explain(beside, None, ".").notes)
+    assert rows(make(files, rootFilesBesideAgentsMd=True)) == [
+        ("AGENTS.md", "project", None), ("CLAUDE.md", "project", None),
+        ("GEMINI.md", "project", None)]
+
+
+def test_vscode_chat_reads_only_the_root_agents_md() -> None:
+    files = {"AGENTS.md": "root", "pkg/AGENTS.md": "pkg", "pkg/api/x.ts": ""}
+    ws = make(files, agent="vscode-chat")
+    assert rows(ws, "pkg/api/x.ts") == [("AGENTS.md", "project", None)]
+    assert skipped(ws, "pkg/api/x.ts") == {}
+    assert not COPILOT.reads(ws, "pkg/AGENTS.md")
+
+
+def test_vscode_chat_lists_nested_agents_md_by_path_when_enabled() -> None:
+    files = {"AGENTS.md": "root", "pkg/AGENTS.md": "pkg", "pkg/api/x.ts": ""}
+    on = COPILOT.explain(make(files, agent="vscode-chat", useNestedAgentsMdFiles=True),
+                         "pkg/api/x.ts", ".")
+    assert [f.path for f in on.files] == ["AGENTS.md"]  # listed, not loaded
+    assert any("pkg/AGENTS.md" in n and "useNestedAgentsMdFiles" in n for n in on.notes)
+    off = COPILOT.explain(make(files, agent="vscode-chat"), "pkg/api/x.ts", ".")
+    assert not any("pkg/AGENTS.md" in n for n in off.notes)
+
+
+def test_vscode_chat_use_instruction_files_off_skips_the_repository_file() -> None:
+    files = {".github/copilot-instructions.md": "repo", "AGENTS.md": "a"}
+    assert [r[0] for r in rows(make(files, agent="vscode-chat"))] == [
+        ".github/copilot-instructions.md", "AGENTS.md"]
+    ws = make(files, agent="vscode-chat", useInstructionFiles=False)
+    assert [r[0] for r in rows(ws)] == ["AGENTS.md"]
+    assert not COPILOT.reads(ws, ".github/copilot-instructions.md")
+    # the coding agent has no such switch
+    assert len(rows(make(files, useInstructionFiles=False))) == 2
+
+
+def test_vscode_chat_reads_claude_md_files() -> None:
+    files = {"CLAUDE.md": "c", "CLAUDE.local.md": "l", ".claude/CLAUDE.md": "d",
+             "GEMINI.md": "g"}
+    assert [r[0] for r in rows(make(files, agent="vscode-chat"))] == [
+        "CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md"]
+    assert rows(make(files, agent="vscode-chat", useClaudeMdFile=False)) == []
+
+
+def test_vscode_chat_ignores_exclude_agent() -> None:
+    files = {".github/instructions/a.instructions.md":
+             "---\napplyTo: '**'\nexcludeAgent: coding-agent\n---\na",
+             ".github/instructions/b.instructions.md":
+             "---\napplyTo: '**'\nexcludeAgent: code-review\n---\nb"}
+    assert len(rows(make(files, agent="vscode-chat"))) == 2
+
+
+def test_slashless_glob_matches_top_level_files_for_the_coding_agent() -> None:
     files = {".github/instructions/r.instructions.md": "---\napplyTo: '*.ts'\n---\nr",
              "top.ts": "", "src/deep.ts": ""}
     assert rows(make(files), "src/deep.ts") == []
     assert len(rows(make(files), "top.ts")) == 1
-    assert len(rows(make(files, slashlessMatchesAnyDepth=True), "src/deep.ts")) == 1
+    assert rows(make(files, agent="code-review"), "src/deep.ts") == []
 
 
-def test_vscode_globs_prepend_globstar_and_ignore_case():
+def test_vscode_chat_globs_prepend_globstar_and_ignore_case() -> None:
     files = {".github/instructions/r.instructions.md": "---\napplyTo: 'src/**/*.ts'\n---\nr",
              "packages/a/SRC/x.TS": ""}
     assert rows(make(files), "packages/a/SRC/x.TS") == []
-    assert len(rows(make(files, vscodeGlobs=True), "packages/a/SRC/x.TS")) == 1
+    assert len(rows(make(files, agent="vscode-chat"), "packages/a/SRC/x.TS")) == 1
     # and the glob matches a file then, so it is not reported
-    assert found(make(files, vscodeGlobs=True)) == []
+    assert found(make(files, agent="vscode-chat")) == []
     assert [c for *_, c, _ in found(make(files))] == ["unmatched-glob"]
 
 
-def test_glob_dialect():
+def test_vscode_chat_slashless_glob_matches_at_any_depth() -> None:
+    files = {".github/instructions/r.instructions.md": "---\napplyTo: '*.ts'\n---\nr",
+             "src/deep.ts": ""}
+    assert len(rows(make(files, agent="vscode-chat"), "src/deep.ts")) == 1
+
+
+def test_vscode_chat_leading_slash_glob_matches_no_workspace_file() -> None:
+    files = {".github/instructions/r.instructions.md": "---\napplyTo: '/src/*.ts'\n---\nr",
+             "src/a.ts": ""}
+    assert rows(make(files, agent="vscode-chat"), "src/a.ts") == []
+    assert len(rows(make(files), "src/a.ts")) == 1  # root-relative for the coding agent
+
+
+def test_apply_to_is_comma_separated_and_trimmed() -> None:
+    files = {".github/instructions/r.instructions.md":
+             '---\napplyTo: "**/*.ts ,  docs/**,src/{a,b}.md"\n---\nr',
+             "x/y.ts": "", "docs/z.txt": "", "src/b.md": "", "src/c.md": ""}
+    for agent in ("coding-agent", "vscode-chat"):
+        ws = make(files, agent=agent)
+        assert [len(rows(ws, t)) for t in ("x/y.ts", "docs/z.txt", "src/b.md", "src/c.md")] == [
+            1, 1, 1, 0], agent
+
+
+def test_coding_agent_lists_a_symlinked_copilot_instructions_and_agents_md_both() -> None:
+    text = "Run the tests.\n"
+    ws = make({"AGENTS.md": text}, symlinks={".github/copilot-instructions.md": "../AGENTS.md"})
+    e = COPILOT.explain(ws, None, ".")
+    assert [(f.path, f.text, f.chars) for f in e.files] == [
+        (".github/copilot-instructions.md", text, len(text)), ("AGENTS.md", text, len(text))]
+
+
+def test_vscode_chat_adds_a_symlink_once_by_real_path_and_a_copy_twice() -> None:
+    text = "Run the tests.\n"
+    link = make({"AGENTS.md": text}, symlinks={".github/copilot-instructions.md": "../AGENTS.md"},
+                agent="vscode-chat")
+    assert [r[0] for r in rows(link)] == ["AGENTS.md"]
+    assert skipped(link) == {".github/copilot-instructions.md": "duplicate-load"}
+    copy = make({"AGENTS.md": text, ".github/copilot-instructions.md": text}, agent="vscode-chat")
+    assert [r[0] for r in rows(copy)] == [".github/copilot-instructions.md", "AGENTS.md"]
+
+
+def test_old_option_keys_name_their_replacement() -> None:
+    for old, new in (("useAgentsMd", "useAgentsMdFile"), ("vscodeGlobs", "agent"),
+                     ("nestedAgentsMd", "useNestedAgentsMdFiles"),
+                     ("slashlessMatchesAnyDepth", "agent")):
+        with pytest.raises(ConfigError, match=f"`{old}` was replaced by `{new}`"):
+            validate_options({"copilot": {old: True}}, "test")
+    with pytest.raises(ConfigError, match="vscode-chat"):
+        validate_options({"copilot": {"agent": "chat"}}, "test")
+
+
+def test_glob_dialect() -> None:
     assert glob_regex("src/**/*.ts").fullmatch("src/a.ts")
     assert glob_regex("src/**/*.ts").fullmatch("src/a/b/c.ts")
     assert not glob_regex("src/*.ts").fullmatch("src/a/b.ts")
@@ -121,14 +255,14 @@ def test_glob_dialect():
     assert not glob_regex("src/**").fullmatch("SRC/a")  # case-sensitive by default
 
 
-def test_brace_expansion_and_case_sensitivity():
+def test_brace_expansion_and_case_sensitivity() -> None:
     files = {".github/instructions/r.instructions.md": "---\napplyTo: 'src/*.{ts,tsx}'\n---\nr",
              "src/a.tsx": "", "src/B.TS": ""}
     assert len(rows(make(files), "src/a.tsx")) == 1
     assert rows(make(files), "src/B.TS") == []
 
 
-def test_unmatched_glob_span_inside_the_value():
+def test_unmatched_glob_span_inside_the_value() -> None:
     files = {".github/instructions/r.instructions.md":
              "---\napplyTo: 'src/**/*.ts, docs/**/*.rst'\n---\nr", "src/a.ts": ""}
     assert found(make(files)) == [
@@ -138,7 +272,7 @@ def test_unmatched_glob_span_inside_the_value():
         (".github/instructions/r.instructions.md", 1, 9, "unmatched-glob", "warning")]
 
 
-def test_unquoted_globstar_header_is_read_like_vs_code():
+def test_unquoted_globstar_header_is_read_like_vs_code() -> None:
     # `**/*.ts` unquoted is an alias to YAML; VS Code's header parser reads it as a string
     files = {".github/instructions/r.instructions.md": "---\napplyTo: **/*.ts\n---\nr",
              "src/a.ts": ""}
@@ -147,7 +281,7 @@ def test_unquoted_globstar_header_is_read_like_vs_code():
     assert found(ws) == []
 
 
-def test_invalid_frontmatter():
+def test_invalid_frontmatter() -> None:
     files = {".github/instructions/r.instructions.md": "---\napplyTo: [a\n  b: c\n---\nr",
              ".github/instructions/t.instructions.md": "---\napplyTo: 3\n---\nt"}
     ws = make(files)
@@ -158,7 +292,7 @@ def test_invalid_frontmatter():
                            ".github/instructions/t.instructions.md": "invalid-frontmatter"}
 
 
-def test_no_apply_to_and_misnamed_files():
+def test_no_apply_to_and_misnamed_files() -> None:
     files = {".github/instructions/a.instructions.md": "no header",
              ".github/instructions/style.md": "never read", ".github/instructions/README.md": "x"}
     assert [(p, c, s) for p, _, _, c, s in found(make(files))] == [
@@ -167,7 +301,7 @@ def test_no_apply_to_and_misnamed_files():
     ]
 
 
-def test_empty_files():
+def test_empty_files() -> None:
     files = {".github/copilot-instructions.md": "", "AGENTS.md": "",
              ".github/instructions/a.instructions.md": "---\napplyTo: '**'\n---\n"}
     ws = make(files)
@@ -181,12 +315,12 @@ def test_empty_files():
         (".github/instructions/a.instructions.md", "empty-instructions")]
 
 
-def test_no_imports():
+def test_no_imports() -> None:
     ws = make({".github/copilot-instructions.md": "@docs/a.md", "docs/a.md": "a"})
     assert [r[0] for r in rows(ws)] == [".github/copilot-instructions.md"]
 
 
-def test_detect_and_reads():
+def test_detect_and_reads() -> None:
     assert COPILOT.detect(make({".github/copilot-instructions.md": "x"}))
     assert COPILOT.detect(make({".github/instructions/a.instructions.md": "x"}))
     assert not COPILOT.detect(make({"AGENTS.md": "x", ".github/workflows/ci.yml": ""}))
@@ -194,7 +328,7 @@ def test_detect_and_reads():
     assert COPILOT.reads(ws, ".github/instructions/x/a.instructions.md")
     assert COPILOT.reads(ws, "pkg/AGENTS.md")
     assert not COPILOT.reads(ws, ".github/instructions/a.md")
-    assert not COPILOT.reads(make({}, useAgentsMd=False), "AGENTS.md")
+    assert not COPILOT.reads(make({}, useAgentsMdFile=False), "AGENTS.md")
 
 
 def _state(ws: Workspace) -> tuple[object, ...]:
@@ -202,7 +336,7 @@ def _state(ws: Workspace) -> tuple[object, ...]:
             rows(ws, "src/a.ts"), rows(ws))
 
 
-def test_edits_give_what_a_fresh_workspace_gives():
+def test_edits_give_what_a_fresh_workspace_gives() -> None:
     files = dict(BASE)
     ws = make(files)
     _state(ws)
@@ -212,8 +346,10 @@ def test_edits_give_what_a_fresh_workspace_gives():
         (".github/copilot-instructions.md", ""),
         (".github/instructions/ts.instructions.md", "---\napplyTo: 'src/*.ts'\n---\nts again"),
     ]
+    reader = ws.reader
+    assert isinstance(reader, MemoryReader)
     for key, text in edits:
         files[key] = text
-        ws.reader.files["/w/" + key] = text.encode()
+        reader.files["/w/" + key] = text.encode()
         ws.update(changed={key})
         assert _state(ws) == _state(make(files)), key

@@ -1,6 +1,8 @@
-"""The cursor profile, from the reference (agent-semantics.md section 7): `.cursor/rules/*.mdc`
-with `description`, `globs` (string or list), `alwaysApply`; always / auto-attached /
-agent-requested / manual; nested `.cursor/rules` scoped to their folder; legacy `.cursorrules`."""
+"""The cursor profile's rules, pinned against Cursor's rules docs
+(docs/profiles/cursor.md#facts-and-sources): `.cursor/rules/*.mdc` with `description`, `globs`
+(string or list), `alwaysApply`; always / auto-attached / agent-requested / manual; nested
+`.cursor/rules` scoped to their folder; legacy `.cursorrules`. AGENTS.md and `mdc:` links:
+test_cursor_agents_md.py."""
 
 from __future__ import annotations
 

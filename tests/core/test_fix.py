@@ -215,7 +215,9 @@ def test_statistics_counts_per_code(tmp_path, capsys, monkeypatch):
     assert rows[0].split() == ["2", "suspicious-import", "[*]", "an", "@import", "with",
                                "trailing", "punctuation", "whose", "trimmed", "form", "exists"]
     assert any(r.split()[:2] == ["1", "broken-import"] and "[*]" not in r for r in rows)
-    assert "Found 5 findings (1 error, 3 warnings, 1 information) in 3 of 4 files." in out
+    # CLAUDE.md's `@AGENTS.md` brings nothing to the default model, but it is Claude Code's
+    # only way to AGENTS.md: no duplicate-load calls it useless
+    assert "Found 4 findings (1 error, 3 warnings) in 2 of 4 files." in out
 
 
 def test_a_fix_that_does_not_cure_its_finding_is_made_once(tmp_path, monkeypatch):

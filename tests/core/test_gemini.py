@@ -1,5 +1,6 @@
-"""The gemini profile, from the reference (agent-semantics.md section 5 and its edge cases):
-GEMINI.md global, then upward from the cwd to the git root, plus a bounded downward scan;
+"""The gemini profile (docs/profiles/gemini.md; the release facts: test_gemini_release.py):
+GEMINI.md global, then upward from the cwd to the git root, then just in time (or, with
+`jitContext = false`, a bounded downward scan);
 `@path` imports after whitespace, starting with `.`, `/` or a letter, 5 levels (the 5th
 still loads), cycles tracked per import chain (a diamond appears twice), only backtick code
 excluded, paths outside the project root refused."""
@@ -97,7 +98,7 @@ def test_backtick_code_spans_lines_and_paragraphs():
 # ----- what loads, in what order --------------------------------------------------------------
 
 
-def test_order_global_then_git_root_down_to_cwd_then_below():
+def test_order_global_then_git_root_down_to_cwd_then_below_eager():
     ws = make(
         {
             "GEMINI.md": "root",
@@ -108,6 +109,7 @@ def test_order_global_then_git_root_down_to_cwd_then_below():
             "other/GEMINI.md": "sibling",
         },
         home={".gemini/GEMINI.md": "global"},
+        jitContext=False,
     )
     assert rows(ws, cwd="pkg/api") == [
         ("/h/.gemini/GEMINI.md", "user", None, 0),
@@ -147,37 +149,29 @@ def test_file_names_option_per_directory_in_order():
 
 def test_downward_scan_is_bounded():
     files = {"GEMINI.md": "root", "a/GEMINI.md": "a", "a/b/c/GEMINI.md": "deep"}
-    ws = make(files, maxScanDirs=3)  # the root, a, a/b: a/b/c is the fourth directory
+    # the root, a, a/b: a/b/c is the fourth directory
+    ws = make(files, maxScanDirs=3, jitContext=False)
     assert rows(ws) == [("GEMINI.md", "project", None, 0), ("a/GEMINI.md", "nested", None, 0)]
     assert skipped(ws) == {"a/b/c/GEMINI.md": "unreachable-rule"}
     assert any("3 directories" in n for n in GEMINI.explain(ws, None, ".").notes)
-    ws = make(files)
+    ws = make(files, jitContext=False)
     assert [r[0] for r in rows(ws)] == ["GEMINI.md", "a/GEMINI.md", "a/b/c/GEMINI.md"]
 
 
 def test_downward_scan_respects_geminiignore():
     ws = make({"GEMINI.md": "root", ".geminiignore": "# comment\nvendor/\n",
-               "vendor/GEMINI.md": "v", "src/GEMINI.md": "s"})
+               "vendor/GEMINI.md": "v", "src/GEMINI.md": "s"}, jitContext=False)
     assert [r[0] for r in rows(ws)] == ["GEMINI.md", "src/GEMINI.md"]
 
 
-def test_downward_scan_off_and_just_in_time():
-    files = {"GEMINI.md": "root", "pkg/GEMINI.md": "pkg", "pkg/api/GEMINI.md": "api",
-             "other/GEMINI.md": "o"}
-    ws = make(files, downwardScan=False)
+def test_eager_load_without_the_downward_scan():
+    files = {"GEMINI.md": "root", "pkg/GEMINI.md": "pkg", "pkg/api/GEMINI.md": "api"}
+    ws = make(files, jitContext=False, downwardScan=False)
     assert [r[0] for r in rows(ws, "pkg/api/x.ts")] == ["GEMINI.md"]
-    ws = make(files, downwardScan=False, justInTime=True)
-    assert rows(ws, "pkg/api/x.ts") == [
-        ("GEMINI.md", "project", None, 0),
-        ("pkg/GEMINI.md", "nested", None, 0),
-        ("pkg/api/GEMINI.md", "nested", None, 0),
-    ]
-    # a target outside the cwd is outside Gemini's trusted folder: nothing more loads
-    assert [r[0] for r in rows(ws, "other/y.ts", cwd="pkg")] == ["GEMINI.md", "pkg/GEMINI.md"]
 
 
 def test_empty_file_left_out_and_reported():
-    ws = make({"GEMINI.md": "  \n", "pkg/GEMINI.md": "pkg"})
+    ws = make({"GEMINI.md": "  \n", "pkg/GEMINI.md": "pkg"}, jitContext=False)
     assert [r[0] for r in rows(ws)] == ["pkg/GEMINI.md"]
     assert skipped(ws) == {"GEMINI.md": "empty-instructions"}
     assert found(ws) == [("GEMINI.md", 0, "empty-instructions")]
@@ -192,7 +186,7 @@ def test_unreadable_file_skipped_and_reported():
 
 def test_symlinked_alias_read_once():
     ws = make({"GEMINI.md": "root", "docs/real.md": "r"},
-              symlinks={"pkg/GEMINI.md": "../GEMINI.md"})
+              symlinks={"pkg/GEMINI.md": "../GEMINI.md"}, jitContext=False)
     assert [r[0] for r in rows(ws)] == ["GEMINI.md"]
     assert skipped(ws) == {"pkg/GEMINI.md": "duplicate-load"}
 
@@ -299,7 +293,7 @@ def test_trailing_punctuation_is_part_of_the_path():
 
 def test_outside_the_project_root_refused():
     ws = make({"GEMINI.md": "@../up.md @/etc/passwd", "sub/.git": "gitdir: x",
-               "sub/GEMINI.md": "@../docs/a.md", "docs/a.md": "a"})
+               "sub/GEMINI.md": "@../docs/a.md", "docs/a.md": "a"}, jitContext=False)
     # sub/GEMINI.md (found by the scan below the root) is in a nested repository: its
     # imports must stay inside that repository
     assert skipped(ws) == {"/up.md": "import-outside-workspace",

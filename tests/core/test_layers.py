@@ -32,7 +32,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("profiles", ("profiles",)),
     # `fixes` reads which codes are safe to fix from the check registry
     ("checks", ("checks", "fixes")),
-    ("engine", ("analysis", "compare", "graph_export", "session", "diff", "host")),
+    ("engine", ("analysis", "compare", "graph_export", "session", "diff", "verify", "host")),
     ("edges", ("cli", "lsp", "__main__")),
 ]
 

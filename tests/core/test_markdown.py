@@ -17,6 +17,15 @@ def test_path_runs_to_next_whitespace_so_punctuation_is_part_of_it():
     assert paths("See @docs/a.md, then") == ["docs/a.md,"]
 
 
+def test_a_token_in_link_text_ends_at_the_closing_bracket():
+    # `[Name @handle](url)`: the link's text is what the agent's lexer scans (biome's
+    # CONTRIBUTING.md lists maintainers so); the URL is never part of the path
+    refs = scan("- [Arend @arendjr](https://github.com/arendjr)\n[see @docs/a.md](x)").imports
+    assert [(r.path, r.span.end.col - r.span.start.col) for r in refs] == [
+        ("arendjr", 8), ("docs/a.md", 10)]
+    assert paths("@a](b) @c]d") == ["a", "c]d"]
+
+
 def test_escaped_space():
     refs = scan(r"@my\ notes.md next").imports
     assert [(r.raw, r.path) for r in refs] == [(r"my\ notes.md", "my notes.md")]

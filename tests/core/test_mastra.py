@@ -298,7 +298,7 @@ def test_blank_reminder_text_means_no_fallback_and_the_search_goes_on():
 def test_options_are_declared_and_validated():
     assert [o.key for o in MASTRA.options] == [
         "maxTokens", "reminderText", "ignoredInstructionPaths", "enabled",
-        "walkToFilesystemRoot",
+        "walkToFilesystemRoot", "nearestOnly",
     ]
     with pytest.raises(ConfigError, match="maxTokens"):
         analysis.open_workspace("/w", reader=MemoryReader(

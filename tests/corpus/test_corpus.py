@@ -271,3 +271,22 @@ def test_profile_counts(entry: str, tree: Any) -> None:
                 data = analysis.explain(ws, target, profile=profile).to_json()
                 assert data["profile"] == profile and data["target"] == target
     assert got == pinned, f"{entry}: per-profile finding counts differ (docs/corpus.md)"
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_safe_fixes_introduce_no_finding(
+    entry: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Apply every safe fix of every selected agent to a fresh copy of the entry and check
+    again: no (path, code) is reported more often than before (tests/fix_property.py)."""
+    from tests.cli_runner import in_process_cli
+    from tests.fix_property import introduced_by_fixes
+
+    materialize = _load_materialize()
+    dest = tmp_path / entry
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert materialize.main([str(CORPUS / entry), str(dest)]) == 0
+    run_cli = in_process_cli(monkeypatch, capsys, tmp_path)
+    with time_limit(TIME_LIMIT, f"check --fix of {entry}"):
+        assert introduced_by_fixes(run_cli, dest) == []

@@ -71,7 +71,8 @@ def test_cut_and_left_out_name_the_agents_own_limit():
     files = {"AGENTS.md": "a" * 30 + "\n", "src/AGENTS.md": "b" * 30 + "\n", "src/a.ts": "x\n"}
     codex = ws_of(files, profiles=["codex"], cwd="src")  # Codex reads root → cwd
     codex.profile_options = {
-        "codex": parse_options(PROFILES["codex"], {"project_doc_max_bytes": 40}, "test")
+        "codex": parse_options(PROFILES["codex"], {"project_doc_max_bytes": 40,
+                                                   "rootWithoutGit": "workspace"}, "test")
     }
     text = hover_text(hover(codex, "src/a.ts", P(0, 0), settings={"profile": "codex"}))
     assert "**cut** by project_doc_max_bytes" in text

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from rulemap.checks import files, frontmatter, imports, trust
+from rulemap.checks import files, frontmatter, imports, link_only, loaded_twice, trust
 from rulemap.globs import compile_patterns
 from rulemap.model import Finding
 from rulemap.profiles import default_name
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 # loads: they come from the whole check, which runs off the editor's event loop; until it has
 # run again, an edited document keeps their last findings (`Checked.graph`).
 PER_DOCUMENT = (files.check, frontmatter.check, imports.document_check)
-GRAPH_WIDE = (imports.graph_check, trust.check)
+GRAPH_WIDE = (imports.graph_check, trust.check, loaded_twice.check, link_only.check)
 
 
 @dataclass(frozen=True)

@@ -155,6 +155,10 @@ def _loads_anyway(ws: Workspace, importer: str, trimmed: str, ref: ImportRef) ->
     target = ws.resolve(importer, probe).target
     if ws.identity(target) == ws.identity(importer):
         return "this file itself"
+    earlier = _imported_above(ws, importer, target, ref)
+    if earlier is not None:
+        # fixing this one too would only bring the file twice (a fix must not draw a finding)
+        return f"`{target}`, which the import on line {earlier + 1} brings already"
     owner = ws.rule_owner(importer)
     if owner is None:
         if importer not in ws.instruction_files:
@@ -170,6 +174,30 @@ def _loads_anyway(ws: Workspace, importer: str, trimmed: str, ref: ImportRef) ->
     if holder == "" or owner == holder or owner.startswith(holder + "/"):
         return f"`{target}`, which loads anyway as an instruction file"
     return None
+
+
+def _imported_above(ws: Workspace, importer: str, target: str, ref: ImportRef) -> int | None:
+    """The line of an import before `ref` in `importer` that brings `target` — as written, or
+    once its own trailing punctuation is dropped — or None."""
+    identity = ws.identity(target)
+    for other, resolved in ws.imports(importer):
+        if other.offset >= ref.offset:
+            break
+        if resolved.status is ImportStatus.OK:
+            if resolved.identity == identity:
+                return other.span.start.line
+            continue
+        trimmed = _trimmed_candidate(ws, importer, other)
+        if trimmed is None:
+            continue
+        if ws.identity(ws.resolve(importer, _probe(other, trimmed)).target) == identity:
+            return other.span.start.line
+    return None
+
+
+def _probe(ref: ImportRef, trimmed: str) -> ImportRef:
+    return ImportRef(raw=trimmed, path=trimmed.replace("\\ ", " "), span=ref.span,
+                     offset=ref.offset)
 
 
 def _is_root_alias(ws: Workspace, path: str, identity: str | None) -> bool:

@@ -107,8 +107,9 @@ CHECKS: Final[dict[str, Check]] = _registry(
         "an @import with trailing punctuation whose trimmed form exists",
         fix="safe",
         variants=(
-            Variant("information", "the trimmed path loads anyway (the file itself, or an "
-                    "instruction file of the importer's directory or one above)"),
+            Variant("information", "the trimmed path loads anyway (the file itself, an "
+                    "instruction file of the importer's directory or one above, or an import "
+                    "above it in the same file: fixing it would only bring the file twice)"),
         ),
     ),
     Check("import-cycle", "warning", "imports that lead back to a file already loading"),
@@ -130,7 +131,8 @@ CHECKS: Final[dict[str, Check]] = _registry(
         variants=(
             Variant("warning", "Claude Code ignores an import of a file that exists (a "
                     "target that is not a text file, such as `.mdc`, or a line in an indented "
-                    "code block)"),
+                    "code block), or Gemini CLI's import parser rejects a wrapped path "
+                    "(`@{ policy.md }`)"),
         ),
     ),
     Check(
@@ -181,6 +183,20 @@ CHECKS: Final[dict[str, Check]] = _registry(
     Check(
         "untrusted-config", "warning",
         "a repository's configuration sets a key only the user may set; ignored",
+    ),
+    Check(
+        "loaded-twice", "warning",
+        "the same text loaded twice for one agent and file (a symlink, a copy or an import); "
+        "the size it wastes is in that agent's unit",
+        variants=(
+            Variant("information", "only the load of a file beside it brings the text twice, "
+                    "not the start-up load every session has"),
+        ),
+    ),
+    Check(
+        "link-only", "warning",
+        "a file an agent reads that only links instruction files the agent never loads: it "
+        "gets the link, not the instructions",
     ),
 )
 

@@ -20,6 +20,7 @@ import sys
 import textwrap
 from collections.abc import Iterable
 
+from rulemap.analysis import checked_documents
 from rulemap.fixes import safe_fix
 from rulemap.host.catalog import check
 from rulemap.host.commands import OpenWorkspace
@@ -115,7 +116,7 @@ def _plural(count: int, word: str) -> str:
 def summary(ws: OpenWorkspace, findings: list[Finding]) -> list[str]:
     """`Found 12 findings (3 errors, 9 warnings) in 5 of 40 files.` and, when some can be
     fixed, `[*] 4 fixable with `rulemap check --fix`.`"""
-    checked = len(ws.lint_documents())
+    checked = len(checked_documents(ws))
     if not findings:
         return [
             f"All checks passed: no findings in {_plural(checked, 'file')} "

@@ -20,6 +20,7 @@ examples:
   rulemap explain --json             the start-up load (root down to cwd) as JSON
   rulemap compare src/api/users.ts   the same file, side by side for every selected agent
   rulemap session read:src/a.ts edit:pkg/x.py   what joins at each step of a run
+  rulemap verify .rulemap/instructions-loaded.jsonl   what the agent really loaded, vs Rulemap
   rulemap check --profiles A,B        lint for agents A and B only
   rulemap graph --format mermaid     the import/rule graph, to paste into Markdown
   rulemap diff main                  which files' instructions differ from main, per agent
@@ -210,6 +211,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_session(sub, names, _allow_flag, _home_flag)
 
+    from rulemap.cli.verify import add_parser as add_verify
+
+    add_verify(sub, names, _allow_flag, _home_flag)
+
     graph = sub.add_parser(
         "graph",
         help="the import/rule graph",
@@ -339,6 +344,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from rulemap.cli.session import run_session
 
             return run_session(args)
+        if args.command == "verify":
+            from rulemap.cli.verify import run_verify
+
+            return run_verify(args)
         if args.command == "graph":
             from rulemap.cli.commands import run_graph
 

@@ -2,8 +2,9 @@
 
 The CLI opens a workspace with `analysis.open_workspace` and passes it around as an
 `OpenWorkspace`: a handle it hands back to the engine (`analysis`, `compare`, `diff`,
-`session`, this module). The agents, the check codes and the session replay's data come from
-here too, so `cli/` imports nothing from `workspace/`, `profiles/` or `checks/`
+`session`, this module). The agents, the check codes, the session replay's data and
+`rulemap verify`'s (`verify_log`, `parse_load_log`, `read_load_log`) come from here too, so
+`cli/` imports nothing from `workspace/`, `profiles/` or `checks/`
 (tests/core/test_edge_imports.py holds this).
 """
 
@@ -15,6 +16,16 @@ from typing import TYPE_CHECKING, TypeAlias
 from rulemap.model import Finding
 from rulemap.profiles import PROFILES
 from rulemap.profiles.steps import Problem, SessionReplay, SessionStep
+from rulemap.verify import (
+    LoadLogError,
+    LogFormat,
+    Verification,
+    log_formats,
+    parse_load_log,
+    read_load_log,
+    rebased,
+    verify_log,
+)
 from rulemap.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -22,8 +33,9 @@ if TYPE_CHECKING:
     from rulemap.readers.switch import Changes, SwitchReader
 
 __all__ = [
-    "OpenWorkspace", "Problem", "SessionReplay", "SessionStep", "UpdatePlan", "update_plan",
-    "untrusted_findings",
+    "LoadLogError", "LogFormat", "OpenWorkspace", "Problem", "SessionReplay", "SessionStep",
+    "UpdatePlan", "Verification", "log_formats", "parse_load_log", "read_load_log", "rebased",
+    "untrusted_findings", "update_plan", "verify_log",
 ]
 
 # a workspace as `analysis.open_workspace` opened it, for the CLI to pass back to the engine

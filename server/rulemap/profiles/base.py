@@ -22,6 +22,7 @@ from rulemap.derived import Key, KeyFamily
 from rulemap.model import Explanation, Finding, LoadStatus, ScopedGlobs
 
 if TYPE_CHECKING:
+    from rulemap.profiles.load_log import LoadLogFormat
     from rulemap.profiles.steps import SessionReplay, ToolStep
     from rulemap.profiles.transcript import TranscriptFormat
     from rulemap.workspace import Layout, Workspace
@@ -46,6 +47,9 @@ class Profile(Protocol):
     check_codes: tuple[str, ...] = ()
     # Its own session format (a log, a message list) when `rulemap session --file` reads it
     transcript_format: TranscriptFormat | None = None
+    # The log its agent writes of the instruction files it loads, when `rulemap verify` reads
+    # one (hook events, a session log's context blocks, the prompt it sends)
+    load_log_format: LoadLogFormat | None = None
     # Whether it matches rule globs in a dialect of its own (`glob_matches` and friends
     # below); views then show its verdicts instead of the workspace's matcher's.
     own_glob_dialect: bool = False
@@ -144,6 +148,8 @@ class Option:
     top_level: bool = False
     # a further rule on the value: the problem, worded for the user, or None when it holds
     check: Callable[[Any], str | None] | None = None
+    # keys this option replaced, each with how to write it now (named in the error for it)
+    replaces: tuple[tuple[str, str], ...] = ()
 
     def describe(self) -> str:
         names = " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in self.types)
@@ -192,6 +198,10 @@ def parse_option_values(
     for key, value in raw.items():
         option = known.get(key)
         if option is None:
+            moved = [(o.key, how) for o in options for old, how in o.replaces if old == key]
+            if moved:
+                raise ConfigError(f"{where}: `{key}` was replaced by `{moved[0][0]}`: "
+                                  f"{moved[0][1]}")
             hint = difflib.get_close_matches(key, list(known), n=1)
             did_you_mean = f" (did you mean `{hint[0]}`?)" if hint else ""
             keys = ", ".join(known) or "none"

@@ -1,16 +1,19 @@
-"""GitHub Copilot: `.github/copilot-instructions.md`, `.github/instructions/**/*.instructions.md`
-scoped by `applyTo`, and the nearest AGENTS.md (docs/profiles/copilot.md). No imports, no budget.
+"""GitHub Copilot (docs/profiles/copilot.md), for the agent the `agent` option names:
 
-`applyTo` globs are relative to the workspace root, in VS Code's glob dialect (`*` stays in one
-directory, `**` crosses them, `{a,b}` alternates) and, by default, case-sensitive and anchored at
-the root: a slash-less `*.ts` matches top-level files only (`slashlessMatchesAnyDepth`). VS
-Code's chat itself prepends `**/` to every relative pattern and ignores case (`vscodeGlobs`).
-`**`, `**/*` and `*` mean every file, even with no target.
+- `coding-agent` (default): `.github/copilot-instructions.md`, the `.github/instructions/**/
+  *.instructions.md` files whose `applyTo` matches, the nearest AGENTS.md, and CLAUDE.md /
+  GEMINI.md at the root;
+- `code-review`: the first two only (no AGENTS.md);
+- `vscode-chat`: VS Code's chat — the first two (`applyTo` matched as VS Code's `_matches` does:
+  `**/` before every relative glob, case ignored), the root's AGENTS.md (`useAgentsMdFile`),
+  CLAUDE.md files (`useClaudeMdFile`), nested AGENTS.md only listed by path
+  (`useNestedAgentsMdFiles`); a symlink to a file already loaded is added once.
+
+No imports, no budget. `**`, `**/*` and `*` mean every file, even with no target.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
 from rulemap.derived import KeyFamily
@@ -36,6 +39,24 @@ from rulemap.profiles.base import (
     options_of,
     parent_dir,
 )
+from rulemap.profiles.copilot_files import (
+    AGENT_CHOICES,
+    AGENTS,
+    CODE_REVIEW,
+    CODING_AGENT,
+    CODING_AGENT_ROOT_FILES,
+    EXCLUDABLE,
+    INSTRUCTIONS,
+    INSTRUCTIONS_DIR,
+    SUFFIX,
+    VSCODE_CHAT,
+    VSCODE_CLAUDE_FILES,
+    exists,
+    instruction_files,
+    is_instruction_file,
+    meta,
+    misnamed,
+)
 from rulemap.profiles.copilot_globs import (
     EVERYTHING,
     Dialect,
@@ -44,112 +65,111 @@ from rulemap.profiles.copilot_globs import (
     glob_has_matches,
     matches,
 )
-from rulemap.profiles.rule_files import (
-    FILES_NAMED,
-    Header,
-    WrittenGlob,
-    as_scoped,
-    files_named,
-    read_header,
-    written_globs,
-)
+from rulemap.profiles.rule_files import WrittenGlob, as_scoped
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
-INSTRUCTIONS = ".github/copilot-instructions.md"
-INSTRUCTIONS_DIR = ".github/instructions/"
-SUFFIX = ".instructions.md"
-AGENTS = "AGENTS.md"
-AGENT_NAMES = ("coding-agent", "code-review")
-
-_META: Final[KeyFamily[_Meta]] = KeyFamily("copilot-meta")  # file
 # file, dialect, agent, whether the default checks lint it
 _RULE_FINDINGS: Final = KeyFamily[list[Finding]]("copilot-rule-findings")
-
-
-@dataclass
-class _Meta:
-    """One `.instructions.md` file as Copilot reads it."""
-
-    header: Header
-    apply_to: str | None  # as written
-    globs: list[WrittenGlob] | None
-    problem: str | None  # why the header cannot be used (Copilot skips the file)
-    problem_span: Span | None
-    exclude: str | None  # `excludeAgent`
-    exclude_span: Span | None
+_VSCODE_ONLY = "; only VS Code's chat has it (agent = \"vscode-chat\")"
 
 
 class CopilotProfile(Profile):
     name = "copilot"
     title = "GitHub Copilot"
     description = (
-        "GitHub Copilot: .github/copilot-instructions.md, .github/instructions/*.instructions.md "
-        "by applyTo, the nearest AGENTS.md; no imports, no budget."
+        "GitHub Copilot (coding agent, code review or VS Code's chat): "
+        ".github/copilot-instructions.md, .github/instructions/*.instructions.md by applyTo, "
+        "AGENTS.md; no imports, no budget."
     )
     follows_imports = False
     own_glob_dialect = True  # applyTo, as the coding agent or VS Code matches it
-    watched_globs = (".github/copilot-instructions.md", ".github/instructions/**", "**/AGENTS.md")
+    watched_globs = (".github/copilot-instructions.md", ".github/instructions/**", "**/AGENTS.md",
+                     *CODING_AGENT_ROOT_FILES, *VSCODE_CLAUDE_FILES[1:])
     options: tuple[Option, ...] = (
-        Option("agent", (str,), "coding-agent",
-               "the Copilot agent modelled; files whose `excludeAgent` names it are skipped "
-               "(`coding-agent` or `code-review`)"),
-        Option("useAgentsMd", (bool,), True, "read AGENTS.md"),
-        Option("nestedAgentsMd", (bool,), True,
-               "the AGENTS.md nearest the target (its directory, else the nearest ancestor); "
-               "false: only the root's (unconfirmed which one Copilot reads)"),
-        Option("slashlessMatchesAnyDepth", (bool,), False,
-               "a slash-less `applyTo` glob (`*.ts`) matches at any depth, not only at the root "
-               "(unconfirmed)"),
-        Option("vscodeGlobs", (bool,), False,
-               "match `applyTo` as VS Code's chat does: `**/` before every relative glob, case "
-               "ignored"),
+        Option("agent", (str,), CODING_AGENT,
+               "the Copilot modelled: `coding-agent`, `code-review` (files whose `excludeAgent` "
+               "names it are skipped) or `vscode-chat` (VS Code's chat)",
+               choices=AGENT_CHOICES,
+               replaces=(("vscodeGlobs", "set `agent = \"vscode-chat\"`: VS Code's chat "
+                                         "matches applyTo its own way"),
+                         ("slashlessMatchesAnyDepth",
+                          "GitHub documents `*.py` as root-level files for the coding agent; "
+                          "`agent = \"vscode-chat\"` matches it at any depth"))),
+        Option("useAgentsMdFile", (bool,), True,
+               "read AGENTS.md (VS Code's `chat.useAgentsMdFile`; the coding agent has no "
+               "switch: false models a repository without it)",
+               replaces=(("useAgentsMd", "the same switch, named after VS Code's setting"),)),
+        Option("useNestedAgentsMdFiles", (bool,), False,
+               "VS Code's chat lists the workspace's nested AGENTS.md files by path for the "
+               "model to read (`chat.useNestedAgentsMdFiles`, experimental)" + _VSCODE_ONLY,
+               replaces=(("nestedAgentsMd",
+                          "the coding agent always reads the nearest AGENTS.md; VS Code's chat "
+                          "lists nested ones with `useNestedAgentsMdFiles = true`"),)),
+        Option("useInstructionFiles", (bool,), True,
+               "read .github/copilot-instructions.md (VS Code's "
+               "`github.copilot.chat.codeGeneration.useInstructionFiles`)" + _VSCODE_ONLY),
+        Option("useClaudeMdFile", (bool,), True,
+               "read CLAUDE.md, CLAUDE.local.md and .claude/CLAUDE.md (VS Code's "
+               "`chat.useClaudeMdFile`)" + _VSCODE_ONLY),
+        Option("rootFilesBesideAgentsMd", (bool,), False,
+               "coding-agent: read the root's CLAUDE.md and GEMINI.md also where an AGENTS.md "
+               "is read — unconfirmed; GitHub's docs name them as an alternative to AGENTS.md, "
+               "so by default they are read only where no AGENTS.md is"),
     )
 
     # ----- the interface ----------------------------------------------------------------------
 
     def detect(self, ws: Workspace) -> bool:
-        return _exists(ws, INSTRUCTIONS) or bool(ws.files.under(INSTRUCTIONS_DIR)) or (
+        return exists(ws, INSTRUCTIONS) or bool(ws.files.under(INSTRUCTIONS_DIR)) or (
             ws.reader.is_dir(ws.abs(INSTRUCTIONS_DIR.rstrip("/"))))
 
     def reads(self, ws: Workspace, key: str) -> bool:
-        if key == INSTRUCTIONS or (key.startswith(INSTRUCTIONS_DIR) and key.endswith(SUFFIX)):
+        if is_instruction_file(key):
             return True
         opts = options_of(ws, self)
-        return bool(opts["useAgentsMd"]) and (key == AGENTS or key.endswith("/" + AGENTS)) and (
-            opts["nestedAgentsMd"] or key == AGENTS)
+        agent = opts["agent"]
+        vscode = agent == VSCODE_CHAT
+        if key == INSTRUCTIONS:
+            return not vscode or bool(opts["useInstructionFiles"])
+        if key == AGENTS or key.endswith("/" + AGENTS):
+            return agent != CODE_REVIEW and bool(opts["useAgentsMdFile"]) and (
+                key == AGENTS or agent == CODING_AGENT)
+        if agent == CODING_AGENT:
+            return key in CODING_AGENT_ROOT_FILES
+        return vscode and bool(opts["useClaudeMdFile"]) and key in VSCODE_CLAUDE_FILES
 
     # ----- for views: `applyTo` globs in its dialect (copilot_globs.py) ------------------
     def glob_key(self, ws: Workspace, key: str) -> tuple[str, str] | None:
-        if not (key.startswith(INSTRUCTIONS_DIR) and key.endswith(SUFFIX)) or key not in ws.files:
+        if not is_instruction_file(key) or key not in ws.files:
             return None
         return "applyTo", ""
 
     def rule_globs(self, ws: Workspace, key: str) -> ScopedGlobs | None:
         if self.glob_key(ws, key) is None:
             return None
-        return as_scoped("applyTo", "", _meta(ws, key).globs)
+        return as_scoped("applyTo", "", meta(ws, key).globs)
 
     def load_status(self, ws: Workspace, key: str) -> LoadStatus:
         """An instructions file loads for the files its `applyTo` matches (every file for
         `**`), never without one or when `excludeAgent` names the modelled agent."""
         if self.glob_key(ws, key) is None:
             return Profile.load_status(self, ws, key)
-        meta = _meta(ws, key)
+        info = meta(ws, key)
         doc = ws.document(key)
         agent = options_of(ws, self)["agent"]
         why = (f"unreadable: {doc.unreadable}" if doc.unreadable
-               else f"{meta.problem}; Copilot skips it" if meta.problem is not None
-               else f"`excludeAgent: {meta.exclude}` excludes the {agent}"
-               if meta.exclude == agent
+               else f"{info.problem}; Copilot skips it" if info.problem is not None
+               else f"`excludeAgent: {info.exclude}` excludes the {agent}"
+               if info.exclude == agent
                else "no `applyTo`: Copilot applies it only when it is attached by hand"
-               if meta.globs is None else None)
+               if info.globs is None else None)
         if why is not None:
             return LoadStatus(False, why_not=why)
-        matches = self.rule_matches(ws, key)
-        return LoadStatus(bool(matches), len(matches), matches[0] if matches else None,
-                          scoped=True, why_not=None if matches else "its globs match no file")
+        found = self.rule_matches(ws, key)
+        return LoadStatus(bool(found), len(found), found[0] if found else None,
+                          scoped=True, why_not=None if found else "its globs match no file")
 
     def glob_matches(self, ws: Workspace, rule: str, pattern: str) -> list[str]:
         written = WrittenGlob(pattern, Span.at(0, 0), tuple(safe_expand(pattern)))
@@ -184,12 +204,13 @@ class CopilotProfile(Profile):
     def findings(self, ws: Workspace) -> list[Finding]:
         lint = frozenset(ws.lint_documents())
         dialect = _dialect(ws, self)
+        agent = options_of(ws, self)["agent"]
         out: list[Finding] = []
-        if _exists(ws, INSTRUCTIONS):
+        if exists(ws, INSTRUCTIONS) and self.reads(ws, INSTRUCTIONS):
             out.extend(_plain_findings(ws, INSTRUCTIONS, lint))
-        for key in _instruction_files(ws):
-            out.extend(_rule_findings(ws, key, dialect, lint, options_of(ws, self)["agent"]))
-        for key in _misnamed(ws):
+        for key in instruction_files(ws):
+            out.extend(_rule_findings(ws, key, dialect, lint, agent))
+        for key in misnamed(ws):
             name = key.rsplit("/", 1)[-1]
             fixed = name[: -len(".md")] + SUFFIX
             out.append(Finding(
@@ -205,70 +226,86 @@ class CopilotProfile(Profile):
         opts = options_of(ws, self)
         dialect = _dialect(ws, self)
         agent: str = opts["agent"]
+        vscode = agent == VSCODE_CHAT
         files: list[LoadedFile] = []
         skipped: list[Skipped] = []
         reads: set[str] = set()
         notes: list[str] = []
+        start = parent_dir(target) if target is not None else cwd
+        nearest = (_nearest_agents(ws, start, agent == CODING_AGENT)
+                   if agent != CODE_REVIEW and opts["useAgentsMdFile"] else None)
+        roots = ([k for k in CODING_AGENT_ROOT_FILES if exists(ws, k)] if agent == CODING_AGENT
+                 else [k for k in VSCODE_CLAUDE_FILES if exists(ws, k)]
+                 if vscode and opts["useClaudeMdFile"] else [])
+        if agent == CODING_AGENT and roots and nearest and not opts["rootFilesBesideAgentsMd"]:
+            # "Alternatively, you can use a single CLAUDE.md or GEMINI.md file stored in the
+            # root of the repository" (GitHub's docs): read in place of an AGENTS.md
+            notes.append(f"{' and '.join(f'`{k}`' for k in roots)} not read: GitHub's docs "
+                         f"name a root CLAUDE.md or GEMINI.md as an alternative to AGENTS.md, "
+                         f"which is read here (rootFilesBesideAgentsMd = true reads both; "
+                         f"unconfirmed)")
+            roots = []
+        repo_file = exists(ws, INSTRUCTIONS) and (not vscode or opts["useInstructionFiles"])
+        agent_files = [INSTRUCTIONS] * repo_file + ([nearest] if nearest else []) + roots
+        dropped = _symlinks_already_loaded(ws, agent_files) if vscode else {}
 
-        def add(key: str, reason: Literal["project", "nested", "scoped"], text: str,
+        def add(key: str, reason: Literal["project", "nested", "scoped"], text: str | None,
                 note: str | None = None) -> None:
-            if not text.strip():
-                skipped.append(Skipped(key, "empty: it brings nothing", "empty-instructions"))
-                return
-            files.append(LoadedFile(key, reason, None, 0, len(text), text=text, note=note))
-
-        if _exists(ws, INSTRUCTIONS):
-            reads.add(INSTRUCTIONS)
-            doc = ws.document(INSTRUCTIONS)
-            if doc.unreadable:
-                skipped.append(Skipped(INSTRUCTIONS, f"unreadable: {doc.unreadable}",
-                                       "unreadable-file"))
-            else:
-                add(INSTRUCTIONS, "project", doc.text)
-        for key in _instruction_files(ws):
             reads.add(key)
-            meta = _meta(ws, key)
             doc = ws.document(key)
-            if doc.unreadable:
+            if key in dropped:
+                skipped.append(Skipped(key, f"a symlink to `{dropped[key]}`, already loaded: "
+                                            "VS Code's chat adds a file once by real path",
+                                       "duplicate-load"))
+            elif doc.unreadable:
                 skipped.append(Skipped(key, f"unreadable: {doc.unreadable}", "unreadable-file"))
-                continue
-            if meta.problem is not None:
-                skipped.append(Skipped(key, f"{meta.problem}; Copilot skips it",
+            elif not (doc.text if text is None else text).strip():
+                skipped.append(Skipped(key, "empty: it brings nothing", "empty-instructions"))
+            else:
+                body = doc.text if text is None else text
+                files.append(LoadedFile(key, reason, None, 0, len(body), text=body, note=note))
+
+        if repo_file:
+            add(INSTRUCTIONS, "project", None)
+        for key in instruction_files(ws):
+            info = meta(ws, key)
+            if ws.document(key).unreadable:
+                add(key, "scoped", None)
+            elif info.problem is not None:
+                reads.add(key)
+                skipped.append(Skipped(key, f"{info.problem}; Copilot skips it",
                                        "invalid-frontmatter"))
-                continue
-            if meta.exclude == agent:
-                skipped.append(Skipped(key, f"`excludeAgent: {meta.exclude}` excludes the "
+            elif info.exclude == agent:
+                reads.add(key)
+                skipped.append(Skipped(key, f"`excludeAgent: {info.exclude}` excludes the "
                                             f"{agent} (option `agent`)", "unreachable-rule"))
-                continue
-            if meta.globs is None:
+            elif info.globs is None:
+                reads.add(key)
                 skipped.append(Skipped(key, "no `applyTo`: Copilot applies it only when it is "
                                             "attached by hand", "unreachable-rule"))
-                continue
-            if applies(ws, meta.globs, target, dialect):
-                add(key, "scoped", meta.header.body, note=f"applyTo: {meta.apply_to}")
-        if opts["useAgentsMd"]:
-            start = parent_dir(target) if target is not None else cwd
-            nearest = _nearest_agents(ws, start, bool(opts["nestedAgentsMd"]))
-            if nearest is not None:
-                reads.add(nearest)
-                doc = ws.document(nearest)
-                owner = parent_dir(nearest) if nearest != AGENTS else ""
-                reason: Literal["project", "nested"] = (
-                    "project" if owner in directory_chain(cwd) else "nested")
-                if doc.unreadable:
-                    skipped.append(Skipped(nearest, f"unreadable: {doc.unreadable}",
-                                           "unreadable-file"))
-                else:
-                    add(nearest, reason, doc.text)
-                for other in _farther_agents(ws, start, nearest):
-                    skipped.append(Skipped(other, f"the nearer `{nearest}` takes precedence",
-                                           "instructions-shadowed"))
-        if _instruction_files(ws) and dialect.vscode:
+            elif applies(ws, info.globs, target, dialect):
+                add(key, "scoped", info.header.body, note=f"applyTo: {info.apply_to}")
+            else:
+                reads.add(key)
+        if nearest is not None:
+            owner = parent_dir(nearest) if nearest != AGENTS else ""
+            add(nearest, "project" if owner in directory_chain(cwd) else "nested", None)
+            for other in _farther_agents(ws, nearest):
+                skipped.append(Skipped(other, f"the nearer `{nearest}` takes precedence",
+                                       "instructions-shadowed"))
+        for key in roots:
+            add(key, "project", None)
+        if vscode and opts["useAgentsMdFile"] and opts["useNestedAgentsMdFiles"]:
+            listed = [k for k in ws.files if k.endswith("/" + AGENTS)]
+            if listed:
+                notes.append("listed by path for the model to read on demand "
+                             "(chat.useNestedAgentsMdFiles; with a read tool): "
+                             + ", ".join(sorted(listed)))
+        if instruction_files(ws):
             notes.append("applyTo globs match as in VS Code: `**/` before relative globs, "
-                         "case ignored")
-        elif _instruction_files(ws) and not dialect.any_depth:
-            notes.append("a slash-less applyTo glob (`*.ts`) matches top-level files only "
-                         "(slashlessMatchesAnyDepth = false; unconfirmed)")
+                         "case ignored" if vscode else
+                         "a slash-less applyTo glob (`*.ts`) matches top-level files only, as "
+                         "GitHub documents `*.py`")
         return Explanation(
             profile=self.name, root=ws.root, cwd=cwd or ".", target=target, max_chars=0,
             files=files, left_out=[], skipped=skipped, notice=None,
@@ -277,83 +314,53 @@ class CopilotProfile(Profile):
 
 
 def _dialect(ws: Workspace, profile: CopilotProfile) -> Dialect:
-    opts = options_of(ws, profile)
-    return Dialect(bool(opts["slashlessMatchesAnyDepth"]), bool(opts["vscodeGlobs"]))
+    return Dialect(options_of(ws, profile)["agent"] == VSCODE_CHAT)
 
 
-def _exists(ws: Workspace, key: str) -> bool:
-    if key in ws.files:
-        return True
-    full = ws.abs(key)
-    return ws.reader.exists(full) and not ws.reader.is_dir(full)
+def _symlinks_already_loaded(ws: Workspace, keys: list[str]) -> dict[str, str]:
+    """VS Code's chat (`listAgentInstructions`): files that are not symlinks first, then each
+    symlink only when its target is not already in — the symlinks left out, each with the
+    file it repeats. A copy is not a symlink: it stays."""
+    identity = ws.reader.identity
+    link_of = {k: identity(ws.abs(k)) for k in keys}
+    plain = {real: k for k, real in link_of.items() if not _is_symlink(ws, k, real)}
+    seen = dict(plain)
+    out: dict[str, str] = {}
+    for key, real in link_of.items():
+        if key in plain.values():
+            continue
+        if real in seen:
+            out[key] = seen[real]
+        else:
+            seen[real] = key
+    return out
 
 
-def _instruction_files(ws: Workspace) -> list[str]:
-    return files_named(ws, FILES_NAMED.key("copilot", "instructions"),
-                       ws.files.under(INSTRUCTIONS_DIR),
-                       lambda p: p.startswith(INSTRUCTIONS_DIR) and p.endswith(SUFFIX))
-
-
-def _misnamed(ws: Workspace) -> list[str]:
-    """Markdown files in `.github/instructions/` that are not `*.instructions.md`."""
-    return files_named(
-        ws, FILES_NAMED.key("copilot", "misnamed"), ws.files.under(INSTRUCTIONS_DIR),
-        lambda p: p.startswith(INSTRUCTIONS_DIR) and p.endswith(".md") and not p.endswith(SUFFIX)
-        and p.rsplit("/", 1)[-1].lower() != "readme.md")
+def _is_symlink(ws: Workspace, key: str, real: str) -> bool:
+    directory = parent_dir(key) if "/" in key else ""
+    name = key.rsplit("/", 1)[-1]
+    base = ws.reader.identity(ws.abs(directory) if directory else ws.root)
+    return real != base.rstrip("/") + "/" + name
 
 
 def _nearest_agents(ws: Workspace, start: str, nested: bool) -> str | None:
     if not nested:
-        return AGENTS if _exists(ws, AGENTS) else None
+        return AGENTS if exists(ws, AGENTS) else None
     for directory in ancestry(start):
         key = join(directory, AGENTS)
-        if _exists(ws, key):
+        if exists(ws, key):
             return key
     return None
 
 
-def _farther_agents(ws: Workspace, start: str, nearest: str) -> list[str]:
+def _farther_agents(ws: Workspace, nearest: str) -> list[str]:
     owner = parent_dir(nearest) if nearest != AGENTS else ""
     out: list[str] = []
     for directory in ancestry(owner)[1:]:
         key = join(directory, AGENTS)
-        if _exists(ws, key):
+        if exists(ws, key):
             out.append(key)
     return out
-
-
-def _meta(ws: Workspace, key: str) -> _Meta:
-    cache_key = _META.key(key)
-    cached = ws.derived.get(cache_key)
-    if cached is not None:
-        return cached
-    doc = ws.document(key)
-    header = read_header(doc)
-    problem: str | None = None
-    problem_span: Span | None = None
-    globs: list[WrittenGlob] | None = None
-    apply_to: str | None = None
-    exclude: str | None = None
-    if header.error:
-        problem, problem_span = header.error, header.error_span
-    else:
-        value = header.data.get("applyTo")
-        found = written_globs(header, "applyTo", doc.lines)
-        if isinstance(found, str):
-            problem, problem_span = found, header.key_spans.get("applyTo")
-        else:
-            globs = found
-            if isinstance(value, str):
-                apply_to = value
-            elif isinstance(value, list):
-                apply_to = ", ".join(str(v) for v in value)
-        raw = header.data.get("excludeAgent")
-        if raw is not None:
-            exclude = str(raw)
-    cached = _Meta(header, apply_to, globs, problem, problem_span, exclude,
-                   header.key_spans.get("excludeAgent"))
-    ws.derived.put(cache_key, cached, reads=(key,))
-    return cached
 
 
 # ----- findings -------------------------------------------------------------------------------
@@ -389,33 +396,33 @@ def _rule_findings_of(ws: Workspace, key: str, dialect: Dialect,
     doc = ws.document(key)
     if doc.unreadable:
         return _plain_findings(ws, key, lint)
-    meta = _meta(ws, key)
+    info = meta(ws, key)
     out: list[Finding] = []
-    if meta.problem is not None:
-        span = meta.problem_span or Span.at(0, 0, 3)
+    if info.problem is not None:
+        span = info.problem_span or Span.at(0, 0, 3)
         return [Finding(key, span, "error", "invalid-frontmatter",
-                        f"{meta.problem}. Copilot cannot read this header, so it skips the file")]
-    if meta.exclude is not None and meta.exclude not in AGENT_NAMES:
+                        f"{info.problem}. Copilot cannot read this header, so it skips the file")]
+    if info.exclude is not None and info.exclude not in EXCLUDABLE:
         out.append(Finding(
-            key, meta.exclude_span or Span.at(0, 0, 3), "warning", "invalid-frontmatter",
-            f"`excludeAgent: {meta.exclude}` names no Copilot agent, so it excludes nothing; "
+            key, info.exclude_span or Span.at(0, 0, 3), "warning", "invalid-frontmatter",
+            f"`excludeAgent: {info.exclude}` names no Copilot agent, so it excludes nothing; "
             f"use `coding-agent` or `code-review`"))
-    if not meta.header.body.strip():
+    if not info.header.body.strip():
         out.append(Finding(key, Span.at(0, 0, len(doc.lines[0])), "warning",
                            "empty-instructions",
                            "this instructions file has no content after its header; add "
                            "content or delete it"))
-    if meta.globs is None:
+    if info.globs is None:
         out.append(Finding(
-            key, meta.header.key_spans.get("applyTo", Span.at(0, 0, len(doc.lines[0]))),
+            key, info.header.key_spans.get("applyTo", Span.at(0, 0, len(doc.lines[0]))),
             "information", "unreachable-rule",
             "no `applyTo`: Copilot applies this file only when it is attached by hand; add "
             "`applyTo: \"**\"` for every file, or globs to scope it"))
         return out
-    live = [g for g in meta.globs if g.error is None and g.pattern not in EVERYTHING]
-    everything = any(g.pattern in EVERYTHING for g in meta.globs)
+    live = [g for g in info.globs if g.error is None and g.pattern not in EVERYTHING]
+    everything = any(g.pattern in EVERYTHING for g in info.globs)
     dead = [g for g in live if not glob_has_matches(ws, g, dialect)]
-    for glob in meta.globs:
+    for glob in info.globs:
         if glob.error:
             out.append(Finding(key, glob.span, "error", "invalid-glob",
                                f"`{glob.pattern}`: {glob.error}"))
@@ -424,7 +431,7 @@ def _rule_findings_of(ws: Workspace, key: str, dialect: Dialect,
         tail = (" The file still applies through its other globs." if alive else
                 " No glob of this file matches, so Copilot never applies it.")
         hint = ""
-        if not dialect.vscode and not dialect.any_depth and "/" not in glob.pattern:
+        if not dialect.vscode and "/" not in glob.pattern:
             hint = (f" A slash-less glob matches only at the root here; `**/{glob.pattern}` "
                     f"matches at any depth.")
         out.append(Finding(

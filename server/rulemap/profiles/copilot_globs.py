@@ -1,7 +1,8 @@
 """GitHub Copilot's glob dialect for `applyTo`: root-relative globs matched as the coding agent
-(a slash-less glob at the root only, unless `slashlessMatchesAnyDepth`) or VS Code (`**/`
-before every relative glob, case ignored) matches them — for its loads, its findings and the
-views' "matches N files"."""
+and code review document them (a slash-less `*.py` matches at the root only) or as VS Code's
+chat matches them (`**/` before every relative glob, case ignored: `_matches` in
+`computeAutomaticInstructions.ts`) — for its loads, its findings and the views' "matches N
+files"."""
 
 from __future__ import annotations
 
@@ -28,8 +29,7 @@ EVERYTHING = frozenset({"**", "**/*", "*"})  # VS Code applies these with no fil
 
 @dataclass(frozen=True)
 class Dialect:
-    any_depth: bool  # a slash-less glob matches at any depth
-    vscode: bool  # `**/` before every relative glob, case ignored
+    vscode: bool  # VS Code's chat: `**/` before every relative glob, case ignored
 
 
 def prepared_glob(pattern: str, dialect: Dialect) -> tuple[str, bool]:
@@ -40,10 +40,7 @@ def prepared_glob(pattern: str, dialect: Dialect) -> tuple[str, bool]:
             return pattern, False
         return (pattern if pattern.startswith("**/") else "**/" + pattern), True
     body = pattern[2:] if pattern.startswith("./") else pattern
-    body = body.lstrip("/")
-    if dialect.any_depth and "/" not in body.rstrip("/") and not body.startswith("**"):
-        body = "**/" + body
-    return body, True
+    return body.lstrip("/"), True
 
 
 @functools.lru_cache(maxsize=4096)

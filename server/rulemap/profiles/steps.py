@@ -29,6 +29,9 @@ class ToolStep:
     kind: StepKind
     paths: tuple[str, ...]
     source: int | None = None  # the line (transcript) or index (JSON) it came from, 1-based
+    # the agent's own tool name when the log names it (`Read`, `read_file`): some agents load
+    # nested instructions for some tools only; None = unknown (any tool of `kind`)
+    tool: str | None = None
 
 
 @dataclass(frozen=True)

@@ -336,9 +336,14 @@ def _parse_list(data: object, root: str, base: str | None) -> Parsed:
         if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
             parsed.report(number, f"{where}: `paths` must be a list of strings: skipped")
             continue
+        tool = entry.get("tool")
+        if tool is not None and not isinstance(tool, str):
+            parsed.report(number, f"{where}: `tool` must be a string (the agent's tool "
+                                  "name): ignored")
+            tool = None
         keys = paths.keys(raw, number)
         if keys:
-            parsed.add(ToolStep(kind, keys, number))
+            parsed.add(ToolStep(kind, keys, number, tool))
     return parsed
 
 

@@ -184,6 +184,11 @@ def _scan_prose(text: str, result: Scan, block: list[int], comments: list[tuple[
         if inside >= 0 and at < excluded[inside][1]:
             continue
         raw = match.group(1)
+        link_end = raw.find("](")
+        if link_end > 0:
+            # `[Name @handle](https://…)`: the token is link text, which ends at the `]` (Claude
+            # Code scans the text tokens its Markdown lexer gives, and a link's text is one)
+            raw = raw[:link_end]
         offset = start + at
         line = _line_of(result.starts, offset)
         col = offset - result.starts[line]

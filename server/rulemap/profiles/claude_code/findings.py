@@ -15,14 +15,14 @@ from rulemap.profiles.base import directory_chain, selected
 from rulemap.profiles.claude_code import imports as claude_imports
 from rulemap.profiles.claude_code.load import ClaudeLoad
 from rulemap.profiles.claude_code.names import AGENTS_MD, MEMORY_NAMES, name_index, probe
-from rulemap.profiles.claude_code.profile import (
-    SIZE_WARNING_CHARS,
-    LoadKey,
+from rulemap.profiles.claude_code.options import (
+    CLAUDE_MD_AND_AGENTS_MD,
+    CLAUDE_MD_OR_AGENTS_MD,
     Options,
-    _below,
-    normalize,
 )
+from rulemap.profiles.claude_code.profile import LoadKey, _below, normalize
 from rulemap.profiles.claude_code.rules import rule_globs
+from rulemap.profiles.pointers import points_only_to
 from rulemap.text.markdown import scan
 
 if TYPE_CHECKING:
@@ -127,9 +127,10 @@ def _document_findings(
     doc = ws.document(path)
     out: list[Finding] = []
     reads = {path}
-    if doc.chars > SIZE_WARNING_CHARS:
-        out.append(_too_large(path, doc.chars, _line_at(doc.brought, doc.kept_lines,
-                                                        SIZE_WARNING_CHARS), doc.lines))
+    limit = opts.size_warning
+    if doc.chars > limit:
+        out.append(_too_large(path, doc.chars, limit,
+                              _line_at(doc.brought, doc.kept_lines, limit), doc.lines))
     claude = claude_imports.resolved_imports(ws, path, False)
     if claude or "@" in doc.text:
         reads.update(t.key for _, t in claude if not t.home)
@@ -200,12 +201,12 @@ def _document_findings(
     return result
 
 
-def _too_large(path: str, chars: int, line: int, lines: list[str]) -> Finding:
+def _too_large(path: str, chars: int, limit: int, line: int, lines: list[str]) -> Finding:
     end = len(lines[line]) if line < len(lines) else 0
     return Finding(
         path, Span.at(line, 0, end), "warning", "file-too-large",
         f"this file has {chars:,} characters; Claude Code warns from "
-        f"{SIZE_WARNING_CHARS:,} (line {line + 1} is where that is reached) that a large "
+        f"{limit:,} (line {line + 1} is where that is reached) that a large "
         f"memory file hurts performance, though it still loads it whole. Split it: move "
         f"sections into .claude/rules files with `paths`, or into files imported where needed")
 
@@ -224,17 +225,20 @@ def _line_at(brought: str, kept_lines: list[int], offset: int) -> int:
 def _shadowed(
     ws: Workspace, cwd: str, opts: Options, by_dir: dict[str, ClaudeLoad]
 ) -> list[Finding]:
-    if opts.read_agents == "always":
+    if opts.instruction_files == CLAUDE_MD_AND_AGENTS_MD:
         return []
     out: list[Finding] = []
     chain = directory_chain(cwd)
-    for directory, names in sorted(name_index(ws).items()):
+    index = name_index(ws)
+    for directory, names in sorted(index.items()):
         agents = names.get(AGENTS_MD)
         load = by_dir.get(directory)
         if agents is None or load is None:
             continue
         if not any(s.path == agents and s.code == "instructions-shadowed"
                    for s in load.own_skipped):
+            continue
+        if _points_back(ws, agents, index):
             continue
         key = _SHADOW.key(agents, cwd, opts)
         finding = ws.derived.get(key)
@@ -245,6 +249,20 @@ def _shadowed(
     return out
 
 
+# Stricter than link-only's bound: skipping a shadowed file that holds a sentence of its own
+# would hide an instruction Claude Code never gets ("Please read CLAUDE.md for context" is 5)
+POINTER_BACK_WORDS = 12
+
+
+def _points_back(ws: Workspace, agents: str, index: dict[str, dict[str, str]]) -> bool:
+    """Whether `agents` only points to memory files ("Please read `./CLAUDE.md`"): Claude Code
+    loses nothing by skipping it, and importing it would import a pointer to the file itself."""
+    memory = {key for names in index.values() for name, key in names.items()
+              if name in MEMORY_NAMES}
+    targets = points_only_to(ws, agents, memory, max_words=POINTER_BACK_WORDS)
+    return bool(targets) and all(target in memory for target, _ in targets)
+
+
 def _shadow_finding(
     ws: Workspace, agents: str, directory: str, chain: list[str], cwd: str, opts: Options
 ) -> Finding:
@@ -253,15 +271,21 @@ def _shadow_finding(
     index = name_index(ws)
     own = index.get(directory, {})
     shadow = next((own[n] for n in MEMORY_NAMES if n in own), None)
-    if shadow is None and opts.read_agents == "fallback":
+    mode = opts.instruction_files
+    if shadow is None and mode == CLAUDE_MD_OR_AGENTS_MD:
         for above in reversed(chain):
             present = index.get(above) or probe(ws, above)
             shadow = next((present[n] for n in MEMORY_NAMES if n in present), None)
             if shadow is not None:
                 break
     name = f"`{directory}/CLAUDE.md`" if directory else "`CLAUDE.md`"
-    if opts.read_agents == "never":
-        head = 'Claude Code does not read AGENTS.md (readAgentsMd = "never")'
+    if mode != CLAUDE_MD_OR_AGENTS_MD:
+        head = f'Claude Code does not read AGENTS.md (instructionFiles = "{mode}")'
+        if opts.managed_only:  # no project file loads at start-up: an import would not help
+            return Finding(agents, span, "warning", "instructions-shadowed",
+                           f"{head}: at start-up it loads only managed policy files and auto "
+                           f"memory; put these instructions in the managed CLAUDE.md or choose "
+                           f"another instructionFiles mode")
     else:
         head = (f"AGENTS.md is not read here because `{shadow}` exists (Claude Code reads "
                 f"AGENTS.md only where no CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md "

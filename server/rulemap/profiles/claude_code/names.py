@@ -1,8 +1,8 @@
 """Which files are Claude Code memory files, by name and place.
 
 Per directory: `CLAUDE.md`, `.claude/CLAUDE.md`, `CLAUDE.local.md` (the memory files) and
-`AGENTS.md` (read only when `readAgentsMd` says so). Explain probes the few directories it walks
-through the reader (an ignored `.claude/` or `CLAUDE.local.md` still loads: Claude Code knows
+`AGENTS.md` (read only when `instructionFiles` says so). Explain probes the few directories it
+walks through the reader (an ignored `.claude/` or `CLAUDE.local.md` still loads: Claude Code knows
 nothing of git); workspace-wide questions (detect, reads, findings) use a name index built once
 from the walked `.md` files, kept until a file is created or deleted."""
 

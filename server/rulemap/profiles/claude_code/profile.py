@@ -7,8 +7,7 @@ imports.py."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import Key, KeyFamily
 from rulemap.globs import compile_patterns
@@ -22,6 +21,7 @@ from rulemap.profiles.base import (
     parent_dir,
 )
 from rulemap.profiles.claude_code import imports as claude_imports
+from rulemap.profiles.claude_code import load_log as claude_load_log
 from rulemap.profiles.claude_code import rules as claude_rules
 from rulemap.profiles.claude_code import transcript
 from rulemap.profiles.claude_code.load import APPROVAL_WHY, ClaudeLoad, Settings
@@ -35,6 +35,15 @@ from rulemap.profiles.claude_code.names import (
     owner_of,
     probe,
 )
+from rulemap.profiles.claude_code.options import (
+    CLAUDE_MD_AND_AGENTS_MD,
+    CLAUDE_MD_ONLY,
+    CLAUDE_MD_OR_AGENTS_MD,
+    MANAGED_ONLY,
+    OPTIONS,
+    Options,
+    parse,
+)
 from rulemap.profiles.claude_code.rules import RuleGlobs, rule_globs
 from rulemap.workspace.rule_scope import RuleScope
 
@@ -44,21 +53,12 @@ if TYPE_CHECKING:
     from rulemap.profiles.steps import SessionReplay, ToolStep
     from rulemap.workspace import Workspace
 
-READ_AGENTS_MODES = ("fallback", "always", "never")
-SIZE_WARNING_CHARS = 40_000  # Claude Code warns about a memory file longer than this
 USER_MEMORY = ".claude/CLAUDE.md"  # under the home directory
 USER_RULES = ".claude/rules"
 
 LoadKey = Key[ClaudeLoad]
-
-
-@dataclass(frozen=True)
-class Options:
-    read_agents: str
-    approve_external: bool
-    case_sensitive: bool
-    excludes: tuple[str, ...]
-    problems: tuple[str, ...]  # option values that were not understood (shown as notes)
+MANAGED_WHY = ('not read: instructionFiles = "managed-only" (at start-up Claude Code loads only '
+               'managed policy files and auto memory)')
 
 
 # read by the start-up link: dropped (with every link built on it) when its rule classes change
@@ -82,31 +82,10 @@ class ClaudeCodeProfile(Profile):
     follows_imports = True  # for other profiles' import-not-followed
     check_codes = ("instructions-shadowed", "import-not-followed", "file-too-large")
     transcript_format = transcript.FORMAT
+    load_log_format = claude_load_log.FORMAT  # InstructionsLoaded hook events
     watched_globs = ("**/CLAUDE.md", "**/CLAUDE.local.md", "**/.claude/**", "**/AGENTS.md")
     own_glob_dialect = True  # a trailing `/**` dropped, case folded (rules.py)
-    options: tuple[Option, ...] = (
-        Option(
-            "readAgentsMd", (str,), "fallback",
-            'when Claude Code reads AGENTS.md: "fallback" (newer releases: only where no '
-            'CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md exists in cwd or above), '
-            '"always", or "never" (older releases)',
-            choices=READ_AGENTS_MODES,
-        ),
-        Option(
-            "approveExternalImports", (bool,), False,
-            "you approved Claude Code's one-time prompt for imports from outside the launch "
-            "directory (otherwise they are dropped)",
-        ),
-        Option(
-            "caseSensitiveGlobs", (bool,), False,
-            "match rule `paths` case-sensitively (Claude Code probably does not: unconfirmed)",
-        ),
-        Option(
-            "claudeMdExcludes", (list,), [],
-            "globs on absolute paths of memory files Claude Code skips (its claudeMdExcludes "
-            "setting)",
-        ),
-    )
+    options: tuple[Option, ...] = OPTIONS
 
     # ----- options ----------------------------------------------------------------------
 
@@ -119,22 +98,7 @@ class ClaudeCodeProfile(Profile):
         return cached
 
     def _parse_options(self, ws: Workspace) -> Options:
-        raw: dict[str, Any] = options_of(ws, self)
-        problems: list[str] = []
-        mode = raw["readAgentsMd"]
-        if mode not in READ_AGENTS_MODES:
-            problems.append(
-                f'[profiles.claude-code] readAgentsMd = "{mode}" is not one of '
-                f'{", ".join(READ_AGENTS_MODES)}; using "fallback"'
-            )
-            mode = "fallback"
-        return Options(
-            read_agents=mode,
-            approve_external=bool(raw["approveExternalImports"]),
-            case_sensitive=bool(raw["caseSensitiveGlobs"]),
-            excludes=tuple(raw["claudeMdExcludes"]),
-            problems=tuple(problems),
-        )
+        return parse(options_of(ws, self))
 
     def load_settings(self, ws: Workspace, cwd: str, opts: Options) -> Settings:
         return Settings(
@@ -168,16 +132,18 @@ class ClaudeCodeProfile(Profile):
                 settings = self.load_settings(ws, cwd, opts)
                 if settings.excluded(ws.abs(key), ws.identity(key)):
                     return False
+            if in_chain and opts.managed_only:
+                return False  # at start-up only managed files; nested ones still join on Read
             if name != AGENTS_MD:
                 return True
-            if opts.read_agents != "fallback":
-                return opts.read_agents == "always"
+            if opts.instruction_files != CLAUDE_MD_OR_AGENTS_MD:
+                return opts.instruction_files == CLAUDE_MD_AND_AGENTS_MD
             if self.memory_in_chain(ws, chain):
                 return False
             own = name_index(ws).get(directory, {})
             return in_chain or not any(n in own for n in MEMORY_NAMES)
         scope = ws.rule_scope(key)
-        return scope is not None and scope.owner in chain
+        return scope is not None and scope.owner in chain and not opts.managed_only
 
     def findings(self, ws: Workspace) -> list[Finding]:
         from rulemap.profiles.claude_code import findings
@@ -255,7 +221,7 @@ class ClaudeCodeProfile(Profile):
             ws.derived.invalidate({_STARTUP_PSEUDO}, structural=False)
         load = ClaudeLoad(ws, self.load_settings(ws, chain[-1], opts))
         load.rule_classes = classes
-        for path, home, note in self.user_files(ws, opts, scoped=False):
+        for path, home, note in () if opts.managed_only else self.user_files(ws, opts, False):
             load.add(path, "user", home=home, note=note)
         present = {d: probe(ws, d) for d in chain}
         above = any(n in present[d] for d in chain for n in MEMORY_NAMES)
@@ -339,16 +305,27 @@ class ClaudeCodeProfile(Profile):
         with_rules: bool,
     ) -> list[tuple[str, str]]:
         """Add one directory's files; return the AGENTS.md not read, with why."""
+        mode = opts.instruction_files
+        if mode == MANAGED_ONLY and reason == "project":  # nothing of the project at start-up
+            rules = ws.rules_of(directory) if with_rules else []
+            load.own_reads.update(rules)
+            for path in [*(present[n] for n in (AGENTS_MD, *MEMORY_NAMES) if n in present),
+                         *rules]:
+                load.skip(path, MANAGED_WHY, "instructions-shadowed")
+            return []
         agents = present.get(AGENTS_MD)
         own = any(n in present for n in MEMORY_NAMES)
         unread: list[tuple[str, str]] = []
         read_agents = False
         if agents is not None:
-            if opts.read_agents == "always":
+            if mode == CLAUDE_MD_AND_AGENTS_MD:
                 read_agents = True
-            elif opts.read_agents == "never":
-                unread.append((agents, 'not read: readAgentsMd = "never" (Claude Code before '
-                                       'AGENTS.md support); import it with @AGENTS.md'))
+            elif mode == MANAGED_ONLY:
+                unread.append((agents, 'not read: instructionFiles = "managed-only" (Claude '
+                                       'Code reads no AGENTS.md)'))
+            elif mode != CLAUDE_MD_OR_AGENTS_MD:
+                unread.append((agents, f'not read: instructionFiles = "{mode}" (as Claude Code '
+                                       f'before 2.1.277); import it with @AGENTS.md'))
             elif load.memory_above:
                 where = "exists in the launch directory or above"
                 unread.append((agents, f"not read: a CLAUDE.md {where}, so Claude Code reads "
@@ -358,11 +335,8 @@ class ClaudeCodeProfile(Profile):
                                        "Code skips its AGENTS.md; add @AGENTS.md to CLAUDE.md"))
             else:
                 read_agents = True
-        if read_agents and agents is not None:
-            note = None
-            if opts.read_agents == "fallback":
-                note = "no CLAUDE.md in cwd or above: AGENTS.md read instead"
-            load.add(agents, reason, note=note)
+        if read_agents and agents is not None and mode == CLAUDE_MD_OR_AGENTS_MD:
+            load.add(agents, reason, note="no CLAUDE.md in cwd or above: AGENTS.md read instead")
         for name in (CLAUDE_MD, DOT_CLAUDE_MD):
             if name in present:
                 load.add(present[name], reason)
@@ -374,6 +348,8 @@ class ClaudeCodeProfile(Profile):
                     load.add(rule, "rule")
         if LOCAL_MD in present:
             load.add(present[LOCAL_MD], reason)
+        if read_agents and agents is not None and mode == CLAUDE_MD_AND_AGENTS_MD:
+            load.add(agents, reason)  # after the directory's CLAUDE.md files
         return unread
 
     @staticmethod
@@ -431,6 +407,8 @@ class ClaudeCodeProfile(Profile):
         workspace path), then those of root → cwd (relative to the directory owning
         `.claude/`), each with the glob that matched."""
         out: list[tuple[str, bool, str]] = []
+        if opts.managed_only:
+            return out  # .claude/rules (the user's too) are not read
         for rule, _, _ in self.user_files(ws, opts, scoped=True):
             doc = claude_imports.document(ws, rule, True)
             hit = rule_globs(ws, rule, doc, opts.case_sensitive).first_match(
@@ -472,13 +450,14 @@ class ClaudeCodeProfile(Profile):
         skipped = link.skipped
         notes = [
             "Claude Code has no shared budget: every file loads whole (a file over 4 MiB is "
-            f"skipped; one over {SIZE_WARNING_CHARS:,} characters gets a size warning)",
+            f"skipped; one over {opts.size_warning:,} characters gets a size warning)",
+            _MODE_NOTES[opts.instruction_files],
         ]
-        if opts.read_agents == "fallback":
+        if target is not None:
             notes.append(
-                "AGENTS.md is read only where no CLAUDE.md, .claude/CLAUDE.md or "
-                "CLAUDE.local.md exists in the launch directory or above (newer releases; "
-                'readAgentsMd = "always" or "never" for others)'
+                f"`{target}` is taken as read with the Read tool: Claude Code loads the memory "
+                "files of a subdirectory and path-scoped rules when Read opens a file (edits, "
+                "searches and shell commands are reported to load none)"
             )
         if ws.home_reader is None:
             notes.append(
@@ -491,7 +470,6 @@ class ClaudeCodeProfile(Profile):
                 f"imports from outside the launch directory `{cwd or '.'}` need a one-time "
                 "approval in Claude Code and are dropped until then (approveExternalImports)"
             )
-        notes.extend(opts.problems)
         total = sum(f.chars for f in files)
         return Explanation(
             profile=self.name,
@@ -507,6 +485,25 @@ class ClaudeCodeProfile(Profile):
             budget=Budget("none", "chars", 0),
             notes=tuple(notes),
         )
+
+
+_MODE_NOTES = {
+    CLAUDE_MD_OR_AGENTS_MD: (
+        "AGENTS.md is read only where no CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md exists "
+        'in the launch directory or above (instructionFiles = "claude-md-or-agents-md", the '
+        'default since Claude Code 2.1.277; "claude-md" for older releases)'),
+    CLAUDE_MD_AND_AGENTS_MD: (
+        'AGENTS.md is read in every directory, after its CLAUDE.md files (instructionFiles = '
+        '"claude-md-and-agents-md")'),
+    CLAUDE_MD_ONLY: (
+        'AGENTS.md is never read (instructionFiles = "claude-md", as Claude Code before '
+        "2.1.277): import it with @AGENTS.md"),
+    MANAGED_ONLY: (
+        'instructionFiles = "managed-only": at start-up Claude Code loads only managed policy '
+        "files and auto memory (not modelled), so no project, local or user file and no "
+        ".claude/rules load; a subdirectory's CLAUDE.md files still join when a file there is "
+        "read"),
+}
 
 
 def normalize(cwd: str | None) -> str:

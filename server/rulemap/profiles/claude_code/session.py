@@ -1,12 +1,14 @@
 """A Claude Code session replayed step by step (docs/profiles/claude-code.md): the start-up
 memory, then per tool step the memory files of each directory below the launch directory on
-the way to a file the tool touched (shallow first, the first time the session enters it) and
-the path-scoped rules whose `paths` match the file (the first time), each with its imports.
+the way to a file its Read tool opened (shallow first, the first time the session enters it)
+and the path-scoped rules whose `paths` match the file (the first time), each with its imports.
 
-Claude Code has no shared budget. Reads and edits both count: its Edit tool needs a Read of
-the file first, so an edit always follows a read (a Write of a new file is counted the same,
-*unconfirmed*). The pieces are the profile's own (`startup`, `add_nested`, `matching_rules`):
-the start-up link is the one `explain` uses, and each step a link on the run's load."""
+Claude Code has no shared budget. Only the Read tool brings nested memory and scoped rules:
+Edit, Write, Grep, Glob and shell commands bring none (measured in anthropics/claude-code#90449
+and #90450). A step whose tool the log does not name (`ToolStep.tool` None) counts as a read,
+as every step did before the tool was known. The pieces are the profile's own (`startup`,
+`add_nested`, `matching_rules`): the start-up link is the one `explain` uses, and each step
+a link on the run's load."""
 
 from __future__ import annotations
 
@@ -22,10 +24,12 @@ if TYPE_CHECKING:
     from rulemap.profiles.claude_code.profile import ClaudeCodeProfile
     from rulemap.workspace import Workspace
 
+READ_TOOL = "Read"  # the one tool whose file opens bring nested memory and scoped rules
 NOTE = (
     "Claude Code has no shared budget: each file joins whole; memory files of a "
-    "subdirectory join when the session first touches a file below it, path-scoped rules "
-    "when it first touches a file they match (reads and edits alike)"
+    "subdirectory join when its Read tool first opens a file below it, path-scoped rules "
+    "when Read first opens a file they match (Edit, Write, Grep, Glob and shell commands "
+    "bring none; a step of an unnamed tool counts as a read)"
 )
 
 
@@ -45,7 +49,7 @@ def replay(
     rules: set[str] = set()
     for index, step in enumerate(steps, 1):
         link: ClaudeLoad = load.child()
-        for path in step.paths:
+        for path in step.paths if step.tool in (None, READ_TOOL) else ():
             directory, is_dir = directory_of(path)
             for below in nested_dirs(cwd_dir, directory):
                 if below in entered:
@@ -62,8 +66,8 @@ def replay(
         out.append(SessionStep(index, step.kind, step.paths, tuple(link.own_files), (), (),
                                used, None, skipped=tuple(link.own_skipped)))
         load = link
-    # the profile's notes on the whole load (AGENTS.md as a fallback, --home, approvals),
-    # without its first (no shared budget), which NOTE says for a session
+    # the profile's notes on the whole load (instructionFiles, --home, approvals), without
+    # its first (no shared budget), which NOTE says for a session
     notes = (NOTE, *profile.explanation_of(ws, load, None, cwd_dir, opts).notes[1:])
     return SessionReplay(
         profile.name, profile.title, ws.root, cwd_dir or ".", Budget("none", "chars", 0),

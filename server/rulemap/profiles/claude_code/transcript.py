@@ -78,7 +78,7 @@ def _tool(item: dict[str, Any], line: int, paths: TranscriptPaths,
         paths.parsed.report(line, f"{name}: the path is not a string: skipped")
         return None
     key = paths.key(raw, line, cwd)
-    return ToolStep(kind, (key,), line) if key is not None else None
+    return ToolStep(kind, (key,), line, tool=name) if key is not None else None
 
 
 FORMAT = TranscriptFormat("json-lines", read_log, "a Claude Code session log (JSON lines)",

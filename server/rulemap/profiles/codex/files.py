@@ -3,6 +3,7 @@ findings): the file names per directory, `.git` markers, raw bytes, lossy decodi
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -17,10 +18,16 @@ OVERRIDE = "AGENTS.override.md"
 AGENTS = "AGENTS.md"
 MAX_BYTES = 32768
 GLOBAL_DIR = ".codex"  # under the home directory ($CODEX_HOME moves it; --home names the home)
-ROOT_MODES = ("workspace", "cwd")
+ROOT_MARKERS = (".git",)  # Codex's default project_root_markers
+ROOT_MODES = ("auto", "cwd", "workspace")
+# what Rust's `str::trim` strips (Unicode White_Space): a file of only these is empty to Codex;
+# unlike Python's `str.strip`, neither U+001C..U+001F nor a byte-order mark is in it
+RUST_WHITESPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+                   "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 
 _NAMES: Final = KeyFamily[dict[str, dict[str, str]]]("codex-names")  # file names
-_GIT: Final = KeyFamily[bool]("codex-git")  # directory
+_MARKED: Final = KeyFamily[bool]("codex-marked")  # directory, project_root_markers
+_ABOVE: Final = KeyFamily[str]("codex-marker-above")  # project_root_markers
 _BYTES: Final = KeyFamily[bytes | str]("codex-bytes")  # file
 
 
@@ -28,6 +35,7 @@ _BYTES: Final = KeyFamily[bytes | str]("codex-bytes")  # file
 class CodexOptions:
     max_bytes: int
     names: tuple[str, ...]  # AGENTS.override.md, AGENTS.md, then the fallbacks
+    root_markers: tuple[str, ...]  # project_root_markers; () reads cwd only
     root_without_git: str
     problems: tuple[str, ...]
 
@@ -63,13 +71,42 @@ def name_index(ws: Workspace, names: tuple[str, ...]) -> dict[str, dict[str, str
     return index
 
 
-def has_git(ws: Workspace, directory: str) -> bool:
-    key = _GIT.key(directory)
+def has_marker(ws: Workspace, directory: str, markers: tuple[str, ...]) -> bool:
+    """Whether `directory` holds one of the project root markers (a file or a directory:
+    Codex asks only that the path exists)."""
+    key = _MARKED.key(directory, markers)
     cached = ws.derived.get(key)
     if cached is None:
-        cached = ws.reader.exists(ws.abs(join(directory, ".git")))
+        cached = any(ws.reader.exists(ws.abs(join(directory, m))) for m in markers)
         ws.derived.put(key, cached, reads=())
     return cached
+
+
+def marker_above(ws: Workspace, markers: tuple[str, ...]) -> str:
+    """The nearest directory above the workspace root holding a marker ("" if none): Codex
+    walks up the whole file system; Rulemap asks the reader only whether a marker exists
+    there, and reads nothing above the root."""
+    key = _ABOVE.key(markers)
+    cached = ws.derived.get(key)
+    if cached is None:
+        cached = ""
+        current = ws.root.rstrip("/") or "/"
+        while current != "/" and not cached:
+            current = posixpath.dirname(current) or "/"
+            if any(ws.reader.exists(posixpath.join(current, m)) for m in markers):
+                cached = current
+        ws.derived.put(key, cached, reads=())
+    return cached
+
+
+def unmarked_root(ws: Workspace, opts: CodexOptions, cwd: str) -> str:
+    """The project root when no marker lies between cwd and the workspace root: "auto" takes
+    the workspace root when a marker lies above it (the real root is there, out of sight),
+    else cwd, as Codex does outside any project."""
+    mode = opts.root_without_git
+    if mode == "auto":
+        mode = "workspace" if marker_above(ws, opts.root_markers) else "cwd"
+    return "" if mode == "workspace" else cwd
 
 
 def file_bytes(ws: Workspace, key: str) -> bytes | str:
@@ -92,17 +129,28 @@ def raw_bytes(ws: Workspace, key: str) -> bytes:
 
 
 def decode_lossy(data: bytes) -> str:
-    """Bytes → text as Codex builds it (lossy: a character cut in two becomes U+FFFD); a
-    byte-order mark is not shown (its bytes still count)."""
+    """Bytes → text as the workspace shows them (for positions): lossy, without a leading
+    byte-order mark."""
     text = data.decode("utf-8", errors="replace")
     return text[1:] if text.startswith("\ufeff") else text
+
+
+def codex_text(data: bytes) -> str:
+    """Bytes → the text Codex hands the model (`String::from_utf8_lossy`): a character cut
+    in two becomes U+FFFD, and a byte-order mark stays (as U+FEFF)."""
+    return data.decode("utf-8", errors="replace")
+
+
+def is_blank(text: str) -> bool:
+    """Whether Codex skips this text as empty (`text.trim().is_empty()`)."""
+    return not text.strip(RUST_WHITESPACE)
 
 
 def apply_budget(data: bytes, remaining: int) -> Verdict:
     if remaining <= 0:
         return Verdict(None, False, False)
     kept = data[:remaining]
-    if not decode_lossy(kept).strip():
+    if is_blank(codex_text(kept)):
         return Verdict(len(kept), False, True)
     return Verdict(len(kept), len(data) > remaining, False)
 
@@ -132,6 +180,6 @@ def nearest_above(directory: str, root: str, chosen: dict[str, str]) -> str | No
 def hidden_why(ws: Workspace, chosen: str | None) -> str:
     first = (chosen or "").rsplit("/", 1)[-1]
     data = file_bytes(ws, chosen) if chosen else b""
-    empty = not isinstance(data, str) and not decode_lossy(data).strip()
+    empty = not isinstance(data, str) and is_blank(codex_text(data))
     but = " (it is empty, yet still comes first)" if empty else ""
     return f"hidden: Codex reads one file per directory, and `{first}` comes first{but}"

@@ -13,13 +13,16 @@ from rulemap.profiles.codex.files import (
     CodexOptions,
     Verdict,
     apply_budget,
+    codex_text,
     decode_lossy,
     file_bytes,
-    has_git,
+    has_marker,
+    is_blank,
     name_index,
     nearest_above,
     raw_bytes,
     remaining_after,
+    unmarked_root,
 )
 from rulemap.text.positions import split_lines
 
@@ -110,7 +113,7 @@ def _state(
     else:
         verdict = apply_budget(data, before.remaining)
         finding = None
-        if verdict.cut or (verdict.kept is None and decode_lossy(data).strip()):
+        if verdict.cut or (verdict.kept is None and not is_blank(codex_text(data))):
             finding = _budget_finding(ws, path, directory, data, verdict, root, before, opts)
         read, count, total = before.read, before.count, before.total
         if verdict.kept is not None and not verdict.empty:
@@ -124,7 +127,9 @@ def _state(
 def _root_of(ws: Workspace, directory: str, opts: CodexOptions,
              roots: dict[str, str | None]) -> str:
     """The project root of `directory` (memoized over the directories walked: a deep
-    tree costs one `.git` probe per directory)."""
+    tree costs one marker probe per directory). No markers: Codex reads cwd only."""
+    if not opts.root_markers:
+        return directory
     walked: list[str] = []
     current = directory
     found: str | None
@@ -133,17 +138,17 @@ def _root_of(ws: Workspace, directory: str, opts: CodexOptions,
             found = roots[current]
             break
         walked.append(current)
-        if has_git(ws, current):
+        if has_marker(ws, current, opts.root_markers):
             found = current
             break
         if current == "":
-            found = None  # no .git up to the workspace root
+            found = None  # no marker up to the workspace root
             break
         current = parent_dir(current)
     for seen in walked:
         roots[seen] = found
     if found is None:
-        return "" if opts.root_without_git == "workspace" else directory
+        return unmarked_root(ws, opts, directory)
     return found
 
 
@@ -153,7 +158,11 @@ def _budget_finding(
 ) -> Finding:
     where = f"`{directory}`" if directory else "the workspace root"
     from_root = f" from `{root}`" if root else ""
-    when = f"when Codex starts in {where} or below, its project files{from_root}"
+    # without a marker Codex reads cwd only: the verdict holds in this directory alone
+    alone = root == directory and not (opts.root_markers and has_marker(ws, directory,
+                                                                        opts.root_markers))
+    below = "" if alone else " or below"
+    when = f"when Codex starts in {where}{below}, its project files{from_root}"
     if verdict.cut and verdict.kept is not None:
         kept = data[: verdict.kept]
         line = kept.count(b"\n")
@@ -189,7 +198,7 @@ def _budget_finding(
 def _shadow_finding(ws: Workspace, hidden: str, chosen: str) -> Finding:
     first = chosen.rsplit("/", 1)[-1]
     data = file_bytes(ws, chosen)
-    empty = not isinstance(data, str) and not decode_lossy(data).strip()
+    empty = not isinstance(data, str) and is_blank(codex_text(data))
     but = " — it is empty, yet it still takes this directory's place" if empty else ""
     lines = split_lines(decode_lossy(raw_bytes(ws, hidden)))
     return Finding(

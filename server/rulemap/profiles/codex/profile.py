@@ -1,14 +1,16 @@
 """OpenAI Codex CLI (docs/profiles/codex.md): one instruction file per directory from the project
 root down to cwd, a shared byte budget cut at the byte, no imports.
 
-Project root: the nearest directory at or above cwd holding `.git` (a directory, or a file as
-in a worktree or submodule), inside the workspace; a nested repository is its own root. In each
-directory from there down to cwd Codex reads the FIRST existing of `AGENTS.override.md`,
-`AGENTS.md`, then `fallbackFilenames`: one file per directory (an empty override still hides
-AGENTS.md). The files share `project_doc_max_bytes` (32 KiB), root first: the file that crosses
-it is cut at the byte, with no marker, and deeper ones are dropped. A whitespace-only file is
-skipped (it uses no budget). The global `~/.codex/AGENTS.override.md`, else `AGENTS.md`, comes
-first and is not counted. No `@imports`, no globs, no comment stripping: the bytes as they are.
+Project root: the nearest directory at or above cwd holding one of `project_root_markers`
+(default `.git`, a directory or a file as in a worktree or submodule), inside the workspace; a
+nested repository is its own root; no marker (or `project_root_markers = []`): cwd only. In each
+directory from there down to cwd Codex reads the FIRST existing regular file (a symlink is
+followed) of `AGENTS.override.md`, `AGENTS.md`, then `fallbackFilenames`: one file per directory
+(an empty override still hides AGENTS.md). The files share `project_doc_max_bytes` (32 KiB),
+root first: the file that crosses it is cut at the byte, with no marker, and deeper ones are
+dropped. A file empty to Rust's `trim` is skipped (it uses no budget). The global
+`~/.codex/AGENTS.override.md`, else `AGENTS.md` (the first non-empty one), trimmed, comes first
+and is not counted. No `@imports`, no globs, no comment stripping: the bytes as they are.
 """
 
 from __future__ import annotations
@@ -29,20 +31,25 @@ from rulemap.profiles.base import (
     parent_dir,
 )
 from rulemap.profiles.codex import findings as codex_findings
+from rulemap.profiles.codex import load_log as codex_load_log
 from rulemap.profiles.codex.files import (
     AGENTS,
     GLOBAL_DIR,
     MAX_BYTES,
     OVERRIDE,
+    ROOT_MARKERS,
     ROOT_MODES,
+    RUST_WHITESPACE,
     CodexOptions,
     apply_budget,
-    decode_lossy,
+    codex_text,
     file_bytes,
-    has_git,
+    has_marker,
     hidden_why,
+    marker_above,
     name_index,
     remaining_after,
+    unmarked_root,
 )
 from rulemap.readers.base import ReadError, is_within
 
@@ -57,12 +64,13 @@ class CodexProfile(Profile):
     name = "codex"
     title = "OpenAI Codex CLI"
     description = (
-        "Codex CLI: AGENTS.override.md / AGENTS.md (one per directory) from the git root down "
-        "to cwd, sharing 32 KiB cut at the byte; no imports."
+        "Codex CLI: AGENTS.override.md / AGENTS.md (one per directory) from the project root "
+        "down to cwd, sharing 32 KiB cut at the byte; no imports."
     )
     follows_imports = False  # `@path` reaches Codex as plain text
     check_codes = ("budget-overflow", "instructions-shadowed", "import-not-followed")
     watched_globs = ("**/AGENTS.md", "**/AGENTS.override.md")
+    load_log_format = codex_load_log.FORMAT  # `codex debug prompt-input`
     options: tuple[Option, ...] = (
         Option(
             "project_doc_max_bytes", (int,), MAX_BYTES,
@@ -74,9 +82,15 @@ class CodexProfile(Profile):
             "(Codex's project_doc_fallback_filenames)",
         ),
         Option(
-            "rootWithoutGit", (str,), "workspace",
-            'the project root when no .git exists between cwd and the workspace root: '
-            '"workspace" (the workspace root) or "cwd" (only cwd is read)',
+            "project_root_markers", (list,), list(ROOT_MARKERS),
+            "names whose presence marks the project root (Codex's project_root_markers); "
+            "[] reads cwd only",
+        ),
+        Option(
+            "rootWithoutGit", (str,), "auto",
+            'the project root when no marker exists between cwd and the workspace root: '
+            '"auto" (the workspace root if a marker lies above it, else cwd), "cwd" (only '
+            'cwd is read, as Codex does outside any project) or "workspace"',
             choices=ROOT_MODES,
         ),
     )
@@ -101,13 +115,20 @@ class CodexProfile(Profile):
                                 f"name; ignored")
             elif name not in names:
                 names.append(name)
+        markers: list[str] = []
+        for marker in raw["project_root_markers"]:
+            if not isinstance(marker, str) or not marker or marker.startswith("/"):
+                problems.append(f"[profiles.codex] project_root_markers: `{marker}` is not a "
+                                f"relative path; ignored")
+            elif marker not in markers:
+                markers.append(marker)
         mode = raw["rootWithoutGit"]
         if mode not in ROOT_MODES:
             problems.append(f'[profiles.codex] rootWithoutGit = "{mode}" is not one of '
-                            f'{", ".join(ROOT_MODES)}; using "workspace"')
-            mode = "workspace"
-        return CodexOptions(int(raw["project_doc_max_bytes"]), tuple(names), mode,
-                            tuple(problems))
+                            f'{", ".join(ROOT_MODES)}; using "auto"')
+            mode = "auto"
+        return CodexOptions(int(raw["project_doc_max_bytes"]), tuple(names), tuple(markers),
+                            mode, tuple(problems))
 
     # ----- the protocol -----------------------------------------------------------------
 
@@ -162,11 +183,13 @@ class CodexProfile(Profile):
     # ----- where Codex looks ------------------------------------------------------------
 
     def project_root(self, ws: Workspace, cwd: str, opts: CodexOptions) -> tuple[str, bool]:
-        """(the project root, whether a .git marks it)."""
+        """(the project root, whether a marker marks it). No markers: cwd, unmarked."""
+        if not opts.root_markers:
+            return cwd, False
         for directory in ancestry(cwd):
-            if has_git(ws, directory):
+            if has_marker(ws, directory, opts.root_markers):
                 return directory, True
-        return ("" if opts.root_without_git == "workspace" else cwd), False
+        return unmarked_root(ws, opts, cwd), False
 
     def choice(
         self, ws: Workspace, directory: str, opts: CodexOptions, probe: bool = True
@@ -216,24 +239,24 @@ class CodexProfile(Profile):
         requested = 0
         remaining = opts.max_bytes
         for path, data in entries:
-            requested += len(decode_lossy(data))
+            requested += len(codex_text(data))
             verdict = apply_budget(data, remaining)
             remaining = remaining_after(remaining, data, verdict)
             if verdict.kept is None:
                 left_out.append(path)
                 continue
             if verdict.empty:
-                why = "empty: Codex skips a file with only whitespace"
+                why = "empty: Codex skips a file with only whitespace (Rust's trim)"
                 if path.endswith("/" + OVERRIDE) or path == OVERRIDE:
                     why += " — yet, being first, it still hides AGENTS.md here"
                 skipped.append(Skipped(path, why, "empty-instructions"))
                 continue
             kept = data[: verdict.kept]
-            text = decode_lossy(kept)
+            text = codex_text(kept)
             files.append(LoadedFile(
                 path, "project", None, 0, len(text), cut=verdict.cut, text=text,
                 bytes=verdict.kept, cut_line=kept.count(b"\n") if verdict.cut else None))
-        notes = [self._root_note(root, marked, opts)]
+        notes = [self._root_note(ws, root, marked, opts)]
         notes.append(
             f"project_doc_max_bytes = {opts.max_bytes:,} shared root first: the file that "
             "crosses it is cut at the byte with no marker, deeper files are dropped"
@@ -258,20 +281,30 @@ class CodexProfile(Profile):
         return explanation, reads
 
     @staticmethod
-    def _root_note(root: str, marked: bool, opts: CodexOptions) -> str:
+    def _root_note(ws: Workspace, root: str, marked: bool, opts: CodexOptions) -> str:
         shown = f"`{root}`" if root else "the workspace root"
+        names = ", ".join(opts.root_markers)
+        if not opts.root_markers:
+            return "project_root_markers = []: Codex reads cwd only"
         if marked:
-            return f"project root: {shown} (the nearest directory at or above cwd with .git)"
-        if opts.root_without_git == "cwd":
-            return "no .git at or above cwd in the workspace: Codex reads cwd only"
-        return (f"no .git at or above cwd in the workspace: the project root is taken to be "
-                f"{shown} (rootWithoutGit)")
+            return (f"project root: {shown} (the nearest directory at or above cwd with "
+                    f"{names})")
+        above = marker_above(ws, opts.root_markers) if opts.root_without_git == "auto" else ""
+        if above:
+            return (f"no {names} at or above cwd in the workspace, but `{above}` holds one: "
+                    f"Codex's project root lies above the workspace, whose root stands in for "
+                    f"it (files above it are not read here)")
+        if not root and opts.root_without_git == "workspace":
+            return (f"no {names} at or above cwd in the workspace: the project root is taken "
+                    f"to be {shown} (rootWithoutGit)")
+        return (f"no {names} at or above cwd, in or above the workspace: Codex reads cwd only "
+                f'(rootWithoutGit = "workspace" takes the workspace root instead)')
 
     @staticmethod
     def _global(ws: Workspace) -> list[LoadedFile]:
-        """~/.codex/AGENTS.override.md, else ~/.codex/AGENTS.md, whole and outside the budget.
-        Decision: an empty global override falls through to AGENTS.md (Codex skips an empty
-        global file; only in project directories does an empty override hide AGENTS.md)."""
+        """~/.codex/AGENTS.override.md, else ~/.codex/AGENTS.md: the first non-empty one,
+        trimmed, whole and outside the budget (an empty global override falls through to
+        AGENTS.md; only in project directories does an empty override hide AGENTS.md)."""
         reader = ws.home_reader
         if reader is None:
             return []
@@ -283,8 +316,8 @@ class CodexProfile(Profile):
                 data = reader.read_bytes(path)
             except ReadError:
                 continue
-            text = decode_lossy(data)
-            if not text.strip():
+            text = codex_text(data).strip(RUST_WHITESPACE)
+            if not text:
                 continue
             return [LoadedFile(path, "user", None, 0, len(text), text=text, bytes=len(data),
                                note="global: not counted in project_doc_max_bytes")]

@@ -2,6 +2,9 @@
 
 Found in the loads the cogitator model really does (start-up, each nested directory, each
 scoped rule on top of the start-up load), so it is this model's finding, not a syntax check.
+An import that brings nothing here may be the only way another selected agent reads its
+target (`@AGENTS.md` in a CLAUDE.md: Claude Code reads AGENTS.md only through it): such an
+import is not reported, as no finding may call a line useless that an agent needs.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES, Key, KeyFamily
 from rulemap.model import Finding, Span
-from rulemap.profiles.base import directory_chain
+from rulemap.profiles.base import Profile, directory_chain, selected
 from rulemap.profiles.cogitator.load import Load
 from rulemap.profiles.cogitator.settings import settings_of
 
@@ -18,21 +21,40 @@ if TYPE_CHECKING:
     from rulemap.profiles.cogitator.profile import CogitatorProfile
     from rulemap.workspace import Workspace
 
-_DUPLICATES: Final[Key[list[Finding]]] = KeyFamily[list[Finding]]("cogitator-duplicates").key()
+# each finding with the file its import brings (None: a symlinked alias, no import)
+_Found = list[tuple[Finding, str | None]]
+_DUPLICATES: Final[Key[_Found]] = KeyFamily[_Found]("cogitator-duplicates").key()
 
 
 def check(ws: Workspace, profile: CogitatorProfile) -> list[Finding]:
-    """Imports and symlinks that bring a file already loaded, from the loads agents really do.
-    Depends on the import edges and on which rules are scoped, not on the text."""
+    """Imports and symlinks that bring a file already loaded, from the loads agents really do,
+    less the imports another selected agent needs. Depends on the import edges and on which
+    rules are scoped, not on the text (the other agents' loads are cached by themselves)."""
     cached = ws.derived.get(_DUPLICATES)
     if cached is None:
         cached = _duplicates(ws, profile)
         ws.derived.put(_DUPLICATES, cached, reads=[IMPORT_GRAPH, RULE_SCOPES])
-    return cached
+    return [finding for finding, target in cached
+            if target is None or needed_by(ws, profile, finding.path, target) is None]
 
 
-def _duplicates(ws: Workspace, profile: CogitatorProfile) -> list[Finding]:
-    out: list[Finding] = []
+def needed_by(ws: Workspace, profile: Profile, importer: str, target: str) -> Profile | None:
+    """A selected agent other than `profile` whose own load of `importer`'s directory brings
+    `target` through `importer`'s import — the line it needs — or None."""
+    cwd = ws.config.cwd
+    for other in selected(ws):
+        if other.name == profile.name or not other.follows_imports:
+            continue
+        if not other.reads(ws, importer):
+            continue
+        loaded = other.explain(ws, importer, cwd).files
+        if any(f.path == target and f.imported_by == importer for f in loaded):
+            return other
+    return None
+
+
+def _duplicates(ws: Workspace, profile: CogitatorProfile) -> _Found:
+    out: _Found = []
     cwd = ws.config.cwd
     chain = directory_chain(cwd)
     cwd_dir = chain[-1]
@@ -64,14 +86,16 @@ def _duplicates(ws: Workspace, profile: CogitatorProfile) -> list[Finding]:
                             if res.target == skip.path and r.span.start.line == skip.line), None)
                 if ref is None or skip.importer.startswith("/"):
                     continue
-                out.append(Finding(skip.importer, ref.span, "information", "duplicate-load",
-                                   f"`{skip.path}` is {skip.why} before this import, so it "
-                                   f"brings nothing here", tags=["unnecessary"]))
+                out.append((Finding(
+                    skip.importer, ref.span, "information", "duplicate-load",
+                    f"`{skip.path}` is {skip.why} before this import, so it brings nothing "
+                    f"here for {profile.name} (no other selected agent loads it through this "
+                    f"import)", tags=["unnecessary"]), skip.path))
             elif not skip.path.startswith("/"):
                 doc = ws.document(skip.path)
-                out.append(Finding(skip.path, Span.at(0, 0, len(doc.lines[0])), "information",
-                                   "duplicate-load",
-                                   _alias_message(skip.path, skip.why)))
+                out.append((Finding(skip.path, Span.at(0, 0, len(doc.lines[0])), "information",
+                                    "duplicate-load",
+                                    _alias_message(skip.path, skip.why, profile.name)), None))
     return out
 
 
@@ -82,8 +106,9 @@ def _scoped_load(ws: Workspace, profile: CogitatorProfile, chain: list[str], rul
     return profile.group_load(ws, chain, None, (rule,))[1]
 
 
-def _alias_message(path: str, why: str) -> str:
+def _alias_message(path: str, why: str, agent: str) -> str:
     if " as " in why:
         first = why.rsplit(" as ", 1)[-1]
-        return f"`{path}` is the same file as `{first}`, which loads before it; it is read once"
-    return f"`{path}` is already loaded earlier (imported by another file); it is read once"
+        return (f"`{path}` is the same file as `{first}`, which loads before it; {agent} reads "
+                f"it once")
+    return f"`{path}` is already loaded earlier (imported by another file); {agent} reads it once"

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Final
 
 from rulemap import suggest
 from rulemap.derived import KeyFamily
-from rulemap.model import Finding, Fix, Related, Span
+from rulemap.model import Finding, Fix, Pos, Related, Span
 from rulemap.profiles.gemini.imports import GeminiToken
 from rulemap.profiles.gemini.paths import (
     MAX_DEPTH,
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 _ESCAPED_TOKEN = re.compile(r"(?:\\ |[^\s])+")
 _TRAILING = ",:;.)!?'\"]>"
+_WRAPPERS = {"{": "}", "(": ")", "[": "]", "<": ">", '"': '"', "'": "'"}  # pseudo-imports
 
 _FILE_FINDINGS: Final = KeyFamily[list[Finding]]("gemini-file-findings")  # context file
 # file, project root, whether the default checks lint it
@@ -84,6 +85,10 @@ def _token_findings(ws: Workspace, key: str, root: Root, lint: frozenset[str]) -
         if token.kind == "refused":
             if looks_like_file(ws, key, token.path):
                 out.append(_refused_finding(key, token))
+            else:
+                pseudo = _pseudo_import(ws, key, doc.text, token, root, reads)
+                if pseudo is not None:
+                    out.append(pseudo)
             continue
         found = resolve(ws, key, token, root)
         reads.add(found.key)
@@ -204,6 +209,38 @@ def _refused_finding(key: str, token: GeminiToken) -> Finding:
         f"Gemini does not read `@{token.path}` as an import: a path must start with `.`, `/` "
         f"or a letter, so it stays plain text. Write `{fixed}`",
         fixes=[Fix(f"Change to `{fixed}`", "replace", key, token.span, fixed)])
+
+
+def _pseudo_import(ws: Workspace, key: str, text: str, token: GeminiToken, root: Root,
+                   reads: set[str]) -> Finding | None:
+    """`@{ policy.md }`, `@(a.md)`, `@"a.md"`: a path wrapped in brackets or quotes after `@`,
+    which another tool's syntax may read but Gemini's import parser rejects (a path must start
+    with `.`, `/` or a letter and runs to the next space), so it stays plain text."""
+    opener = token.path[0]
+    closer = _WRAPPERS.get(opener)
+    if closer is None:
+        return None
+    start = token.offset + 2
+    end = text.find(closer, start)
+    newline = text.find("\n", start)
+    if end < 0 or (0 <= newline < end):
+        return None
+    inner = text[start:end].strip()
+    if not inner or any(c in inner for c in " \t\r") or not looks_like_file(ws, key, inner):
+        return None
+    written = text[token.offset:end + 1]
+    meant = inner if inner[0] in "./" or inner[0].isascii() and inner[0].isalpha() else (
+        "./" + inner)
+    line, col = token.span.start.line, token.span.start.col
+    span = Span(token.span.start, Pos(line, col + len(written)))
+    probe = GeminiToken(meant, span, token.offset, "import")
+    reads.add(resolve(ws, key, probe, root).key)
+    # no quick fix: the registry gives this code none (the message says what to write)
+    return Finding(
+        key, span, "warning", "import-not-followed",
+        f"Gemini CLI's import parser does not read `{written}`: an import is `@` and a path "
+        f"starting with `.`, `/` or a letter, up to the next space, so this stays plain text "
+        f"and `{inner}` is not loaded. Write `@{meant}`")
 
 
 def _backticks(key: str, token: GeminiToken) -> Fix:

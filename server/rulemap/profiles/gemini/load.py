@@ -1,5 +1,7 @@
-"""What Gemini loads for `explain`: the global file, the git root down to the cwd, the bounded
-scan below it (or just-in-time loading), each file followed by its imports depth-first."""
+"""What Gemini loads for `explain`: the global file, the git root down to the cwd, then either
+what just-in-time loading adds when a file tool touches the target (`jitContext`, the default)
+or the bounded scan below the cwd (the older eager load), each file followed by its imports
+depth-first."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from rulemap.profiles.base import directory_chain, join, options_of, parent_dir
 from rulemap.profiles.gemini.imports import GeminiToken
 from rulemap.profiles.gemini.paths import (
     IGNORE_FILE,
+    JIT_TOOL_LIST,
     MAX_DEPTH,
     MAX_LISTED,
     Root,
@@ -49,6 +52,7 @@ class _Scan:
 
 
 _SCAN: Final = KeyFamily[_Scan]("gemini-scan")  # cwd, context file names, directory limit
+Reason = Literal["user", "project", "nested"]
 
 
 def _ignore_spec(ws: Workspace, cwd: str) -> tuple[str, CompiledGlobs | None]:
@@ -121,19 +125,40 @@ class Loader:
         self.ws = ws
         opts = options_of(ws, profile)
         self.names = names_of(ws, profile)
-        self.downward: bool = opts["downwardScan"]
+        self.jit: bool = opts["jitContext"]
+        self.downward: bool = opts["downwardScan"] and not self.jit
         self.limit: int = opts["maxScanDirs"]
-        self.jit: bool = opts["justInTime"]
         self.files: list[LoadedFile] = []
         self.skipped: list[Skipped] = []
         self.notes: list[str] = []
         self.reads: set[str] = set()
         self.listed = 0
         self.capped = False
+        self.seen: dict[str, str] = {}  # identity → the key it was loaded as
 
     def explain(self, target: str | None, cwd: str) -> tuple[Explanation, set[str]]:
+        self.load_all(self.startup_tops(cwd))
+        if self.jit and target is not None:
+            before = len(self.files)
+            self.load_all([(k, "nested") for k in self.jit_files(parent_dir(target), cwd)])
+            if any(f.reason == "nested" for f in self.files[before:]):
+                self.notes.append(f"`nested`: loaded just in time when {JIT_TOOL_LIST} "
+                                  f"touches `{target}` (appended to the tool's output)")
+        if self.capped:
+            self.notes.append(f"the import tree has more than {MAX_LISTED} entries; Rulemap "
+                              f"stops listing there (Gemini repeats a file for every chain)")
+        explanation = Explanation(
+            profile="gemini", root=self.ws.root, cwd=cwd or ".", target=target, max_chars=0,
+            files=self.files, left_out=[], skipped=self.skipped, notice=None,
+            requested_chars=sum(f.chars for f in self.files),
+            budget=Budget("none", "chars", 0), notes=tuple(self.notes))
+        return explanation, self.reads
+
+    def startup_tops(self, cwd: str) -> list[tuple[str, Reason]]:
+        """The context files of the start-up load, in order: the global one, the git root down
+        to the cwd, then (the eager load) what the scan below the cwd finds."""
         ws = self.ws
-        tops: list[tuple[str, Literal["user", "project", "nested"]]] = []
+        tops: list[tuple[str, Reason]] = []
         home = home_gemini(ws)
         if home is not None:
             assert ws.home_reader is not None
@@ -163,47 +188,46 @@ class Loader:
                 self.skipped.append(Skipped(
                     key, f"below the cwd, past the scan's {self.limit}-directory bound "
                          f"(maxScanDirs); Gemini does not find it", "unreachable-rule"))
-        if self.jit and target is not None:
-            tops.extend((key, "nested") for key in self._just_in_time(target, cwd))
-        seen: dict[str, str] = {}
-        for key, reason in tops:
-            identity = self._identity(key)
-            if identity in seen:
-                if seen[identity] != key:
-                    self.skipped.append(Skipped(
-                        key, f"the same file as `{seen[identity]}`, read once", "duplicate-load"))
-                continue
-            seen[identity] = key
-            self._load_top(key, reason)
-        if self.capped:
-            self.notes.append(f"the import tree has more than {MAX_LISTED} entries; Rulemap "
-                              f"stops listing there (Gemini repeats a file for every chain)")
-        explanation = Explanation(
-            profile="gemini", root=ws.root, cwd=cwd or ".", target=target, max_chars=0,
-            files=self.files, left_out=[], skipped=self.skipped, notice=None,
-            requested_chars=sum(f.chars for f in self.files),
-            budget=Budget("none", "chars", 0), notes=tuple(self.notes))
-        return explanation, self.reads
+        elif self.jit:
+            self.notes.append(f"context files below the cwd load just in time, when "
+                              f"{JIT_TOOL_LIST} touches a path below them (jitContext)")
+        return tops
 
-    def _identity(self, key: str) -> str:
+    def load_all(self, tops: list[tuple[str, Reason]]) -> None:
+        """Each context file once (by identity: `seen`, shared across calls), with its
+        imports."""
+        for key, reason in tops:
+            identity = self.identity(key)
+            if identity in self.seen:
+                if self.seen[identity] != key:
+                    self.skipped.append(Skipped(
+                        key, f"the same file as `{self.seen[identity]}`, read once",
+                        "duplicate-load"))
+                continue
+            self.seen[identity] = key
+            self._load_top(key, reason)
+
+    def identity(self, key: str) -> str:
         if key.startswith("/") and in_home(self.ws, key):
             assert self.ws.home_reader is not None
             return self.ws.home_reader.identity(key)
         return self.ws.identity(key)
 
-    def _just_in_time(self, target: str, cwd: str) -> list[str]:
-        """The context files from the directory below the cwd on the way to the target down
-        to the target's own (a target outside the cwd is outside Gemini's trusted folder)."""
-        directory = parent_dir(target)
+    def jit_files(self, directory: str, cwd: str) -> list[str]:
+        """What just-in-time loading finds for a path in `directory` (a file's own directory,
+        or a directory a tool lists): the context files from the git root of the cwd (the
+        ceiling) down to `directory`, root first; those of the start-up load come again and
+        are dropped as already loaded (`load_all`). Nothing for a path outside the cwd,
+        Gemini's trusted workspace directory."""
         inside = not cwd or directory == cwd or directory.startswith(cwd + "/")
         if not inside:
-            self.notes.append(f"`{target}` is not below the cwd: no context files load for it")
+            self.notes.append(f"`{directory or '.'}` is not below the cwd (Gemini's workspace "
+                              f"directory): no context files load just in time for it")
             return []
+        ceiling = git_root(self.ws, cwd)
         out: list[str] = []
         for step in directory_chain(directory):
-            if cwd and not step.startswith(cwd + "/"):
-                continue
-            if not cwd and not step:
+            if ceiling and step != ceiling and not step.startswith(ceiling + "/"):
                 continue
             for name in self.names:
                 key = join(step, name)
@@ -211,7 +235,7 @@ class Loader:
                     out.append(key)
         return out
 
-    def _load_top(self, key: str, reason: Literal["user", "project", "nested"]) -> None:
+    def _load_top(self, key: str, reason: Reason) -> None:
         text, why = read_text(self.ws, key)
         self.reads.add(key)
         if why:

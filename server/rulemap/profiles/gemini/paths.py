@@ -27,6 +27,11 @@ _HOME_TEXT: Final = KeyFamily[tuple[str, str | None]]("gemini-home-text")  # use
 _TOKENS: Final = KeyFamily[list[GeminiToken]]("gemini-tokens")  # file
 GLOBAL_DIR = ".gemini"
 IGNORE_FILE = ".geminiignore"
+# the tools that discover context just in time (packages/core/src/tools/jit-context.ts and
+# its callers: read-file.ts, ls.ts, write-file.ts, edit.ts, read-many-files.ts); grep_search,
+# glob and run_shell_command bring none
+JIT_TOOLS = frozenset({"read_file", "list_directory", "write_file", "replace", "read_many_files"})
+JIT_TOOL_LIST = "read_file, list_directory, write_file, replace or read_many_files"
 
 Status = Literal["ok", "missing", "directory", "outside", "url"]
 

@@ -1,24 +1,30 @@
 """The gemini `Profile`: GEMINI.md context files and Gemini's own `@path` imports.
 
 Start-up: the global `~/.gemini/GEMINI.md` (with `--home`), then the files of the directories
-from the git root down to the cwd, then (older releases, `downwardScan`) those a bounded
-breadth-first scan finds below the cwd; with `justInTime` (current releases), the directories
-from a target up to the cwd as well. Each file is followed by its imports, depth-first, up to 5
+from the git root down to the cwd. With `jitContext` (the default, as in every release since
+v0.44.0) a directory's context files load just in time, when one of Gemini's file tools touches
+a path there (`explain TARGET`, and `session` step by step); with `jitContext = false` (older
+releases' `experimental.jitContext: false`) a bounded breadth-first scan below the cwd loads
+them at start-up (`downwardScan`). Each file is followed by its imports, depth-first, up to 5
 levels (the 5th level still loads); a file is refused only when it is already on the chain that
 leads to it, so a diamond appears twice. No budget.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rulemap.model import Explanation, Finding
-from rulemap.profiles.base import EXPLAIN, Option, Profile, cached_explanation
+from rulemap.model import Explanation, Finding, LoadStatus
+from rulemap.profiles.base import EXPLAIN, Option, Profile, cached_explanation, options_of
+from rulemap.profiles.gemini import load_log as gemini_load_log
 from rulemap.profiles.gemini.findings import file_findings, graph_findings
 from rulemap.profiles.gemini.load import Loader
 from rulemap.profiles.gemini.paths import is_named, named_files, names_of
+from rulemap.profiles.gemini.session import replay
 
 if TYPE_CHECKING:
+    from rulemap.profiles.steps import SessionReplay, ToolStep
     from rulemap.workspace import Workspace
 
 
@@ -26,22 +32,25 @@ class GeminiProfile(Profile):
     name = "gemini"
     title = "Gemini CLI"
     description = (
-        "GEMINI.md: global, then the git root down to the cwd, then a bounded scan below it; "
-        "Gemini's @imports (5 levels, per-chain cycles); no budget."
+        "GEMINI.md: global, then the git root down to the cwd; below the cwd just in time, when "
+        "a file tool touches a path; Gemini's @imports (5 levels, per-chain cycles); no budget."
     )
     watched_globs = ("**/GEMINI.md",)
+    check_codes = ("import-not-followed",)
+    load_log_format = gemini_load_log.FORMAT  # its session log's JIT context
     options: tuple[Option, ...] = (
         Option("fileNames", (list,), ["GEMINI.md"],
                "context file names, in order (Gemini's `context.fileName`)"),
+        Option("jitContext", (bool,), True,
+               "load a directory's context files just in time, when a file tool touches a "
+               "path there (Gemini's `experimental.jitContext`; always on since v0.44.0); "
+               "false: the older eager start-up load with its downward scan"),
         Option("downwardScan", (bool,), True,
-               "also load the context files a breadth-first scan below the cwd finds at "
-               "start-up (releases before mid-2026; unconfirmed for current ones)"),
+               "with `jitContext = false`: also load the context files a breadth-first scan "
+               "below the cwd finds at start-up"),
         Option("maxScanDirs", (int,), 200,
-               "directories the downward scan lists at most, the cwd included "
-               "(`context.discoveryMaxDirs`; unconfirmed)"),
-        Option("justInTime", (bool,), False,
-               "load the context files from a target's directory up to the cwd when a tool "
-               "touches it (current releases)"),
+               "with `jitContext = false`: directories the downward scan lists at most, the "
+               "cwd included (`context.discoveryMaxDirs`)"),
     )
 
     # ----- the interface ----------------------------------------------------------------------
@@ -57,6 +66,22 @@ class GeminiProfile(Profile):
         return cached_explanation(
             ws, EXPLAIN.key(self.name, target, cwd), lambda: Loader(ws, self).explain(target, cwd)
         )
+
+    def load_status(self, ws: Workspace, key: str) -> LoadStatus:
+        """Just in time, a context file below the root loads for the paths below its own
+        directory only; otherwise (the root's, or the eager load) for every target."""
+        if not self.reads(ws, key):
+            return LoadStatus(False, why_not=f"{self.title} does not read it")
+        directory = key.rpartition("/")[0]
+        if not directory or not options_of(ws, self)["jitContext"]:
+            return LoadStatus(True, len(ws.files))
+        below = [p for p in ws.files.under(directory + "/") if p != key]
+        return LoadStatus(True, len(below), below[0] if below else None)
+
+    def replay(self, ws: Workspace, steps: Sequence[ToolStep], cwd: str) -> SessionReplay:
+        """The session step by step: context files below the cwd join when a tool that
+        discovers context touches a path below them (session.py)."""
+        return replay(self, ws, steps, cwd)
 
     def findings(self, ws: Workspace) -> list[Finding]:
         names = names_of(ws, self)

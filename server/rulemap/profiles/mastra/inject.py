@@ -84,6 +84,7 @@ class Settings:
     ignored: tuple[str, ...] = ()  # as written: root-relative or absolute
     enabled: bool = True
     walk_to_filesystem_root: bool = False
+    nearest_only: bool = False
 
     @staticmethod
     def from_options(options: dict[str, Any]) -> Settings:
@@ -94,6 +95,7 @@ class Settings:
             ignored=tuple(options["ignoredInstructionPaths"]),
             enabled=bool(options["enabled"]),
             walk_to_filesystem_root=bool(options["walkToFilesystemRoot"]),
+            nearest_only=bool(options["nearestOnly"]),
         )
 
 
@@ -185,19 +187,25 @@ def candidates(ws: Workspace, target: str, settings: Settings) -> tuple[list[str
 
 
 def search_from(ws: Workspace, start: str, settings: Settings) -> list[str]:
-    """The instruction files of `start` ('' = the root) and every directory above it."""
+    """The instruction files of `start` ('' = the root) and every directory above it; with
+    `nearest_only`, the first of them alone (@mastra/core 1.71.0 returns from its search at
+    the first name that exists, and the step goes on to the next path, never further up)."""
     found = [
         join(directory, name)
         for directory in ancestry(start)
         for name in NAMES
         if _exists(ws, join(directory, name))
     ]
+    if settings.nearest_only and found:
+        return found[:1]
     if settings.walk_to_filesystem_root:
         for directory in _above_root(ws.root):
             for name in NAMES:
                 path = posixpath.join(directory, name)
                 if ws.reader.exists(path):
                     found.append(path)
+                    if settings.nearest_only:
+                        return found
     return found
 
 

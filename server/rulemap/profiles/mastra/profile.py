@@ -45,6 +45,10 @@ class MastraProfile(Profile):
                "false: instruction discovery is off (Mastra's isEnabled returning false)"),
         Option("walkToFilesystemRoot", (bool,), False,
                "search on above the workspace root up to /, as Mastra does"),
+        Option("nearestOnly", (bool,), False,
+               "a touched path leads to one file only, the first name in the nearest "
+               "directory that has one, as @mastra/core 1.71.0's code searches (false: the "
+               "whole ancestry over successive steps, as the specification reads)"),
     )
 
     def settings(self, ws: Workspace) -> Settings:

@@ -1,0 +1,188 @@
+"""`rulemap verify LOG`: what an agent really loaded, from the log it writes, against what
+Rulemap predicts, step by step — an agreement table and a paragraph per disagreement
+(docs/verify.md). Exit 0 when all agree, 1 on a disagreement, 2 on bad input."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import textwrap
+from typing import TYPE_CHECKING
+
+from rulemap.cli.main import UsageError, dump_json
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from rulemap.host.commands import OpenWorkspace, Verification
+
+VERIFY_EPILOG = """\
+examples, one per log format Rulemap reads:
+{formats}
+The format is told apart by content (--profile names it). Step 0 is the start-up load; step
+N is the load the N-th touched file triggered. Paths outside the workspace (user-level files)
+are listed apart, not compared, unless --home DIR gives Rulemap the home directory to read
+them from. A line the log breaks its format on is named (never quoted): exit 2.
+Exit status: 0 when the log and Rulemap agree, 1 on a disagreement, 2 on bad input.
+"""
+
+
+def _format_examples() -> str:
+    from rulemap.host.commands import log_formats
+
+    return "".join(f"  rulemap verify {f.example}\n      {f.what} (--profile {f.agent}):\n"
+                   f"      {f.how}\n" for f in log_formats())
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], names: str,
+               allow_flag: object, home_flag: object) -> None:
+    verify = sub.add_parser(
+        "verify",
+        help="compare what an agent really loaded (its log) with Rulemap's prediction",
+        description="Compare what an agent really loaded, step by step, as its own log says,\n"
+        "with what Rulemap predicts from the agent's model: an agreement table, then what\n"
+        "Rulemap expected and why for each disagreement (a file the log has and Rulemap does\n"
+        "not predict, a predicted file missing from the log, a load at another step).",
+        epilog=VERIFY_EPILOG.replace("{formats}", _format_examples()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    verify.add_argument("log", metavar="LOG", help="the agent's log of what it loaded")
+    verify.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
+    verify.add_argument(
+        "--profile", metavar="NAME",
+        help=f"whose log it is (default: told apart by content); one of: {names}",
+    )
+    verify.add_argument(
+        "--cwd", help="the agent's working directory (default: the log's, else config `cwd`)"
+    )
+    verify.add_argument(
+        "--log-root", metavar="DIR",
+        help="where the project was when the agent ran (another machine, a container, another "
+        "checkout): the log's paths under DIR are read as under --root",
+    )
+    verify.add_argument("--json", action="store_true", help="machine-readable output "
+                        "(docs/verify.md)")
+    allow_flag(verify)  # type: ignore[operator]
+    home_flag(verify)  # type: ignore[operator]
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from rulemap.cli.commands import inside, open_workspace, warn_untrusted
+    from rulemap.host.catalog import UnknownProfile
+    from rulemap.host.commands import LoadLogError, parse_load_log, rebased, verify_log
+
+    ws = open_workspace(args.root, args.allow_imports_from, user_home=args.home)
+    warn_untrusted(ws)
+    cwd = inside(ws, args.cwd, "--cwd") if args.cwd else None
+    lines = _read(args.log, ws)
+    try:
+        log = parse_load_log(lines, args.profile)
+        if args.log_root:
+            log = rebased(log, args.log_root, ws.root)
+        result = verify_log(ws, log, args.profile, cwd, home=args.home is not None)
+    except LoadLogError as exc:
+        at = f":{exc.line}" if exc.line is not None else ""
+        raise UsageError(f"{args.log}{at}: {exc.message}") from None
+    except UnknownProfile as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        dump_json(result.to_json())
+    else:
+        print_verification(result)
+    return 0 if result.agree else 1
+
+
+def _read(path: str, ws: OpenWorkspace) -> list[tuple[int, str]]:
+    """LOG's lines. As for `session --file`: a file in the workspace that is a symbolic link
+    leading out of it is not read (the repository chose where it points)."""
+    from rulemap.host.commands import LoadLogError, read_load_log
+    from rulemap.readers.base import ReadError, is_within
+    from rulemap.readers.host import real_path
+    from rulemap.session.files import in_transcript_places
+
+    where = os.path.abspath(os.path.expanduser(path))
+    if (is_within(where, ws.root) or is_within(where, real_path(ws.root))) \
+            and not in_transcript_places(ws, where):
+        raise UsageError(f"{path}: it lies in the workspace but is a symbolic link leading "
+                         "out of it, so it is not read; pass the path of the file it leads to")
+    try:
+        lines = read_load_log(where)
+    except ReadError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    except LoadLogError as exc:
+        raise UsageError(f"{path}:{exc.line}: {exc.message}") from None
+    if lines is None:
+        raise UsageError(f"{path}: no such file")
+    return lines
+
+
+MARK = {"agree": "[green]agree[/]", "missing": "[red]missing in log[/]",
+        "unexpected": "[red]unexpected[/]", "step": "[yellow]other step[/]"}
+
+
+def print_verification(result: Verification, console: Console | None = None) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from rulemap.cli.compare_table import shorten_middle
+
+    console = console or Console(highlight=False)
+    width = console.width or 80
+    path_width = max(16, width - 52)
+    console.print(textwrap.fill(f"{result.profile}: {result.format}, cwd {result.cwd}", width,
+                                subsequent_indent="  "), markup=False, soft_wrap=True)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), show_edge=False)
+    table.add_column("step", justify="right", no_wrap=True)
+    table.add_column("file", no_wrap=True, max_width=path_width)
+    table.add_column("log", no_wrap=True)
+    table.add_column("Rulemap", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    last: int | None = -1
+    for row in result.rows:
+        if row.step != last:
+            step = "?" if row.step is None else str(row.step)
+            table.add_row(step, f"[bold]{escape(shorten_middle(row.access, path_width))}[/]",
+                          "", "", "")
+            last = row.step
+        table.add_row("", "  " + escape(shorten_middle(row.path, path_width - 2)),
+                      escape(row.observed or "—"), escape(row.predicted or "—"),
+                      MARK[row.verdict])
+    if not result.rows:
+        table.add_row("", "[dim](nothing to compare)[/]", "", "", "")
+    console.print(table)
+    for line in summary(result):
+        console.print(textwrap.fill(line, width, subsequent_indent="  ",
+                                    break_on_hyphens=False), markup=False, soft_wrap=True)
+
+
+def summary(result: Verification) -> list[str]:
+    """The lines under the table: the count, a paragraph per disagreement, what was not
+    compared, the notes."""
+    counts = result.counts()
+    lines = [f"{counts['agree']} agree, {counts['missing']} missing in the log, "
+             f"{counts['unexpected']} unexpected, {counts['step']} at another step"]
+    for row in result.disagreements:
+        at = f" (log line {row.line})" if row.line is not None else ""
+        if row.verdict == "missing":
+            head = f"missing in the log: {row.path} at step {row.step} ({row.access})"
+        elif row.verdict == "unexpected":
+            head = f"unexpected: {row.path} at step {_step(row.step)} ({row.access}){at}"
+        else:
+            head = f"at another step: {row.path}, loaded at step {_step(row.step)} " \
+                   f"({row.access}){at}"
+        lines.append(f"{head}: {row.why}")
+    for apart in result.apart:
+        what = {"user": "user-level, not compared (pass --home DIR to compare)",
+                "outside": "outside the workspace, not compared",
+                "reload": "loaded again after a compaction, not compared",
+                "text": "prompt text no workspace file accounts for"}[apart.kind]
+        at = f" (log line {apart.line})" if apart.line is not None else ""
+        lines.append(f"apart: {apart.what}{at}: {what}")
+    lines.extend(f"note: {note}" for note in result.notes)
+    return lines
+
+
+def _step(step: int | None) -> str:
+    return "?" if step is None else str(step)
