@@ -9,7 +9,7 @@ No globs, or only `**`, make the rule unconditional. Matching is probably case-i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -120,8 +120,6 @@ def glob_has_matches(ws: Workspace, rule: str, pattern: str, case_sensitive: boo
     """Whether one written glob of `rule` matches any file for Claude Code, counting files git
     ignores (it knows nothing of git: a `generated/**` rule loads for generated/out/x.ts), as
     the workspace's `glob_has_matches` counts them for the default model."""
-    if glob_matches(ws, rule, pattern, case_sensitive):
-        return True
     scope = ws.rule_scope(rule)
     if scope is None:
         return False
@@ -130,6 +128,9 @@ def glob_has_matches(ws: Workspace, rule: str, pattern: str, case_sensitive: boo
     if not cased:
         return False
     compiled = compile_patterns(cased)
+    probes = _probes(ws, scope, case_sensitive)
+    if any(compiled.match(slashed[1:]) for slashed in _candidates(probes, cased)):
+        return True  # the first match answers: a live glob costs a few probes, not 20,000
     for path in ws.reader.ignored_files():
         relative = scope.relative(path)
         if relative is not None and compiled.match(
@@ -172,28 +173,46 @@ def _matching(
     if verdict is None:
         verdict = compile_patterns(patterns).match
     found: set[str] = set()
+    for slashed in _candidates(probes, patterns):
+        if slashed not in found and verdict(slashed[1:]):
+            found.add(slashed)
+    return sorted(key for slashed in found for key in probes.keys[slashed])
+
+
+def _candidates(probes: _Probes, patterns: list[str]) -> Iterator[str]:
+    """The probes each (non-excluding) pattern's literal parts allow, pattern by pattern (a
+    probe may come twice). The smallest bucket is read instead of every file of the scope: the
+    probes ending in the pattern's literal tail (last `_END` characters), or those with one of
+    its literal segments as a whole directory or file name (`src` in `src/**/*.ts`, `billing`
+    in `packages/billing`: a literal segment of a glob only ever matches a whole one). The
+    monorepo's 226 globs spent 1.2 s testing all 20,000 files each; the tests after the bucket
+    are the ones every probe met before."""
     for pattern in patterns:
         if pattern.startswith("!"):
             continue  # excludes, never adds: the verdict applies it
-        pool = probes.slashed
         tail = literal_tail(pattern)
-        if tail:
-            pool = [c for c in pool if c.endswith(tail)]
-        for part in required_parts(pattern):
-            pool = [c for c in pool if part in c]
-        for slashed in pool:
-            if verdict(slashed[1:]):
-                found.update(probes.keys[slashed])
-    return sorted(found)
+        parts = required_parts(pattern)
+        pools = [probes.with_segment.get(part.strip("/"), []) for part in parts]
+        if len(tail) >= _END:
+            pools.append(probes.by_end.get(tail[-_END:], []))
+        pool = min(pools, key=len) if pools else probes.slashed
+        yield from (c for c in pool
+                    if (not tail or c.endswith(tail)) and all(part in c for part in parts))
+
+
+_END = 3  # characters of a file name's end that bucket the probes (`.ts`, `.md`, `tsx`)
 
 
 @dataclass(frozen=True)
 class _Probes:
     """The files of a scope as its globs see them, each with `/` in front (what the literal
-    part tests expect), and the workspace keys behind each."""
+    part tests expect), the workspace keys behind each, and the probes by their last `_END`
+    characters and by the names of their segments."""
 
     slashed: list[str]
     keys: dict[str, list[str]]
+    by_end: dict[str, list[str]]
+    with_segment: dict[str, list[str]]  # a directory or file name → the probes that have it
 
 
 def _probes(ws: Workspace, scope: RuleScope, case_sensitive: bool) -> _Probes:
@@ -206,7 +225,13 @@ def _probes(ws: Workspace, scope: RuleScope, case_sensitive: bool) -> _Probes:
             relative = scope.within(path)
             probe = "/" + (relative if case_sensitive else relative.lower())
             keys.setdefault(probe, []).append(path)
-        cached = _Probes(list(keys), keys)
+        by_end: dict[str, list[str]] = {}
+        with_segment: dict[str, list[str]] = {}
+        for probe in keys:
+            by_end.setdefault(probe[-_END:], []).append(probe)
+            for name in set(probe[1:].split("/")):
+                with_segment.setdefault(name, []).append(probe)
+        cached = _Probes(list(keys), keys, by_end, with_segment)
         ws.derived.put(key, cached, reads=())
     return cached
 
