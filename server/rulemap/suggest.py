@@ -45,7 +45,10 @@ class NameIndex:
         # collision only adds a candidate that difflib then rejects) → name, or names
         self._by_key: dict[int, str | list[str]] = {}
         self._names: dict[str, list[str]] = {}  # lower-cased name → names as written
-        for name in names:
+        # sorted: which `MAX_CANDIDATES` neighbours a query gets depends on the order names
+        # were added, and a suggestion must not change with the order a set was iterated in
+        # (string hashes differ per process: the same check once said `a3/…`, once `a9/…`)
+        for name in sorted(names):
             lower = name.lower()
             written = self._names.get(lower)
             if written is not None:

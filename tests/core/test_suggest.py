@@ -47,3 +47,16 @@ def test_deep_typo_near_the_top_is_found_with_few_look_ups() -> None:
     deep = "/".join(f"d{i}" for i in range(40))
     index = DirectoryIndex([f"svc/{deep}/f.ts", f"svx/{deep}/g.ts"])
     assert index.near(f"svq/{deep}/")[0].endswith(f"{deep}/")
+
+
+def test_suggestions_do_not_depend_on_the_order_names_come_in() -> None:
+    # more neighbours than MAX_CANDIDATES: which ones a query sees must not follow the input
+    # order (a set's order changes with each process's string hashes)
+    names = [f"a{i}" for i in range(100)] + [f"b{i}" for i in range(100)]
+    forward, backward = NameIndex(names), NameIndex(list(reversed(names)))
+    for query in ("a39", "a9", "b1", "ab"):
+        assert forward.neighbours(query) == backward.neighbours(query)
+        assert forward.close(query, n=3) == backward.close(query, n=3)
+    files = [f"svc/a{i}/b{j}/x.ts" for i in range(40) for j in range(40)]
+    assert (DirectoryIndex(files).near("svc/a39/b90/") ==
+            DirectoryIndex(list(reversed(files))).near("svc/a39/b90/"))

@@ -70,6 +70,7 @@ _STARTUP_LOAD: Final = KeyFamily[ClaudeLoad]("claude-code-startup")
 _NESTED_LOAD: Final = KeyFamily[ClaudeLoad]("claude-code-nested")
 _HOME_RULES: Final = KeyFamily[list[str]]("claude-code-home-rules")  # home directory
 _MEMORY_IN_CHAIN: Final = KeyFamily[bool]("claude-code-memory-in-chain")  # chain
+_RULE_CLASSES: Final = KeyFamily[tuple[tuple[str, bool], ...]]("claude-code-rule-classes")
 
 
 class ClaudeCodeProfile(Profile):
@@ -243,14 +244,22 @@ class ClaudeCodeProfile(Profile):
         self, ws: Workspace, chain: list[str], opts: Options
     ) -> tuple[tuple[str, bool], ...]:
         """Each rule of the chain's directories and whether it loads unconditionally (a
-        frontmatter Claude Code cannot read counts as unconditional, as it loads it whole)."""
+        frontmatter Claude Code cannot read counts as unconditional, as it loads it whole).
+        Cached until one of those rules changes: every explain asks it, and with thousands of
+        rules the pass cost more than the rest of an explain."""
+        key = _RULE_CLASSES.key(tuple(chain), opts.case_sensitive)
+        cached = ws.derived.get(key)
+        if cached is not None:
+            return cached
         out: list[tuple[str, bool]] = []
         for directory in chain:
             for rule in ws.rules_of(directory):
                 doc = ws.document(rule)
                 out.append((rule, bool(doc.rule_skip)
                             or rule_globs(ws, rule, doc, opts.case_sensitive).unconditional))
-        return tuple(out)
+        result = tuple(out)
+        ws.derived.put(key, result, reads=[rule for rule, _ in result])
+        return result
 
     def nested(
         self, ws: Workspace, chain: list[str], directory: str, opts: Options
