@@ -4,8 +4,11 @@
     python benchmarks/profile_check.py [--tree DIR] [--small] [--top 25] [--prof /tmp/check.prof]
 
 Runs in a fresh process (started by this script, so imports are cold): times the imports,
-`Workspace.open` (walking the tree, .gitignore, indexing), each check family of
-`rulemap.checks.FAMILIES` separately, `finalize`, and JSON rendering; then runs the whole check
+opening the workspace as the CLI does (`rulemap.cli.commands.open_workspace`: walking the tree,
+.gitignore, indexing), selecting the agent profiles, parsing, each check family of
+`rulemap.checks.PER_DOCUMENT` and `GRAPH_WIDE` separately, each selected profile's own
+findings, naming them (`profile_findings`), `finalize`, and the CLI's JSON formatter (the
+phases of `rulemap.checks.run_checks`, in its order); then runs the whole check
 again in another fresh process under cProfile and prints the top functions by own time and by
 cumulative time. Phase times are without profiler overhead; cProfile inflates Python-heavy code
 by roughly 3-4x, so read its list for proportions, not absolute times.
@@ -31,50 +34,65 @@ _last = [_w0, _c0]
 def lap(name, extra=""):
     w, c = time.perf_counter(), time.process_time()
     wall, cpu = (w - _last[0]) * 1000, (c - _last[1]) * 1000
-    print(f"{name:<36}{wall:>8.0f} ms wall{cpu:>8.0f} ms cpu   {extra}")
+    print(f"{name:<44}{wall:>8.0f} ms wall{cpu:>8.0f} ms cpu   {extra}", flush=True)
     _last[:] = [w, c]
 
 from rulemap import analysis
-from rulemap.workspace import Workspace
-from rulemap.checks import FAMILIES, finalize
-lap("import rulemap")
-ws = analysis.open_workspace(sys.argv[1])
-lap("Workspace.open (walk + index)",
+from rulemap.checks import GRAPH_WIDE, PER_DOCUMENT, finalize, profile_findings
+from rulemap.cli.commands import open_workspace  # the CLI's own: user grants, home, reader
+lap("import rulemap (+ cli.commands)")
+ws = open_workspace(sys.argv[1])
+lap("open_workspace (walk + index)",
     f"{len(ws.files)} files, {len(ws.instruction_files)} instruction files, {len(ws.rules)} rules")
-docs = ws.lint_documents() if hasattr(ws, "lint_documents") else ws.all_documents()
+profiles = analysis.select_profiles(ws)  # as analysis.check does before run_checks
+lap("select_profiles", ", ".join(p.name for p in profiles))
+docs = ws.lint_documents()
 for key in docs:
     ws.document(key)
-lap("parse every document", f"{len(docs)} documents")
+lap("parse every lint document", f"{len(docs)} documents")
 raw = []
-for family in FAMILIES:
-    found = family(ws)
-    raw.extend(found)
-    lap(f"{family.__module__}.{family.__name__}", f"{len(found)} findings")
-for profile in analysis.select_profiles(ws):  # each selected agent's own findings
+for kind, families in (("per-document", PER_DOCUMENT), ("graph-wide", GRAPH_WIDE)):
+    for family in families:
+        found = family(ws)
+        raw.extend(found)
+        name = family.__module__.rsplit(".", 1)[-1] + "." + family.__name__
+        lap(f"{kind} {name}", f"{len(found)} findings")
+for profile in profiles:  # each selected agent's own findings (cached on the workspace)
     found = profile.findings(ws)
-    raw.extend(found)
     lap(f"profile {profile.name}", f"{len(found)} findings")
+named = profile_findings(ws)  # reuses the findings above; names other agents' copies
+raw.extend(named)
+lap("profile_findings (naming the copies)", f"{len(named)} findings")
 out = finalize(ws, raw)
 lap("finalize", f"{len(out)} findings")
-try:  # the CLI's JSON formatter (positions → UTF-16, JSON encoding), when it has one
-    from rulemap.cli.formats import FORMATTERS
-except ImportError:
-    FORMATTERS = {}
-lap("import rulemap.cli.formats")
-if "json" in FORMATTERS:
-    text = FORMATTERS["json"](ws, out)
-    lap("format json", f"{len(text):,} chars")
+from rulemap.cli.formats import FORMATTERS
+text = FORMATTERS["json"](ws, out)
+lap("format json (UTF-16 ranges + encoding)", f"{len(text):,} chars")
 w, c = time.perf_counter(), time.process_time()
-print(f"{'total (in process)':<36}{(w - _w0) * 1000:>8.0f} ms wall{(c - _c0) * 1000:>8.0f} ms cpu")
+print(f"{'total (in process)':<44}{(w - _w0) * 1000:>8.0f} ms wall{(c - _c0) * 1000:>8.0f} ms cpu")
 import os, resource
-print(f"{'peak RSS':<36}{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:>8.0f} MB"
+print(f"{'peak RSS':<44}{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:>8.0f} MB"
       f"   (load average {os.getloadavg()[0]:.2f})")
+"""
+
+
+PROFILE = r"""
+import cProfile, gc, sys
+gc.disable()  # as the CLI does for a one-shot command
+prof = cProfile.Profile()
+prof.enable()
+from rulemap.cli.main import main
+code = main(["check", sys.argv[2], "--format", "json"])
+prof.disable()
+prof.dump_stats(sys.argv[1])
+sys.stdout.flush()
+sys.exit(code)
 """
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tree")
+    ap.add_argument("--tree", help="profile this workspace (default: the generated monorepo)")
     ap.add_argument("--small", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--top", type=int, default=25)
@@ -88,23 +106,17 @@ def main(argv: list[str] | None = None) -> int:
     subprocess.run([args.python, "-c", PHASES, tree], env=env, check=True)
     if args.no_cprofile:
         return 0
-    subprocess.run(
-        [
-            args.python,
-            "-m",
-            "cProfile",
-            "-o",
-            args.prof,
-            "-m",
-            "rulemap",
-            "check",
-            tree,
-            "--format",
-            "json",
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
+    # `python -m cProfile -m rulemap check` would profile nothing: after a one-shot command
+    # the CLI's entry point leaves with os._exit (no teardown), so cProfile never writes its
+    # file. Profile the CLI's `main()` (imports included) and dump the stats ourselves.
+    if os.path.exists(args.prof):
+        os.remove(args.prof)
+    proc = subprocess.run(
+        [args.python, "-c", PROFILE, args.prof, tree], env=env, stdout=subprocess.DEVNULL
     )
+    if proc.returncode not in (0, 1) or not os.path.exists(args.prof):
+        print(f"profile_check: the profiled check exited {proc.returncode}", file=sys.stderr)
+        return 2
     show = (
         "import pstats, sys\n"
         "p = pstats.Stats(sys.argv[1])\n"

@@ -12,7 +12,6 @@ no effect. Nothing here touches the disk: the edges (cli/, lsp/) read the user's
 
 from __future__ import annotations
 
-import difflib
 import posixpath
 import re
 import tomllib
@@ -113,6 +112,8 @@ def parse_config(
 
 def unknown_key(source: str, key: str, known: list[str]) -> ConfigError:
     """The error for a key nobody takes, with the nearest known key."""
+    import difflib  # only on an error: not at every start-up
+
     hint = difflib.get_close_matches(key, known, n=1)
     did_you_mean = f" (did you mean `{hint[0]}`?)" if hint else ""
     return ConfigError(
@@ -136,6 +137,8 @@ def parse_user_config(data: Mapping[str, Any], source: str) -> tuple[str, ...]:
     """The user's configuration file (already decoded): the directories it grants."""
     for key in data:
         if key not in USER_CONFIG_KEYS:
+            import difflib  # only on an error: not at every start-up
+
             hint = difflib.get_close_matches(key, [*USER_CONFIG_KEYS, *OWN_KEYS], n=1)
             did_you_mean = f" (did you mean `{hint[0]}`?)" if hint else ""
             raise ConfigError(
@@ -222,6 +225,8 @@ def _check(key: str, value: Any, source: str, known_codes: frozenset[str]) -> An
         allowed = (*SEVERITIES, "off")
         for code, level in value.items():
             if known_codes and code not in known_codes:
+                import difflib  # only on an error: not at every start-up
+
                 hint = difflib.get_close_matches(code, sorted(known_codes), n=1)
                 did_you_mean = f" (did you mean `{hint[0]}`?)" if hint else ""
                 raise ConfigError(

@@ -149,6 +149,25 @@ def _racer(directory: Path, target: Path, data: bytes, how: str) -> Iterator[lis
             fired.append(True)
 
 
+def test_a_file_an_editor_holds_open_is_not_swapped_out(tmp_path):
+    """An editor that opened the file before the swap and saves into it after (truncate and
+    write on its descriptor) must not write into an unlinked file: the fix gives way."""
+    root = _workspace(tmp_path, {"a.md": "old\n"})
+    snapshot = safe_write.read_for_edit(str(root), "a.md")
+    with open(root / "a.md", "r+b") as editor:  # opened before the fix, saved after it
+        if sys.platform.startswith("linux"):
+            with pytest.raises(Changed, match="open in another program"):
+                safe_write.replace(str(root), snapshot, b"fixed\n")
+        else:  # no leases: the comparison is the only guard (docs/security.md)
+            with contextlib.suppress(Changed):
+                safe_write.replace(str(root), snapshot, b"fixed\n")
+        editor.truncate(0)
+        editor.write(b"the user's save\n")
+    if sys.platform.startswith("linux"):
+        assert (root / "a.md").read_bytes() == b"the user's save\n"
+    assert not [p for p in root.iterdir() if p.name.endswith(".rulemap")]
+
+
 @pytest.mark.parametrize("how", ["in-place", "rename"])
 def test_a_save_racing_the_write_is_kept(tmp_path, how):
     """A concurrent save that lands while the fix is being written (after every check before

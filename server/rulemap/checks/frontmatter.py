@@ -3,14 +3,13 @@ and rules the loader never reads from where they are."""
 
 from __future__ import annotations
 
-import difflib
 from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import MISSING, KeyFamily
 from rulemap.globs import literal_prefix
 from rulemap.model import Finding, Fix, Glob, Span
 from rulemap.profiles.base import Profile, directory_chain, selected
-from rulemap.suggest import DirectoryIndex
+from rulemap.suggest import DirectoryIndex, similar
 
 if TYPE_CHECKING:
     from rulemap.workspace import RuleInfo, Workspace
@@ -219,7 +218,7 @@ def _find_near_match(ws: Workspace, rule: str, pattern: str) -> str | None:
     """A close glob that does match: anywhere-depth, or a close existing directory prefix.
 
     Looked up in a directory index (`suggest.DirectoryIndex`), so a hundred dead globs in a
-    20,000-directory workspace cost milliseconds, not a difflib pass over every directory."""
+    20,000-directory workspace cost milliseconds, not a pass over every directory."""
     owner = ws.rule_owner(rule) or ""
     base = f"{owner}/" if owner else ""
     index = _directory_index(ws, base)
@@ -248,7 +247,7 @@ def _same_leaf(written: str, candidate: str) -> bool:
     """The last directory names look alike (a typo or a moved directory, not another one)."""
     a = written.rstrip("/").rsplit("/", 1)[-1].lower()
     b = candidate.rstrip("/").rsplit("/", 1)[-1].lower()
-    return a == b or difflib.SequenceMatcher(None, a, b).ratio() >= 0.6
+    return a == b or similar(a, b, 0.6)
 
 
 def _directory_index(ws: Workspace, base: str) -> DirectoryIndex:

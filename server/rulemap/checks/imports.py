@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import posixpath
 from collections import deque
 from dataclasses import dataclass
@@ -11,7 +10,7 @@ from typing import TYPE_CHECKING, Final
 from rulemap import suggest
 from rulemap.derived import IMPORT_GRAPH, MISSING, Key, KeyFamily
 from rulemap.model import Finding, Fix, ImportRef, ImportStatus, Related, Span
-from rulemap.suggest import NameIndex
+from rulemap.suggest import NameIndex, close_matches
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -256,7 +255,7 @@ def _closest_path(ws: Workspace, target: str) -> str | None:
     if not same:
         # a typo in the name of a file whose directory is right: its neighbours say it
         siblings = names.by_dir.get(directory, ())
-        close = difflib.get_close_matches(name, siblings[:MAX_SIBLINGS], n=1, cutoff=0.75)
+        close = close_matches(name, siblings[:MAX_SIBLINGS], n=1, cutoff=0.75)
         if close:
             return f"{directory}/{close[0]}" if directory else close[0]
         # else names with the same extension anywhere, looked up in an edit-distance index
@@ -313,7 +312,7 @@ class _LazyIndexes:
         self._built: dict[str, tuple[NameIndex, dict[str, list[str]]]] = {}
 
     def close(self, name: str, n: int, cutoff: float) -> list[str]:
-        """Base names with `name`'s extension that difflib rates at least `cutoff` like it."""
+        """Base names with `name`'s extension at least `cutoff` like it."""
         extension = _extension(name)
         built = self._built.get(extension)
         if built is None:
@@ -327,7 +326,7 @@ class _LazyIndexes:
         index, by_stem = built
         stem = name[: -len(extension) - 1] if extension else name
         pool = [full for s in index.neighbours(stem) for full in by_stem.get(s, ())]
-        return difflib.get_close_matches(name, pool, n=n, cutoff=cutoff)
+        return close_matches(name, pool, n=n, cutoff=cutoff)
 
 
 def _common_prefix(a: str, b: str) -> int:

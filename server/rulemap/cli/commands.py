@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from rulemap import analysis
+from rulemap.cli.check_cache import CheckCache, record
 from rulemap.cli.formats import FORMATTERS
 from rulemap.cli.main import UsageError, dump_json, find_root
 from rulemap.cli.user_config import flag_grants, merge_grants, read_user_grants
@@ -117,7 +118,10 @@ def run_check(
     fix: bool = False,
     diff: bool = False,
     statistics: bool = False,
+    cache: CheckCache | None = None,
 ) -> int:
+    """`rulemap check`; `cache`: the result cache's entry for this run (cli/check_cache.py,
+    None: not cached), written after the report when nothing forbids it."""
     if fix or diff or statistics:
         from rulemap.cli import fix as fixing
 
@@ -129,10 +133,15 @@ def run_check(
             ),
             output, fix, diff, statistics,
         )
-    ws = open_workspace(root, allow, profiles=profiles, user_home=user_home, ref=ref)
-    findings = analysis.check(ws)
-    sys.stdout.write(FORMATTERS[output](ws, findings))
-    return 1 if any(f.severity == "error" for f in findings) else 0
+    with record(cache if ref is None else None, root, user_home) as recorder:
+        ws = open_workspace(root, allow, profiles=profiles, user_home=user_home, ref=ref,
+                            wrap=recorder.wrap if recorder else None)
+        findings = analysis.check(ws)
+        sys.stdout.write(FORMATTERS[output](ws, findings))
+        code = 1 if any(f.severity == "error" for f in findings) else 0
+        if recorder:
+            recorder.done(ws.root, code)
+    return code
 
 
 def inside(ws: OpenWorkspace, path: str, what: str) -> str:

@@ -9,10 +9,10 @@ import textwrap
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from rulemap.cli.main import dump_json
+from rulemap.cli.main import describe, dump_json
 
-# `build_parser` imports this module for every command: the diff core (and git, subprocess)
-# is imported when a diff runs
+# `build_parser` imports this module when `diff` is parsed (or its help printed): the diff core
+# (and git, subprocess) is imported when a diff runs
 if TYPE_CHECKING:
     from rulemap.analysis import ReaderFactory
     from rulemap.diff import Diff, Group
@@ -204,15 +204,16 @@ numbers (lines, counts) are masked. Agents: {names}. Docs: docs/diff.md.
 """
 
 
-def add_diff_parser(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+def add_diff_arguments(
+    diff: argparse.ArgumentParser,
     names: str,
     allow_flag: Callable[[argparse.ArgumentParser], None],
     home_flag: Callable[[argparse.ArgumentParser], None],
 ) -> None:
-    diff = sub.add_parser(
-        "diff",
-        help="which files' instructions differ between two commits",
+    """`rulemap diff`'s description and arguments, added to its (bare) sub-parser when the
+    command is parsed (rulemap.cli.main.build_parser); its one-line help is main's."""
+    describe(
+        diff,
         description="Show, per agent, which files' effective instructions differ between "
         "BASE and HEAD (default: the working tree) — instruction files added, removed, cut "
         "differently, left out, edited or reordered — grouped by the files each change "
@@ -220,7 +221,6 @@ def add_diff_parser(
         "--fail-on-change: 1 when anything differs), 2 for usage errors (a ref git cannot "
         "read, an unknown agent).",
         epilog=DIFF_EPILOG.format(names=names),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     diff.add_argument("base", metavar="BASE", help="a git ref: branch, tag, commit, HEAD~1")
     diff.add_argument(

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from rulemap.config import ConfigError
+from rulemap.cli.check_cache import CheckCache, add_cache_flag, lookup
+
+# Imported at start-up by every command: import only what parsing needs (the engine, json,
+# the sub-commands' modules are imported by the command that runs them;
+# tests/core/test_startup_imports.py holds this).
 
 EPILOG = """\
 examples:
@@ -82,29 +85,118 @@ def find_root(start: str) -> str:
     return nearest_git_root(start)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from rulemap.host.catalog import agent_names, default_agent, setting_keys
+# `rulemap COMMAND`'s one-line help, as `rulemap --help` lists it
+COMMAND_HELP = {
+    "check": "lint every instruction file and rule",
+    "explain": "what an agent working on TARGET loads",
+    "compare": "what each agent loads for TARGET, side by side",
+    "session": "replay a run step by step: what joins at each tool step",
+    "verify": "compare what an agent really loaded (its log) with Rulemap's prediction",
+    "graph": "the import/rule graph",
+    "diff": "which files' instructions differ between two commits",
+    "serve": "run the language server",
+}
 
-    names = ", ".join(agent_names())
-    default = default_agent()
-    parser = argparse.ArgumentParser(
+
+def build_parser() -> argparse.ArgumentParser:
+    """`rulemap`'s parser, cheap to build: every start-up pays for it. What names the agents
+    or the configuration keys (help texts) asks the registries, which import the whole engine
+    (~70 ms), so it is written only when needed: a sub-command's description and arguments
+    when that sub-command is parsed (`_Commands`), the top-level epilog when the top-level help
+    is printed (`_Rulemap`). `rulemap --version` imports no engine, `rulemap serve` no CLI
+    sub-command module, `rulemap check` none of session / verify / diff."""
+    parser = _Rulemap(
         prog="rulemap",
         description="See what coding agents really load: instruction files, rules and "
         "@imports, in order, with budgets, broken imports and rules that never match.",
-        epilog=EPILOG.format(configuration=_wrapped(
-            f"configuration: rulemap.toml at the root, or [tool.rulemap] in pyproject.toml "
-            f"(keys: {', '.join(setting_keys())}). Agents: {names}.")),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version="rulemap 0.1.0")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # `prog` given: argparse otherwise builds a help formatter (and imports shutil) to find it;
+    # `parser_class`: the sub-commands' epilogs are their own (not `_Rulemap`'s)
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", prog="rulemap", action=_Commands,
+        parser_class=argparse.ArgumentParser,
+    )
+    assert isinstance(sub, _Commands)
+    for name, build in _BUILDERS.items():
+        sub.add_command(name, COMMAND_HELP[name], build)
+    return parser
 
-    check = sub.add_parser(
-        "check",
-        help="lint every instruction file and rule",
-        description="Lint every instruction file and rule of the workspace. "
+
+def describe(parser: argparse.ArgumentParser, description: str, epilog: str | None = None) -> None:
+    """A sub-command's `description` and `epilog`, both printed as written (line breaks
+    kept), given when its arguments are added (`build_parser`)."""
+    parser.description = description
+    parser.epilog = epilog
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+
+
+def _top_epilog() -> str:
+    from rulemap.host.catalog import agent_names, setting_keys
+
+    return EPILOG.format(configuration=_wrapped(
+        f"configuration: rulemap.toml at the root, or [tool.rulemap] in pyproject.toml "
+        f"(keys: {', '.join(setting_keys())}). Agents: {', '.join(agent_names())}."))
+
+
+def _agents() -> tuple[str, str]:
+    """The agents' names (comma-separated) and the default agent's, for help texts."""
+    from rulemap.host.catalog import agent_names, default_agent
+
+    return ", ".join(agent_names()), default_agent()
+
+
+class _Rulemap(argparse.ArgumentParser):
+    """The top-level parser: its epilog (the agents, the configuration keys) is written when
+    its help is printed, so that building the parser imports no engine."""
+
+    def format_help(self) -> str:
+        if self.epilog is None:
+            self.epilog = _top_epilog()
+        return super().format_help()
+
+
+if TYPE_CHECKING:
+    _SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
+else:  # not subscriptable at run time
+    _SubParsers = argparse._SubParsersAction
+
+
+class _Commands(_SubParsers):
+    """The sub-commands, each a bare parser (its name and one-line help, all `rulemap --help`
+    lists) until it is parsed: then `build` adds its description and arguments."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._builds: dict[str, Callable[[argparse.ArgumentParser], None]] = {}
+
+    def add_command(
+        self, name: str, help: str, build: Callable[[argparse.ArgumentParser], None]
+    ) -> None:
+        self.add_parser(name, help=help)
+        self._builds[name] = build
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        assert isinstance(values, list)
+        build = self._builds.pop(values[0], None)  # argparse has checked it is a command
+        if build is not None:
+            build(self._name_parser_map[values[0]])
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _build_check(check: argparse.ArgumentParser) -> None:
+    names, default = _agents()
+    check.description = (
+        "Lint every instruction file and rule of the workspace. "
         "Exit 0 when there is no error-severity finding, 1 when there is, "
-        "2 for usage or configuration errors.",
+        "2 for usage or configuration errors."
     )
     check.add_argument(
         "root", nargs="?", help="workspace root (default: nearest ancestor with .git)"
@@ -141,13 +233,15 @@ def build_parser() -> argparse.ArgumentParser:
     _allow_flag(check)
     _home_flag(check)
     _ref_flag(check)
+    add_cache_flag(check)
 
-    explain = sub.add_parser(
-        "explain",
-        help="what an agent working on TARGET loads",
-        description="Show what an agent working on TARGET loads: every file "
+
+def _build_explain(explain: argparse.ArgumentParser) -> None:
+    names, default = _agents()
+    explain.description = (
+        "Show what an agent working on TARGET loads: every file "
         "in prompt order, why, what imported it, its characters and whether "
-        "the budget cut it. Without TARGET: the start-up load (root to cwd).",
+        "the budget cut it. Without TARGET: the start-up load (root to cwd)."
     )
     explain.add_argument(
         "target", nargs="?", metavar="TARGET", help="a file (relative to the current directory)"
@@ -172,16 +266,17 @@ def build_parser() -> argparse.ArgumentParser:
     _home_flag(explain)
     _ref_flag(explain)
 
-    compare = sub.add_parser(
-        "compare",
-        help="what each agent loads for TARGET, side by side",
+
+def _build_compare(compare: argparse.ArgumentParser) -> None:
+    names, _ = _agents()
+    describe(
+        compare,
         description="Show, side by side, what each agent loads when working on TARGET: one "
         "column per agent with its files in its own order, their sizes in the agent's unit "
         "(characters, tokens or bytes) and what its budget cut or left out, then one summary "
         "line per agent. Without TARGET: the start-up loads. Exit 0, or 2 for usage errors "
         "(an unknown agent, a TARGET outside the root).",
         epilog=COMPARE_EPILOG.format(names=names),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     compare.add_argument(
         "target", nargs="?", metavar="TARGET", help="a file (relative to the current directory)"
@@ -207,19 +302,21 @@ def build_parser() -> argparse.ArgumentParser:
     _home_flag(compare)
     _ref_flag(compare)
 
-    from rulemap.cli.session import add_parser as add_session
 
-    add_session(sub, names, _allow_flag, _home_flag)
+def _build_session(session: argparse.ArgumentParser) -> None:
+    from rulemap.cli.session import add_arguments
 
-    from rulemap.cli.verify import add_parser as add_verify
+    add_arguments(session, _agents()[0], _allow_flag, _home_flag)
 
-    add_verify(sub, names, _allow_flag, _home_flag)
 
-    graph = sub.add_parser(
-        "graph",
-        help="the import/rule graph",
-        description="Print the graph of instruction files, rules and imports.",
-    )
+def _build_verify(verify: argparse.ArgumentParser) -> None:
+    from rulemap.cli.verify import add_arguments
+
+    add_arguments(verify, _agents()[0], _allow_flag, _home_flag)
+
+
+def _build_graph(graph: argparse.ArgumentParser) -> None:
+    graph.description = "Print the graph of instruction files, rules and imports."
     graph.add_argument(
         "root", nargs="?", help="workspace root (default: nearest ancestor with .git)"
     )
@@ -228,15 +325,15 @@ def build_parser() -> argparse.ArgumentParser:
     _home_flag(graph)
     _ref_flag(graph)
 
-    from rulemap.cli.diff import add_diff_parser
 
-    add_diff_parser(sub, names, _allow_flag, _home_flag)
+def _build_diff(diff: argparse.ArgumentParser) -> None:
+    from rulemap.cli.diff import add_diff_arguments
 
-    serve = sub.add_parser(
-        "serve",
-        help="run the language server",
-        description="Run the Rulemap language server (LSP over stdio by default).",
-    )
+    add_diff_arguments(diff, _agents()[0], _allow_flag, _home_flag)
+
+
+def _build_serve(serve: argparse.ArgumentParser) -> None:
+    serve.description = "Run the Rulemap language server (LSP over stdio by default)."
     serve.add_argument(
         "--stdio",
         action="store_true",
@@ -248,7 +345,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--log-level", default="WARNING", help="server log level on stderr (default WARNING)"
     )
-    return parser
+
+
+# in `rulemap --help`'s order
+_BUILDERS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
+    "check": _build_check, "explain": _build_explain, "compare": _build_compare,
+    "session": _build_session, "verify": _build_verify, "graph": _build_graph,
+    "diff": _build_diff, "serve": _build_serve,
+}
 
 
 def _home_flag(parser: argparse.ArgumentParser) -> None:
@@ -277,8 +381,9 @@ def entry() -> NoReturn:
     """The `rulemap` command. After a one-shot command, skip the interpreter's teardown:
     freeing the million objects of a 20,000-file check one by one costs ~12% of the run, and
     nothing is left to do but exit (output is flushed first; no file is open for writing)."""
-    code = main()
-    if _one_shot:
+    cache = lookup(sys.argv[1:])  # a warm `check` prints its cached report: no engine imported
+    code = main(cache=cache) if cache.replayed is None else cache.replayed
+    if _one_shot or cache.replayed is not None:
         try:
             sys.stdout.flush()
             sys.stderr.flush()
@@ -309,7 +414,7 @@ def configure_output() -> None:
                 reconfigure(errors=ERROR_HANDLER)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, cache: CheckCache | None = None) -> int:
     configure_output()
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -330,7 +435,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_check(
                 args.root, args.format, args.allow_imports_from,
                 profiles=profile_list(args.profiles), user_home=args.home, ref=args.ref,
-                fix=args.fix, diff=args.diff, statistics=args.statistics,
+                fix=args.fix, diff=args.diff, statistics=args.statistics, cache=cache,
             )
         if args.command == "explain":
             from rulemap.cli.commands import run_explain
@@ -363,9 +468,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             from rulemap.lsp.server import run_server
 
             return run_server(tcp=args.tcp, log_level=args.log_level)
-    except ConfigError as exc:
-        print(f"rulemap: configuration error: {exc}", file=sys.stderr)
-        return 2
     except UsageError as exc:
         print(f"rulemap: {exc}", file=sys.stderr)
         return 2
@@ -373,6 +475,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        # rulemap.config (with tomllib, the readers, pathspec) is imported by the commands
+        # that read a configuration, not by every start-up: a ConfigError means it was
+        from rulemap.config import ConfigError
+
+        if not isinstance(exc, ConfigError):
+            raise
+        print(f"rulemap: configuration error: {exc}", file=sys.stderr)
+        return 2
     return 2
 
 
@@ -380,6 +491,8 @@ def dump_json(data: object) -> None:
     """`data` as indented JSON on stdout, every string shown as `printable` spells it: a
     lone surrogate would be written raw (invalid UTF-8) or as a `\\udcff` escape strict
     JSON readers reject."""
+    import json
+
     from rulemap.text.names import printable_data
 
     json.dump(printable_data(data), sys.stdout, ensure_ascii=False, indent=2)

@@ -10,11 +10,11 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING
 
-from rulemap.cli.main import UsageError, dump_json
+from rulemap.cli.main import UsageError, describe, dump_json
 from rulemap.host.catalog import default_agent, session_formats
 
-# `build_parser` imports this module for every command: what only a session run needs (rich,
-# the core) is imported when it runs
+# `build_parser` imports this module when `session` is parsed (or its help printed): what only
+# a session run needs (rich, the core) is imported when it runs
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -52,17 +52,17 @@ def _format_examples() -> str:
     return "".join(lines)
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], names: str,
-               allow_flag: object, home_flag: object) -> None:
-    session = sub.add_parser(
-        "session",
-        help="replay a run step by step: what joins at each tool step",
+def add_arguments(session: argparse.ArgumentParser, names: str,
+                  allow_flag: object, home_flag: object) -> None:
+    """`rulemap session`'s description and arguments, added to its (bare) sub-parser when
+    the command is parsed (rulemap.cli.main.build_parser); its one-line help is main's."""
+    describe(
+        session,
         description="Replay a run step by step: the start-up load, then what each tool step\n"
         "(a read or an edit of some paths) brings — files, why, characters, cut — with the\n"
         "budget used and left after each, and the step at which the budget first cuts or\n"
         "leaves something out. Exit 0, or 2 for usage errors.",
         epilog=SESSION_EPILOG.replace("{formats}", _format_examples()),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     session.add_argument("steps", nargs="*", metavar="STEP", help="KIND:PATH, one step each")
     session.add_argument(

@@ -9,7 +9,7 @@ import os
 import textwrap
 from typing import TYPE_CHECKING
 
-from rulemap.cli.main import UsageError, dump_json
+from rulemap.cli.main import UsageError, describe, dump_json
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,17 +34,17 @@ def _format_examples() -> str:
                    f"      {f.how}\n" for f in log_formats())
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], names: str,
-               allow_flag: object, home_flag: object) -> None:
-    verify = sub.add_parser(
-        "verify",
-        help="compare what an agent really loaded (its log) with Rulemap's prediction",
+def add_arguments(verify: argparse.ArgumentParser, names: str,
+                  allow_flag: object, home_flag: object) -> None:
+    """`rulemap verify`'s description and arguments, added to its (bare) sub-parser when the
+    command is parsed (rulemap.cli.main.build_parser); its one-line help is main's."""
+    describe(
+        verify,
         description="Compare what an agent really loaded, step by step, as its own log says,\n"
         "with what Rulemap predicts from the agent's model: an agreement table, then what\n"
         "Rulemap expected and why for each disagreement (a file the log has and Rulemap does\n"
         "not predict, a predicted file missing from the log, a load at another step).",
         epilog=VERIFY_EPILOG.replace("{formats}", _format_examples()),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     verify.add_argument("log", metavar="LOG", help="the agent's log of what it loaded")
     verify.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")

@@ -16,21 +16,36 @@ from typing import TYPE_CHECKING, TypeAlias
 from rulemap.model import Finding
 from rulemap.profiles import PROFILES
 from rulemap.profiles.steps import Problem, SessionReplay, SessionStep
-from rulemap.verify import (
-    LoadLogError,
-    LogFormat,
-    Verification,
-    log_formats,
-    parse_load_log,
-    read_load_log,
-    rebased,
-    verify_log,
-)
 from rulemap.workspace import Workspace
 
 if TYPE_CHECKING:
     from rulemap.readers.base import WalkingReader
     from rulemap.readers.switch import Changes, SwitchReader
+    from rulemap.verify import (
+        LoadLogError,
+        LogFormat,
+        Verification,
+        log_formats,
+        parse_load_log,
+        read_load_log,
+        rebased,
+        verify_log,
+    )
+
+# `rulemap verify`'s names, imported when first asked for (PEP 562): `rulemap check` imports
+# this module, and rulemap.verify only at start-up cost it
+_VERIFY_NAMES = frozenset({
+    "LoadLogError", "LogFormat", "Verification", "log_formats", "parse_load_log",
+    "read_load_log", "rebased", "verify_log",
+})
+
+
+def __getattr__(name: str) -> object:
+    if name in _VERIFY_NAMES:
+        import rulemap.verify
+
+        return getattr(rulemap.verify, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "LoadLogError", "LogFormat", "OpenWorkspace", "Problem", "SessionReplay", "SessionStep",

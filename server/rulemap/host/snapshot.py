@@ -16,11 +16,10 @@ workspace's own).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from rulemap import analysis
-from rulemap.compare import Column, Comparison, Unit, compare
 from rulemap.host.cancel import CancelToken
 from rulemap.model import (
     Document,
@@ -36,6 +35,12 @@ from rulemap.profiles import PROFILES
 from rulemap.profiles.base import Profile
 from rulemap.text.names import path_bytes
 from rulemap.workspace import Workspace
+
+if TYPE_CHECKING:
+    from rulemap.compare import Column, Comparison, Unit
+
+# rulemap.compare (the side-by-side view) is imported by the questions that need it: a plain
+# `rulemap check` never asks them
 
 MARKDOWN_SUFFIXES = (".md", ".mdx", ".mdc", ".markdown")
 
@@ -310,6 +315,8 @@ class Snapshot:
         """`compare`, one agent at a time: the comparison so far after each agent (the last
         one is complete; an empty list of agents yields one empty comparison). A caller on an
         event loop yields to it between two steps, so that a cancelled request stops there."""
+        from rulemap.compare import Comparison, compare
+
         names = self.selected_agents() if agents is None else tuple(agents)
         columns: list[Column] = []
         seen: set[str] = set()

@@ -11,8 +11,11 @@ The promise (docs/security.md, each rule with its test in tests/core/test_safe_w
   the target, which is then *exchanged* with the target in one `renameat2(RENAME_EXCHANGE)`, so
   whatever the target held at that instant comes back under the temporary name: it is compared
   with the snapshot once more, and an edit that slipped in between the check and the swap is
-  swapped straight back. Where the kernel or file system has no exchange, a plain rename is
-  used after the check (a window of microseconds, said in docs/security.md).
+  swapped straight back. So is the old file when another program still has it open (a write
+  lease, taken before that comparison, is refused): an editor that opened it before the swap
+  may be about to save into it, and that save must not land in an unlinked file. Where the
+  kernel or file system has no exchange, a plain rename is used after the check (a window of
+  microseconds, said in docs/security.md).
 - **Only what you may write.** A file the user cannot write (mode 0444 — also for root, who
   could — or another user's file the user has no write permission on) is refused.
 - **The file stays the same file.** Mode bits are copied, the owner and group are kept (chown
@@ -34,6 +37,11 @@ import posixpath
 import stat
 import tempfile
 from dataclasses import dataclass
+
+try:
+    import fcntl as _fcntl
+except ImportError:  # not on Windows: no leases there
+    _fcntl = None  # type: ignore[assignment]
 
 from rulemap.readers.base import MAX_FILE_BYTES, ReadError
 from rulemap.readers.local import read_regular_file
@@ -155,15 +163,44 @@ def _same_owner(temporary: str, info: os.stat_result) -> bool:
 
 
 def _swap_in(snapshot: Snapshot, temporary: str, path: str) -> None:
-    """Put `temporary` at `path`, keeping what `path` held if it is not the snapshot."""
+    """Put `temporary` at `path`, keeping what `path` held if it is not the snapshot or if
+    another program still has it open."""
     if not _exchange(temporary, path):
         os.replace(temporary, path)  # no exchange here: the check just before is the guard
         return
-    # `temporary` now names what `path` held at the instant of the swap
-    if _current(temporary) != snapshot.data:
-        _exchange(temporary, path)  # an edit slipped in: it goes back, untouched
-        raise Changed(f"{snapshot.key} changed while it was written; nothing was written "
-                      f"(run again)")
+    # `temporary` now names what `path` held at the instant of the swap. An editor may have
+    # opened it before the swap and be about to save into it (truncate and write, as VS Code
+    # does): once unlinked, that save would be lost. So a write lease comes first — granted
+    # only while no other descriptor has the file open — and the bytes are compared after it:
+    # a writer that opened the file before the swap either holds it still (no lease) or wrote
+    # and closed (other bytes). Either way the old file goes back, untouched.
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(temporary, flags)
+    try:
+        if not _lease(fd):
+            _exchange(temporary, path)
+            raise Changed(f"{snapshot.key} is open in another program, which may be saving it; "
+                          f"nothing was written (run again)")
+        if _read_all(fd) != snapshot.data:
+            _exchange(temporary, path)  # an edit slipped in: it goes back, untouched
+            raise Changed(f"{snapshot.key} changed while it was written; nothing was written "
+                          f"(run again)")
+        os.unlink(temporary)  # under the lease: nobody else has the old file open
+    finally:
+        os.close(fd)  # and with it the lease
+
+
+def _lease(fd: int) -> bool:
+    """Take a write lease on `fd` (Linux): False when another descriptor has the file open.
+    True where leases do not exist or are not ours to take (another owner without
+    CAP_LEASE, a file system without them): the comparison of bytes is then the only guard."""
+    if _fcntl is None or not hasattr(_fcntl, "F_SETLEASE"):
+        return True
+    try:
+        _fcntl.fcntl(fd, _fcntl.F_SETLEASE, _fcntl.F_WRLCK)
+    except OSError as exc:
+        return exc.errno not in (errno.EAGAIN, errno.EBUSY)
+    return True
 
 
 _RENAME_EXCHANGE = 2  # linux/fs.h

@@ -230,6 +230,7 @@ def _shadowed(
     out: list[Finding] = []
     chain = directory_chain(cwd)
     index = name_index(ws)
+    memory: set[str] | None = None
     for directory, names in sorted(index.items()):
         agents = names.get(AGENTS_MD)
         load = by_dir.get(directory)
@@ -238,7 +239,10 @@ def _shadowed(
         if not any(s.path == agents and s.code == "instructions-shadowed"
                    for s in load.own_skipped):
             continue
-        if _points_back(ws, agents, index):
+        if memory is None:  # once per check: 1,750 shadowed files rebuilt it 1,750 times
+            memory = {key for names in index.values() for name, key in names.items()
+                      if name in MEMORY_NAMES}
+        if _points_back(ws, agents, memory):
             continue
         key = _SHADOW.key(agents, cwd, opts)
         finding = ws.derived.get(key)
@@ -254,11 +258,10 @@ def _shadowed(
 POINTER_BACK_WORDS = 12
 
 
-def _points_back(ws: Workspace, agents: str, index: dict[str, dict[str, str]]) -> bool:
-    """Whether `agents` only points to memory files ("Please read `./CLAUDE.md`"): Claude Code
-    loses nothing by skipping it, and importing it would import a pointer to the file itself."""
-    memory = {key for names in index.values() for name, key in names.items()
-              if name in MEMORY_NAMES}
+def _points_back(ws: Workspace, agents: str, memory: set[str]) -> bool:
+    """Whether `agents` only points to memory files (`memory`: "Please read `./CLAUDE.md`"):
+    Claude Code loses nothing by skipping it, and importing it would import a pointer to the
+    file itself."""
     targets = points_only_to(ws, agents, memory, max_words=POINTER_BACK_WORDS)
     return bool(targets) and all(target in memory for target, _ in targets)
 

@@ -44,7 +44,7 @@ from rulemap.profiles.claude_code.options import (
     Options,
     parse,
 )
-from rulemap.profiles.claude_code.rules import RuleGlobs, rule_globs
+from rulemap.profiles.claude_code.rules import RuleGlobs, rule_globs, rule_index
 from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
@@ -427,13 +427,13 @@ class ClaudeCodeProfile(Profile):
         for directory in chain:
             scope = RuleScope(directory)
             relative = scope.relative(target)
-            for rule in ws.rules_of(directory):
-                reads.add(rule)
-                if relative is None:
-                    continue
+            rules = list(ws.rules_of(directory))
+            reads.update(rules)
+            if relative is None or not rules:
+                continue
+            index = rule_index(ws, directory, rules, opts.case_sensitive)
+            for rule in index.candidates(relative, opts.case_sensitive):
                 doc = ws.document(rule)
-                if doc.rule_skip:
-                    continue
                 globs: RuleGlobs = rule_globs(ws, rule, doc, opts.case_sensitive)
                 hit = globs.first_match(relative, opts.case_sensitive)
                 if hit is not None:

@@ -3,7 +3,6 @@ reads differently from what a reader expects, cycles and imports past depth 5.""
 
 from __future__ import annotations
 
-import difflib
 import posixpath
 import re
 from collections import deque
@@ -22,7 +21,7 @@ from rulemap.profiles.gemini.paths import (
     resolve,
     tokens_of,
 )
-from rulemap.suggest import NameIndex
+from rulemap.suggest import NameIndex, close_matches
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -189,7 +188,7 @@ def _closest(ws: Workspace, target: str) -> str | None:
     same = by_name.get(name)
     if not same:
         pool = index.neighbours(name)
-        close = difflib.get_close_matches(name, pool, n=1, cutoff=0.75)
+        close = close_matches(name, pool, n=1, cutoff=0.75)
         same = by_name.get(close[0]) if close else None
     if not same:
         return None

@@ -1,0 +1,258 @@
+"""`rulemap check`'s result cache, like ruff's and mypy's: an unchanged repository's report
+printed again without checking it (docs/checks.md, "The result cache").
+
+A whole-run cache. `lookup`, before the parser (whose help texts import the engine), keys the
+run by what decides its output besides the files — Rulemap's version and code, Python and the
+installed packages, the current directory, `check`'s arguments as typed, the environment it
+reads, the terminal — and reads that key's entry: the questions the last such run asked the
+disk with their answers (readers/recording.py), its stdout and exit code. When every question
+has the same answer now (readers/check_store.py), the stdout is printed and the engine never
+imported. Otherwise the check runs as always (`record`) with its questions recorded, and the
+entry is replaced. Any doubt is a miss: an entry unreadable, corrupt, truncated, of another
+format or key; a run that wrote to stderr or changed a file while it looked. Not cached:
+`--fix`, `--diff`, `--statistics`, `--ref`, `--no-cache`, `$RULEMAP_NO_CACHE`, the listing
+from git (`RULEMAP_GIT_LIST=1`).
+Reusing the answers of the files that did not change (an incremental check) is the next step.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from typing import TYPE_CHECKING, Any, TextIO, cast
+
+if TYPE_CHECKING:
+    import argparse
+
+    from rulemap.readers.base import WalkingReader
+    from rulemap.readers.recording import Recording
+
+FORMAT = "rulemap-check-cache/1"
+DIR_ENV = "RULEMAP_CACHE_DIR"
+OFF_ENV = "RULEMAP_NO_CACHE"
+# what a check reads from the environment, besides the cache's own variables
+ENV_READ = (
+    "HOME", "XDG_CONFIG_HOME", "RULEMAP_CONFIG", "COLUMNS", "RULEMAP_GIT_LIST",
+    "RULEMAP_GIT_TIMEOUT",
+)
+# with one of these (or a prefix argparse takes for it) the cache is neither read nor written
+UNCACHED = ("--no-cache", "--fix", "--diff", "--ref", "--statistics", "--help", "--version")
+
+CACHE_HELP = (
+    "check from scratch: neither read nor write the result cache. Without it, a repository "
+    "whose files, configuration and arguments are unchanged since the last check gets that "
+    "check's report again from $RULEMAP_CACHE_DIR, else $XDG_CACHE_HOME/rulemap (default "
+    "~/.cache/rulemap), never a directory inside the workspace. --fix, --diff, --statistics "
+    "and --ref never use it; RULEMAP_NO_CACHE=1 turns it off too"
+)
+
+
+def add_cache_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-cache", action="store_true", help=CACHE_HELP)
+
+
+class CheckCache:
+    """One `rulemap check`'s use of the cache: `replayed`, its exit code when the cached report
+    was printed; else where its entry goes (`directory`, None: nowhere) and its `key`."""
+
+    def __init__(self, directory: str | None = None, key: dict[str, Any] | None = None) -> None:
+        self.directory = directory
+        self.key = key
+        self.replayed: int | None = None
+
+    def entry_name(self) -> str:
+        import json
+
+        from rulemap.readers.check_store import digest, entry_name
+
+        return entry_name(digest(json.dumps(self.key, sort_keys=True).encode("ascii")))
+
+
+def cache_dir(env: Mapping[str, str]) -> str:
+    """$RULEMAP_CACHE_DIR, else $XDG_CACHE_HOME/rulemap (absolute, as XDG wants), else
+    ~/.cache/rulemap."""
+    explicit = env.get(DIR_ENV)
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit))
+    base = env.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "rulemap")
+
+
+def uncached(argv: Sequence[str], env: Mapping[str, str]) -> bool:
+    """Whether `rulemap ARGV` is no check the cache serves."""
+    if not argv or argv[0] != "check" or env.get(OFF_ENV, "") not in ("", "0"):
+        return True
+    if env.get("RULEMAP_GIT_LIST", "").strip() not in ("", "0"):
+        return True  # git's listing depends on its index, which no entry records
+    for arg in argv[1:]:
+        name = arg.split("=", 1)[0]
+        if arg == "-h" or (len(name) > 2 and name.startswith("--") and any(
+            option.startswith(name) for option in UNCACHED
+        )):
+            return True
+    return False
+
+
+def lookup(argv: Sequence[str]) -> CheckCache:
+    """`rulemap ARGV`'s cache: its report printed (`replayed`) when the entry of its key is
+    still valid; nothing printed otherwise. Never raises for the cache's sake."""
+    if uncached(argv, os.environ):
+        return CheckCache()
+    from rulemap.cli.main import configure_output
+
+    configure_output()
+    try:
+        cache = CheckCache(cache_dir(os.environ), cache_key(argv, os.environ))
+    except Exception:
+        return CheckCache()
+    try:
+        found = _valid_entry(cache)
+    except Exception:  # unreadable, corrupt, truncated, of another shape: a miss, rewritten
+        found = None
+    if found is not None:
+        text, cache.replayed = found
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            cache.replayed = 0  # as a cold run: its reader has gone
+    return cache
+
+
+def cache_key(argv: Sequence[str], env: Mapping[str, str]) -> dict[str, Any]:
+    import rulemap
+    from rulemap.readers import check_store
+
+    out = sys.stdout
+    tty = bool(getattr(out, "isatty", lambda: False)())
+    columns = None
+    if tty:
+        with suppress(AttributeError, ValueError, OSError):
+            columns = os.get_terminal_size(out.fileno()).columns
+    return {
+        "format": FORMAT,
+        "version": rulemap.__version__,
+        "code": check_store.code_fingerprint(os.path.dirname(os.path.abspath(rulemap.__file__))),
+        "python": [sys.version, sys.executable, *check_store.installed_signatures()],
+        "cwd": os.getcwd(),
+        "user": getattr(os, "getuid", lambda: -1)(),
+        "argv": list(argv),
+        "env": {name: env.get(name) for name in ENV_READ},
+        "stdout": [tty, columns, getattr(out, "encoding", None), getattr(out, "errors", None)],
+    }
+
+
+def _valid_entry(cache: CheckCache) -> tuple[str, int] | None:
+    import json
+
+    from rulemap.readers import check_store
+
+    assert cache.directory is not None
+    data = check_store.read_entry(cache.directory, cache.entry_name())
+    if data is None:
+        return None
+    entry = json.loads(data)
+    if not isinstance(entry, dict) or entry.get("format") != FORMAT:
+        return None
+    if entry.get("key") != cache.key or check_store.inside(cache.directory, entry["root"]):
+        return None
+    text, code = entry["stdout"], entry["code"]
+    if not isinstance(text, str) or type(code) is not int:
+        return None
+    if not check_store.still_valid(entry["record"], entry["start_ns"]):
+        return None
+    return text, code
+
+
+class _Watched:
+    """A stream passed through: what is written to it is kept (`kept`) or just seen
+    (`written`)."""
+
+    def __init__(self, stream: TextIO, keep: bool) -> None:
+        self._stream = stream
+        self._keep = keep
+        self.kept: list[str] = []
+        self.written = False
+        self.bypassed = False
+
+    def write(self, text: str) -> int:
+        self.written = self.written or bool(text)
+        if self._keep:
+            self.kept.append(text)
+        return self._stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "buffer":
+            self.bypassed = True  # bytes written past us
+        return getattr(self._stream, name)
+
+
+class Recorder:
+    """A cold check's recording: readers that note what they are asked (`wrap`), and what the
+    run printed its report for (`done`)."""
+
+    def __init__(self, recording: Recording) -> None:
+        self.recording = recording
+        self.root: str | None = None
+        self.code: int | None = None
+
+    def wrap(self, factory: object, root: str) -> Callable[[str, tuple[str, ...]], WalkingReader]:
+        """For `open_workspace(wrap=)`, whose factory is the local disk's: the recording
+        reader in its place."""
+        return self.recording.reader
+
+    def done(self, root: str, code: int) -> None:
+        self.root, self.code = root, code
+
+
+@contextmanager
+def record(
+    cache: CheckCache | None, root: str | None, user_home: str | None
+) -> Iterator[Recorder | None]:
+    """Around a cold check: yields a `Recorder` (None when the run is not cached); the run
+    calls `done(root, code)` after printing its report, and the entry is written when it
+    wrote nothing to stderr and nothing changed while it ran."""
+    if cache is None or cache.key is None or cache.directory is None:
+        yield None
+        return
+    from rulemap.cli.user_config import user_config_path
+    from rulemap.readers.recording import Recording
+
+    recording = Recording()
+    recording.note_user_file(user_config_path()[0])
+    if root is None:
+        recording.note_root(os.getcwd())
+    if user_home is not None:
+        recording.note_is_dir(os.path.abspath(user_home))
+    recorder = Recorder(recording)
+    out, err = _Watched(sys.stdout, keep=True), _Watched(sys.stderr, keep=False)
+    sys.stdout, sys.stderr = cast(TextIO, out), cast(TextIO, err)
+    try:
+        yield recorder
+    finally:
+        sys.stdout, sys.stderr = out._stream, err._stream
+    if recorder.root is None or recorder.code is None:
+        return  # it did not get to print its report
+    if err.written or out.bypassed or not recording.usable:
+        return
+    _store(cache, recorder.root, "".join(out.kept), recorder.code, recording)
+
+
+def _store(cache: CheckCache, root: str, text: str, code: int, recording: Recording) -> None:
+    import json
+
+    from rulemap.readers import check_store
+
+    assert cache.directory is not None
+    if check_store.inside(cache.directory, root):
+        return  # never in the repository: its own listing would change, or it could ship one
+    entry = {
+        "format": FORMAT, "key": cache.key, "root": root, "start_ns": recording.start_ns,
+        "stdout": text, "code": code, "record": recording.to_json(),
+    }
+    data = json.dumps(entry, separators=(",", ":")).encode("ascii")
+    check_store.write_entry(cache.directory, cache.entry_name(), data)

@@ -1,0 +1,246 @@
+"""The check cache's disk side: its entries, written and read, and the validation of what a
+run asked the disk (readers/recording.py recorded it) against the disk as it is now.
+
+A warm `rulemap check` imports this module, `base.py` and the CLI's `cli/check_cache.py`, and
+nothing of the engine: it must stay light (os, stat, sys, and blake2b without hashlib's
+OpenSSL). Every failure here is a miss, never an error: the caller runs the check.
+
+Trust rule (git's "racy" rule): a file or directory whose stat signature (mtime, ctime, size,
+inode, mode) is what the run saw is unchanged, unless its mtime or ctime lies within
+`RACY_NS` before the run started (or after): a change in the same clock tick as the run's
+look would leave the signature as it was. Then a file is read again and its hash compared, a
+directory listed again and its entries (names and kinds) compared.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import sys
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from rulemap.readers.base import MAX_FILE_BYTES, is_within
+
+try:  # hashlib's own import loads OpenSSL (~3 ms); blake2b is built in
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter built without it
+    from hashlib import blake2b
+
+ENTRY_PREFIX = "check-"
+ENTRY_SUFFIX = ".json"
+KEEP_ENTRIES = 64  # the most recently written; older ones are removed when one is written
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
+RACY_NS = 2_000_000_000
+STALE_TEMP_NS = 600_000_000_000  # a temporary file this old was left by a killed writer
+
+# mtime_ns, ctime_ns, size, inode, mode; None: the path cannot be stat'ed
+Signature = list[int] | None
+
+
+def digest(data: bytes) -> str:
+    return blake2b(data, digest_size=16).hexdigest()
+
+
+def signature(path: str) -> Signature:
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return [info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino, info.st_mode]
+
+
+def racy(sig: Signature, start_ns: int) -> bool:
+    """Whether a change after the run looked could have left `sig` as it was."""
+    return sig is not None and max(sig[0], sig[1]) >= start_ns - RACY_NS
+
+
+def listing_digest(entries: Iterable[os.DirEntry[str]]) -> str:
+    """A directory's entries, names and kinds (file, directory, link: what the walk tells
+    apart without a stat), as one hash."""
+    return digest(b"\0".join(sorted(os.fsencode(e.name) + _kind(e) for e in entries)))
+
+
+def _kind(entry: os.DirEntry[str]) -> bytes:
+    try:
+        if entry.is_symlink():
+            return b"/l"
+        return b"/d" if entry.is_dir(follow_symlinks=False) else b"/f"
+    except OSError:
+        return b"/?"
+
+
+def read_regular(path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
+    """The bytes of a regular file of at most `limit` bytes; None for anything else (missing,
+    a directory, a FIFO — opened non-blocking, never read —, too big, unreadable)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, max(info.st_size - size, 0) + 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return None if size > limit else b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def find_root(start: str) -> str:
+    """readers/host.py's `find_root`, again: that module imports the walk (pathspec)."""
+    current = os.path.abspath(start)
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return os.path.abspath(start)
+        current = parent
+
+
+def still_valid(record: Mapping[str, Any], start_ns: int) -> bool:
+    """Whether every question of `record` (`Recording.to_json`) has the same answer now."""
+    for path, sig, listing in record["dirs"]:
+        if signature(path) != sig:
+            return False
+        if listing == "!":  # could not be listed: trusted only while its signature is
+            if racy(sig, start_ns):
+                return False
+        elif listing and _listing_now(path) != listing:
+            return False
+    for path, sig, result in record["files"]:
+        now = signature(path)
+        if now == sig and not racy(sig, start_ns):
+            continue
+        if result.startswith("!") or now is None or not stat.S_ISREG(now[4]):
+            return False  # an error or a missing file is trusted by its signature only
+        data = read_regular(path)
+        if data is None or digest(data) != result:
+            return False
+    exists, is_dir, realpath = os.path.exists, os.path.isdir, os.path.realpath
+    if any(exists(path) != answer for path, answer in record["exists"].items()):
+        return False
+    if any(is_dir(path) != answer for path, answer in record["is_dir"].items()):
+        return False
+    if any(realpath(path) != answer for path, answer in record["identity"].items()):
+        return False
+    found = record["root"]
+    return found is None or find_root(found[0]) == found[1]
+
+
+def _listing_now(path: str) -> str | None:
+    try:
+        with os.scandir(path) as entries:
+            return listing_digest(entries)
+    except OSError:
+        return None
+
+
+def code_fingerprint(package: str) -> str:
+    """Every file of the installed `package` (its directory) by path, size and mtime: a
+    developer's edit between two runs is a new key. Compiled files are left out."""
+    parts: list[str] = []
+    pending = [package]
+    while pending:
+        with os.scandir(pending.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != "__pycache__":
+                        pending.append(entry.path)
+                elif not entry.name.endswith(".pyc"):
+                    info = entry.stat()
+                    parts.append(f"{entry.path}\0{info.st_size}\0{info.st_mtime_ns}")
+    return digest("\n".join(sorted(parts)).encode("utf-8", "surrogateescape"))
+
+
+def installed_signatures() -> list[str]:
+    """The directories packages are installed in (site-packages on `sys.path`), by mtime:
+    installing, upgrading or removing a dependency (pathspec, PyYAML) changes them."""
+    return [
+        f"{path}\0{sig[0] if sig else None}"
+        for path in sys.path
+        if path.endswith(("site-packages", "dist-packages"))
+        for sig in [signature(path)]
+    ]
+
+
+def inside(path: str, root: str) -> bool:
+    """Whether `path` is `root` or below it, both by their real paths."""
+    return is_within(os.path.realpath(path), os.path.realpath(root))
+
+
+def entry_name(key_digest: str) -> str:
+    return f"{ENTRY_PREFIX}{key_digest}{ENTRY_SUFFIX}"
+
+
+def read_entry(directory: str, name: str) -> bytes | None:
+    """An entry's bytes, None when there is none (or something else is in its place)."""
+    return read_regular(os.path.join(directory, name), MAX_ENTRY_BYTES)
+
+
+def write_entry(directory: str, name: str, data: bytes) -> bool:
+    """Write an entry atomically: a temporary file in `directory`, then renamed over the entry
+    (a reader sees the old entry or the new one, never part of one; of two writers the last
+    rename wins). Then keep only the `KEEP_ENTRIES` newest. False when it could not be written
+    (no error: the next run is just cold)."""
+    target = os.path.join(directory, name)
+    temporary = os.path.join(directory, f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(temporary, flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except (OSError, ValueError):
+        return False
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(temporary, target)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        return False
+    prune(directory)
+    return True
+
+
+def prune(directory: str, keep: int = KEEP_ENTRIES, now_ns: int | None = None) -> None:
+    """Remove all but the `keep` newest entries, and temporary files left by killed writers."""
+    entries: list[tuple[int, str]] = []
+    stale: list[str] = []
+    try:
+        with os.scandir(directory) as found:
+            for entry in found:
+                name = entry.name
+                try:
+                    if name.startswith(ENTRY_PREFIX) and name.endswith(ENTRY_SUFFIX):
+                        entries.append((entry.stat(follow_symlinks=False).st_mtime_ns, name))
+                    elif name.startswith("." + ENTRY_PREFIX) and name.endswith(".tmp") and (
+                        _older(entry, now_ns)
+                    ):
+                        stale.append(name)
+                except OSError:
+                    continue
+    except OSError:
+        return
+    entries.sort(reverse=True)
+    for name in [n for _, n in entries[keep:]] + stale:
+        with contextlib.suppress(OSError):
+            os.unlink(os.path.join(directory, name))
+
+
+def _older(entry: os.DirEntry[str], now_ns: int | None) -> bool:
+    import time
+
+    now = time.time_ns() if now_ns is None else now_ns
+    return entry.stat(follow_symlinks=False).st_mtime_ns < now - STALE_TEMP_NS

@@ -1,0 +1,169 @@
+"""Lean start-up: each command imports only what it needs.
+
+Every run of `rulemap` pays for its imports before it does anything (a 20,000-file check spent
+~160 ms importing). Each test runs one command in a fresh interpreter and lists the modules it
+imported (`sys.modules` when the command is done): a heavy module creeping into a command's
+imports, say a top-level `import rich` in a module `check` imports, fails here. Module lists,
+not import times: times are too noisy on a shared machine to assert.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+# run `rulemap ARGV...` (rulemap.cli.main.main, what `python -m rulemap` runs) and write its
+# exit code, then the names of the modules imported, one a line, to $RULEMAP_MODULES_OUT
+# (the probe imports nothing itself: `json` in the list is the command's)
+PROBE = """\
+import os, sys
+from rulemap.cli.main import main
+code = None
+try:
+    code = main(sys.argv[1:])
+except SystemExit as exc:  # --help, --version, a usage error
+    code = exc.code
+finally:
+    with open(os.environ["RULEMAP_MODULES_OUT"], "w", encoding="utf-8") as out:
+        out.write("\\n".join([str(code), *sorted(sys.modules)]))
+"""
+
+# the language server and what only it needs
+SERVER = ("pygls", "lsprotocol", "cattrs", "asyncio", "watchdog", "rulemap.lsp")
+# terminal tables (explain, compare, session, verify print them)
+RICH = ("rich",)
+# the other commands' engines and CLI modules
+OTHER_COMMANDS = (
+    "rulemap.verify", "rulemap.diff", "rulemap.session", "rulemap.compare",
+    "rulemap.graph_export", "rulemap.cli.session", "rulemap.cli.verify", "rulemap.cli.diff",
+    "rulemap.cli.diff_markdown", "rulemap.cli.compare_table", "rulemap.cli.explain_table",
+)
+# git is read only for --ref / diff (the server's asyncio imports subprocess itself)
+GIT_READERS = ("rulemap.readers.git", "rulemap.readers.git_process")
+GIT = (*GIT_READERS, "subprocess")
+# the engine: the agents' profiles, the checks, and what they parse with
+ENGINE = (
+    "rulemap.profiles", "rulemap.checks", "rulemap.workspace", "rulemap.analysis",
+    "rulemap.host", "rulemap.config", "rulemap.model", "yaml", "pathspec", "tomllib",
+)
+
+
+def imported(args: list[str], cwd: Path) -> tuple[int, set[str]]:
+    """`rulemap args` run in a fresh interpreter from `cwd`: its exit code and every module it
+    imported."""
+    out = cwd / "modules.json"
+    env = {k: v for k, v in os.environ.items() if k not in ("RULEMAP_CONFIG", "COLUMNS")}
+    env["XDG_CONFIG_HOME"] = str(cwd / ".no-user-config")
+    env["PYTHONPATH"] = str(REPO / "server")
+    env["RULEMAP_MODULES_OUT"] = str(out)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *args], cwd=cwd, env=env, capture_output=True,
+        text=True, timeout=120, check=False,
+    )
+    assert out.exists(), done.stderr
+    code, *modules = out.read_text(encoding="utf-8").split("\n")
+    return int(code), set(modules)
+
+
+def loaded(modules: set[str], packages: tuple[str, ...]) -> list[str]:
+    """The modules of `modules` that are one of `packages` or inside one."""
+    return sorted(m for m in modules if any(m == p or m.startswith(p + ".") for p in packages))
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "AGENTS.md").write_text("# Project\n\nSee @docs/style.md and @docs/missing.md\n")
+    (root / "CLAUDE.md").write_text("@AGENTS.md\n")
+    (root / "docs").mkdir()
+    (root / "docs" / "style.md").write_text("Use tabs.\n")
+    (root / ".claude" / "rules").mkdir(parents=True)
+    (root / ".claude" / "rules" / "api.md").write_text(
+        "---\npaths: [\"src/api/**\"]\n---\nValidate input.\n"
+    )
+    return root
+
+
+def test_check_json_imports_neither_the_server_nor_rich_nor_other_commands(tree: Path) -> None:
+    code, modules = imported(["check", str(tree), "--format", "json"], tree.parent)
+    assert code == 1  # the broken import is an error: the check really ran
+    assert "rulemap.checks" in modules and "rulemap.cli.formats" in modules
+    assert loaded(modules, SERVER + RICH + OTHER_COMMANDS + GIT) == []
+    # the other formats' writers: text (its wrapping), the fixer
+    assert loaded(modules, ("rulemap.cli.check_text", "rulemap.cli.fix")) == []
+
+
+def test_check_text_imports_no_server_and_no_rich(tree: Path) -> None:
+    code, modules = imported(["check", str(tree)], tree.parent)
+    assert code == 1
+    assert "rulemap.cli.check_text" in modules
+    assert loaded(modules, SERVER + RICH + OTHER_COMMANDS + GIT) == []
+
+
+def test_explain_json_imports_no_table_and_no_server(tree: Path) -> None:
+    code, modules = imported(["explain", "--root", str(tree), "--json"], tree.parent)
+    assert code == 0
+    assert loaded(modules, SERVER + RICH + GIT) == []
+    assert loaded(modules, ("rulemap.cli.explain_table", "rulemap.cli.session",
+                            "rulemap.cli.verify", "rulemap.cli.diff", "rulemap.verify")) == []
+
+
+def test_version_imports_no_engine(tmp_path: Path) -> None:
+    code, modules = imported(["--version"], tmp_path)
+    assert code == 0
+    assert loaded(modules, ENGINE + SERVER + RICH + OTHER_COMMANDS + GIT) == []
+    assert loaded(modules, ("rulemap.cli.commands", "rulemap.cli.formats", "json")) == []
+
+
+def test_parsing_serve_imports_no_engine_and_no_cli_command(tmp_path: Path) -> None:
+    """What `rulemap serve` imports before the server's own modules: the parser only (the
+    server then imports the engine it needs, never the CLI's formatters or rich)."""
+    probe = (
+        "import sys\n"
+        "from rulemap.cli.main import build_parser\n"
+        "assert build_parser().parse_args(['serve', '--stdio']).command == 'serve'\n"
+        "print('\\n'.join(sorted(sys.modules)))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(REPO / "server"))
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120, check=True)
+    modules = set(done.stdout.split())
+    assert loaded(modules, ENGINE + SERVER + RICH + OTHER_COMMANDS + GIT) == []
+    assert loaded(modules, ("rulemap.cli.commands", "rulemap.cli.formats")) == []
+
+
+def test_the_server_imports_no_cli_and_no_rich(tmp_path: Path) -> None:
+    probe = "import sys, rulemap.lsp.server\nprint('\\n'.join(sorted(sys.modules)))\n"
+    env = dict(os.environ, PYTHONPATH=str(REPO / "server"))
+    done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120, check=True)
+    modules = set(done.stdout.split())
+    assert "pygls" in modules
+    assert loaded(modules, RICH + ("rulemap.cli",) + OTHER_COMMANDS + GIT_READERS) == []
+
+
+@pytest.mark.parametrize("args", [["--help"], ["check", "--help"]])
+def test_help_imports_no_other_command(args: list[str], tmp_path: Path) -> None:
+    """Help names the agents, so it asks the registry (the engine); but no other command's
+    modules, and nothing of the server."""
+    code, modules = imported(args, tmp_path)
+    assert code == 0
+    assert loaded(modules, SERVER + RICH + OTHER_COMMANDS + GIT) == []
+    assert loaded(modules, ("rulemap.cli.commands", "rulemap.cli.formats")) == []
+
+
+def test_a_check_with_nothing_to_suggest_imports_no_fuzzy_matcher(tree: Path) -> None:
+    # rapidfuzz (47 modules) is for "did you mean" only: a clean workspace never needs it
+    (tree / "AGENTS.md").write_text("# Project\n\nSee @docs/style.md\n")
+    (tree / "src" / "api").mkdir(parents=True)
+    (tree / "src" / "api" / "routes.ts").write_text("export {}\n")  # the rule's glob matches
+    code, modules = imported(["check", str(tree), "--format", "json"], tree.parent)
+    assert code == 0
+    assert loaded(modules, ("rapidfuzz",)) == []
