@@ -80,7 +80,7 @@ class UsageError(Exception):
 
 def find_root(start: str) -> str:
     """The nearest ancestor of `start` holding `.git` (directory or file), else `start`."""
-    from rulemap.readers.host import find_root as nearest_git_root
+    from rulemap.readers.base import find_root as nearest_git_root
 
     return nearest_git_root(start)
 

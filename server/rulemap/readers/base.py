@@ -12,6 +12,7 @@ a git-ref reader's canonical root + relative path). An overlay is asked through 
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Iterable
 from typing import Protocol
@@ -82,3 +83,16 @@ def is_within(path: str, directory: str) -> bool:
 
 def normalize(path: str) -> str:
     return posixpath.normpath(path) if path else path
+
+
+def find_root(start: str) -> str:
+    """The nearest ancestor of `start` holding `.git` (directory or file), else `start`. Here,
+    not in `host.py`, because a warm `rulemap check` asks it before importing the walk."""
+    current = os.path.abspath(start)
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return os.path.abspath(start)
+        current = parent

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rulemap.readers.base import MAX_FILE_BYTES, is_within
+from rulemap.readers.base import MAX_FILE_BYTES, find_root, is_within
 
 try:  # hashlib's own import loads OpenSSL (~3 ms); blake2b is built in
     from _blake2 import blake2b
@@ -95,18 +95,6 @@ def read_regular(path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
         return None
     finally:
         os.close(fd)
-
-
-def find_root(start: str) -> str:
-    """readers/host.py's `find_root`, again: that module imports the walk (pathspec)."""
-    current = os.path.abspath(start)
-    while True:
-        if os.path.exists(os.path.join(current, ".git")):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return os.path.abspath(start)
-        current = parent
 
 
 def still_valid(record: Mapping[str, Any], start_ns: int) -> bool:

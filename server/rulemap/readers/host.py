@@ -34,18 +34,6 @@ def home_dir() -> str:
     return os.path.expanduser("~")
 
 
-def find_root(start: str) -> str:
-    """The nearest ancestor of `start` holding `.git` (directory or file), else `start`."""
-    current = os.path.abspath(start)
-    while True:
-        if os.path.exists(os.path.join(current, ".git")):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return os.path.abspath(start)
-        current = parent
-
-
 def missing(root: str, keys: Iterable[str]) -> list[str]:
     """The root-relative `keys` that no longer exist under `root`."""
     return [k for k in keys if not os.path.exists(posixpath.join(root, k))]

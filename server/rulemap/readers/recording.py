@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from rulemap.readers import check_store
-from rulemap.readers.base import MAX_FILE_BYTES, ReadError
+from rulemap.readers.base import MAX_FILE_BYTES, ReadError, find_root
 from rulemap.readers.check_store import Signature, digest, signature
 from rulemap.readers.local import LocalReader, read_regular_file
 
@@ -67,7 +67,7 @@ class Recording:
 
     def note_root(self, cwd: str) -> None:
         """The root is the nearest ancestor of `cwd` with `.git`: found again when validated."""
-        self.root = (cwd, check_store.find_root(cwd))
+        self.root = (cwd, find_root(cwd))
 
     def to_json(self) -> dict[str, Any]:
         return {
