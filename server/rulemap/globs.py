@@ -153,31 +153,68 @@ def _translate(pattern: str) -> tuple[re.Pattern[str], bool] | None:
     """One pattern as a compiled regex and whether it includes; None when it cannot match
     anything (a comment or blank line, or a pattern no regex engine accepts: `[z-a]` in a
     `.gitignore` must not take the walk down)."""
-    regex, include, _ = _translation(pattern)
+    source, include, error = _translation(pattern)
+    if source is None or error is not None:
+        return None
+    regex = _regex(source)
     return None if regex is None else (regex, include)
 
 
+def pattern_regex(pattern: str) -> re.Pattern[str] | None:
+    """The compiled regex of one including pattern (None: it matches nothing or negates)."""
+    translated = _translate(pattern)
+    return translated[0] if translated is not None and translated[1] else None
+
+
 def pattern_error(pattern: str) -> str | None:
-    """Why the (brace-expanded) `pattern` cannot be compiled, in words, or None."""
-    return _translation(pattern)[2]
+    """Why the (brace-expanded) `pattern` cannot be compiled, in words, or None.
+
+    Only a pattern with a `[` is compiled to find out: pathspec escapes everything else, and
+    its translation of such a pattern always compiles (`tests/core/test_glob_buckets.py`
+    holds that over random patterns). Compiling every glob of 1,600 rules while parsing was
+    0.25 s of a cold check; most are never tested against a file by regex at all."""
+    source, _, error = _translation(pattern)
+    if error is None and source is not None and "[" in pattern and _regex(source) is None:
+        return _compile_error(source)
+    return error
 
 
 @functools.lru_cache(maxsize=8192)
-def _translation(pattern: str) -> tuple[re.Pattern[str] | None, bool, str | None]:
-    """The regex of `pattern` (None: it matches nothing), whether it includes, and why it
-    cannot be compiled (None: it can). One compile serves the parse, which checks every glob,
-    and every later match."""
+def _translation(pattern: str) -> tuple[str | None, bool, str | None]:
+    """The regex source of `pattern` (None: it matches nothing), whether it includes, and
+    why pathspec cannot translate it (None: it can)."""
     try:
         regex, include = GitIgnoreBasicPattern.pattern_to_regex(pattern)
         if regex is None or include is None:
             return None, False, None
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return re.compile(_NAMED_GROUP.sub("(?:", regex)), bool(include), None
+        return _NAMED_GROUP.sub("(?:", regex), bool(include), None
     except re.error as exc:
         return None, False, f"the glob is not valid: {exc.msg}"
     except (ValueError, RecursionError) as exc:
         return None, False, f"the glob is not valid: {exc}"
+
+
+@functools.lru_cache(maxsize=8192)
+def _regex(source: str) -> re.Pattern[str] | None:
+    """`source` compiled, once (None: no regex engine accepts it)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # `[[` in a user's glob: "possible nested set"
+            return re.compile(source)
+    except (re.error, RecursionError, OverflowError):
+        return None
+
+
+def _compile_error(source: str) -> str:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            re.compile(source)
+    except re.error as exc:
+        return f"the glob is not valid: {exc.msg}"
+    except (RecursionError, OverflowError) as exc:
+        return f"the glob is not valid: {exc}"
+    return "the glob is not valid"
 
 
 def compile_patterns(patterns: Iterable[str]) -> CompiledGlobs:
@@ -241,12 +278,22 @@ def required_parts(pattern: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
+def literal_path(pattern: str) -> bool:
+    """An anchored pattern with no wildcard (`src/app.ts`, `docs/api/`): it matches that path
+    and everything below it (only below it, with a trailing `/`), as in gitignore."""
+    body = pattern.lstrip("/")
+    return "/" in body.rstrip("/") and not any(ch in body for ch in "*?[]{}\\!")
+
+
 def candidates_are_exact(pattern: str) -> bool:
     """Whether `FileIndex.candidates` returns exactly the files `pattern` matches: a literal
-    directory prefix followed by `**`, `**/*` or `**/*.ext`, or `*.ext` / `**/*.ext` alone."""
+    path, a literal directory prefix followed by `**`, `**/*` or `**/*.ext`, or `*.ext` /
+    `**/*.ext` alone."""
     body = pattern.lstrip("/")
     if "{" in body or "[" in body or "?" in body or "\\" in body:
         return False
+    if literal_path(body):
+        return True
     prefix = literal_prefix(body)
     rest = body[len(prefix) :]
     if rest in ("**", "**/*"):
@@ -312,6 +359,11 @@ class FileIndex:
         base_prefix = f"{base}/" if base else ""
         if pattern.startswith("!"):
             return self.under(base_prefix)
+        if literal_path(pattern):
+            body = pattern.lstrip("/")
+            exact = base_prefix + body.rstrip("/")
+            below = self.under(exact + "/")
+            return below if body.endswith("/") or exact not in self else [exact, *below]
         prefix = base_prefix + literal_prefix(pattern)
         suffix = literal_suffix(pattern)
         if suffix:
@@ -332,7 +384,7 @@ def prefiltered(pool: list[str], pattern: str) -> list[str]:
     test finds it (no `"/" + path` per candidate: with 1,600 rules over 22,000 files that
     concatenation and a generator per path were 4 s of a profile)."""
     tail = literal_tail(pattern)
-    if tail:
+    if tail and tail != literal_suffix(pattern):  # the pool's own suffix: already true of all
         pool = [c for c in pool if c.endswith(tail)]
     parts = required_parts(pattern)
     lead = literal_prefix(pattern.lstrip("/"))

@@ -5,7 +5,7 @@ random globs of every shape against random files."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_claude_code import PROFILE, make
 
@@ -128,3 +128,123 @@ def test_the_first_files_are_matched_without_building_the_whole_index() -> None:
     indexed = [ws.scoped_rules_matching(t, [""]) for t in targets]
     assert ws.derived.get(_RULES_OF_FILE) is not None
     assert indexed[:UNINDEXED_ASKS] == direct
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    globs=st.lists(st.sampled_from(GLOBS + ["src/api", "src/api/b.ts", "lib/a.py/**",
+                                            "src/api/", "/src/a.py", "test/x.test.ts",
+                                            "src/*/b.ts", "**/src/api"]),
+                   min_size=1, max_size=4),
+    files=st.lists(
+        st.tuples(st.lists(st.sampled_from(["src", "api", "Docs", "test", "lib", "Makefile"]),
+                           max_size=3), st.sampled_from(SEGMENTS))
+        .map(lambda t: "/".join([*t[0], t[1]])), min_size=1, max_size=12),
+    owner=st.sampled_from(["", "src"]),
+)
+@example(globs=["src/api/"], files=["src/api", "src/api/b.ts"], owner="")
+@example(globs=["src/api", "lib/a.py/**"], files=["src/api", "src/api/b.ts", "lib/a.py"],
+         owner="")
+def test_rule_matches_equal_a_regex_scan_of_every_file(
+    globs: list[str], files: list[str], owner: str
+) -> None:
+    """The default model's rule matches come pattern by pattern (a literal path or a literal
+    directory's `**` straight from the file index, the rest by each pattern's own regex on
+    its prefiltered candidates, shared between rules): the same files as the rule's whole
+    pattern list tested on every file of its scope. (Directories here never look like file
+    names: `**/*.py` picks files by their name's ending, so it does not take `a.py/x` as
+    gitignore would — nor does an agent's matcher.)"""
+    from rulemap.analysis import new_workspace
+    from rulemap.globs import compile_patterns, safe_expand
+    from rulemap.readers import MemoryReader
+
+    base = f"{owner}/" if owner else ""
+    rule = f"{base}.claude/rules/r.md"
+    body = "---\npaths:\n" + "".join(f'  - "{g}"\n' for g in globs) + "---\nRule.\n"
+    twin = f"{base}.claude/rules/twin.md"  # the same globs: served from the shared matches
+    ws = new_workspace(MemoryReader("/w", {rule: body, twin: body, **{f: "" for f in files}}))
+    patterns = [p for g in ws.document(rule).globs or [] if g.error is None for p in g.expanded]
+    if not patterns:
+        return
+    compiled = compile_patterns(patterns)
+    every = sorted(f for f in ws.files if f.startswith(base)
+                   and compiled.match(f[len(base):]))
+    assert ws.rule_matches(rule) == every
+    assert ws.rule_matches(twin) == every
+    for glob in globs:
+        if glob.startswith("!"):
+            continue
+        one = compile_patterns(safe_expand(glob))
+        assert ws.glob_matches(rule, glob) == sorted(
+            f for f in ws.files if f.startswith(base) and one.match(f[len(base):])), glob
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="ab*?/.!-\\{}^$()|+ #~:,", min_size=1, max_size=12))
+def test_a_glob_without_a_bracket_always_compiles(pattern: str) -> None:
+    """`pattern_error` compiles only globs with a `[`: pathspec escapes everything else, so
+    what it translates always compiles (or it raises while translating, which is reported)."""
+    import re
+
+    from rulemap.globs import _translation, pattern_error
+
+    source, _, error = _translation(pattern)
+    if source is not None and error is None:
+        re.compile(source)
+        assert pattern_error(pattern) is None
+    for bad in ("[z-a]", "src/[b-a].ts"):
+        assert pattern_error(bad) is not None
+
+
+def test_an_edited_rules_globs_patch_the_index_built_from_patterns() -> None:
+    """The file → rules index is built pattern by pattern (`**/*.ts` shared by two rules is
+    matched once); an edit of one rule's globs still patches it in place — the rule's old
+    matches are put together from the shared pattern matches — and it equals a fresh one."""
+    from rulemap.analysis import new_workspace
+    from rulemap.readers import MemoryReader
+    from rulemap.workspace.rules import _RULES_OF_FILE
+
+    files = {"src/a.ts": "", "src/b.py": "", "lib/c.ts": "", "docs/d.md": "",
+             ".claude/rules/ts.md": '---\npaths: ["**/*.ts"]\n---\nTS.\n',
+             ".claude/rules/also-ts.md": '---\npaths: ["**/*.ts", "docs/**"]\n---\nTS.\n',
+             ".claude/rules/not-lib.md": '---\npaths: ["**/*", "!lib/**"]\n---\nX.\n'}
+    ws = new_workspace(MemoryReader("/w", dict(files)))
+    index = ws.scoped_rules_index()
+    assert index["lib/c.ts"] == (".claude/rules/also-ts.md", ".claude/rules/ts.md")
+    assert index["src/a.ts"] == (".claude/rules/also-ts.md", ".claude/rules/not-lib.md",
+                                 ".claude/rules/ts.md")
+    assert index["docs/d.md"] == (".claude/rules/also-ts.md", ".claude/rules/not-lib.md")
+    edited = '---\npaths: ["src/**"]\n---\nTS.\n'
+    ws.reader.files[ws.abs(".claude/rules/ts.md")] = edited.encode()
+    ws.update(changed=[".claude/rules/ts.md"])
+    assert ws.derived.get(_RULES_OF_FILE) is index  # patched, not dropped
+    fresh = new_workspace(MemoryReader("/w", {**files, ".claude/rules/ts.md": edited}))
+    assert ws.scoped_rules_index() == fresh.scoped_rules_index()
+    assert index["lib/c.ts"] == (".claude/rules/also-ts.md",)
+    assert ".claude/rules/ts.md" in index["src/b.py"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    glob=st.sampled_from(GLOBS + ["src/api", "lib/a.py/**", "src/api/", "src/*/b.ts",
+                                  "src/?.ts", "**/[!a].py", "api/**", "src/**/*.ts"]),
+    files=st.lists(st.lists(st.sampled_from(SEGMENTS + ["SRC", "İ.ts", "A.py"]), min_size=1,
+                            max_size=4).map("/".join), min_size=1, max_size=10),
+    case_sensitive=st.booleans(),
+)
+@example(glob="src/?.ts", files=["src/İ.ts"], case_sensitive=False)
+@example(glob="**/[!a].py", files=["A.py"], case_sensitive=False)
+def test_claude_codes_form_of_a_widening_glob_matches_all_the_workspace_matches(
+    glob: str, files: list[str], case_sensitive: bool
+) -> None:
+    """Claude Code's unmatched-glob verdict takes the workspace's yes when its form of the
+    glob can only widen (`_widens`): then every file the workspace matches, it matches."""
+    from rulemap.profiles.claude_code.rules import _widens, glob_matches
+
+    rule = ".claude/rules/r.md"
+    body = f'---\npaths:\n  - "{glob}"\n---\nRule.\n'
+    ws = make({rule: body, **{f: "" for f in files}}, profiles=("claude-code",),
+              caseSensitiveGlobs=case_sensitive)
+    if glob.startswith("!") or not _widens(glob, case_sensitive):
+        return
+    assert set(ws.glob_matches(rule, glob)) <= set(glob_matches(ws, rule, glob, case_sensitive))
