@@ -189,6 +189,14 @@ def check(ws: Workspace) -> list[Finding]:
     return ws.findings_cache
 
 
+def with_suggestions(ws: Workspace, findings: list[Finding]) -> list[Finding]:
+    """`findings` with their did-you-means worked out (a check leaves them pending: they are
+    for a person to read, and cost a search each; `rulemap.checks.hints`)."""
+    from rulemap.checks.hints import with_suggestions as resolve
+
+    return resolve(ws, findings)
+
+
 def load_status(ws: Workspace, key: str, profile: str | None = None) -> LoadStatus:
     """Whether `profile` (default: the configuration's) ever loads `key` by its own place —
     for how many files, an example target — or why it never does."""

@@ -147,6 +147,16 @@ class Fix:
     new_text: str = ""
 
 
+@dataclass(frozen=True)
+class Hint:
+    """A "did you mean" not computed yet: it is worked out only where it is shown (the text
+    report, `--suggest`, an editor's quick fix; `rulemap.checks.hints`). `kind` names its
+    resolver, `args` is what the resolver needs besides the finding itself."""
+
+    kind: str
+    args: tuple[str, ...] = ()
+
+
 @dataclass
 class Finding:
     path: str
@@ -160,6 +170,7 @@ class Finding:
     # the agent (profile name) that alone suffers this finding; None: any agent reading the
     # file (syntax, unreadable bytes, the default model's findings)
     profile: str | None = None
+    hint: Hint | None = None  # a did-you-mean to add to the message and fixes when shown
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.span.start.line, self.span.start.col, self.code, self.message)

@@ -216,7 +216,8 @@ def test_a_warm_hit_imports_no_engine_and_less_than_a_cold_check(
     assert warm < cold
     # what a hit does import of Rulemap: the parser's module, the cache and its store
     assert sorted(m for m in warm if m.startswith("rulemap")) == [
-        "rulemap", "rulemap.cli", "rulemap.cli.check_cache", "rulemap.cli.main",
+        "rulemap", "rulemap.cli", "rulemap.cli.check_cache", "rulemap.cli.check_flags",
+        "rulemap.cli.main",
         "rulemap.readers", "rulemap.readers.base", "rulemap.readers.check_store",
         "rulemap.text", "rulemap.text.names",
     ]

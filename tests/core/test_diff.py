@@ -188,6 +188,15 @@ def test_new_and_fixed_findings_of_check() -> None:
     assert [f.code for f in back.fixed_findings] == ["broken-import"] and not back.new_findings
 
 
+def test_a_new_unmatched_glob_comes_with_its_did_you_mean() -> None:
+    """Findings are compared as the check leaves them (no did-you-mean), and a new one is
+    shown with its did-you-mean worked out on HEAD (the update path gives the same: the
+    `typo-glob` scenario below)."""
+    head = with_files(**SCENARIOS["typo-glob"])
+    [new] = [f for f in diff(BASE, head).new_findings if f.code == "unmatched-glob"]
+    assert new.message.endswith("Did you mean `packages/web/src/**`?")
+
+
 def test_profiles_default_to_the_union_of_both_sides() -> None:
     head = {**BASE, "GEMINI.md": "# Gemini\n"}
     d = diff(BASE, head, profiles=None)
@@ -214,6 +223,7 @@ def test_load_groups_answer_what_explain_answers_for_every_file(cwd: str) -> Non
 
 
 SCENARIOS: dict[str, dict[str, str | None]] = {
+    "typo-glob": {".claude/rules/react.md": RULE.format(glob="packages/wbe/src/**")},
     "rule glob": {".claude/rules/react.md": RULE.format(glob="packages/web/**/*.tsx")},
     "nested text": {"packages/web/AGENTS.md": "# Web\nMore.\n"},
     "import added": {"AGENTS.md": "# Root\n@docs/x.md\n", "docs/x.md": "X\n"},

@@ -190,3 +190,38 @@ async def test_hover_source_files_setting_and_neovim(tmp_path: Path) -> None:
             )
             is None
         )
+
+
+async def test_a_did_you_mean_is_worked_out_for_the_quick_fix_and_the_hover(
+    tmp_path: Path,
+) -> None:
+    """The diagnostic of a glob that matches nothing leaves its did-you-mean out (a check
+    never searches for one); the quick fix and the hover on the glob work it out."""
+    write(tmp_path, {
+        ".claude/rules/pen.md": "---\npaths:\n  - src/features/magic-pen/**/*\n---\nPen.\n",
+        "src/magic-pen/a.tsx": "",
+        "AGENTS.md": "# Project\n",
+    })
+    async with session(tmp_path, "vscode") as lsp:
+        rule = open_doc(lsp, tmp_path / ".claude/rules/pen.md")
+        await pulled(lsp, rule, lambda c: c == ["unmatched-glob"])
+        report = await lsp.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(text_document=doc_id(rule))
+        )
+        assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+        [dead] = report.items
+        assert "Did you mean" not in dead.message
+        actions = await lsp.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=doc_id(rule), range=dead.range,
+                context=types.CodeActionContext(diagnostics=[dead]),
+            )
+        )
+        fixes = [a for a in actions or [] if isinstance(a, types.CodeAction)
+                 and a.title == "Change the glob to `src/magic-pen/**/*`"]
+        assert fixes and fixes[0].edit is not None
+        [edit] = [e for edits in (fixes[0].edit.changes or {}).values() for e in edits]
+        assert edit.new_text == "src/magic-pen/**/*"
+        text = hover_text(await lsp.text_document_hover_async(
+            types.HoverParams(text_document=doc_id(rule), position=pos(2, 8))))
+        assert "Did you mean `src/magic-pen/**/*`?" in text

@@ -3,11 +3,12 @@ and rules the loader never reads from where they are."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import MISSING, KeyFamily
 from rulemap.globs import literal_prefix
-from rulemap.model import Finding, Fix, Glob, Span
+from rulemap.model import Finding, Fix, Glob, Hint, Span
 from rulemap.profiles.base import Profile, directory_chain, selected
 from rulemap.suggest import DirectoryIndex, similar
 
@@ -91,23 +92,17 @@ def _rule_findings(ws: Workspace, rule: RuleInfo, chain: frozenset[str]) -> list
                 out.append(_unmatched_for_some(ws, rule, glob, live, blind))
                 continue
             if id(glob) in dead:
-                fix = _near_match(ws, path, glob.pattern)
-                hint = f" Did you mean `{fix}`?" if fix else ""
                 base = f"`{rule.owner}/`" if rule.owner else "the root"
                 # A dead glob next to live ones is harmless (often a spelled-out `{ts,tsx}`
                 # or a file type the repo may gain); only a rule that can never load warns.
                 alive = len(dead) < len(live)
                 tail = (" The rule still loads through its other globs." if alive else
                         " No glob of this rule matches, so it never loads.")
-                finding = Finding(
+                # the closest glob that matches is looked for only where it is shown
+                out.append(Finding(
                     path, glob.span, "information" if alive else "warning", "unmatched-glob",
                     f"`{glob.pattern}` matches no file in the workspace (globs are relative to "
-                    f"{base}).{tail}{hint}")
-                if fix:
-                    new = _requote(doc.lines[glob.span.start.line], glob.span, fix)
-                    finding.fixes.append(
-                        Fix(f"Change the glob to `{fix}`", "replace", path, glob.span, new))
-                out.append(finding)
+                    f"{base}).{tail}", hint=Hint(NEAR_GLOB, (glob.pattern,))))
     return out
 
 
@@ -204,7 +199,26 @@ def _requote(line: str, span: Span, new: str) -> str:
     return new
 
 
-def _near_match(ws: Workspace, rule: str, pattern: str) -> str | None:
+NEAR_GLOB = "near-glob"  # the hint of an unmatched glob: a close glob that does match
+
+
+def near_glob(ws: Workspace, finding: Finding) -> Finding:
+    """The unmatched-glob `finding` with its did-you-mean: a close glob that does match, in
+    the message and as a fix (itself when there is none)."""
+    assert finding.hint is not None
+    pattern = finding.hint.args[0]
+    fix = near_match(ws, finding.path, pattern)
+    if fix is None:
+        return replace(finding, hint=None)
+    line = ws.document(finding.path).lines[finding.span.start.line]
+    new = _requote(line, finding.span, fix)
+    return replace(
+        finding, message=f"{finding.message} Did you mean `{fix}`?", hint=None,
+        fixes=[*finding.fixes,
+               Fix(f"Change the glob to `{fix}`", "replace", finding.path, finding.span, new)])
+
+
+def near_match(ws: Workspace, rule: str, pattern: str) -> str | None:
     """A close glob that does match (cached until a file is created or deleted, or the rule
     changes)."""
     key = _NEAR_GLOB.key(rule, pattern)

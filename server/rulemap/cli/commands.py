@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 
 from rulemap import analysis
 from rulemap.cli.check_cache import CheckCache, record
+from rulemap.cli.check_flags import shown
 from rulemap.cli.formats import FORMATTERS
 from rulemap.cli.main import UsageError, dump_json, find_root
 from rulemap.cli.user_config import flag_grants, merge_grants, read_user_grants
@@ -119,9 +120,11 @@ def run_check(
     diff: bool = False,
     statistics: bool = False,
     cache: CheckCache | None = None,
+    suggest: bool = False,
 ) -> int:
     """`rulemap check`; `cache`: the result cache's entry for this run (cli/check_cache.py,
-    None: not cached), written after the report when nothing forbids it."""
+    None: not cached), written after the report when nothing forbids it; `suggest`: work out
+    the did-you-means in json and sarif output too."""
     if fix or diff or statistics:
         from rulemap.cli import fix as fixing
 
@@ -131,13 +134,13 @@ def run_check(
             lambda editable: open_workspace(
                 root, allow, profiles=profiles, user_home=user_home, ref=ref, editable=editable
             ),
-            output, fix, diff, statistics,
+            output, fix, diff, statistics, suggest,
         )
     with record(cache if ref is None else None, root, user_home) as recorder:
         ws = open_workspace(root, allow, profiles=profiles, user_home=user_home, ref=ref,
                             wrap=recorder.wrap if recorder else None)
         findings = analysis.check(ws)
-        sys.stdout.write(FORMATTERS[output](ws, findings))
+        sys.stdout.write(FORMATTERS[output](ws, shown(ws, findings, output, suggest)))
         code = 1 if any(f.severity == "error" for f in findings) else 0
         if recorder:
             recorder.done(ws.root, code)

@@ -131,9 +131,11 @@ def run_check(
     fix: bool,
     preview: bool,
     statistics: bool,
+    suggest: bool = False,
 ) -> int:
     """`rulemap check` with `--fix`, `--diff` or `--statistics`. `opener(editable)` opens the
     workspace (editable: over an overlay reader)."""
+    from rulemap.cli.check_flags import shown as with_hints
     from rulemap.cli.check_text import output_width, render
     from rulemap.cli.check_text import statistics as per_code
     from rulemap.cli.formats import FORMATTERS
@@ -162,8 +164,8 @@ def run_check(
         if statistics:
             sys.stdout.write(per_code(ws, shown, output_width()))
         elif output == "text":
-            sys.stdout.write(render(ws, shown, output_width()))
+            sys.stdout.write(render(ws, with_hints(ws, shown, output, suggest), output_width()))
         else:
-            sys.stdout.write(FORMATTERS[output](ws, findings))
+            sys.stdout.write(FORMATTERS[output](ws, with_hints(ws, findings, output, suggest)))
     # a file --fix may not write keeps findings it was asked to fix: never a silent success
     return 1 if refused or any(f.severity == "error" for f in findings) else 0

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from rulemap.cli.check_cache import CheckCache, add_cache_flag, lookup
+from rulemap.cli.check_flags import add_output_flags
 
 # Imported at start-up by every command: import only what parsing needs (the engine, json,
 # the sub-commands' modules are imported by the command that runs them;
@@ -201,13 +202,7 @@ def _build_check(check: argparse.ArgumentParser) -> None:
     check.add_argument(
         "root", nargs="?", help="workspace root (default: nearest ancestor with .git)"
     )
-    check.add_argument(
-        "--format",
-        choices=["text", "json", "sarif", "github"],
-        default="text",
-        help="text (findings grouped by file, then a summary), json (LSP ranges: "
-        "0-based, UTF-16), sarif (2.1.0, for code scanning), github (annotations)",
-    )
+    add_output_flags(check)
     check.add_argument(
         "--fix",
         action="store_true",
@@ -436,6 +431,7 @@ def main(argv: Sequence[str] | None = None, cache: CheckCache | None = None) -> 
                 args.root, args.format, args.allow_imports_from,
                 profiles=profile_list(args.profiles), user_home=args.home, ref=args.ref,
                 fix=args.fix, diff=args.diff, statistics=args.statistics, cache=cache,
+                suggest=args.suggest,
             )
         if args.command == "explain":
             from rulemap.cli.commands import run_explain

@@ -68,7 +68,7 @@ def diff_workspaces(
     after = [side_loads(head, p, _cwd(head, cwd), targets) for p in chosen]
     found = (list(analysis.check(base)), list(analysis.check(head))) if findings else None
     return _assemble(chosen, targets, before, after, found, base_files, head_files,
-                     base_label, head_label)
+                     base_label, head_label, _shown_in(head))
 
 
 def diff_by_update(
@@ -114,7 +114,7 @@ def diff_by_update(
     ws.update(changed=found.changed, created=found.created, deleted=found.deleted)
     after = [side_loads(ws, p, where, targets) for p in chosen]
     return _assemble(chosen, targets, before, after, (base_findings, list(analysis.check(ws))),
-                     base_files, set(head_files), base_label, head_label)
+                     base_files, set(head_files), base_label, head_label, _shown_in(ws))
 
 
 def select_agents(ws: Workspace, created: AbstractSet[str],
@@ -128,6 +128,11 @@ def select_agents(ws: Workspace, created: AbstractSet[str],
     return analysis.select_profiles(ws)
 
 
+def _shown_in(head: Workspace) -> Callable[[Finding], Finding]:
+    """A new finding as its reader sees it: with its did-you-mean worked out on HEAD."""
+    return lambda finding: analysis.with_suggestions(head, [finding])[0]
+
+
 def _assemble(
     chosen: tuple[Profile, ...],
     targets: list[str],
@@ -138,6 +143,7 @@ def _assemble(
     head_files: set[str],
     base_label: str,
     head_label: str,
+    shown: Callable[[Finding], Finding] | None = None,
 ) -> Diff:
     per_profile: list[ProfileChanges] = []
     for profile, b_side, h_side in zip(chosen, before, after, strict=True):
@@ -161,7 +167,7 @@ def _assemble(
     new: tuple[FindingChange, ...] = ()
     fixed: tuple[FindingChange, ...] = ()
     if found is not None:
-        new, fixed = compare_findings(*found)
+        new, fixed = compare_findings(*found, shown=shown)
     return Diff(
         base=base_label,
         head=head_label,

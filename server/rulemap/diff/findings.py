@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rulemap.diff.result import FindingChange
 from rulemap.model import Finding
@@ -27,21 +27,26 @@ def key_of(f: Finding) -> Key:
 
 
 def compare_findings(
-    base: Iterable[Finding], head: Iterable[Finding]
+    base: Iterable[Finding], head: Iterable[Finding],
+    shown: Callable[[Finding], Finding] | None = None,
 ) -> tuple[tuple[FindingChange, ...], tuple[FindingChange, ...]]:
-    """(new on HEAD, fixed on HEAD), each in path order."""
+    """(new on HEAD, fixed on HEAD), each in path order. Findings are compared as the check
+    left them; `shown` turns a new one into what a reader sees (its did-you-mean worked
+    out: the pull request's author is the one to fix it)."""
     base_list, head_list = list(base), list(head)
     before = Counter(map(key_of, base_list))
     after = Counter(map(key_of, head_list))
-    return _only(head_list, after - before), _only(base_list, before - after)
+    return _only(head_list, after - before, shown), _only(base_list, before - after)
 
 
-def _only(findings: list[Finding], extra: Counter[Key]) -> tuple[FindingChange, ...]:
+def _only(findings: list[Finding], extra: Counter[Key],
+          shown: Callable[[Finding], Finding] | None = None) -> tuple[FindingChange, ...]:
     out: list[FindingChange] = []
     for f in findings:
         k = key_of(f)
         if extra[k] > 0:
             extra[k] -= 1
+            f = shown(f) if shown is not None else f
             out.append(FindingChange(f.profile, f.code, f.severity, f.path,
                                      f.span.start.line + 1, f.message))
     out.sort(key=lambda c: (c.path, c.line, c.code, c.message))

@@ -279,6 +279,18 @@ class Snapshot:
         start-up load)."""
         return analysis.load_target(self._ws, key, self.profile)
 
+    def with_suggestion(self, finding: Finding) -> Finding:
+        """`finding` with its did-you-mean worked out, for a quick fix (a check leaves it
+        pending; `rulemap.checks.hints`). One bounded look-up."""
+        return analysis.with_suggestions(self._ws, [finding])[0]
+
+    def close_glob(self, rule: str, pattern: str) -> str | None:
+        """A glob like `pattern` that matches files (a "did you mean" for one that matches
+        none; None: nothing close does)."""
+        from rulemap.checks.hints import close_glob
+
+        return close_glob(self._ws, rule, pattern)
+
     def closest_path(self, target: str) -> str | None:
         """The existing file most like the missing `target` (a "did you mean")."""
         from rulemap.checks.imports import closest_path

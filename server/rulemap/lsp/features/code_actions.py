@@ -1,4 +1,6 @@
 """Quick fixes from the findings' fixes, plus an inline suppression for every finding.
+A did-you-mean (a close glob for one that matches nothing) is worked out when its quick fix
+is asked for: the published diagnostics leave it out, as a check leaves it pending.
 
 Diagnostics are matched back to findings by code and range (then code and start line, for a
 client that sends slightly stale ranges). The findings are the published ones (the server
@@ -50,6 +52,7 @@ def code_actions(
     for finding, diagnostic in pairs:
         attached = [diagnostic] if diagnostic is not None else None
         suppression = suppress_action(snap, doc, finding)
+        finding = snap.with_suggestion(finding)  # a did-you-mean is looked for only here
         for fix in [*fix_actions(snap, finding), *([suppression] if suppression else [])]:
             if fix.title not in seen:
                 seen.add(fix.title)

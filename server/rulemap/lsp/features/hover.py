@@ -230,7 +230,9 @@ def _glob_hover(
     if matches:
         parts.append(_examples(snap, matches))
     elif not negated:
-        parts.append("No file of the workspace matches it, so it never loads this rule.")
+        near = snap.close_glob(rule, pattern)  # looked for only when shown
+        hint = f" Did you mean {code(near)}?" if near else ""
+        parts.append(f"No file of the workspace matches it, so it never loads this rule.{hint}")
     if len(scoped.globs) > 1 and not negated:
         total = len(snap.matches(rule))
         parts.append(f"All `{scoped.key}` globs of this rule together match "

@@ -1,0 +1,39 @@
+"""Did-you-means worked out only where they are shown.
+
+A check that could suggest a fix for a finding (a close glob for one that matches nothing)
+leaves a `Hint` on it instead of searching: with 2,000 dead globs the searches were half of a
+cold check, for suggestions a JSON consumer never reads. Whoever shows the finding to a person
+asks here: the text and GitHub reports, `check --suggest` in JSON or SARIF, an editor's quick
+fix (docs/checks.md, "Suggestions"). Each look-up is bounded (`rulemap.suggest`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Final
+
+from rulemap.checks.frontmatter import NEAR_GLOB, near_glob, near_match
+from rulemap.model import Finding
+
+if TYPE_CHECKING:
+    from rulemap.workspace import Workspace
+
+# hint kind → the finding with its suggestion in the message and fixes (and no hint left)
+RESOLVERS: Final[dict[str, Callable[[Workspace, Finding], Finding]]] = {NEAR_GLOB: near_glob}
+
+
+def with_suggestion(ws: Workspace, finding: Finding) -> Finding:
+    """`finding` with its did-you-mean worked out (itself when it has none pending). The
+    finding is not changed in place: it may be a cached one."""
+    if finding.hint is None:
+        return finding
+    return RESOLVERS[finding.hint.kind](ws, finding)
+
+
+def with_suggestions(ws: Workspace, findings: Iterable[Finding]) -> list[Finding]:
+    return [with_suggestion(ws, f) for f in findings]
+
+
+def close_glob(ws: Workspace, rule: str, pattern: str) -> str | None:
+    """A glob close to `pattern` (of `rule`) that matches files, for a hover on one that
+    matches none (None: nothing close matches)."""
+    return near_match(ws, rule, pattern)
