@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from tests.core.test_startup_imports import ENGINE, GIT, OTHER_COMMANDS, RICH, SERVER, loaded
 
-from rulemap.cli.check_cache import CheckCache, lookup, uncached
+from rulemap.cli.check_cache import FORMAT, CheckCache, lookup, uncached
 from rulemap.cli.main import main
 from rulemap.readers import check_store
 
@@ -262,6 +262,41 @@ def test_a_created_file_in_a_listed_directory_is_seen(tree: Path, check: Check,
     assert "docs/gone.md" not in assert_cold_equals(check, str(tree)).out
 
 
+@pytest.mark.parametrize("made", [".git", ".claude/CLAUDE.md"])
+def test_a_probe_the_listing_answers_is_not_stored_and_its_answer_changing_is_seen(
+    tree: Path, check: Check, cache_dir: Path, racy: str, made: str
+) -> None:
+    """Codex asks for `.git` and Claude Code for `.claude/CLAUDE.md` in every directory; where
+    the walk listed the directory and saw no such name, the entry notes no probe (its
+    signature stands for it: a tree 400 levels deep wrote 68 MB of them). Made later, the
+    next run is a miss all the same."""
+    package = tree / "src" / "pkg"
+    package.mkdir()
+    (package / "AGENTS.md").write_text("# Package\n")
+    args = (str(tree), "--profiles", "codex,claude-code")
+    primed(check, *args)
+    [entry] = entries(cache_dir)
+    record = json.loads(entry.read_bytes())["record"]
+    paths = check_store.decode_paths(record["paths"])
+    probed = {paths[at] for at, _ in record["exists"]}
+    assert not {p for p in probed if p.startswith(str(package))}
+    (package / made).parent.mkdir(exist_ok=True)
+    (package / made).mkdir() if made == ".git" else (package / made).write_text("# Mine\n")
+    assert_cold_equals(check, *args)
+
+
+def test_the_path_table_gives_back_every_path() -> None:
+    """Entries write each path as its parent's row and its last name."""
+    table = check_store.PathTable()
+    paths = ["/a/b/c", "/a/b", "/a/x y/ü", "relative/p", "/", "/a/b/c", "/z", "//w"]
+    rows = [table.index(p) for p in paths]
+    assert rows[0] == rows[5] and len(set(rows)) == len(set(paths))
+    decoded = check_store.decode_paths(json.loads(json.dumps(table.rows)))
+    assert [decoded[r] for r in rows] == paths
+    with pytest.raises(ValueError):
+        check_store.decode_paths([[3, "x"]])
+
+
 def test_a_deleted_file_is_seen(tree: Path, check: Check, racy: str) -> None:
     primed(check, str(tree))
     (tree / "docs" / "style.md").unlink()
@@ -415,7 +450,7 @@ def _damage(kind: str, entry: Path) -> None:
     elif kind == "empty":
         entry.write_bytes(b"")
     elif kind == "foreign-version":
-        entry.write_bytes(data.replace(b"rulemap-check-cache/1", b"rulemap-check-cache/0"))
+        entry.write_bytes(data.replace(b"rulemap-check-cache/2", b"rulemap-check-cache/0"))
     elif kind == "foreign-key":
         parsed = json.loads(data)
         parsed["key"]["version"] = "0.0.0"
@@ -486,7 +521,7 @@ def test_two_concurrent_writers_leave_a_valid_entry(tree: Path, cache_dir: Path)
     outputs = [run.communicate(timeout=120) for run in runs]
     assert all(err == b"" for _, err in outputs) and len({out for out, _ in outputs}) == 1
     [entry] = entries(cache_dir)
-    assert json.loads(entry.read_bytes())["format"] == "rulemap-check-cache/1"
+    assert json.loads(entry.read_bytes())["format"] == FORMAT
     assert not [p for p in cache_dir.iterdir() if p.name.endswith(".tmp")]
     warm = subprocess.run(command, env=env, capture_output=True, timeout=120, check=False)
     assert (warm.stdout, warm.stderr) == (outputs[0][0], b"")

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from rulemap.readers.base import WalkingReader
     from rulemap.readers.recording import Recording
 
-FORMAT = "rulemap-check-cache/1"
+FORMAT = "rulemap-check-cache/2"
 DIR_ENV = "RULEMAP_CACHE_DIR"
 OFF_ENV = "RULEMAP_NO_CACHE"
 # what a check reads from the environment, besides the cache's own variables

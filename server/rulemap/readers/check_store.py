@@ -97,9 +97,66 @@ def read_regular(path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
         os.close(fd)
 
 
+class PathTable:
+    """Paths written once each as (parent's row, last name): a row's parent comes before it.
+    -1: the parent is `/`; -2: the name is the whole path (one that is not absolute, or not
+    in normal form: `/`, a trailing `/`, `//`)."""
+
+    def __init__(self) -> None:
+        self.rows: list[list[Any]] = []
+        self._ids: dict[str, int] = {}
+
+    def index(self, path: str) -> int:
+        ids = self._ids
+        found = ids.get(path)
+        if found is not None:
+            return found
+        if not path.startswith("/") or path.endswith("/") or "//" in path:
+            ids[path] = len(self.rows)
+            self.rows.append([-2, path])
+            return ids[path]
+        missing: list[str] = []  # the path and its ancestors not in the table yet
+        current = path
+        while current not in ids and current not in ("/", ""):
+            missing.append(current)
+            current = current.rpartition("/")[0]
+        parent = ids.get(current, -1)
+        for one in reversed(missing):
+            ids[one] = len(self.rows)
+            self.rows.append([parent, one.rpartition("/")[2]])
+            parent = ids[one]
+        return ids[path]
+
+
+def decode_paths(rows: list[list[Any]]) -> list[str]:
+    """`PathTable.rows` back to paths, in order."""
+    paths: list[str] = []
+    append = paths.append
+    for parent, name in rows:
+        if parent == -2:
+            append(name)
+        elif parent == -1:
+            append("/" + name)
+        elif 0 <= parent < len(paths):
+            append(paths[parent] + "/" + name)
+        else:
+            raise ValueError("a path row names a parent after it")
+    return paths
+
+
+def _at(paths: list[str], index: object) -> str:
+    """The path a record names by its row (a negative or foreign index is a corrupt entry:
+    Python would read `paths[-1]` as the last one)."""
+    if type(index) is not int or index < 0:
+        raise ValueError("not a path row")
+    return paths[index]
+
+
 def still_valid(record: Mapping[str, Any], start_ns: int) -> bool:
     """Whether every question of `record` (`Recording.to_json`) has the same answer now."""
-    for path, sig, listing in record["dirs"]:
+    paths = decode_paths(record["paths"])
+    for at, sig, listing in record["dirs"]:
+        path = _at(paths, at)
         if signature(path) != sig:
             return False
         if listing == "!":  # could not be listed: trusted only while its signature is
@@ -107,7 +164,8 @@ def still_valid(record: Mapping[str, Any], start_ns: int) -> bool:
                 return False
         elif listing and _listing_now(path) != listing:
             return False
-    for path, sig, result in record["files"]:
+    for at, sig, result in record["files"]:
+        path = _at(paths, at)
         now = signature(path)
         if now == sig and not racy(sig, start_ns):
             continue
@@ -117,11 +175,11 @@ def still_valid(record: Mapping[str, Any], start_ns: int) -> bool:
         if data is None or digest(data) != result:
             return False
     exists, is_dir, realpath = os.path.exists, os.path.isdir, os.path.realpath
-    if any(exists(path) != answer for path, answer in record["exists"].items()):
+    if any(exists(_at(paths, at)) != answer for at, answer in record["exists"]):
         return False
-    if any(is_dir(path) != answer for path, answer in record["is_dir"].items()):
+    if any(is_dir(_at(paths, at)) != answer for at, answer in record["is_dir"]):
         return False
-    if any(realpath(path) != answer for path, answer in record["identity"].items()):
+    if any(realpath(_at(paths, at)) != answer for at, answer in record["identity"]):
         return False
     found = record["root"]
     return found is None or find_root(found[0]) == found[1]
