@@ -248,3 +248,31 @@ def test_claude_codes_form_of_a_widening_glob_matches_all_the_workspace_matches(
     if glob.startswith("!") or not _widens(glob, case_sensitive):
         return
     assert set(ws.glob_matches(rule, glob)) <= set(glob_matches(ws, rule, glob, case_sensitive))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from(["node_modules/", "*.log", "dist", "/build", "docs/*.md",
+                                    "**/tmp", "a.py", "src/", "!keep.log", "\\#x", "*.ts/",
+                                    "lib/**", "Docs", "src/*.py", "!a.py"]),
+                   min_size=1, max_size=5),
+    files=st.lists(paths, min_size=1, max_size=12),
+)
+@example(lines=["src/*.py", "!a.py"], files=["src/a.py"])
+def test_the_walk_ignores_what_every_level_tested_whole_ignores(
+    lines: list[str], files: list[str]
+) -> None:
+    """The walk tests a `.gitignore`'s slash-less patterns on an entry's own name (every
+    directory above it passed them): it keeps exactly the files a test of every level's
+    whole path keeps."""
+    from rulemap.readers.gitignore import GitignoreSpec, ignored, ignored_in_walk
+
+    spec = GitignoreSpec.of(lines)
+    specs = [("", spec)]
+    for path in files:
+        parts = path.split("/")
+        levels = ["/".join(parts[: i + 1]) + "/" for i in range(len(parts) - 1)]
+        whole = any(ignored(specs, level) for level in levels) or ignored(specs, path)
+        walked = next((True for level in levels if ignored_in_walk(specs, level)), False) \
+            or ignored_in_walk(specs, path)
+        assert walked == whole, (lines, path)

@@ -37,17 +37,17 @@ import errno
 import os
 import posixpath
 import stat
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
-from rulemap.globs import CompiledGlobs
 from rulemap.readers import git_listing
 from rulemap.readers.base import ALWAYS_SKIPPED_DIRS, MAX_FILE_BYTES, ReadError, is_within
+from rulemap.readers.gitignore import GitignoreSpec, ignored, ignored_in_walk, read_gitignore
 
 MAX_LISTINGS_PER_DIRECTORY = 8
 
 # where `_walk` starts: (path, root-relative path, real path, real paths above it, no symlink
 # on the way, gitignores in force)
-Start = tuple[str, str, str, frozenset[str], bool, list[tuple[str, CompiledGlobs]]]
+Start = tuple[str, str, str, frozenset[str], bool, list[tuple[str, GitignoreSpec]]]
 
 
 class LocalReader:
@@ -62,7 +62,7 @@ class LocalReader:
         self._ignored: list[str] = []
         self._plain: set[str] = set()
         self._dangling: list[tuple[str, str]] = []
-        self._gitignores: dict[str, CompiledGlobs | None] = {}  # directory → its .gitignore
+        self._gitignores: dict[str, GitignoreSpec | None] = {}  # directory → its .gitignore
         self._git_failed = False  # git timed out once: walk from then on
         self.listed_by_git = False  # how the last `list_files` listed (for tests, benchmarks)
 
@@ -178,7 +178,7 @@ class LocalReader:
             left_out = regular - listed
             if left_out:
                 dot_git = prefix + ".git"  # git lists no `.git` file: the walk's rules
-                if dot_git in left_out and not _ignored(self._specs_in(rel_dir), dot_git):
+                if dot_git in left_out and not ignored(self._specs_in(rel_dir), dot_git):
                     left_out.discard(dot_git)
                     files.append(dot_git)
                 self._ignored.extend(left_out)
@@ -197,7 +197,7 @@ class LocalReader:
                 continue
             self._plain.add(rel)
             if not is_dir:  # a FIFO, a socket, a device: git never lists one, the walk's rules
-                if rel in listed or not _ignored(self._specs_in(rel_dir), rel):
+                if rel in listed or not ignored(self._specs_in(rel_dir), rel):
                     files.append(rel)
                 else:
                     self._ignored.append(rel)
@@ -209,7 +209,7 @@ class LocalReader:
                                True, self._specs_in(rel_dir)))
             elif in_listing and rel in directories:
                 pending.append((rel, True))
-            elif not _ignored(self._specs_in(rel_dir), rel + "/") and _has_entries(entry.path):
+            elif not ignored(self._specs_in(rel_dir), rel + "/") and _has_entries(entry.path):
                 asked.append(rel)
 
     def _scan_link(
@@ -237,7 +237,7 @@ class LocalReader:
             return
         if is_dir:
             specs = self._specs_in(rel_dir)
-            if is_listed and entry.name not in ALWAYS_SKIPPED_DIRS and not _ignored(
+            if is_listed and entry.name not in ALWAYS_SKIPPED_DIRS and not ignored(
                 specs, rel + "/"
             ):
                 starts.append((entry.path, rel, os.path.realpath(entry.path),
@@ -280,7 +280,7 @@ class LocalReader:
             if not last and parts[depth] in ALWAYS_SKIPPED_DIRS:
                 return True
             rel = "/".join(parts[: depth + 1])
-            if _ignored(specs, rel if last else rel + "/"):
+            if ignored(specs, rel if last else rel + "/"):
                 return True
         return False
 
@@ -293,14 +293,14 @@ class LocalReader:
         specs = self._specs_in(parent)
         return list(self._walk((path, key, os.path.realpath(path), frozenset(), False, specs)))
 
-    def _specs_in(self, directory: str) -> list[tuple[str, CompiledGlobs]]:
+    def _specs_in(self, directory: str) -> list[tuple[str, GitignoreSpec]]:
         """The .gitignore files in force in `directory` (its own included), root first."""
-        specs: list[tuple[str, CompiledGlobs]] = []
+        specs: list[tuple[str, GitignoreSpec]] = []
         parts = directory.split("/") if directory else []
         for depth in range(len(parts) + 1):
             rel = "/".join(parts[:depth])
             if rel not in self._gitignores:
-                self._gitignores[rel] = _read_gitignore(
+                self._gitignores[rel] = read_gitignore(
                     posixpath.join(self.root, rel, ".gitignore"), self._gitignore_bytes
                 )
             spec = self._gitignores[rel]
@@ -315,7 +315,7 @@ class LocalReader:
         # (path, root-relative path, real path, real paths above it, no symlink on the way,
         #  gitignores in force, reached through a link)
         stack: list[
-            tuple[str, str, str, frozenset[str], bool, list[tuple[str, CompiledGlobs]], bool]
+            tuple[str, str, str, frozenset[str], bool, list[tuple[str, GitignoreSpec]], bool]
         ] = (
             [(*start, True) for start in reversed(starts)]
             if starts
@@ -338,8 +338,8 @@ class LocalReader:
                 continue
             local_specs = specs
             if ".gitignore" in [e.name for e in entries]:
-                spec = _read_gitignore(posixpath.join(directory, ".gitignore"),
-                                       self._gitignore_bytes)
+                spec = read_gitignore(posixpath.join(directory, ".gitignore"),
+                                      self._gitignore_bytes)
                 if spec is not None:
                     local_specs = [*specs, (rel_dir, spec)]
             below: frozenset[str] | None = None  # made for the first subdirectory
@@ -370,7 +370,7 @@ class LocalReader:
                     self._plain.add(rel)
                 if is_dir:
                     if name in ALWAYS_SKIPPED_DIRS or (
-                        local_specs and _ignored(local_specs, rel + "/")
+                        local_specs and ignored_in_walk(local_specs, rel + "/")
                     ):
                         continue
                     # only a link needs the (slow) real-path resolution
@@ -381,7 +381,7 @@ class LocalReader:
                         (entry.path, rel, child_real, below, plain and not is_link, local_specs,
                          is_link)
                     )
-                elif local_specs and _ignored(local_specs, rel):
+                elif local_specs and ignored_in_walk(local_specs, rel):
                     self._ignored.append(rel)
                 else:
                     yield rel
@@ -458,29 +458,9 @@ def file_kind(mode: int) -> str:
     return "special file"
 
 
-def _read_gitignore(
-    path: str, read: Callable[[str], bytes] = read_regular_file
-) -> CompiledGlobs | None:
-    try:
-        text = read(path).decode("utf-8", errors="replace")
-    except ReadError:
-        return None
-    lines = text.splitlines()
-    patterns = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
-    return CompiledGlobs(patterns=patterns) if patterns else None
-
-
 def _has_entries(path: str) -> bool:
     try:
         with os.scandir(path) as entries:
             return next(entries, None) is not None
     except OSError:
         return False
-
-
-def _ignored(specs: list[tuple[str, CompiledGlobs]], rel: str) -> bool:
-    for base, spec in specs:
-        sub = rel[len(base) + 1 :] if base else rel
-        if spec.match(sub):
-            return True
-    return False

@@ -1,0 +1,69 @@
+"""`.gitignore` files as the walk applies them (readers/local.py): read, split for speed,
+and asked whether a path is ignored."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rulemap.globs import CompiledGlobs
+from rulemap.readers.base import ReadError
+
+
+@dataclass(frozen=True)
+class GitignoreSpec:
+    """A `.gitignore`'s patterns: all of them in order (`whole`), and — when none negates,
+    so order cannot matter — split into the slash-less ones, which match a name at any level
+    (`names`), and the rest (`paths`)."""
+
+    whole: CompiledGlobs
+    names: CompiledGlobs | None = None
+    paths: CompiledGlobs | None = None
+
+    @staticmethod
+    def of(patterns: list[str]) -> GitignoreSpec:
+        whole = CompiledGlobs(patterns=patterns)
+        bare = [p.strip() for p in patterns]
+        if any(p.startswith(("!", "\\")) for p in bare):
+            return GitignoreSpec(whole)
+        names = [p for p, b in zip(patterns, bare, strict=True) if "/" not in b.rstrip("/")]
+        paths = [p for p, b in zip(patterns, bare, strict=True) if "/" in b.rstrip("/")]
+        return GitignoreSpec(whole, CompiledGlobs(patterns=names) if names else None,
+                             CompiledGlobs(patterns=paths) if paths else None)
+
+
+def read_gitignore(path: str, read: Callable[[str], bytes]) -> GitignoreSpec | None:
+    """The `.gitignore` at `path` (`read` reads its bytes; None: none, empty or unreadable)."""
+    try:
+        text = read(path).decode("utf-8", errors="replace")
+    except ReadError:
+        return None
+    lines = text.splitlines()
+    patterns = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    return GitignoreSpec.of(patterns) if patterns else None
+
+
+def ignored(specs: list[tuple[str, GitignoreSpec]], rel: str) -> bool:
+    for base, spec in specs:
+        sub = rel[len(base) + 1 :] if base else rel
+        if spec.whole.match(sub):
+            return True
+    return False
+
+
+def ignored_in_walk(specs: list[tuple[str, GitignoreSpec]], rel: str) -> bool:
+    """`ignored` for an entry the walk reached: every directory above it passed the same
+    specs, so a pattern without a slash (`node_modules/`, `*.log`: any level) can only match
+    the entry's own name. Tested on the name, it no longer backtracks over every `/` of a
+    path 400 levels deep (18 µs a path: 0.6 s of a 4 s check)."""
+    for base, spec in specs:
+        sub = rel[len(base) + 1 :] if base else rel
+        if spec.names is None and spec.paths is None:
+            if spec.whole.match(sub):
+                return True
+            continue
+        if spec.names is not None and spec.names.match(sub[sub.rfind("/", 0, -1) + 1 :]):
+            return True
+        if spec.paths is not None and spec.paths.match(sub):
+            return True
+    return False
