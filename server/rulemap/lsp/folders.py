@@ -22,6 +22,7 @@ from rulemap.lsp.settings import Settings
 from rulemap.model import Finding
 
 if TYPE_CHECKING:
+    from rulemap.lsp.start_cache import Start
     from rulemap.readers.overlay import OverlayReader
     from rulemap.workspace import Workspace
 
@@ -101,6 +102,7 @@ class Folder:
     reopen_timer: asyncio.TimerHandle | None = None
     check_running: bool = False
     check_again: bool = False
+    start: Start | None = None  # the start cache's part in the current indexing
     # messages shown for the current settings / configuration file (shown again only after a fix)
     shown: dict[str, set[str]] = field(default_factory=dict)
 

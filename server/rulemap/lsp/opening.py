@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # the engine is imported when the server starts; these load w
     from rulemap.checks import Checked
     from rulemap.config import Config
     from rulemap.readers.overlay import OverlayReader
+    from rulemap.readers.recording import Recording
     from rulemap.workspace import Workspace
 
 log = logging.getLogger("rulemap.lsp")
@@ -28,13 +29,16 @@ WARM_SLICE_S = 0.004  # the start-up parse of the loop's copy yields this often
 
 
 def overlay_for(
-    root: str, buffers: Mapping[str | None, str], allowed: tuple[str, ...] = ()
+    root: str, buffers: Mapping[str | None, str], allowed: tuple[str, ...] = (),
+    recording: Recording | None = None,
 ) -> OverlayReader:
-    """The disk of `root` under the editor's open buffers (those inside it, not too large)."""
+    """The disk of `root` under the editor's open buffers (those inside it, not too large);
+    read through `recording` (the start cache's: lsp/start_cache.py) when given."""
     from rulemap.readers.local import LocalReader
     from rulemap.readers.overlay import OverlayReader
 
-    overlay = OverlayReader(LocalReader(root, allowed=allowed))
+    base = recording.reader(root, allowed) if recording is not None else LocalReader(root, allowed)
+    overlay = OverlayReader(base)
     for path, text in buffers.items():
         if path and is_within(path, root) and len(text) <= MAX_FILE_BYTES:
             overlay.set_buffer(path, text)
@@ -48,6 +52,7 @@ def open_workspace(
     home: str,
     check_now: bool = False,
     granted: tuple[str, ...] = (),
+    recording: Recording | None = None,
 ) -> tuple[Workspace, OverlayReader, list[str], Checked | None]:
     """Runs in the worker: walk the folder, read its configuration, check it if asked.
 
@@ -59,7 +64,7 @@ def open_workspace(
     from rulemap.lsp.checking import full_findings
     from rulemap.readers.local import LocalReader
 
-    overlay = overlay_for(root, buffers)
+    overlay = overlay_for(root, buffers, recording=recording)
     errors: list[str] = []
     try:
         from_file = read_user_grants()
@@ -82,6 +87,8 @@ def open_workspace(
     if ws.config.allow_imports_from:
         # The reader confines reads to the root; widen it as Workspace.open does without one.
         overlay.base = LocalReader(root, allowed=ws.config.allow_imports_from)
+        if recording is not None:
+            recording.usable = False  # what the new reader reads is not recorded
     findings = None
     if check_now:
         try:

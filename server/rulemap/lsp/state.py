@@ -23,6 +23,7 @@ from lsprotocol import types
 
 from rulemap.config import CONFIG_FILES
 from rulemap.host import AnalysisHost, CancelToken
+from rulemap.lsp import start_cache
 from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.events import classify_events
 from rulemap.lsp.folders import Folder, Port, in_worker, path_of
@@ -182,9 +183,10 @@ class Engine(DiagnosticsFlow):
             found is not None and found[0] is folder
             for found in (self.locate(u) for u in self.open_docs)
         )
+        folder.start = await start_cache.begin(self, folder, overrides) if check_now else None
         job = self.loop.run_in_executor(
             self.executor, open_workspace, folder.root, overrides, buffers, self.home, check_now,
-            folder.settings.allow_imports_from,
+            folder.settings.allow_imports_from, folder.start.recording if folder.start else None,
         )
         token = None
         try:
@@ -268,6 +270,8 @@ class Engine(DiagnosticsFlow):
             self._spawn(warm(ws, lambda: folder.ws is ws and not self.closed))
         else:
             self._publish(folder, None)
+            if folder.start is not None:  # store what the client was given, for next time
+                start_cache.finish(self, folder, folder.start, quiet=not pending and not events)
         # Then the worker's copy (updates made meanwhile are in the log and replay on it).
         buffers = {path_of(u): text for u, (text, _) in self.open_docs.items()}
         replica = await self.loop.run_in_executor(

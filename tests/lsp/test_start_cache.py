@@ -1,0 +1,73 @@
+"""The server's start from the cache (lsp/start_cache.py): a folder opened again with nothing
+changed gets its last diagnostics at once, before its walk and check; a change since is a
+miss; the whole check then publishes what holds now."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.lsp.conftest import pushed, session, wait_for, write
+
+FILES = {
+    "AGENTS.md": "# Project\n\nRead @docs/missing.md first.\n",
+    ".claude/rules/api.md": '---\npaths:\n  - "src/nope/**"\n---\nAPI rules.\n',
+    "src/a.ts": "export const a = 1;\n",
+}
+CACHED = "from the cache"
+
+
+def _log_lines(lsp: object) -> list[str]:
+    return [m.message for m in getattr(lsp, "log_messages", [])]
+
+
+async def _first_session(repo: Path, env: dict[str, str]) -> list[str]:
+    async with session(repo, "neovim", env=env) as lsp:
+        agents = (repo / "AGENTS.md").as_uri()
+        await pushed(lsp, agents, lambda c: c == ["broken-import"])
+        await pushed(lsp, (repo / ".claude/rules/api.md").as_uri(),
+                     lambda c: c == ["unmatched-glob"])
+        return _log_lines(lsp)
+
+
+async def test_a_folder_opened_again_starts_from_its_last_diagnostics(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    write(repo, FILES)
+    env = {"RULEMAP_CACHE_DIR": str(tmp_path / "cache"), "RULEMAP_NO_CACHE": ""}
+    first = await _first_session(repo, env)
+    assert not any(CACHED in line for line in first)
+    # the entry is written after the first whole check was published
+    await wait_for(lambda: list((tmp_path / "cache").glob("check-*.json")), what="an entry")
+    async with session(repo, "neovim", env=env) as lsp:
+        agents = (repo / "AGENTS.md").as_uri()
+        got = await pushed(lsp, agents, lambda c: c == ["broken-import"])
+        assert "docs/missing.md" in got[0].message
+        await wait_for(lambda: any(CACHED in line for line in _log_lines(lsp)),
+                       what="the start cache's log message")
+
+
+async def test_a_change_since_is_a_miss_and_the_check_says_what_holds_now(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "repo"
+    write(repo, FILES)
+    env = {"RULEMAP_CACHE_DIR": str(tmp_path / "cache"), "RULEMAP_NO_CACHE": ""}
+    await _first_session(repo, env)
+    await wait_for(lambda: list((tmp_path / "cache").glob("check-*.json")), what="an entry")
+    (repo / "docs").mkdir()
+    (repo / "docs" / "missing.md").write_text("Here now.\n")
+    async with session(repo, "neovim", env=env) as lsp:
+        rule = (repo / ".claude/rules/api.md").as_uri()
+        await pushed(lsp, rule, lambda c: c == ["unmatched-glob"])
+        assert not any(CACHED in line for line in _log_lines(lsp))
+        assert not lsp.diagnostics.get((repo / "AGENTS.md").as_uri())
+
+
+async def test_the_cache_turned_off_is_neither_read_nor_written(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    write(repo, FILES)
+    env = {"RULEMAP_CACHE_DIR": str(tmp_path / "cache"), "RULEMAP_NO_CACHE": "1"}
+    for _ in range(2):
+        lines = await _first_session(repo, env)
+        assert not any(CACHED in line for line in lines)
+    assert not list((tmp_path / "cache").glob("check-*.json"))
+
