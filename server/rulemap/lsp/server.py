@@ -162,6 +162,11 @@ class RulemapServer(LanguageServer):
         token = f"rulemap-{uuid.uuid4()}"
         try:
             await asyncio.wait_for(self.work_done_progress.create_async(token), 2.0)
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # this task is being cancelled: let it end
+            return None  # the request was cancelled under it (the server is exiting)
         except Exception:
             return None
         self.work_done_progress.begin(
