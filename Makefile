@@ -26,6 +26,9 @@ demo: setup
 	@echo "== rulemap explain $(DEMO)/packages/web/src/components/Button.tsx"
 	$(PY) -m rulemap explain $(DEMO)/packages/web/src/components/Button.tsx --root $(DEMO)
 	@echo
+	@echo "== rulemap reach $(DEMO)/.claude/rules/frontend/components.md"
+	$(PY) -m rulemap reach $(DEMO)/.claude/rules/frontend/components.md --root $(DEMO)
+	@echo
 	@echo "== rulemap graph $(DEMO) --format mermaid"
 	$(PY) -m rulemap graph $(DEMO) --format mermaid
 

@@ -26,6 +26,7 @@ WIDTH = 80
 EXAMPLES: dict[str, list[str]] = {
     "check": ["check", DEMO],
     "explain": ["explain", f"{DEMO}/packages/web/src/components/Button.tsx", "--root", DEMO],
+    "reach": ["reach", f"{DEMO}/.claude/rules/frontend/components.md", "--root", DEMO],
 }
 
 _BLOCK = re.compile(r"(<!-- demo:(?P<name>[a-z-]+) -->\n)(?P<body>.*?)(<!-- /demo -->)", re.S)

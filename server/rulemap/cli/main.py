@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -95,6 +96,7 @@ COMMAND_HELP = {
     "verify": "compare what an agent really loaded (its log) with Rulemap's prediction",
     "graph": "the import/rule graph",
     "diff": "which files' instructions differ between two commits",
+    "reach": "who loads a file (or one line of it), per agent, and why",
     "serve": "run the language server",
 }
 
@@ -327,6 +329,12 @@ def _build_diff(diff: argparse.ArgumentParser) -> None:
     add_diff_arguments(diff, _agents()[0], _allow_flag, _home_flag)
 
 
+def _build_reach(reach: argparse.ArgumentParser) -> None:
+    from rulemap.cli.reach import add_arguments
+
+    add_arguments(reach, _agents()[0], _allow_flag, _home_flag)
+
+
 def _build_serve(serve: argparse.ArgumentParser) -> None:
     serve.description = "Run the Rulemap language server (LSP over stdio by default)."
     serve.add_argument(
@@ -342,11 +350,18 @@ def _build_serve(serve: argparse.ArgumentParser) -> None:
     )
 
 
+# commands whose runner takes the parsed arguments: "module:function"
+_RUNNERS = {
+    "explain": "rulemap.cli.commands:run_explain", "compare": "rulemap.cli.compare:run_compare",
+    "session": "rulemap.cli.session:run_session", "verify": "rulemap.cli.verify:run_verify",
+    "diff": "rulemap.cli.diff:run_diff", "reach": "rulemap.cli.reach:run_reach",
+}
+
 # in `rulemap --help`'s order
 _BUILDERS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
     "check": _build_check, "explain": _build_explain, "compare": _build_compare,
     "session": _build_session, "verify": _build_verify, "graph": _build_graph,
-    "diff": _build_diff, "serve": _build_serve,
+    "diff": _build_diff, "reach": _build_reach, "serve": _build_serve,
 }
 
 
@@ -433,22 +448,10 @@ def main(argv: Sequence[str] | None = None, cache: CheckCache | None = None) -> 
                 fix=args.fix, diff=args.diff, statistics=args.statistics, cache=cache,
                 suggest=args.suggest,
             )
-        if args.command == "explain":
-            from rulemap.cli.commands import run_explain
-
-            return run_explain(args)
-        if args.command == "compare":
-            from rulemap.cli.compare import run_compare
-
-            return run_compare(args)
-        if args.command == "session":
-            from rulemap.cli.session import run_session
-
-            return run_session(args)
-        if args.command == "verify":
-            from rulemap.cli.verify import run_verify
-
-            return run_verify(args)
+        if args.command in _RUNNERS:  # `run_X(args)` of its module, imported when it runs
+            module, function = _RUNNERS[args.command].split(":")
+            runner = getattr(importlib.import_module(module), function)
+            return runner(args)  # type: ignore[no-any-return]
         if args.command == "graph":
             from rulemap.cli.commands import run_graph
 
@@ -456,10 +459,6 @@ def main(argv: Sequence[str] | None = None, cache: CheckCache | None = None) -> 
                 args.root, args.format, args.allow_imports_from, user_home=args.home,
                 ref=args.ref,
             )
-        if args.command == "diff":
-            from rulemap.cli.diff import run_diff
-
-            return run_diff(args)
         if args.command == "serve":
             from rulemap.lsp.server import run_server
 

@@ -1,0 +1,175 @@
+"""`rulemap reach PATH[:LINE]`: who loads a file (or one line of it), per agent, and why —
+the reverse of `explain` (docs/reach.md). The engine's `rulemap.reach` computes it; this
+module parses the arguments and prints its answer (text, or `--json`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from typing import TYPE_CHECKING
+
+from rulemap.cli.main import UsageError, describe, dump_json
+
+if TYPE_CHECKING:
+    from rulemap.host.commands import OpenWorkspace
+    from rulemap.reach import AgentReach, Reach, Way
+
+REACH_EPILOG = """\
+examples:
+  rulemap reach AGENTS.md                     every selected agent: which files load it, how
+  rulemap reach .claude/rules/api.md:12       … and whether line 12 survives each budget
+  rulemap reach docs/style.md --json          an imported file: through which importers
+
+PATH is relative to the current directory (or absolute) and must lie in the workspace; LINE
+is 1-based. The agents are the configuration's (or those detected), or --profiles. For each:
+the workspace files whose load includes the file, grouped by how it is loaded (why, who
+imports it, its place in the load and what comes before it in the agent's unit, where the
+agent stops reading it), the files whose load leaves it out over the budget, and why no file
+loads it when none does. Exit 0, or 2 for usage errors.
+"""
+
+WAYS_SHOWN = 6  # per agent in the text report, the largest first (--json: all)
+_REASONS = {
+    "project": "project file",
+    "nested": "nested instruction file of its directory",
+    "rule": "rule, for every file",
+    "scoped": "scoped rule, its globs match",
+    "import": "imported",
+    "user": "user-level file",
+    "requested": "asked for",
+}
+
+
+def add_arguments(reach: argparse.ArgumentParser, names: str,
+                  allow_flag: object, home_flag: object) -> None:
+    """`rulemap reach`'s description and arguments (added when the command is parsed)."""
+    describe(
+        reach,
+        description="Who loads a file (or one line of it), for each agent: how many files of\n"
+        "the workspace and which, why, at what place in the agent's budget, and where the\n"
+        "budget cuts it — or why no file loads it.",
+        epilog=REACH_EPILOG,
+    )
+    reach.add_argument("path", metavar="PATH[:LINE]",
+                       help="an instruction file, rule or imported file; :LINE for one line")
+    reach.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
+    reach.add_argument(
+        "--cwd", help="the agents' working directory (default: config `cwd`, else the root)"
+    )
+    reach.add_argument("--profiles", metavar="A,B",
+                       help=f"the agents to answer for, comma-separated (default: the "
+                       f"configuration's, else those detected); of: {names}")
+    reach.add_argument("--json", action="store_true", help="machine-readable output "
+                       "(docs/reach.md)")
+    allow_flag(reach)  # type: ignore[operator]
+    home_flag(reach)  # type: ignore[operator]
+
+
+def run_reach(args: argparse.Namespace) -> int:
+    from rulemap import analysis
+    from rulemap.cli.commands import inside, open_workspace, warn_untrusted
+    from rulemap.cli.compare import profile_list
+    from rulemap.reach import reach
+
+    path, line = split_line(args.path)
+    ws = open_workspace(args.root, args.allow_imports_from,
+                        profiles=profile_list(args.profiles), user_home=args.home)
+    warn_untrusted(ws)
+    key = inside(ws, path, "PATH")
+    if key == ".":
+        raise UsageError("PATH is the workspace root; name a file inside it")
+    if not ws.reader.exists(ws.abs(key)) or ws.reader.is_dir(ws.abs(key)):
+        raise UsageError(f"{path}: no such file in the workspace {ws.root}")
+    lines = ws.document(key).lines
+    count = len(lines) - (1 if lines and lines[-1] == "" else 0)  # as an editor numbers them
+    if line is not None and line >= count:
+        raise UsageError(f"{path}: line {line + 1} is past its end (it has {count} lines)")
+    cwd = inside(ws, args.cwd, "--cwd") if args.cwd else ws.config.cwd
+    result = reach(ws, key, line, analysis.select_profiles(ws), "" if cwd == "." else cwd)
+    if args.json:
+        dump_json(result.to_json())
+    else:
+        sys.stdout.write(render(ws, result))
+    return 0
+
+
+def split_line(value: str) -> tuple[str, int | None]:
+    """`a.md:12` → ("a.md", 11) when the part after the last `:` is a line number and the
+    whole is not itself an existing path; a line below 1 is a usage error."""
+    from rulemap.readers import host
+
+    head, colon, tail = value.rpartition(":")
+    if not colon or not tail.isdigit() or host.exists(value):
+        return value, None
+    if int(tail) < 1:
+        raise UsageError(f"{value}: lines are numbered from 1")
+    return head, int(tail) - 1
+
+
+def render(ws: OpenWorkspace, result: Reach, width: int | None = None) -> str:
+    """The text report: one block per agent, each row wrapped at `width` (None: the
+    terminal's, or $COLUMNS; unwrapped when piped)."""
+    from rulemap.cli.check_text import output_width
+
+    width = width or output_width()
+    line = f", line {result.line + 1}" if result.line is not None else ""
+    rows = [f"{result.path}{line} — who loads it ({result.files:,} files in the workspace, "
+            f"cwd {result.cwd})", ""]
+    for agent in result.agents:
+        rows.extend(_agent(agent, result.line))
+        rows.append("")
+    rows.pop()  # no blank line after the last agent
+    out: list[str] = []
+    for row in rows:
+        indent = " " * (len(row) - len(row.lstrip(" ")))
+        wrapped = textwrap.wrap(row, width, subsequent_indent=indent + "    ",
+                                break_long_words=False, break_on_hyphens=False) if width else []
+        out.extend(wrapped or [row])
+    return "\n".join(out) + "\n"
+
+
+def _agent(agent: AgentReach, line: int | None) -> list[str]:
+    budget = (f"{agent.setting or 'budget'} {agent.limit:,} {agent.unit}" if agent.limit
+              else "no shared budget")
+    if agent.never is not None:
+        return [f"{agent.title} ({agent.profile}): never — {agent.never}"]
+    seen = ""
+    if line is not None:
+        seen = (f"; line {line + 1} reaches the model for {agent.seen:,}"
+                if agent.seen != agent.files else f"; line {line + 1} reaches it for all")
+    noun = "file" if agent.files == 1 else "files"
+    cut = f"; cut for {agent.cut:,}" if agent.cut else ""
+    rows = [f"{agent.title} ({agent.profile}): {agent.files:,} {noun} · {budget}{cut}{seen}"]
+    for way in agent.ways[:WAYS_SHOWN]:
+        rows.append("  " + _way(way, agent.unit, line))
+        if not way.where.every and len(way.where.areas) > 1:
+            rows.append("    " + " · ".join(f"{p} {n:,}" for p, n in way.where.areas))
+    rest = agent.ways[WAYS_SHOWN:]
+    if rest:
+        files = sum(w.where.count for w in rest)
+        rows.append(f"  … {len(rest):,} more ways, for {files:,} files (--json lists them all)")
+    if agent.left_out is not None:
+        rows.append(f"  left out over the budget for {agent.left_out.phrase()}")
+    return rows
+
+
+def _way(way: Way, unit: str, line: int | None) -> str:
+    what = _REASONS.get(way.reason, way.reason)
+    if way.imported_by:
+        what += f" by {way.imported_by}"
+    if way.start_up:
+        what += ", at start-up"
+    place = f"{_ordinal(way.position)} in the load, {way.before:,} {unit} before it"
+    text = f"{way.where.phrase()}: {what}; {place}"
+    if way.cut_line is not None:
+        text += f"; cut at line {way.cut_line + 1} ({way.size:,} {unit} read)"
+        if line is not None and not way.seen:
+            text += f": line {line + 1} is not read"
+    text += f" (e.g. {way.example})" if not way.where.every else ""
+    return text
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n:,}{suffix}"

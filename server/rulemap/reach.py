@@ -1,0 +1,221 @@
+"""Reach: who loads a file — the reverse of `explain` (docs/reach.md).
+
+For one instruction file, rule or imported file (or one line of it) and each selected agent:
+the workspace files whose load includes it, grouped by how (why it is loaded, who imports it,
+its place in the load and what comes before it in the agent's budget unit, where the agent
+stops reading it), the files whose load leaves it out over the budget, and, when no file's
+load includes it, why. Computed from each profile's load groups (the files that load the same
+thing: what `rulemap diff` and the budget check use), not an explanation per file; a profile
+without load groups is explained file by file.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rulemap.diff.groups import FileSet, summarize
+from rulemap.diff.result import Where
+
+if TYPE_CHECKING:
+    from rulemap.model import Explanation, LoadedFile
+    from rulemap.profiles.base import Profile
+    from rulemap.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class Way:
+    """One way an agent loads the file, for a set of workspace files."""
+
+    reason: str  # project, nested, rule, scoped, import, user, requested
+    imported_by: str | None
+    position: int  # 1-based place in the load
+    before: int  # the size of the load before it, in the agent's unit
+    size: int  # its own size in that load, in the agent's unit (after any cut)
+    cut_line: int | None  # 0-based line where the agent stops reading it (None: read whole)
+    seen: bool  # the line asked about (or, with no line, the file) reaches the model
+    start_up: bool  # loaded at start-up, so for every file
+    where: Where
+    example: str
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "reason": self.reason,
+            "importedBy": self.imported_by,
+            "position": self.position,
+            "before": self.before,
+            "size": self.size,
+            "cutLine": None if self.cut_line is None else self.cut_line + 1,
+            "seen": self.seen,
+            "startUp": self.start_up,
+            "files": self.where.count,
+            "under": self.where.under,
+            "everyFileUnder": self.where.every,
+            "areas": [{"path": path, "files": n} for path, n in self.where.areas],
+            "example": self.example,
+        }
+
+
+@dataclass(frozen=True)
+class AgentReach:
+    """Who loads the file for one agent."""
+
+    profile: str
+    title: str
+    unit: str  # the agent's budget unit: chars, bytes, tokens
+    limit: int  # its budget (0: none)
+    setting: str | None  # the agent's own name for that budget (`maxChars`)
+    ways: tuple[Way, ...]
+    left_out: Where | None  # files whose load leaves it out over the budget
+    never: str | None  # why no file's load includes it (None: some do)
+
+    @property
+    def files(self) -> int:
+        return sum(w.where.count for w in self.ways)
+
+    @property
+    def cut(self) -> int:
+        """Files whose load cuts it (the agent stops reading it part way)."""
+        return sum(w.where.count for w in self.ways if w.cut_line is not None)
+
+    @property
+    def seen(self) -> int:
+        """Files for which the line asked about (or the file) reaches the model."""
+        return sum(w.where.count for w in self.ways if w.seen)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "profile": self.profile,
+            "title": self.title,
+            "unit": self.unit,
+            "limit": self.limit,
+            "setting": self.setting,
+            "files": self.files,
+            "seen": self.seen,
+            "cut": self.cut,
+            "ways": [w.to_json() for w in self.ways],
+            "leftOut": None if self.left_out is None else {
+                "files": self.left_out.count, "under": self.left_out.under,
+                "areas": [{"path": p, "files": n} for p, n in self.left_out.areas]},
+            "never": self.never,
+        }
+
+
+@dataclass(frozen=True)
+class Reach:
+    path: str
+    line: int | None  # 0-based; None: the whole file
+    files: int  # workspace files
+    cwd: str
+    agents: tuple[AgentReach, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "line": None if self.line is None else self.line + 1,
+            "workspaceFiles": self.files,
+            "cwd": self.cwd,
+            "agents": [a.to_json() for a in self.agents],
+        }
+
+
+def reach(ws: Workspace, key: str, line: int | None, profiles: Sequence[Profile],
+          cwd: str) -> Reach:
+    """Who loads `key` (line `line`, 0-based, or the whole file) for each of `profiles`,
+    with the agents working in `cwd`."""
+    every = FileSet(ws.files)
+    return Reach(key, line, len(ws.files), cwd or ".",
+                 tuple(_agent_reach(ws, p, key, line, cwd, every) for p in profiles))
+
+
+def _agent_reach(ws: Workspace, profile: Profile, key: str, line: int | None, cwd: str,
+                 every: FileSet) -> AgentReach:
+    start = profile.explain(ws, None, cwd)
+    budget = start.budget
+    at_start = _find(start, key)
+    groups = profile.load_groups(ws, cwd)
+    ways: dict[_WayKey, list[str]] = {}
+    left: list[str] = []
+    for explanation, members in groups if groups is not None else _one_by_one(ws, profile, cwd):
+        found = _find(explanation, key)
+        if found is None:
+            if key in explanation.left_out:
+                left.extend(members)
+            continue
+        index, loaded = found
+        cut_line = loaded.cut_line if (loaded.cut or loaded.truncated) else None
+        if (loaded.cut or loaded.truncated) and cut_line is None:
+            cut_line = 0 if _size(loaded, budget.unit) == 0 else None
+        way = (loaded.reason, loaded.imported_by, index + 1,
+               sum(_size(f, budget.unit) for f in explanation.files[:index]),
+               _size(loaded, budget.unit), cut_line)
+        ways.setdefault(way, []).extend(members)
+    out: list[Way] = []
+    for (reason, imported_by, position, before, size, cut_line), members in ways.items():
+        members.sort()
+        seen = cut_line is None or (line is not None and line < cut_line)
+        if line is None and cut_line is not None:
+            seen = size > 0  # cut, but its start is read
+        out.append(Way(reason, imported_by, position, before, size, cut_line, seen,
+                       at_start is not None and at_start[0] + 1 == position,
+                       summarize(members, every), members[0]))
+    out.sort(key=lambda w: (-w.where.count, w.position, w.example))
+    never = None if out else _why_never(ws, profile, key, bool(left), cwd)
+    return AgentReach(profile.name, profile.title, budget.unit, budget.limit, budget.setting,
+                      tuple(out), summarize(sorted(left), every) if left else None, never)
+
+
+# reason, imported by, position, size before it, its size, cut line
+_WayKey = tuple[str, "str | None", int, int, int, "int | None"]
+
+
+def _find(explanation: Explanation, key: str) -> tuple[int, LoadedFile] | None:
+    for index, loaded in enumerate(explanation.files):
+        if loaded.path == key:
+            return index, loaded
+    return None
+
+
+def _size(loaded: LoadedFile, unit: str) -> int:
+    if unit == "bytes" and loaded.bytes is not None:
+        return loaded.bytes
+    if unit == "tokens" and loaded.tokens is not None:
+        return loaded.tokens
+    return loaded.chars
+
+
+def _one_by_one(ws: Workspace, profile: Profile, cwd: str
+                ) -> Iterable[tuple[Explanation, list[str]]]:
+    """Every workspace file's own explanation, for a profile without load groups; files
+    whose loads are the same list are one group."""
+    groups: dict[tuple[object, ...], tuple[Explanation, list[str]]] = {}
+    for target in ws.files:
+        explanation = profile.explain(ws, target, cwd)
+        signature = (tuple((f.path, f.reason, f.imported_by, f.cut, f.cut_line, f.chars)
+                           for f in explanation.files), tuple(explanation.left_out))
+        found = groups.get(signature)
+        if found is None:
+            groups[signature] = (explanation, [target])
+        else:
+            found[1].append(target)
+    return groups.values()
+
+
+def _why_never(ws: Workspace, profile: Profile, key: str, left_out: bool, cwd: str) -> str:
+    if left_out:
+        return "every load that would hold it leaves it out over the budget"
+    status = profile.load_status(ws, key)
+    if status.why_not:
+        return status.why_not
+    if status.loads:
+        # it loads by its place, but not with the agent working in `cwd` (Codex reads
+        # AGENTS.md from the project root down to its working directory only)
+        there = posixpath.dirname(key)
+        if there != (cwd or "") and _find(profile.explain(ws, None, there), key) is not None:
+            return (f"not with {profile.title} working in `{cwd or '.'}`: it loads at "
+                    f"start-up when the agent works in `{there or '.'}` (--cwd {there or '.'})")
+        return f"not with {profile.title} working in `{cwd or '.'}`"
+    return (f"no workspace file's load includes it: {profile.title} does not read it by its "
+            f"name or place, and no file it loads imports it")

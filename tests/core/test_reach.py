@@ -1,0 +1,144 @@
+"""`rulemap.reach`: who loads a file, per agent — the reverse of `explain` — and the CLI's
+`rulemap reach PATH[:LINE]` (docs/reach.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tests.cli_runner import RunCli
+
+from rulemap.analysis import new_workspace
+from rulemap.profiles import get_profile
+from rulemap.reach import AgentReach, reach
+from rulemap.readers import MemoryReader
+
+LONG = "".join(f"line {i:04} of a long AGENTS.md, past Codex's budget at the end\n"
+               for i in range(700))  # ~45 KB: Codex reads 32 KiB of it
+FILES = {
+    "AGENTS.md": "# Project\n\nUse pnpm.\n\nSee @docs/style.md\n",
+    "CLAUDE.md": "@AGENTS.md\n",
+    "docs/style.md": "Four spaces.\n",
+    ".claude/rules/api.md": '---\npaths: ["src/api/**"]\n---\nValidate input.\n',
+    "src/api/a.ts": "",
+    "src/api/b.ts": "",
+    "src/web/c.ts": "",
+    "src/web/AGENTS.md": "# Web\n",
+}
+ALL = ("cogitator", "claude-code", "codex", "gemini")
+
+
+def _reach(files: dict[str, str], key: str, line: int | None = None, cwd: str = "",
+           names: tuple[str, ...] = ALL) -> dict[str, AgentReach]:
+    ws = new_workspace(MemoryReader("/w", files))
+    result = reach(ws, key, line, [get_profile(n) for n in names], cwd)
+    assert result.files == len(ws.files)
+    return {a.profile: a for a in result.agents}
+
+
+def test_the_root_file_reaches_every_file_at_start_up_for_each_agent_reading_it() -> None:
+    got = _reach(FILES, "AGENTS.md")
+    for name in ("cogitator", "codex"):
+        [way] = got[name].ways
+        assert (way.reason, way.position, way.before, way.start_up) == ("project", 1, 0, True)
+        assert way.where.every and way.where.count == len(FILES)
+    # Claude Code reads it through CLAUDE.md's import, after CLAUDE.md's 11 characters
+    [way] = got["claude-code"].ways
+    assert (way.reason, way.imported_by, way.position, way.before) == (
+        "import", "CLAUDE.md", 2, len(FILES["CLAUDE.md"]))
+    assert got["gemini"].never == "Gemini CLI does not read it" and not got["gemini"].ways
+
+
+def test_an_imported_file_names_its_importer_and_what_comes_before_it() -> None:
+    [way] = _reach(FILES, "docs/style.md")["cogitator"].ways
+    assert (way.reason, way.imported_by, way.position) == ("import", "AGENTS.md", 2)
+    assert way.before == len(FILES["AGENTS.md"])
+
+
+def test_a_scoped_rule_reaches_the_files_its_globs_match() -> None:
+    got = _reach(FILES, ".claude/rules/api.md")
+    for name in ("cogitator", "claude-code"):
+        [way] = got[name].ways
+        assert way.reason == "scoped" and way.where.under == "src/api" and way.where.every
+        assert got[name].files == 2 and way.example == "src/api/a.ts"
+    assert got["codex"].never is not None
+
+
+def test_a_nested_file_reaches_its_directory_and_codex_says_which_cwd_loads_it() -> None:
+    got = _reach(FILES, "src/web/AGENTS.md")
+    [way] = got["cogitator"].ways
+    assert way.reason == "nested" and way.where.under == "src/web" and got["cogitator"].files == 2
+    assert got["codex"].never == ("not with OpenAI Codex CLI working in `.`: it loads at start-up "
+                                  "when the agent works in `src/web` (--cwd src/web)")
+    [way] = _reach(FILES, "src/web/AGENTS.md", cwd="src/web")["codex"].ways
+    assert way.start_up and way.reason == "project" and way.where.every
+
+
+def test_a_line_past_codexs_budget_is_cut_and_one_before_it_is_read() -> None:
+    files = {**FILES, "AGENTS.md": LONG}
+    early = _reach(files, "AGENTS.md", line=3, names=("codex",))["codex"]
+    [way] = early.ways
+    assert way.cut_line is not None and 3 < way.cut_line < 699
+    assert way.size == 32 * 1024 and early.unit == "bytes"
+    assert early.seen == early.files == len(files)
+    late = _reach(files, "AGENTS.md", line=690, names=("codex",))["codex"]
+    assert late.files == len(files) and late.seen == 0 and not late.ways[0].seen
+
+
+def test_load_groups_and_one_explanation_per_file_give_the_same_reach(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A profile without load groups is explained file by file: the same answer."""
+    for name in ("cogitator", "claude-code", "codex"):
+        for key in ("AGENTS.md", "docs/style.md", ".claude/rules/api.md", "src/web/AGENTS.md"):
+            ws = new_workspace(MemoryReader("/w", FILES))
+            profile = get_profile(name)
+            grouped = reach(ws, key, None, [profile], "").to_json()
+            monkeypatch.setattr(type(profile), "load_groups", lambda self, ws, cwd: None)
+            single = reach(new_workspace(MemoryReader("/w", FILES)), key, None, [profile],
+                           "").to_json()
+            monkeypatch.undo()
+            assert single == grouped, (name, key)
+
+
+# ----- the CLI ------------------------------------------------------------------------------
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def test_the_cli_prints_each_agents_reach(cli: RunCli, tmp_path: Path) -> None:
+    root = _tree(tmp_path, FILES)
+    code, out, err = cli(["reach", "AGENTS.md:3", "--profiles", "cogitator,codex,gemini"], root)
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0] == f"AGENTS.md, line 3 — who loads it ({len(FILES)} files in the " \
+        "workspace, cwd .)"
+    assert (f"Cogitator (default) (cogitator): {len(FILES)} files · maxChars 32,000 chars; "
+            "line 3 reaches it for all") in out
+    assert f"  every file ({len(FILES)}): project file, at start-up; 1st in the load, 0 chars " \
+        "before it" in out
+    assert "Gemini CLI (gemini): never — Gemini CLI does not read it" in out
+
+
+def test_the_cli_json_and_usage_errors(cli: RunCli, tmp_path: Path) -> None:
+    root = _tree(tmp_path, FILES)
+    code, out, _ = cli(["reach", "docs/style.md", "--json", "--profiles", "cogitator"], root)
+    data = json.loads(out)
+    assert code == 0 and data["path"] == "docs/style.md" and data["line"] is None
+    [agent] = data["agents"]
+    assert agent["files"] == len(FILES) and agent["ways"][0]["importedBy"] == "AGENTS.md"
+    for args, message in (
+        (["reach", "nope.md"], "nope.md: no such file in the workspace"),
+        (["reach", "AGENTS.md:99"], "AGENTS.md: line 99 is past its end (it has 5 lines)"),
+        (["reach", "AGENTS.md:0"], "AGENTS.md:0: lines are numbered from 1"),
+        (["reach", "."], "PATH is the workspace root"),
+    ):
+        code, _, err = cli(args, root)
+        assert code == 2 and message in err, (args, err)
+
