@@ -29,6 +29,11 @@ demo: setup
 	@echo "== rulemap reach $(DEMO)/.claude/rules/frontend/components.md"
 	$(PY) -m rulemap reach $(DEMO)/.claude/rules/frontend/components.md --root $(DEMO)
 	@echo
+	@echo "== rulemap why \"keep this file under 2,000 characters\""
+	@$(PY) -m rulemap why "keep this file under 2,000 characters" --root $(DEMO); code=$$?; \
+	  if [ $$code -eq 1 ]; then echo "(exit 1: an agent does not get it, as expected)"; \
+	  else exit $$code; fi
+	@echo
 	@echo "== rulemap graph $(DEMO) --format mermaid"
 	$(PY) -m rulemap graph $(DEMO) --format mermaid
 

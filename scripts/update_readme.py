@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -27,6 +28,7 @@ EXAMPLES: dict[str, list[str]] = {
     "check": ["check", DEMO],
     "explain": ["explain", f"{DEMO}/packages/web/src/components/Button.tsx", "--root", DEMO],
     "reach": ["reach", f"{DEMO}/.claude/rules/frontend/components.md", "--root", DEMO],
+    "why": ["why", "keep this file under 2,000 characters", "--root", DEMO],
 }
 
 _BLOCK = re.compile(r"(<!-- demo:(?P<name>[a-z-]+) -->\n)(?P<body>.*?)(<!-- /demo -->)", re.S)
@@ -55,11 +57,11 @@ def output(args: list[str]) -> str:
 
 def command_line(args: list[str]) -> str:
     """`$ rulemap ARGS`, its options on a continuation line when it passes the width."""
-    line = f"$ rulemap {' '.join(args)}"
+    line = f"$ rulemap {shlex.join(args)}"  # quoted as a shell needs it
     if len(line) <= WIDTH:
         return line
     first = next((i for i, a in enumerate(args) if a.startswith("--")), len(args))
-    return f"$ rulemap {' '.join(args[:first])} \\\n    {' '.join(args[first:])}".rstrip()
+    return f"$ rulemap {shlex.join(args[:first])} \\\n    {shlex.join(args[first:])}".rstrip()
 
 
 def normalize(text: str) -> str:

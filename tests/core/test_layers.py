@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # `fixes` reads which codes are safe to fix from the check registry
     ("checks", ("checks", "fixes")),
     ("engine", ("analysis", "compare", "graph_export", "session", "diff", "verify", "reach",
-                "host")),
+                "why", "host")),
     ("edges", ("cli", "lsp", "__main__")),
 ]
 

@@ -13,6 +13,7 @@ from rulemap.analysis import new_workspace
 from rulemap.profiles import get_profile
 from rulemap.reach import AgentReach, reach
 from rulemap.readers import MemoryReader
+from rulemap.why import Place, Verdict, find, why
 
 LONG = "".join(f"line {i:04} of a long AGENTS.md, past Codex's budget at the end\n"
                for i in range(700))  # ~45 KB: Codex reads 32 KiB of it
@@ -142,3 +143,74 @@ def test_the_cli_json_and_usage_errors(cli: RunCli, tmp_path: Path) -> None:
         code, _, err = cli(args, root)
         assert code == 2 and message in err, (args, err)
 
+
+
+# ----- rulemap why ---------------------------------------------------------------------------
+
+WHY_FILES = {**FILES, "AGENTS.md": "# Project\n\nUse pnpm.\n\n<!--\nOld: use npm.\n-->\n\n"
+             "See @docs/style.md\n"}
+
+
+def _why(files: dict[str, str], text: str, target: str | None = None,
+         names: tuple[str, ...] = ("cogitator", "claude-code", "codex")) -> dict[str, Verdict]:
+    ws = new_workspace(MemoryReader("/w", files))
+    result = why(ws, text, target, [get_profile(n) for n in names], "")
+    return {v.profile: v for v in result.agents}
+
+
+def test_why_a_sentence_at_start_up_reaches_each_agent_that_loads_its_file() -> None:
+    got = _why(WHY_FILES, "Use pnpm")
+    assert all(v.seen and v.place == Place("AGENTS.md", 2, True) for v in got.values())
+    assert got["claude-code"].why == ("reaches the model at start-up: `AGENTS.md` line 3, the "
+                                      "2nd file of the load (imported by `CLAUDE.md`)")
+
+
+def test_why_whitespace_runs_count_as_one_space() -> None:
+    ws = new_workspace(MemoryReader("/w", WHY_FILES))
+    assert find(ws, "Use    pnpm.") == [Place("AGENTS.md", 2, False)]
+    assert find(ws, "nowhere at all") == []
+
+
+def test_why_a_line_inside_an_html_comment_is_stripped_for_the_agents_that_strip_it() -> None:
+    got = _why(WHY_FILES, "Old: use npm")
+    for name in ("cogitator", "claude-code"):
+        assert not got[name].seen and got[name].why.startswith(
+            "stripped: line 6 of `AGENTS.md` is inside an HTML comment")
+    assert got["codex"].seen
+
+
+def test_why_an_import_codex_does_not_follow_and_a_rule_that_does_not_match() -> None:
+    got = _why(WHY_FILES, "Four spaces")
+    assert got["cogitator"].seen and not got["codex"].seen
+    assert got["codex"].why.startswith("`AGENTS.md` imports it, but OpenAI Codex CLI does not "
+                                       "follow that import at start-up")
+    start = _why(WHY_FILES, "Validate input")["cogitator"]
+    assert not start.seen and "never at start-up" in start.why
+    other = _why(WHY_FILES, "Validate input", "src/web/c.ts")["cogitator"]
+    assert other.why == ("`.claude/rules/api.md` is a rule whose globs do not match "
+                         "`src/web/c.ts` (a glob such as `src/web/**` would)")
+    assert _why(WHY_FILES, "Validate input", "src/api/a.ts")["cogitator"].seen
+
+
+def test_why_a_line_past_codexs_budget_is_cut() -> None:
+    files = {**FILES, "AGENTS.md": LONG}
+    got = _why(files, "line 0690 of a long", names=("codex",))["codex"]
+    assert not got.seen and got.why.startswith("cut: OpenAI Codex CLI stops reading `AGENTS.md` "
+                                               "at line ")
+    assert "project_doc_max_bytes (32,768 bytes)" in got.why
+    assert _why(files, "line 0003 of a long", names=("codex",))["codex"].seen
+
+
+def test_why_on_the_command_line_exits_1_when_an_agent_misses_it(cli: RunCli,
+                                                                  tmp_path: Path) -> None:
+    root = _tree(tmp_path, WHY_FILES)
+    code, out, err = cli(["why", "Use pnpm", "--profiles", "cogitator,codex"], root)
+    assert (code, err) == (0, "") and out.startswith("'Use pnpm' — found in AGENTS.md:3; at "
+                                                     "start-up (cwd .)")
+    assert "yes  OpenAI Codex CLI: reaches the model at start-up" in out
+    code, out, _ = cli(["why", "Four spaces", "--json", "--profiles", "cogitator,codex"], root)
+    data = json.loads(out)
+    assert code == 1 and data["seenByAll"] is False
+    assert [a["seen"] for a in data["agents"]] == [True, False]
+    code, _, err = cli(["why", "not written anywhere"], root)
+    assert code == 2 and "'not written anywhere' is in no instruction file" in err

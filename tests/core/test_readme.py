@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import shlex
 from pathlib import Path
 from types import ModuleType
 
@@ -47,11 +48,11 @@ def test_make_demo_runs_the_command_the_readme_shows(name: str):
     demo = makefile.split("\ndemo:", 1)[1].split("\n\n", 1)[0]
     demo_dir = re.search(r"^DEMO\s*:?=\s*(\S+)", makefile, re.M)
     assert demo_dir is not None and demo_dir.group(1) == update_readme.DEMO
-    commands = [
-        " ".join(m.group(1).replace("$(DEMO)", update_readme.DEMO).split())
+    commands = [  # as the shell splits them (a quoted TEXT is one argument)
+        shlex.split(m.group(1).replace("$(DEMO)", update_readme.DEMO))
         for m in re.finditer(r"\$\(PY\) -m rulemap ([^;\n]+)", demo)
     ]
-    assert " ".join(update_readme.EXAMPLES[name]) in commands, (name, commands)
+    assert update_readme.EXAMPLES[name] in commands, (name, commands)
 
 
 def test_a_stale_block_is_found_and_refreshed():

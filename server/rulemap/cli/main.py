@@ -97,6 +97,7 @@ COMMAND_HELP = {
     "graph": "the import/rule graph",
     "diff": "which files' instructions differ between two commits",
     "reach": "who loads a file (or one line of it), per agent, and why",
+    "why": "does a sentence of the instructions reach each agent, and if not, why",
     "serve": "run the language server",
 }
 
@@ -300,18 +301,6 @@ def _build_compare(compare: argparse.ArgumentParser) -> None:
     _ref_flag(compare)
 
 
-def _build_session(session: argparse.ArgumentParser) -> None:
-    from rulemap.cli.session import add_arguments
-
-    add_arguments(session, _agents()[0], _allow_flag, _home_flag)
-
-
-def _build_verify(verify: argparse.ArgumentParser) -> None:
-    from rulemap.cli.verify import add_arguments
-
-    add_arguments(verify, _agents()[0], _allow_flag, _home_flag)
-
-
 def _build_graph(graph: argparse.ArgumentParser) -> None:
     graph.description = "Print the graph of instruction files, rules and imports."
     graph.add_argument(
@@ -321,18 +310,6 @@ def _build_graph(graph: argparse.ArgumentParser) -> None:
     _allow_flag(graph)
     _home_flag(graph)
     _ref_flag(graph)
-
-
-def _build_diff(diff: argparse.ArgumentParser) -> None:
-    from rulemap.cli.diff import add_diff_arguments
-
-    add_diff_arguments(diff, _agents()[0], _allow_flag, _home_flag)
-
-
-def _build_reach(reach: argparse.ArgumentParser) -> None:
-    from rulemap.cli.reach import add_arguments
-
-    add_arguments(reach, _agents()[0], _allow_flag, _home_flag)
 
 
 def _build_serve(serve: argparse.ArgumentParser) -> None:
@@ -355,14 +332,26 @@ _RUNNERS = {
     "explain": "rulemap.cli.commands:run_explain", "compare": "rulemap.cli.compare:run_compare",
     "session": "rulemap.cli.session:run_session", "verify": "rulemap.cli.verify:run_verify",
     "diff": "rulemap.cli.diff:run_diff", "reach": "rulemap.cli.reach:run_reach",
+    "why": "rulemap.cli.reach:run_why",
 }
 
 # in `rulemap --help`'s order
 _BUILDERS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
     "check": _build_check, "explain": _build_explain, "compare": _build_compare,
-    "session": _build_session, "verify": _build_verify, "graph": _build_graph,
-    "diff": _build_diff, "reach": _build_reach, "serve": _build_serve,
+    "session": lambda p: _added(p, "session:add_arguments"),
+    "verify": lambda p: _added(p, "verify:add_arguments"), "graph": _build_graph,
+    "diff": lambda p: _added(p, "diff:add_diff_arguments"),
+    "reach": lambda p: _added(p, "reach:add_arguments"),
+    "why": lambda p: _added(p, "reach:add_why_arguments"), "serve": _build_serve,
 }
+
+
+def _added(parser: argparse.ArgumentParser, where: str) -> None:
+    """A command whose module adds its own arguments (`module:function` in rulemap.cli),
+    given the agents' names and the shared flags."""
+    module, function = where.split(":")
+    add = getattr(importlib.import_module(f"rulemap.cli.{module}"), function)
+    add(parser, _agents()[0], _allow_flag, _home_flag)
 
 
 def _home_flag(parser: argparse.ArgumentParser) -> None:

@@ -1,6 +1,7 @@
-"""`rulemap reach PATH[:LINE]`: who loads a file (or one line of it), per agent, and why —
-the reverse of `explain` (docs/reach.md). The engine's `rulemap.reach` computes it; this
-module parses the arguments and prints its answer (text, or `--json`)."""
+"""`rulemap reach PATH[:LINE]` (who loads a file, or one line of it, per agent) and `rulemap
+why "TEXT" [TARGET]` (does that sentence reach each agent's model, and if not, why): the
+reverse of `explain` (docs/reach.md). The engine's `rulemap.reach` and `rulemap.why` compute
+them; this module parses the arguments and prints their answers (text, or `--json`)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,12 @@ from rulemap.cli.main import UsageError, describe, dump_json
 if TYPE_CHECKING:
     from rulemap.host.commands import OpenWorkspace
     from rulemap.reach import AgentReach, Reach, Way
+    from rulemap.why import Why
 
 REACH_EPILOG = """\
 examples:
-  rulemap reach AGENTS.md                     every selected agent: which files load it, how
-  rulemap reach .claude/rules/api.md:12       … and whether line 12 survives each budget
+  rulemap reach INSTRUCTIONS.md               every selected agent: which files load it, how
+  rulemap reach rules/api.md:12               … and whether line 12 survives each budget
   rulemap reach docs/style.md --json          an imported file: through which importers
 
 PATH is relative to the current directory (or absolute) and must lie in the workspace; LINE
@@ -173,3 +175,86 @@ def _way(way: Way, unit: str, line: int | None) -> str:
 def _ordinal(n: int) -> str:
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n:,}{suffix}"
+
+
+WHY_EPILOG = """\
+examples:
+  rulemap why "Use pnpm"                          at start-up, for every selected agent
+  rulemap why "Validate input" src/api/users.ts   for an agent working on that file
+
+TEXT is looked for in the instruction files, rules and the files they import: as written,
+else with runs of whitespace taken as one space. TARGET is relative to the current directory.
+Exit 0 when every selected agent gets it, 1 when one does not (for CI), 2 for usage errors
+(TEXT found nowhere included).
+"""
+
+
+def add_why_arguments(why: argparse.ArgumentParser, names: str,
+                      allow_flag: object, home_flag: object) -> None:
+    """`rulemap why`'s description and arguments (added when the command is parsed)."""
+    describe(
+        why,
+        description="Whether a sentence of the instructions reaches each agent's model — for\n"
+        "an agent working on TARGET, else at start-up — and if not, why: stripped, cut or\n"
+        "left out by the budget, in a file the agent does not read, a rule whose globs do not\n"
+        "match, behind an import it does not follow.",
+        epilog=WHY_EPILOG,
+    )
+    why.add_argument("text", metavar="TEXT", help="the sentence (or any part of a line)")
+    why.add_argument("target", nargs="?", metavar="TARGET",
+                     help="the file the agent works on (default: its start-up load)")
+    why.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
+    why.add_argument(
+        "--cwd", help="the agents' working directory (default: config `cwd`, else the root)"
+    )
+    why.add_argument("--profiles", metavar="A,B",
+                     help=f"the agents to answer for, comma-separated (default: the "
+                     f"configuration's, else those detected); of: {names}")
+    why.add_argument("--json", action="store_true", help="machine-readable output")
+    allow_flag(why)  # type: ignore[operator]
+    home_flag(why)  # type: ignore[operator]
+
+
+def run_why(args: argparse.Namespace) -> int:
+    from rulemap import analysis
+    from rulemap.cli.commands import inside, open_workspace, warn_untrusted
+    from rulemap.cli.compare import profile_list
+    from rulemap.why import why
+
+    ws = open_workspace(args.root, args.allow_imports_from,
+                        profiles=profile_list(args.profiles), user_home=args.home)
+    warn_untrusted(ws)
+    target = inside(ws, args.target, "TARGET") if args.target else None
+    if target == ".":
+        raise UsageError("TARGET is the workspace root; name a file inside it")
+    cwd = inside(ws, args.cwd, "--cwd") if args.cwd else ws.config.cwd
+    result = why(ws, args.text, target, analysis.select_profiles(ws), "" if cwd == "." else cwd)
+    if not result.places:
+        raise UsageError(f"{args.text!r} is in no instruction file, rule or imported file of "
+                         f"{ws.root}")
+    if args.json:
+        dump_json(result.to_json())
+    else:
+        sys.stdout.write(render_why(result))
+    return 0 if result.seen_by_all else 1
+
+
+def render_why(result: Why, width: int | None = None) -> str:
+    from rulemap.cli.check_text import output_width
+
+    width = width or output_width()
+    where = f"for `{result.target}`" if result.target else "at start-up"
+    found = ", ".join(f"{p.path}:{p.line + 1}" for p in result.places[:5])
+    more = f" and {len(result.places) - 5} more" if len(result.places) > 5 else ""
+    rows = [f"{result.text!r} — found in {found}{more}; {where} (cwd {result.cwd})", ""]
+    for verdict in result.agents:
+        mark = "yes" if verdict.seen else "no "
+        also = (" Also from " + ", ".join(f"{p.path}:{p.line + 1}" for p in verdict.also)
+                + ": the model gets it more than once.") if verdict.also else ""
+        rows.append(f"{mark}  {verdict.title}: {verdict.why}.{also}")
+    out: list[str] = []
+    for row in rows:
+        wrapped = textwrap.wrap(row, width, subsequent_indent="     ", break_long_words=False,
+                                break_on_hyphens=False) if width else []
+        out.extend(wrapped or [row])
+    return "\n".join(out) + "\n"

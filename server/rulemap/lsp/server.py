@@ -297,6 +297,8 @@ async def initialized(ls: RulemapServer, params: types.InitializedParams) -> Non
     folders = [f for f in engine.folders.values() if not f.refused]
     await engine.load_settings(folders, ls.config_pull)
     indexing = asyncio.gather(*(engine.index(f) for f in folders))
+    # an exit during indexing cancels it: nobody awaits the gathered result then
+    indexing.add_done_callback(lambda f: f.cancelled() or f.exception())
     if not ls.dynamic_watch:
         # Adding inotify watches walks the tree again: once the first walk is done (so the two
         # do not compete), in a thread of its own, not on the loop.
