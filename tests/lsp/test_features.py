@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
-from tests.lsp.conftest import open_doc, pulled, session, write
+from tests.lsp.conftest import REPO, open_doc, plain, pulled, session, write
 
 FILES = {
     "AGENTS.md": "# Project\n\nRead @docs/style.md first.\nAlso @docs/missing.md.\n",
@@ -225,3 +227,34 @@ async def test_a_did_you_mean_is_worked_out_for_the_quick_fix_and_the_hover(
         text = hover_text(await lsp.text_document_hover_async(
             types.HoverParams(text_document=doc_id(rule), position=pos(2, 8))))
         assert "Did you mean `src/magic-pen/**/*`?" in text
+
+
+async def test_rulemap_reach_answers_what_the_cli_answers(tmp_path: Path) -> None:
+    """`rulemap/reach` is `rulemap reach --json` over the server's graph (docs/protocol.md);
+    a `line`, `profiles`, a line past the end (null) and a bad line (InvalidParams)."""
+    import json
+    import subprocess
+    import sys
+
+    write(tmp_path, FILES)
+    rule = tmp_path / ".claude/rules/api.md"
+    async with session(tmp_path, "vscode") as lsp:
+        uri = open_doc(lsp, rule)
+        await pulled(lsp, uri, lambda c: c == [])
+        got = await lsp.protocol.send_request_async("rulemap/reach", {"uri": uri})
+        cli = subprocess.run(
+            [sys.executable, "-m", "rulemap", "reach", str(rule), "--root", str(tmp_path),
+             "--json"], capture_output=True, text=True, check=True, cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(REPO / "server")})
+        answer = plain(got)
+        assert answer.pop("uri") == uri and answer == json.loads(cli.stdout)
+        [cogitator] = [a for a in answer["agents"] if a["profile"] == "cogitator"]
+        assert cogitator["files"] == 2 and cogitator["ways"][0]["reason"] == "scoped"
+        # line 4 ("API rules.") of the rule, for Claude Code only
+        one = plain(await lsp.protocol.send_request_async(
+            "rulemap/reach", {"uri": uri, "line": 4, "profiles": ["claude-code"]}))
+        assert one["line"] == 5 and [a["profile"] for a in one["agents"]] == ["claude-code"]
+        assert await lsp.protocol.send_request_async(
+            "rulemap/reach", {"uri": uri, "line": 99}) is None
+        with pytest.raises(Exception, match="line"):
+            await lsp.protocol.send_request_async("rulemap/reach", {"uri": uri, "line": -1})

@@ -443,3 +443,47 @@ def plain_value(value: Any, depth: int = 0) -> Any:
     if isinstance(value, list | tuple):
         return [plain_value(v, depth + 1) for v in value]
     return value
+
+
+async def reach_request(engine: Engine, raw: Any) -> dict[str, Any] | None:
+    """`rulemap/reach`: who loads the file at `uri` (or its 0-based `line`), for every selected
+    agent or the `profiles` named — `rulemap reach --json`'s answer, computed in the worker."""
+    from rulemap.host.catalog import agent_names
+
+    params = params_dict(raw)
+    uri = _uri_param(params)
+    line = params.get("line")
+    if line is not None and (not isinstance(line, int) or isinstance(line, bool) or line < 0):
+        raise InvalidParams("`line` must be a 0-based line number")
+    names = params.get("profiles")
+    if names is not None and (not isinstance(names, list | tuple)
+                              or not all(isinstance(n, str) for n in names)):
+        raise InvalidParams("`profiles` must be a list of profile names")
+    unknown = [n for n in names or () if n not in agent_names()]
+    if unknown:
+        raise InvalidParams(f"unknown profile `{unknown[0]}`; available: "
+                            f"{', '.join(agent_names())}")
+    found = await _target(engine, uri)
+    if found is None:
+        return None
+    folder, _, key = found
+    result = await engine.on_replica(folder, _reached, key, line,
+                                     list(names) if names is not None else None,
+                                     cancel=CancelToken())
+    if result is not None:
+        result["uri"] = engine.canonical(uri)
+    return result
+
+
+def _reached(replica: Workspace, key: str, line: int | None,
+             names: list[str] | None) -> dict[str, Any] | None:
+    """Runs in the worker: `rulemap/reach`'s answer (None: `line` is past the end)."""
+    from rulemap.profiles import get_profile
+    from rulemap.reach import reach
+
+    if line is not None and line >= len(replica.document(key).lines):
+        return None
+    profiles = ([get_profile(n) for n in names] if names is not None
+                else list(analysis.select_profiles(replica)))
+    cwd = replica.config.cwd
+    return reach(replica, key, line, profiles, "" if cwd == "." else cwd).to_json()

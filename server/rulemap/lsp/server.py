@@ -55,6 +55,7 @@ CUSTOM = (
     "rulemap/profiles",
     "rulemap/compare",
     "rulemap/session",
+    "rulemap/reach",
 )
 
 
@@ -653,6 +654,7 @@ def _custom(method: str) -> None:
             "rulemap/profiles": "profiles",
             "rulemap/compare": "compare",
             "rulemap/session": "session",
+            "rulemap/reach": "reach_request",
         }[method],
     )
 
