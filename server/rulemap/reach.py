@@ -219,3 +219,9 @@ def _why_never(ws: Workspace, profile: Profile, key: str, left_out: bool, cwd: s
         return f"not with {profile.title} working in `{cwd or '.'}`"
     return (f"no workspace file's load includes it: {profile.title} does not read it by its "
             f"name or place, and no file it loads imports it")
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 21st, 1,002nd."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n:,}{suffix}"

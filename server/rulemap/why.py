@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rulemap.model import ImportStatus
+from rulemap.reach import ordinal
 
 if TYPE_CHECKING:
     from rulemap.model import Explanation
@@ -179,7 +180,7 @@ def _one(ws: Workspace, profile: Profile, explanation: Explanation, place: Place
             return False, f"not in the text {profile.title} gets from `{place.path}`"
         how = f"imported by `{loaded.imported_by}`" if loaded.imported_by else loaded.reason
         return True, (f"reaches the model {for_what}: `{place.path}` line {place.line + 1}, the "
-                      f"{_ordinal(index + 1)} file of the load ({how})")
+                      f"{ordinal(index + 1)} file of the load ({how})")
     if place.path in explanation.left_out:
         return False, (f"left out: {profile.title}'s {budget.setting or 'budget'} "
                        f"({budget.limit:,} {budget.unit}) is used up before `{place.path}` "
@@ -216,8 +217,3 @@ def _not_loaded(ws: Workspace, profile: Profile, explanation: Explanation, key: 
 
 def _squeeze(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n:,}{suffix}"

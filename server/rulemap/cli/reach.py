@@ -162,7 +162,9 @@ def _way(way: Way, unit: str, line: int | None) -> str:
         what += f" by {way.imported_by}"
     if way.start_up:
         what += ", at start-up"
-    place = f"{_ordinal(way.position)} in the load, {way.before:,} {unit} before it"
+    from rulemap.reach import ordinal
+
+    place = f"{ordinal(way.position)} in the load, {way.before:,} {unit} before it"
     text = f"{way.where.phrase()}: {what}; {place}"
     if way.cut_line is not None:
         text += f"; cut at line {way.cut_line + 1} ({way.size:,} {unit} read)"
@@ -172,9 +174,6 @@ def _way(way: Way, unit: str, line: int | None) -> str:
     return text
 
 
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n:,}{suffix}"
 
 
 WHY_EPILOG = """\
