@@ -276,3 +276,34 @@ def test_the_walk_ignores_what_every_level_tested_whole_ignores(
         walked = next((True for level in levels if ignored_in_walk(specs, level)), False) \
             or ignored_in_walk(specs, path)
         assert walked == whole, (lines, path)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rules=st.lists(st.lists(st.sampled_from(GLOBS + ["src/api", "lib/a.py/**", "src/api/",
+                                                     "src/**/*", "lib/**/*.py", "**/*.ts"]),
+                            min_size=1, max_size=3), min_size=1, max_size=4),
+    files=st.lists(
+        st.tuples(st.lists(st.sampled_from(["src", "api", "Docs", "test", "lib"]), max_size=3),
+                  st.sampled_from(SEGMENTS))
+        .map(lambda t: "/".join([*t[0], t[1]])), min_size=1, max_size=10),
+    case_sensitive=st.booleans(),
+)
+@example(rules=[["src/api"], ["**/*.ts", "src/api/"]],
+         files=["src/api/a.py", "src/b.py", "lib/b.ts", "src/api"], case_sensitive=False)
+def test_claude_codes_load_groups_load_what_explaining_each_file_loads(
+    rules: list[list[str]], files: list[str], case_sensitive: bool
+) -> None:
+    """Claude Code's load groups match rules by buckets — a literal path's range and the
+    candidates that are exactly a pattern's matches without a regex — and each group's
+    load is what explaining any of its files gives."""
+    body = {f".claude/rules/r{i}.md": "---\npaths:\n" + "".join(f'  - "{g}"\n' for g in globs)
+            + "---\nRule.\n" for i, globs in enumerate(rules)}
+    ws = make({**body, **{f: "" for f in files}}, profiles=("claude-code",),
+              caseSensitiveGlobs=case_sensitive)
+    groups = PROFILE.load_groups(ws, ".")
+    assert groups is not None
+    for explanation, members in groups:
+        for member in members:
+            alone = PROFILE.explain(ws, member, ".")
+            assert [f.path for f in alone.files] == [f.path for f in explanation.files], member

@@ -14,7 +14,14 @@ import bisect
 from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import KeyFamily
-from rulemap.globs import literal_prefix, literal_suffix, literal_tail, required_parts
+from rulemap.globs import (
+    candidates_are_exact,
+    literal_path,
+    literal_prefix,
+    literal_suffix,
+    literal_tail,
+    required_parts,
+)
 from rulemap.model import Explanation
 from rulemap.profiles.base import directory_chain, parent_dir
 from rulemap.profiles.claude_code.names import probe
@@ -164,9 +171,30 @@ class _Pools:
             if any(p.startswith("!") for p in patterns):
                 pool = [c[1:] for c in self.sorted]  # a negation: literal parts prove nothing
             else:
-                pool = sorted({c[1:] for p in patterns for c in self.of(p)})
+                # a literal path (`packages/web`, what `packages/web/**` becomes) matches that
+                # file and everything below it: its range of the sorted paths, no regex
+                # and one whose candidates are exactly its matches (`**/*.ts`, `src/**/*`):
+                # those candidates, no regex either
+                exact = [p for p in patterns if literal_path(p) or candidates_are_exact(p)]
+                for pattern in exact:
+                    matched.update(self.literal(pattern) if literal_path(pattern)
+                                   else (c[1:] for c in self.of(pattern)))
+                pool = sorted({c[1:] for p in patterns if p not in exact for c in self.of(p)})
             matched.update(c for c in pool if c not in matched and compiled.match(c))
         return frozenset(path for probe_path in matched for path in self.back[probe_path])
+
+    def literal(self, pattern: str) -> list[str]:
+        """What a literal path matches: the file itself (unless the pattern ends in `/`) and
+        every path below it, without their leading `/`."""
+        body = pattern.lstrip("/")
+        exact = "/" + body.rstrip("/")
+        lo = bisect.bisect_left(self.sorted, exact + "/")
+        hi = bisect.bisect_left(self.sorted, exact + "0")  # "0" follows "/"
+        found = [c[1:] for c in self.sorted[lo:hi]]
+        at = bisect.bisect_left(self.sorted, exact)
+        if not body.endswith("/") and at < len(self.sorted) and self.sorted[at] == exact:
+            found.append(exact[1:])
+        return found
 
     def of(self, pattern: str) -> list[str]:
         """Paths (with a leading `/`) that may match `pattern`."""
