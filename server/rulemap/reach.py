@@ -145,9 +145,7 @@ def _agent_reach(ws: Workspace, profile: Profile, key: str, line: int | None, cw
                 left.extend(members)
             continue
         index, loaded = found
-        cut_line = loaded.cut_line if (loaded.cut or loaded.truncated) else None
-        if (loaded.cut or loaded.truncated) and cut_line is None:
-            cut_line = 0 if _size(loaded, budget.unit) == 0 else None
+        cut_line = cut_line_of(ws, loaded)
         way = (loaded.reason, loaded.imported_by, index + 1,
                sum(_size(f, budget.unit) for f in explanation.files[:index]),
                _size(loaded, budget.unit), cut_line)
@@ -169,6 +167,57 @@ def _agent_reach(ws: Workspace, profile: Profile, key: str, line: int | None, cw
 
 # reason, imported by, position, size before it, its size, cut line
 _WayKey = tuple[str, "str | None", int, int, int, "int | None"]
+
+
+@dataclass
+class Glimpse:
+    """One file's reach for one agent, in a line: how many workspace files load it, how
+    many of those loads cut it (and the earliest line where one does), how many leave it out
+    over the budget. For the editor's code lens (`overview`)."""
+
+    files: int = 0
+    cut: int = 0
+    cut_line: int | None = None  # 0-based
+    left_out: int = 0
+
+
+def overview(ws: Workspace, profile: Profile, cwd: str) -> dict[str, Glimpse] | None:
+    """Every file's `Glimpse` for `profile`, in one pass over its load groups (None: the
+    profile has no load groups, and explaining every file one by one is not worth a lens)."""
+    groups = profile.load_groups(ws, cwd)
+    if groups is None:
+        return None
+    out: dict[str, Glimpse] = {}
+    for explanation, members in groups:
+        size = len(members)
+        for loaded in explanation.files:
+            glimpse = out.get(loaded.path)
+            if glimpse is None:
+                glimpse = out[loaded.path] = Glimpse()
+            glimpse.files += size
+            line = cut_line_of(ws, loaded)
+            if line is not None:
+                glimpse.cut += size
+                glimpse.cut_line = line if glimpse.cut_line is None else min(glimpse.cut_line,
+                                                                              line)
+        for path in explanation.left_out:
+            out.setdefault(path, Glimpse()).left_out += size
+    return out
+
+
+def cut_line_of(ws: Workspace, loaded: LoadedFile) -> int | None:
+    """The 0-based line of the original file where the agent stops reading `loaded` (None:
+    it reads it whole). A profile that does not say (a cut counted in characters) is cut
+    where the text it brings ends, mapped back through the lines the file brings."""
+    if not (loaded.cut or loaded.truncated):
+        return None
+    if loaded.cut_line is not None:
+        return loaded.cut_line
+    kept = ws.document(loaded.path).kept_lines if not loaded.path.startswith("/") else []
+    brought_line = loaded.text.count("\n")
+    if not kept:
+        return brought_line
+    return kept[min(brought_line, len(kept) - 1)]
 
 
 def _find(explanation: Explanation, key: str) -> tuple[int, LoadedFile] | None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rulemap.model import ImportStatus
-from rulemap.reach import ordinal
+from rulemap.reach import cut_line_of, ordinal
 
 if TYPE_CHECKING:
     from rulemap.model import Explanation
@@ -164,7 +164,7 @@ def _one(ws: Workspace, profile: Profile, explanation: Explanation, place: Place
     for index, loaded in enumerate(explanation.files):
         if loaded.path != place.path:
             continue
-        cut_line = loaded.cut_line if (loaded.cut or loaded.truncated) else None
+        cut_line = cut_line_of(ws, loaded)
         if cut_line is not None and place.line >= cut_line:
             before = ", ".join(f.path for f in explanation.files[:index]) or "nothing"
             limit = f"{budget.setting or 'its budget'} ({budget.limit:,} {budget.unit})"

@@ -214,3 +214,36 @@ def test_why_on_the_command_line_exits_1_when_an_agent_misses_it(cli: RunCli,
     assert [a["seen"] for a in data["agents"]] == [True, False]
     code, _, err = cli(["why", "not written anywhere"], root)
     assert code == 2 and "'not written anywhere' is in no instruction file" in err
+
+
+def test_the_overview_counts_what_reach_counts_for_every_file() -> None:
+    """The editor's lens reads one overview per agent (every file at once): the same files,
+    cuts and left-outs as `reach` for each file."""
+    from rulemap.reach import overview
+
+    files = {**FILES, "CLAUDE.md": "@AGENTS.md\n", "docs/big.md": LONG,
+             "src/web/AGENTS.md": "# Web\n\n@../../docs/big.md\n"}
+    ws = new_workspace(MemoryReader("/w", files))
+    for name in ("cogitator", "claude-code", "codex"):
+        profile = get_profile(name)
+        glimpses = overview(ws, profile, "")
+        assert glimpses is not None
+        for key in ("AGENTS.md", "docs/style.md", ".claude/rules/api.md", "src/web/AGENTS.md",
+                    "docs/big.md"):
+            [agent] = reach(ws, key, None, [profile], "").agents
+            glimpse = glimpses.get(key)
+            got = (glimpse.files, glimpse.cut, glimpse.left_out) if glimpse else (0, 0, 0)
+            left = agent.left_out.count if agent.left_out else 0
+            assert got == (agent.files, agent.cut, left), (name, key)
+    assert overview(ws, get_profile("gemini"), "") is None  # no load groups
+
+
+def test_a_cut_counted_in_characters_is_placed_at_its_line() -> None:
+    """Cogitator cuts by characters and names no line: reach and why place the cut where
+    the brought text ends (line 0640 of a file cut at 32,000 characters is not read)."""
+    files = {**FILES, "AGENTS.md": LONG}
+    [way] = _reach(files, "AGENTS.md", line=690, names=("cogitator",))["cogitator"].ways
+    assert way.cut_line is not None and 400 < way.cut_line < 690 and not way.seen
+    got = _why(files, "line 0690 of a long", names=("cogitator",))["cogitator"]
+    assert not got.seen and got.why.startswith("cut: Cogitator (default) stops reading "
+                                               "`AGENTS.md` at line ")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -258,3 +259,31 @@ async def test_rulemap_reach_answers_what_the_cli_answers(tmp_path: Path) -> Non
             "rulemap/reach", {"uri": uri, "line": 99}) is None
         with pytest.raises(Exception, match="line"):
             await lsp.protocol.send_request_async("rulemap/reach", {"uri": uri, "line": -1})
+
+
+async def test_the_who_loads_it_lens_comes_from_the_worker(tmp_path: Path) -> None:
+    """A second lens on an instruction file says, per selected agent, how many files load it
+    (docs/reach.md): computed in the worker when first asked (and again after an edit), the
+    same counts as `rulemap reach`."""
+    write(tmp_path, {**FILES, "CLAUDE.md": "@AGENTS.md\n"})
+    async with session(tmp_path, "vscode") as lsp:
+        agents = open_doc(lsp, tmp_path / "AGENTS.md")
+        rule = open_doc(lsp, tmp_path / ".claude/rules/api.md")
+        await pulled(lsp, agents, lambda c: c == ["broken-import"])
+
+        async def who(uri: str) -> str:
+            deadline = asyncio.get_running_loop().time() + 20
+            while True:
+                lenses = await lsp.text_document_code_lens_async(
+                    types.CodeLensParams(text_document=doc_id(uri)))
+                got = [lens.command.title for lens in lenses or [] if lens.command]
+                if len(got) == 2:
+                    return got[1]
+                assert asyncio.get_running_loop().time() < deadline, got
+                await asyncio.sleep(0.05)
+
+        files = len(FILES) + 1
+        assert await who(agents) == (f"who loads it: Cogitator (default) {files} · Claude Code "
+                                     f"{files} · OpenAI Codex CLI {files}")
+        assert await who(rule) == ("who loads it: Cogitator (default) 2 · Claude Code 2 · "
+                                   "OpenAI Codex CLI never")

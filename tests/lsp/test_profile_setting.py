@@ -59,9 +59,11 @@ async def test_switching_the_profile_setting_changes_every_view(tmp_path: Path) 
             )))
 
         async def lens(uri: str) -> str:
-            [found] = await lsp.text_document_code_lens_async(
+            """The first lens: the selected agent's (a second, "who loads it", lists every
+            agent and does not change with the setting)."""
+            found = (await lsp.text_document_code_lens_async(
                 types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
-            ) or []
+            ) or [])[0]
             assert found.command is not None
             return found.command.title
 

@@ -22,6 +22,7 @@ from rulemap.lsp.settings import Settings
 from rulemap.model import Finding
 
 if TYPE_CHECKING:
+    from rulemap.lsp.reach_lens import Overviews
     from rulemap.lsp.start_cache import Start
     from rulemap.readers.overlay import OverlayReader
     from rulemap.workspace import Workspace
@@ -103,6 +104,8 @@ class Folder:
     check_running: bool = False
     check_again: bool = False
     start: Start | None = None  # the start cache's part in the current indexing
+    overviews: Overviews | None = None  # every agent's reach of every file (lsp/reach_lens.py)
+    overviews_for: int | None = None  # the generation the worker is computing them for
     # messages shown for the current settings / configuration file (shown again only after a fix)
     shown: dict[str, set[str]] = field(default_factory=dict)
 

@@ -557,8 +557,14 @@ async def code_lens(ls: RulemapServer, params: types.CodeLensParams) -> list[typ
     if target is None:
         return []
     # Title-only lenses: no client command is part of the protocol (docs/protocol.md); in the
-    # terms of the folder's `profile` setting, as hovers are.
-    return _features().code_lenses(target[1], target[2], None)  # type: ignore[no-any-return]
+    # terms of the folder's `profile` setting, as hovers are; then who loads it, per agent
+    lenses: list[types.CodeLens] = _features().code_lenses(target[1], target[2], None)
+    if lenses:
+        from rulemap.lsp.reach_lens import lens
+
+        extra = lens(_engine(), target[0], target[2], lambda: _refresh_lenses_and_hints(ls))
+        lenses += [extra] if extra is not None else []
+    return lenses
 
 
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT)
