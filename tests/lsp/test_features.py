@@ -287,3 +287,37 @@ async def test_the_who_loads_it_lens_comes_from_the_worker(tmp_path: Path) -> No
                                      f"{files} · OpenAI Codex CLI {files}")
         assert await who(rule) == ("who loads it: Cogitator (default) 2 · Claude Code 2 · "
                                    "OpenAI Codex CLI never")
+
+
+async def test_an_inlay_hint_marks_where_each_agents_budget_stops_reading(
+    tmp_path: Path,
+) -> None:
+    """At the line where an agent's budget stops it reading a file, an inlay hint names the
+    agent and how many files' loads stop there — the line `rulemap reach` gives."""
+    from rulemap import analysis
+    from rulemap.profiles import get_profile
+    from rulemap.reach import reach
+
+    long = "".join(f"line {i:04} of a long AGENTS.md, past Codex's budget at the end\n"
+                   for i in range(700))
+    write(tmp_path, {**FILES, "AGENTS.md": long, "CLAUDE.md": "@AGENTS.md\n"})
+    ws = analysis.open_workspace(str(tmp_path))
+    [codex] = reach(ws, "AGENTS.md", None, [get_profile("codex")], "").agents
+    expected = codex.ways[0].cut_line
+    assert expected is not None
+    async with session(tmp_path, "vscode") as lsp:
+        agents = open_doc(lsp, tmp_path / "AGENTS.md")
+        deadline = asyncio.get_running_loop().time() + 20
+        while True:
+            hints = await lsp.text_document_inlay_hint_async(types.InlayHintParams(
+                text_document=doc_id(agents),
+                range=types.Range(start=pos(0, 0), end=pos(700, 0))))
+            marks = [(h.position.line, str(h.label)) for h in hints or []
+                     if "stops reading" in str(h.label)]
+            if any("Codex" in label for _, label in marks):
+                break
+            assert asyncio.get_running_loop().time() < deadline, marks
+            await asyncio.sleep(0.05)
+        [(line, label)] = [m for m in marks if "Codex" in m[1]]
+        assert line == expected
+        assert label == f"OpenAI Codex CLI stops reading in this line for {len(FILES) + 1} files "

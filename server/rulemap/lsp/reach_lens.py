@@ -1,6 +1,7 @@
 """The "who loads it" code lens: per selected agent, how many files load an instruction file
 or rule, and where a budget cuts it — "who loads it: Cogitator 1,204 files · Codex 20,612,
-cut at line 210 for 300 · Gemini CLI never" (docs/reach.md).
+cut at line 210 for 300 · Gemini CLI never" (docs/reach.md) — and an inlay hint at the line
+where each agent's budget stops it reading the file.
 
 No request pays for it on the event loop: when a lens is asked for and the folder's overview
 is missing or older than its graph, the worker computes every selected agent's
@@ -37,15 +38,7 @@ class Overviews:
 def lens(engine: Engine, folder: Folder, key: str,
          refresh: Callable[[], None]) -> types.CodeLens | None:
     """The lens for `key`, or None (not ready yet: asked for; or fewer than two agents)."""
-    ws = folder.ws
-    if ws is None:
-        return None
-    current = folder.overviews
-    if (current is None or current.generation != ws.generation) \
-            and folder.overviews_for != ws.generation:
-        folder.overviews_for = ws.generation
-        engine._spawn(_compute(engine, folder, ws.generation, refresh))
-    # an older overview is shown until the new one is ready (no lens flickering while typing)
+    current = _current(engine, folder, refresh)
     if current is None or len(current.agents) < MIN_AGENTS:
         return None
     host = folder.host
@@ -57,6 +50,43 @@ def lens(engine: Engine, folder: Folder, key: str,
     return types.CodeLens(range=types.Range(start=types.Position(line=0, character=0),
                                             end=types.Position(line=0, character=0)),
                           command=types.Command(title=title, command=""))
+
+
+def cut_hints(engine: Engine, folder: Folder, key: str, first: int, last: int,
+              refresh: Callable[[], None]) -> list[types.InlayHint]:
+    """At the line where an agent's budget stops it reading `key` (the earliest such line
+    of all the loads that cut it), between lines `first` and `last`: "OpenAI Codex CLI stops
+    reading here for 300 files"."""
+    current = _current(engine, folder, refresh)
+    if current is None:
+        return []
+    out: list[types.InlayHint] = []
+    for _, title, glimpses in current.agents:
+        glimpse = glimpses.get(key) if glimpses is not None else None
+        if glimpse is None or not glimpse.cut or glimpse.cut_line is None:
+            continue
+        if not first <= glimpse.cut_line <= last:
+            continue
+        noun = "file" if glimpse.cut == 1 else "files"
+        out.append(types.InlayHint(
+            position=types.Position(line=glimpse.cut_line, character=0),
+            label=f"{title} stops reading in this line for {glimpse.cut:,} {noun} ",
+            padding_right=True))
+    return out
+
+
+def _current(engine: Engine, folder: Folder, refresh: Callable[[], None]) -> Overviews | None:
+    """The folder's overview (an older one while the new one is computed; None before the
+    first), asking the worker for a new one when the graph moved on."""
+    ws = folder.ws
+    if ws is None:
+        return None
+    current = folder.overviews
+    if (current is None or current.generation != ws.generation) \
+            and folder.overviews_for != ws.generation:
+        folder.overviews_for = ws.generation
+        engine._spawn(_compute(engine, folder, ws.generation, refresh))
+    return current  # an older one until the new is ready: no flickering while typing
 
 
 def _part(status: object, title: str, glimpses: dict[str, Glimpse] | None, key: str) -> str:

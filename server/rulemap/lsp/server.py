@@ -572,7 +572,14 @@ async def inlay_hint(ls: RulemapServer, params: types.InlayHintParams) -> list[t
     target = await _target(params.text_document.uri)
     if target is None:
         return []
-    return _features().inlay_hints(target[1], target[2], params.range, _encoding())  # type: ignore[no-any-return]
+    hints: list[types.InlayHint] = _features().inlay_hints(
+        target[1], target[2], params.range, _encoding())
+    if target[1].is_markdown(target[2]):  # and where each agent's budget stops reading it
+        from rulemap.lsp.reach_lens import cut_hints
+
+        hints += cut_hints(_engine(), target[0], target[2], params.range.start.line,
+                           params.range.end.line, lambda: _refresh_lenses_and_hints(ls))
+    return hints
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
