@@ -19,7 +19,7 @@ from lsprotocol import types
 
 from rulemap.host import AnalysisHost, CancelToken, Snapshot
 from rulemap.lsp.settings import Settings
-from rulemap.model import Finding
+from rulemap.model import Document, Finding
 
 if TYPE_CHECKING:
     from rulemap.lsp.reach_lens import Overviews
@@ -94,7 +94,8 @@ class Folder:
     full_seconds: float = 0.0
     local: dict[str, list[Finding]] = field(default_factory=dict)
     # key → (the findings last converted for it, the encoding): unchanged ones are not again
-    published: dict[str, tuple[list[Finding], str]] = field(default_factory=dict)
+    published: dict[str, tuple[list[Finding], str, Document | None]] = field(
+        default_factory=dict)  # … and the document they were converted over
     dirty: dict[str, int] = field(default_factory=dict)  # key → generation of its last change
     local_queue: set[str] = field(default_factory=set)
     timers: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
