@@ -82,12 +82,18 @@ def cache_dir(env: Mapping[str, str]) -> str:
     return os.path.join(base, "rulemap")
 
 
+def cache_off(env: Mapping[str, str]) -> bool:
+    """Whether the environment turns the cache off: RULEMAP_NO_CACHE, or the listing from
+    git (RULEMAP_GIT_LIST), which depends on git's index, which no entry records. The
+    language server's start cache asks the same (lsp/start_cache.py)."""
+    return (env.get(OFF_ENV, "") not in ("", "0")
+            or env.get("RULEMAP_GIT_LIST", "").strip() not in ("", "0"))
+
+
 def uncached(argv: Sequence[str], env: Mapping[str, str]) -> bool:
     """Whether `rulemap ARGV` is no check the cache serves."""
-    if not argv or argv[0] != "check" or env.get(OFF_ENV, "") not in ("", "0"):
+    if not argv or argv[0] != "check" or cache_off(env):
         return True
-    if env.get("RULEMAP_GIT_LIST", "").strip() not in ("", "0"):
-        return True  # git's listing depends on its index, which no entry records
     for arg in argv[1:]:
         name = arg.split("=", 1)[0]
         if arg == "-h" or (len(name) > 2 and name.startswith("--") and any(

@@ -22,6 +22,7 @@ from lsprotocol import types
 if TYPE_CHECKING:
     from rulemap.lsp.folders import Folder
     from rulemap.lsp.state import Engine
+    from rulemap.model import LoadStatus
     from rulemap.reach import Glimpse
     from rulemap.workspace import Workspace
 
@@ -89,12 +90,10 @@ def _current(engine: Engine, folder: Folder, refresh: Callable[[], None]) -> Ove
     return current  # an older one until the new is ready: no flickering while typing
 
 
-def _part(status: object, title: str, glimpses: dict[str, Glimpse] | None, key: str) -> str:
-    if glimpses is None:  # no load groups: what the agent loads by the file's place
-        from rulemap.model import LoadStatus
-
-        assert isinstance(status, LoadStatus)
-        if not status.loads and not status.scoped:
+def _part(status: LoadStatus | None, title: str, glimpses: dict[str, Glimpse] | None,
+          key: str) -> str:
+    if glimpses is None:  # no load groups: what it loads by the file's place (`status`)
+        if status is None or (not status.loads and not status.scoped):
             return f"{title} never"
         return f"{title} {status.files:,} (by its place)"
     glimpse = glimpses.get(key)

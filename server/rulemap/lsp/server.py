@@ -47,16 +47,13 @@ def watched_files() -> list[tuple[str, int]]:
         *((glob, types.WatchKind.Change) for glob in watched_globs()),
     ]
 
-CUSTOM = (
-    "rulemap/effectiveInstructions",
-    "rulemap/rulesForFile",
-    "rulemap/instructionFiles",
-    "rulemap/graph",
-    "rulemap/profiles",
-    "rulemap/compare",
-    "rulemap/session",
-    "rulemap/reach",
-)
+# Rulemap's own requests (docs/protocol.md) → their function in rulemap.lsp.custom
+CUSTOM = {
+    "rulemap/effectiveInstructions": "effective_instructions",
+    "rulemap/rulesForFile": "rules_for_file", "rulemap/instructionFiles": "instruction_files",
+    "rulemap/graph": "graph", "rulemap/profiles": "profiles", "rulemap/compare": "compare",
+    "rulemap/session": "session", "rulemap/reach": "reach_request",
+}
 
 
 class _Ignored:
@@ -657,19 +654,7 @@ def _merge_edits(edits: list[types.WorkspaceEdit]) -> types.WorkspaceEdit | None
 def _custom(method: str) -> None:
     from rulemap.lsp import custom
 
-    function = getattr(
-        custom,
-        {
-            "rulemap/effectiveInstructions": "effective_instructions",
-            "rulemap/rulesForFile": "rules_for_file",
-            "rulemap/instructionFiles": "instruction_files",
-            "rulemap/graph": "graph",
-            "rulemap/profiles": "profiles",
-            "rulemap/compare": "compare",
-            "rulemap/session": "session",
-            "rulemap/reach": "reach_request",
-        }[method],
-    )
+    function = getattr(custom, CUSTOM[method])
 
     async def handler(ls: RulemapServer, params: Any) -> Any:
         try:

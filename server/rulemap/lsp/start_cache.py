@@ -68,13 +68,9 @@ def start_key(root: str, overrides: dict[str, Any], home: str, granted: tuple[st
 
 
 def _directory() -> str | None:
-    from rulemap.cli.check_cache import OFF_ENV, cache_dir
+    from rulemap.cli.check_cache import cache_dir, cache_off
 
-    if os.environ.get(OFF_ENV, "") not in ("", "0"):
-        return None
-    if os.environ.get("RULEMAP_GIT_LIST", "").strip() not in ("", "0"):
-        return None  # git's listing depends on its index, which no entry records
-    return cache_dir(os.environ)
+    return None if cache_off(os.environ) else cache_dir(os.environ)
 
 
 def _name(key: dict[str, Any]) -> str:
