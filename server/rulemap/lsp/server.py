@@ -48,11 +48,14 @@ def watched_files() -> list[tuple[str, int]]:
     ]
 
 # Rulemap's own requests (docs/protocol.md) → their function in rulemap.lsp.custom
+# method -> "module:function" under rulemap.lsp (each module's requests documented in it)
 CUSTOM = {
-    "rulemap/effectiveInstructions": "effective_instructions",
-    "rulemap/rulesForFile": "rules_for_file", "rulemap/instructionFiles": "instruction_files",
-    "rulemap/graph": "graph", "rulemap/profiles": "profiles", "rulemap/compare": "compare",
-    "rulemap/session": "session", "rulemap/reach": "reach_request",
+    "rulemap/effectiveInstructions": "custom:effective_instructions",
+    "rulemap/rulesForFile": "custom:rules_for_file",
+    "rulemap/instructionFiles": "custom:instruction_files",
+    "rulemap/graph": "custom:graph", "rulemap/profiles": "custom:profiles",
+    "rulemap/compare": "custom:compare", "rulemap/session": "custom:session",
+    "rulemap/reach": "custom:reach_request",
 }
 
 
@@ -652,9 +655,12 @@ def _merge_edits(edits: list[types.WorkspaceEdit]) -> types.WorkspaceEdit | None
 
 
 def _custom(method: str) -> None:
+    import importlib
+
     from rulemap.lsp import custom
 
-    function = getattr(custom, CUSTOM[method])
+    module, _, name = CUSTOM[method].partition(":")
+    function = getattr(importlib.import_module(f"rulemap.lsp.{module}"), name)
 
     async def handler(ls: RulemapServer, params: Any) -> Any:
         try:
