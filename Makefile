@@ -1,13 +1,13 @@
 # Rulemap — every entry point a newcomer needs.
 #   make demo     set up, then run Rulemap on the bundled example workspace
 #   make test     set up, then run every test (lint, types, unit, fuzz, conformance, hostile, LSP,
-#                 Neovim, VS Code extension unit + end-to-end)
+#                 Neovim, VS Code extension unit + end-to-end, the map page in Chromium)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 DEMO   := examples/demo
 
-.PHONY: setup demo test test-python test-corpus test-vscode lint bench package clean
+.PHONY: setup demo test test-python test-corpus test-vscode test-browser lint bench package clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -57,7 +57,19 @@ test-vscode: setup
 	cd client-vscode && npx --no-install vsce package --out rulemap.vsix
 	cd client-vscode && RULEMAP_PYTHON=$(abspath $(PY)) RULEMAP_E2E_SKIP_PACKAGE=1 npm run test:e2e
 
-test: test-python test-vscode
+# the map page (`rulemap map --html`) in headless Chromium, on the demo and a 20,000-file
+# monorepo; screenshots in tests/browser/out/. Installs Debian's Chromium and client-vscode's
+# npm dependencies (playwright-core) when missing, as test-vscode's setup does; fails, never
+# skips, when they cannot be had
+test-browser: setup
+	@dpkg-query -W -f='$${Status}' chromium 2>/dev/null | grep -q 'install ok installed' || { \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
+	@[ -d client-vscode/node_modules/playwright-core ] || (cd client-vscode && npm ci --no-audit --no-fund)
+	$(PY) -m pytest -q -p no:cacheprovider -m browser tests/browser
+
+test: test-python test-vscode test-browser
 
 # bench_scaling exits 1 when time per file is not flat within 1.5x; the rest still runs.
 # bench_shapes prints its verdicts (cold and warm ratios to agnix, flatness) and exits 0; it

@@ -17,7 +17,9 @@ files (so the server does not start its own file watcher), UTF-16 positions. Mea
   the figure is the server's own work, and reports the value used;
 - `textDocument/hover` at (0,0) of source files (each opened first), first hover per file and
   repeated hovers; target p95 < 10 ms;
-- `rulemap/effectiveInstructions` for source files.
+- `rulemap/effectiveInstructions` for source files;
+- the root AGENTS.md opened after the initial wave: time to its "who loads it" code lens, then
+  code lenses, paragraph hovers ("who sees this paragraph") and `rulemap/unseenLines`.
 
 Writes benchmarks/results/lsp.json.
 """
@@ -55,6 +57,7 @@ from _common import (  # noqa: E402
 TARGET_FIRST_DIAG_S = 2.0
 TARGET_EDIT_P95_S = 0.050
 TARGET_HOVER_P95_S = 0.010
+TARGET_LENS_S = 0.050  # the "who loads it" lens once the graph is ready (issue: <= 50 ms)
 
 
 class Client:
@@ -210,6 +213,39 @@ def _start_cache_times(cmd: list[str], init_params: dict, runs: int, log: str,
             finally:
                 client.close()
     return times
+
+
+def _reverse_views(client: Client, path: str, repeats: int = 20) -> dict[str, object]:
+    """Open `path`; time its "who loads it" lens (polled), then repeated lenses, paragraph
+    hovers and `rulemap/unseenLines`."""
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    doc = {"uri": uri(path)}
+    t0 = client.notify("textDocument/didOpen", {"textDocument": {
+        **doc, "languageId": "markdown", "version": 1, "text": text}})
+    ready: float | None = None
+    while time.perf_counter() - t0 < 30:
+        _, resp = client.request("textDocument/codeLens", {"textDocument": doc})
+        titles = [(lens.get("command") or {}).get("title", "") for lens in resp.get("result")
+                  or []]
+        if any(t.startswith("who loads it") for t in titles):
+            ready = time.perf_counter() - t0
+            break
+        time.sleep(0.01)
+    lens: list[float] = []
+    hover: list[float] = []
+    unseen: list[float] = []
+    lines = text.splitlines()
+    body = [i for i, line in enumerate(lines) if line.strip() and not line.startswith("#")
+            and "@" not in line] or [0]
+    for i in range(repeats):
+        lens.append(client.request("textDocument/codeLens", {"textDocument": doc})[0])
+        hover.append(client.request("textDocument/hover", {"textDocument": doc, "position": {
+            "line": body[i % len(body)], "character": 0}})[0])
+        unseen.append(client.request("rulemap/unseenLines", doc)[0])
+    client.notify("textDocument/didClose", {"textDocument": doc})
+    return {"who_loads_it_lens_ready_s": ready, "code_lens_s": summarize(lens),
+            "paragraph_hover_s": summarize(hover), "unseen_lines_s": summarize(unseen)}
 
 
 def uri(path: str) -> str:
@@ -459,6 +495,12 @@ def main(argv: list[str] | None = None) -> int:
                 hover_again.append(lat)
             client.notify("textDocument/didClose", {"textDocument": {"uri": su}})
 
+        # ------------------------------------------------------------ who sees it
+        # the root AGENTS.md opened once the initial wave settled (the graph is ready): time
+        # to the "who loads it" lens, then the lens, the paragraph hover and
+        # rulemap/unseenLines once the per-agent overview is there
+        reverse = _reverse_views(client, os.path.join(tree, "AGENTS.md"))
+
         # ------------------------------------------------------------ effectiveInstructions
         eff: list[float] = []
         eff_files: list[int] = []
@@ -498,6 +540,7 @@ def main(argv: list[str] | None = None) -> int:
         if eff_files
         else None,
         "server_log_error_lines": len(errors),
+        **reverse,
         # spawn + initialize → first publishDiagnostics with the start cache: filling it, then
         # starting from it (the runs above have RULEMAP_NO_CACHE=1, as every cold figure)
         "first_publish_start_cache_empty_s": start_times[0] if start_times else None,
@@ -551,6 +594,13 @@ def main(argv: list[str] | None = None) -> int:
     row("hover (0,0) on a source file, first", results["hover_first_s"], TARGET_HOVER_P95_S)
     row("hover (0,0) on a source file, repeated", results["hover_repeat_s"], TARGET_HOVER_P95_S)
     row("rulemap/effectiveInstructions", results["effective_instructions_s"], None)
+    ready = results.get("who_loads_it_lens_ready_s")
+    label = 'open AGENTS.md → "who loads it" lens'
+    print(f"{label:<44}{fmt_ms(ready) if isinstance(ready, float) else 'n/a':>10}")
+    row("code lens on AGENTS.md, after that", results.get("code_lens_s"), TARGET_LENS_S)
+    row("hover on a paragraph of AGENTS.md", results.get("paragraph_hover_s"),
+        TARGET_HOVER_P95_S)
+    row("rulemap/unseenLines AGENTS.md", results.get("unseen_lines_s"), None)
     if missed:
         print(f"({missed} edits got no publishDiagnostics within 10 s)")
     if graph_missed:

@@ -965,6 +965,120 @@ async function trustedRun(tmp) {
       await toast.hover();
       await toast.locator('.codicon-notifications-clear, .action-label[aria-label*="Clear"]').first().click().catch(() => {});
     });
+    // Who sees this: a rule that every agent loads at start-up, with an HTML comment the
+    // agents that strip comments never see (and one agent that never reads the rule at all)
+    const STYLE_RULE = '.claude/rules/style.md';
+    const COMMENT_LINE = '<!-- Maintainers: regenerate this file with make docs. -->';
+    await step('Who Sees This: one node per agent for the open instruction file (screenshot)', page, async () => {
+      write(ws, STYLE_RULE, `# Style\n\nPrefer small functions.\n${COMMENT_LINE}\n\nWrite the test first.\n`);
+      const expected = cli(ws, ['reach', STYLE_RULE, '--json']);
+      const titles = expected.agents.map((a) => a.title);
+      log(`reach (CLI): ${JSON.stringify(expected.agents.map((a) => [a.title, a.files, a.never]))}`);
+      await quickOpen(page, STYLE_RULE);
+      await showContainer(page, 'Rulemap');
+      for (const name of ['Compare Agents', 'Instruction Files', 'Session']) await setPaneExpanded(page, name, false);
+      await setPaneExpanded(page, 'Who Sees This', true);
+      const rows = await until('the Who Sees This agent rows', async () => {
+        const r = await viewRows(page, 'Who Sees This');
+        const top = r.filter((x) => x.level === 1).map((x) => x.label);
+        return JSON.stringify(top) === JSON.stringify(titles) && r;
+      }, 45000).catch(async (e) => {
+        throw new Error(`${e.message}; rows: ${JSON.stringify((await viewRows(page, 'Who Sees This')).map((x) => [x.label, x.description, x.level]))}; want ${JSON.stringify(titles)}`);
+      });
+      log(`who sees this rows: ${JSON.stringify(rows.map((r) => [r.label, r.description, r.level]))}`);
+      for (const a of expected.agents) {
+        const row = rows.find((r) => r.level === 1 && r.label === a.title);
+        if (a.never) {
+          const why = a.never.startsWith(`${a.title} `) ? a.never.slice(a.title.length + 1) : a.never;
+          assert(row.description === `never: ${why}`, `${a.title} should say never and why: ${JSON.stringify(row)}`);
+          assert(row.icons.includes('circle-slash'), `${a.title} never: circle-slash icon: ${JSON.stringify(row)}`);
+        } else {
+          // (the server also counts files still open in an editor that the CLI no longer sees on disk)
+          const n = Number((/^([\d,]+) files?\b/.exec(row.description)?.[1] ?? '-1').replace(/,/g, ''));
+          assert(n >= a.files && n > 0, `${a.title} should count its files (${a.files} on disk): ${JSON.stringify(row)}`);
+          const at = rows.indexOf(row);
+          assert(rows[at + 1]?.level === 2, `${a.title} should list how its loads hold the rule: ${JSON.stringify(rows[at + 1])}`);
+        }
+      }
+      const desc = await paneHeader(page, 'Who Sees This').locator('.description').first().textContent().catch(() => '');
+      assert((desc ?? '').trim() === 'style.md', `the view should name the file: "${desc}"`);
+      await page.mouse.move(900, 450);
+      await shot(page, 'who-sees-this');
+    });
+
+    await step('unseen lines: a gutter mark on the line inside an HTML comment, with a hover saying why (screenshot)', page, async () => {
+      const unseen = cli(ws, ['why', COMMENT_LINE, '--json']);
+      const stripping = unseen.agents.filter((a) => !a.seen && /HTML comment/.test(a.why));
+      assert(stripping.length > 0, `some agent should strip the comment: ${JSON.stringify(unseen.agents)}`);
+      await quickOpen(page, STYLE_RULE);
+      const marks = await until('a gutter mark on line 4', async () => {
+        const m = await page.locator('.editor-group-container.active .monaco-editor').first().evaluate((ed) => {
+          const lines = new Map();
+          for (const d of ed.querySelectorAll('.margin-view-overlays > div')) {
+            const n = d.querySelector('.line-numbers');
+            if (n) lines.set(Math.round(d.getBoundingClientRect().top), Number((n.textContent ?? '').trim()));
+          }
+          return [...ed.querySelectorAll('.cgmr')].map((g) => ({ line: lines.get(Math.round(g.getBoundingClientRect().top)) ?? null, cls: String(g.className) }));
+        });
+        return m.some((x) => x.line === 4) && m;
+      }, 30000);
+      log(`gutter marks: ${JSON.stringify(marks)}`);
+      assert(!marks.some((x) => x.line === 3 || x.line === 6), `only the comment line (and line 1 for an agent that never loads it) is marked: ${JSON.stringify(marks)}`);
+      const hover = await until('the unseen-line hover', async () => {
+        const h = await editorHover(page, STYLE_RULE, 'not every agent', 3, 'Maintainers');
+        return h.includes('HTML comment') && h;
+      }, 30000);
+      log(`unseen hover: ${hover.slice(0, 400)}`);
+      for (const a of stripping) assert(hover.includes(a.title), `the hover should name ${a.title}: ${hover}`);
+      await shot(page, 'unseen-line-hover');
+      await page.keyboard.press('Escape');
+    });
+
+    await step("Why Doesn't an Agent See This? on a selection: per agent ✓/✗ and why (screenshot)", page, async () => {
+      await quickOpen(page, STYLE_RULE);
+      await page.keyboard.press('Escape');
+      await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+      await page.keyboard.press('Control+G');
+      await page.locator('.quick-input-widget input').waitFor({ state: 'visible' });
+      await page.keyboard.type('4');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Home');
+      // (twice: the first stops at the end of a wrapped line's first row)
+      await page.keyboard.press('Shift+End');
+      await page.keyboard.press('Shift+End');
+      await runCommand(page, "Rulemap: Why Doesn't an Agent See This?");
+      await pickRow(page, (r) => r.label.includes('At start-up'));
+      const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'Rulemap:' }).filter({ hasText: 'HTML comment' }).first();
+      await toast.waitFor({ state: 'visible', timeout: 30000 });
+      const t = text(await toast.textContent());
+      log(`why: ${t.slice(0, 500)}`);
+      assert(t.includes('✗') && t.includes('Maintainers: regenerate this file with make'), `the verdict should say who misses the selection: ${t}`);
+      await shot(page, 'why-not-seen');
+      await toast.locator('.monaco-button', { hasText: 'Show Details' }).first().click();
+      await page.locator('.tabs-container .tab[aria-label*="Who sees this"]').first().waitFor({ state: 'visible' });
+      const details = await until('the details document', async () => {
+        const d = text(await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().textContent());
+        return d.includes('## ✗') && d;
+      }, 10000);
+      log(`details: ${details.slice(0, 300)}`);
+      await shot(page, 'why-not-seen-details');
+    });
+
+    await step("Open Instruction Map: the server's page in a webview (screenshot)", page, async () => {
+      await quickOpen(page, STYLE_RULE);
+      await runCommand(page, 'Rulemap: Open Instruction Map');
+      await page.locator('.tabs-container .tab[aria-label*="Instruction Map"]').first().waitFor({ state: 'visible' });
+      const body = page.frameLocator('iframe.webview.ready').first().frameLocator('#active-frame').locator('body');
+      const content = await until('the map page', async () => {
+        const b = text(await body.innerText({ timeout: 2000 }));
+        return b.trim().length > 0 && b;
+      }, 45000);
+      log(`map page: ${content.slice(0, 300).replace(/\s+/g, ' ')}`);
+      await page.waitForTimeout(800);
+      await shot(page, 'instruction-map');
+      assert(!/No map from the server|could not draw the map|not running/.test(content), `the map should be the server's page: ${content.slice(0, 300)}`);
+    });
+
     await step('a Python without rulemap: a short message, at most two buttons, no `pip install rulemap`', page, async () => {
       const venv = join(tmp, 'venv-without-rulemap');
       const base = spawnSync('python3', ['--version']).status === 0 ? 'python3' : PYTHON;
@@ -1136,9 +1250,9 @@ async function main() {
   const tmp = mkdtempSync(join(tmpdir(), 'rulemap-e2e-'));
   log(`temp dir ${tmp}`);
   const guard = setTimeout(() => {
-    console.error('e2e: overall timeout (15 min)');
+    console.error('e2e: overall timeout (20 min)');
     process.exit(2);
-  }, 15 * 60 * 1000);
+  }, 20 * 60 * 1000);
   try {
     await step('prerequisites', null, async () => {
       assert(existsSync(ENTRY), `code-server not found at ${ENTRY}: run client-vscode/scripts/setup-e2e.sh`);

@@ -39,13 +39,22 @@ import {
   EffectiveInstructionsParams,
   GraphChangedParams,
   InstructionFilesResult,
+  MapParams,
+  MapResult,
   Methods,
   ProfilesResult,
+  ReachParams,
+  ReachResult,
+  RequestError,
   RulemapApi,
   RulesForFileResult,
   SessionError,
   SessionParams,
   SessionResult,
+  UnseenLinesParams,
+  UnseenLinesResult,
+  WhyParams,
+  WhyResult,
 } from './protocol';
 import { PythonInterpreter } from './python';
 import { ServerState } from './statusBar';
@@ -53,6 +62,8 @@ import { ServerState } from './statusBar';
 const REQUEST_TIMEOUT_MS = 15000;
 /** A long transcript replays many steps. */
 const SESSION_TIMEOUT_MS = 60000;
+/** Who loads a file: every file's load, for every agent (about a second on a large repository). */
+const REACH_TIMEOUT_MS = 30000;
 
 export const DOCUMENT_SELECTOR = [
   { scheme: 'file', language: 'markdown' },
@@ -369,6 +380,26 @@ export class RulemapClient implements RulemapApi, vscode.Disposable {
   async session(params: SessionParams): Promise<SessionResult | SessionError | null | undefined> {
     let error: string | undefined;
     const r = await this.request<SessionResult | null>(Methods.session, params, SESSION_TIMEOUT_MS, (m) => (error = m));
+    return error !== undefined ? { error } : r;
+  }
+
+  reach(params: ReachParams): Promise<ReachResult | null | undefined> {
+    return this.request(Methods.reach, params, REACH_TIMEOUT_MS);
+  }
+
+  unseenLines(params: UnseenLinesParams): Promise<UnseenLinesResult | null | undefined> {
+    return this.request(Methods.unseenLines, params, REACH_TIMEOUT_MS);
+  }
+
+  async why(params: WhyParams): Promise<WhyResult | RequestError | null | undefined> {
+    let error: string | undefined;
+    const r = await this.request<WhyResult | null>(Methods.why, params, REACH_TIMEOUT_MS, (m) => (error = m));
+    return error !== undefined ? { error } : r;
+  }
+
+  async map(params: MapParams): Promise<MapResult | RequestError | null | undefined> {
+    let error: string | undefined;
+    const r = await this.request<MapResult | null>(Methods.map, params, SESSION_TIMEOUT_MS, (m) => (error = m));
     return error !== undefined ? { error } : r;
   }
 

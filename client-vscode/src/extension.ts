@@ -12,6 +12,10 @@ import { RulemapStatusBar } from './statusBar';
 import { CompareAgentsProvider, CompareNode } from './views/compareAgents';
 import { EffectiveInstructionsProvider, EffectiveNode } from './views/effectiveInstructions';
 import { InstructionFilesProvider } from './views/instructionFiles';
+import { WhoSeesThisProvider, WhoState } from './views/whoSeesThis';
+import { UnseenKind, UnseenLinesController } from './unseenLines';
+import { OpenFile, runWhyNotSeen, TargetItem, textToAsk, WHY_SCHEME, WhyDocuments } from './whyNotSeen';
+import { InstructionMap, MAP_TITLE, MAP_VIEW_TYPE } from './instructionMap';
 import { SessionProvider } from './views/session';
 import { fetchInstructionsText, instructionsUri, InstructionsDocumentProvider, SCHEME } from './virtualDocument';
 
@@ -84,6 +88,66 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     markedProfile = shownProfile();
   });
 
+  // Who Sees This: for the active instruction file, which agents load it, for which files
+  const openDocument = (uri: vscode.Uri) => vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+  let whoState: WhoState | undefined;
+  const who = new WhoSeesThisProvider(client, {
+    target: () => active.uri,
+    version: (uri) => openDocument(uri)?.version,
+    isDirty: (uri) => openDocument(uri)?.isDirty ?? false,
+    progress: (task) => vscode.window.withProgress({ location: { viewId: 'rulemap.whoSeesThis' } }, task),
+    setState: (state) => {
+      if (state === whoState) return;
+      whoState = state;
+      void vscode.commands.executeCommand('setContext', 'rulemap.whoSeesThis.state', state);
+    },
+  });
+  const whoView = vscode.window.createTreeView('rulemap.whoSeesThis', { treeDataProvider: who, showCollapseAll: true });
+  who.attach(whoView);
+  context.subscriptions.push(who, whoView);
+  let whoUri: string | undefined;
+  active.onDidChange(() => {
+    const uri = active.uri?.toString();
+    if (uri !== whoUri) {
+      whoUri = uri;
+      who.scheduleRefresh();
+    }
+  });
+
+  // Lines some selected agent never sees: gutter and overview-ruler marks with a hover
+  const markType = (kind: UnseenKind, color: string) =>
+    vscode.window.createTextEditorDecorationType({
+      gutterIconPath: vscode.Uri.joinPath(context.extensionUri, 'media', `unseen-${kind}.svg`),
+      gutterIconSize: 'contain',
+      overviewRulerColor: color,
+      overviewRulerLane: vscode.OverviewRulerLane.Left,
+      isWholeLine: true,
+      rangeBehavior: vscode.DecorationRangeBehavior.ClosedClosed,
+    });
+  const unseen = new UnseenLinesController(
+    client,
+    {
+      visibleEditors: () => vscode.window.visibleTextEditors,
+      enabled: () => vscode.workspace.getConfiguration('rulemap').get<boolean>('unseenLines.enabled', true) !== false,
+    },
+    {
+      never: markType('never', 'rgba(229, 83, 75, 0.85)'),
+      cut: markType('cut', 'rgba(224, 145, 26, 0.85)'),
+      stripped: markType('stripped', 'rgba(121, 134, 203, 0.85)'),
+    },
+  );
+  context.subscriptions.push(
+    unseen,
+    vscode.window.onDidChangeVisibleTextEditors(() => unseen.schedule(50)),
+    vscode.workspace.onDidChangeTextDocument((e) => {
+      if (e.contentChanges.length && vscode.window.visibleTextEditors.some((ed) => ed.document === e.document)) unseen.schedule();
+    }),
+    vscode.workspace.onDidSaveTextDocument((doc) => {
+      unseen.schedule(100);
+      if (active.uri && doc.uri.toString() === active.uri.toString()) who.scheduleRefresh();
+    }),
+  );
+
   // Explorer decorations
   const decorations = new RuleDecorationProvider(client);
   context.subscriptions.push(decorations, vscode.window.registerFileDecorationProvider(decorations));
@@ -112,6 +176,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     active.scheduleRefresh();
     compare.scheduleRefresh();
     docs.refreshOpen();
+    who.graphChanged();
+    unseen.graphChanged();
     if (filesTimer) clearTimeout(filesTimer);
     filesTimer = setTimeout(() => void files.refresh(), 150);
   };
@@ -148,6 +214,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // Restart when what decides the server command changes
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('rulemap.unseenLines')) unseen.schedule(0);
       if (e.affectsConfiguration('rulemap.server.command')) {
         // (after the running client has forwarded the change: stopping it first races with that)
         setTimeout(() => void client.restart('rulemap.server.command changed'), 250);
@@ -184,7 +251,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('rulemap.restartServer', () => client.restart('requested')),
     vscode.commands.registerCommand('rulemap.showOutput', () => log.show()),
     vscode.commands.registerCommand('rulemap.installServer', () => client.installIntoVenv()),
-    vscode.commands.registerCommand('rulemap.refresh', () => refreshAll()),
+    vscode.commands.registerCommand('rulemap.refresh', () => {
+      refreshAll();
+      who.invalidate();
+    }),
     vscode.commands.registerCommand('rulemap.showEffectiveInstructions', async (arg?: unknown) => {
       const target = targetUri(arg);
       if (!target || target.scheme !== 'file') {
@@ -272,6 +342,90 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         void vscode.window.showWarningMessage(`Rulemap: could not set rulemap.profile for this workspace: ${String(e)}`);
       }
     }),
+  );
+
+  // Why doesn't an agent see this? (the selection of an instruction file)
+  const whyDocs = new WhyDocuments();
+  context.subscriptions.push(whyDocs, vscode.workspace.registerTextDocumentContentProvider(WHY_SCHEME, whyDocs));
+  const openFiles = (except: vscode.Uri): OpenFile[] =>
+    vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs.map((t) => (t.input instanceof vscode.TabInputText ? t.input.uri : undefined)))
+      .filter((u): u is vscode.Uri => !!u && u.scheme === 'file' && u.toString() !== except.toString() && !!vscode.workspace.getWorkspaceFolder(u))
+      .map((u) => ({ uri: u.toString(), relative: vscode.workspace.asRelativePath(u, false) }));
+  context.subscriptions.push(
+    vscode.commands.registerCommand('rulemap.whyNotSeen', async () => {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor || editor.document.uri.scheme !== 'file') {
+        void vscode.window.showInformationMessage('Rulemap: open an instruction file and select the text to ask who sees it.');
+        return;
+      }
+      const selected = choice.profiles?.selected;
+      const agentTitle = selected?.length === 1 ? choice.info(selected[0])?.title : undefined;
+      const r = await runWhyNotSeen(
+        client,
+        {
+          pickTarget: (items, title) =>
+            vscode.window.showQuickPick<TargetItem>(items, { title, placeHolder: 'The file the agent works on', matchOnDescription: true }),
+          chooseFile: async () =>
+            (
+              await vscode.window.showOpenDialog({
+                title: 'The file the agent works on',
+                openLabel: 'Ask for This File',
+                canSelectMany: false,
+                defaultUri: vscode.workspace.getWorkspaceFolder(editor.document.uri)?.uri,
+              })
+            )?.[0],
+          progress: (title, task) => vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title }, task),
+          showInformationMessage: (m, ...a) => vscode.window.showInformationMessage(m, ...a),
+          showWarningMessage: (m, ...a) => vscode.window.showWarningMessage(m, ...a),
+          showDetails: async (markdown) => {
+            const doc = await vscode.workspace.openTextDocument(whyDocs.add(markdown));
+            await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+          },
+        },
+        {
+          uri: editor.document.uri.toString(),
+          text: textToAsk(editor.document, editor.selection),
+          openFiles: openFiles(editor.document.uri),
+          agentTitle,
+        },
+      );
+      if (r) log.info(`Why doesn't an agent see this: ${r.shown}`);
+    }),
+  );
+
+  // The Instruction Map: the server's repository map page in a webview
+  const mapIcon = vscode.Uri.joinPath(context.extensionUri, 'media', 'rulemap.svg');
+  const map = new InstructionMap(
+    client,
+    () => {
+      const panel = vscode.window.createWebviewPanel(MAP_VIEW_TYPE, MAP_TITLE, vscode.ViewColumn.Active, {
+        enableScripts: true,
+        retainContextWhenHidden: true,
+        localResourceRoots: [],
+      });
+      panel.iconPath = mapIcon;
+      // a page may ask to open a workspace file: {command: 'open', path | uri, line?}
+      panel.webview.onDidReceiveMessage((m: { command?: string; path?: string; uri?: string; line?: number }) => {
+        if (m?.command !== 'open') return;
+        const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+        const target = typeof m.uri === 'string' ? vscode.Uri.parse(m.uri) : folder && typeof m.path === 'string' ? vscode.Uri.joinPath(folder, m.path) : undefined;
+        if (!target || target.scheme !== 'file' || !vscode.workspace.getWorkspaceFolder(target)) return;
+        const line = typeof m.line === 'number' && m.line > 0 ? m.line - 1 : undefined;
+        void vscode.commands.executeCommand('vscode.open', target, {
+          viewColumn: vscode.ViewColumn.Beside,
+          ...(line !== undefined ? { selection: new vscode.Range(line, 0, line, 0) } : {}),
+        });
+      });
+      return panel;
+    },
+    (task) => vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Rulemap: drawing the instruction map' }, task),
+  );
+  context.subscriptions.push(map);
+  const mapUri = () => (active.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri)?.toString();
+  context.subscriptions.push(
+    vscode.commands.registerCommand('rulemap.openMap', () => map.open(mapUri())),
+    vscode.commands.registerCommand('rulemap.refreshMap', () => (map.current ? map.refresh() : map.open(mapUri()))),
   );
 
   void client.start();

@@ -305,7 +305,7 @@ export function looksLikeMissingModule(stderr: string): boolean {
 }
 
 /** Settings that only configure the client; never sent to the server. */
-const CLIENT_ONLY_KEYS = new Set(['server', 'trace']);
+const CLIENT_ONLY_KEYS = new Set(['server', 'trace', 'unseenLines']);
 
 /**
  * The setting only the user may set: it lets `@imports` read outside the workspace. It is sent

@@ -220,6 +220,161 @@ export interface GraphChangedParams {
   rulesChanged?: boolean;
 }
 
+export interface ReachParams {
+  uri: string;
+  /** 0-based. */
+  line?: number;
+  profiles?: string[];
+}
+
+/** A directory (ends in `/`) or a file, and how many workspace files of it load the file. */
+export interface ReachArea {
+  path: string;
+  files: number;
+}
+
+/** One way an agent's loads hold the file (the same reason, place and cut for `files` files). */
+export interface ReachWay {
+  reason: Reason | string;
+  importedBy: string | null;
+  /** 1-based place in the load. */
+  position: number;
+  /** The size of what comes before it in the load, in the agent's `unit`. */
+  before: number;
+  /** Its own size in that load (after any cut), in the agent's `unit`. */
+  size: number;
+  /** 1-based line where the agent stops reading it; null: read whole. */
+  cutLine: number | null;
+  seen: boolean;
+  /** The start-up load (every file). */
+  startUp: boolean;
+  files: number;
+  /** The deepest directory holding them all ('' = the root). */
+  under: string;
+  everyFileUnder: boolean;
+  areas: ReachArea[];
+  example: string | null;
+}
+
+export interface ReachLeftOut {
+  files: number;
+  under: string;
+  areas: ReachArea[];
+}
+
+export interface ReachAgent {
+  profile: string;
+  title: string;
+  /** The agent's budget unit: chars, bytes or tokens. */
+  unit: string;
+  limit: number | null;
+  /** The agent's own name of its limit (e.g. a config key), or null. */
+  setting: string | null;
+  /** Workspace files whose load includes the file. */
+  files: number;
+  seen: number;
+  /** Files whose load cuts it. */
+  cut: number;
+  ways: ReachWay[];
+  leftOut: ReachLeftOut | null;
+  /** Why no file's load includes it (null: some do). */
+  never: string | null;
+}
+
+/** `rulemap/reach`: `rulemap reach --json` plus `uri`. */
+export interface ReachResult {
+  path: string;
+  /** 1-based, when a line was asked about. */
+  line: number | null;
+  workspaceFiles: number;
+  cwd: string;
+  agents: ReachAgent[];
+  uri: string;
+}
+
+export interface UnseenLinesParams {
+  uri: string;
+  profiles?: string[];
+}
+
+/** Lines (0-based, inclusive) an agent never brings to the model for `files` files. */
+export interface UnseenRange {
+  start: number;
+  end: number;
+  kind: 'stripped' | 'cut' | string;
+  files: number;
+  why: string;
+}
+
+export interface UnseenAgent {
+  profile: string;
+  title: string;
+  files: number;
+  /** Set: the agent loads the file for no file at all (the whole file unseen). */
+  never: string | null;
+  ranges: UnseenRange[];
+}
+
+export interface UnseenLinesResult {
+  uri: string;
+  path: string;
+  agents: UnseenAgent[];
+}
+
+export interface WhyParams {
+  /** The file the text is in (or a folder of the workspace). */
+  uri: string;
+  text: string;
+  /** Workspace-relative path or file URI of the file the agent works on; omitted: start-up. */
+  target?: string;
+  profiles?: string[];
+}
+
+export interface WhyPlace {
+  path: string;
+  /** 1-based. */
+  line: number;
+  exact: boolean;
+}
+
+export interface WhyAgent {
+  profile: string;
+  title: string;
+  seen: boolean;
+  path: string | null;
+  /** 1-based. */
+  line: number | null;
+  /** A sentence for people, shown as is. */
+  why: string;
+  also: { path: string; line: number }[];
+}
+
+/** `rulemap/why`: `rulemap why --json` plus `uri`. */
+export interface WhyResult {
+  text: string;
+  target: string | null;
+  cwd: string;
+  places: WhyPlace[];
+  agents: WhyAgent[];
+  seenByAll: boolean;
+  uri?: string;
+}
+
+export interface MapParams {
+  uri: string;
+  profiles?: string[];
+}
+
+export interface MapResult {
+  /** A self-contained HTML page (inline scripts and data). */
+  html: string;
+}
+
+/** The server refused or failed: its message. */
+export interface RequestError {
+  error: string;
+}
+
 export const Methods = {
   effectiveInstructions: 'rulemap/effectiveInstructions',
   rulesForFile: 'rulemap/rulesForFile',
@@ -228,6 +383,10 @@ export const Methods = {
   profiles: 'rulemap/profiles',
   compare: 'rulemap/compare',
   session: 'rulemap/session',
+  reach: 'rulemap/reach',
+  unseenLines: 'rulemap/unseenLines',
+  why: 'rulemap/why',
+  map: 'rulemap/map',
   graphChanged: 'rulemap/graphChanged',
 } as const;
 
@@ -246,6 +405,14 @@ export interface RulemapApi {
   compare(params: CompareParams): Promise<CompareResult | null | undefined>;
   /** `null`: the URI is not in a workspace folder; `undefined`: no answer (or an error, logged). */
   session(params: SessionParams): Promise<SessionResult | SessionError | null | undefined>;
+  /** `null`: not a file of a workspace folder (or `line` past its end); `undefined`: no answer. */
+  reach(params: ReachParams): Promise<ReachResult | null | undefined>;
+  /** `null`: not a file of a workspace folder; `undefined`: no answer (not running, error, an older server). */
+  unseenLines(params: UnseenLinesParams): Promise<UnseenLinesResult | null | undefined>;
+  /** `null`: not in a workspace folder; `{error}`: the server refused (its message); `undefined`: not running. */
+  why(params: WhyParams): Promise<WhyResult | RequestError | null | undefined>;
+  /** `null`: not in a workspace folder; `{error}`: the server refused or failed; `undefined`: not running. */
+  map(params: MapParams): Promise<MapResult | RequestError | null | undefined>;
   /** True when a server is running and ready to answer. */
   readonly isReady: boolean;
 }

@@ -61,6 +61,22 @@ export function fakeApi(overrides: Partial<RulemapApi> = {}): RulemapApi & { cal
       calls.push({ method: 'session', params });
       return undefined;
     },
+    reach: async (params: unknown) => {
+      calls.push({ method: 'reach', params });
+      return undefined;
+    },
+    unseenLines: async (params: unknown) => {
+      calls.push({ method: 'unseenLines', params });
+      return undefined;
+    },
+    why: async (params: unknown) => {
+      calls.push({ method: 'why', params });
+      return undefined;
+    },
+    map: async (params: unknown) => {
+      calls.push({ method: 'map', params });
+      return undefined;
+    },
   };
   return Object.assign(api, overrides) as RulemapApi & { calls: { method: string; params: unknown }[] };
 }

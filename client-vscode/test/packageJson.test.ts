@@ -30,7 +30,7 @@ describe('package.json', () => {
   it('mentions in protocol.md every key it contributes (except client-only ones)', () => {
     for (const key of Object.keys(props)) {
       const short = key.replace(/^rulemap\./, '');
-      if (short.startsWith('server.') || short.startsWith('trace.')) continue;
+      if (short.startsWith('server.') || short.startsWith('trace.') || short.startsWith('unseenLines.')) continue;
       expect(protocol.includes(`\`${short}\``), short).toBe(true);
     }
   });
@@ -53,17 +53,18 @@ describe('package.json', () => {
     expect(pkg.repository).toBeTruthy();
   });
 
-  it('has the Rulemap container and its four views, with titles short enough for the default sidebar width', () => {
+  it('has the Rulemap container and its five views, with titles short enough for the default sidebar width', () => {
     expect(pkg.contributes.viewsContainers.activitybar[0]).toMatchObject({ id: 'rulemap', title: 'Rulemap' });
     expect(pkg.contributes.views.rulemap.map((v: { id: string; name: string }) => [v.id, v.name])).toEqual([
       ['rulemap.effectiveInstructions', 'Instructions'],
       ['rulemap.compareAgents', 'Compare Agents'],
+      ['rulemap.whoSeesThis', 'Who Sees This'],
       ['rulemap.instructionFiles', 'Instruction Files'],
       ['rulemap.session', 'Session'],
     ]);
     // a pane header also holds the view's description and up to five action icons
     for (const v of pkg.contributes.views.rulemap) expect(v.name.length, v.name).toBeLessThanOrEqual(17);
-    for (const v of ['rulemap.effectiveInstructions', 'rulemap.compareAgents']) {
+    for (const v of ['rulemap.effectiveInstructions', 'rulemap.compareAgents', 'rulemap.whoSeesThis']) {
       expect(pkg.contributes.viewsWelcome.some((w: { view: string; when: string }) => w.view === v && w.when.includes('!rulemap.activeFile')), v).toBe(true);
     }
     expect(pkg.contributes.viewsWelcome.some((w: { view: string; when: string }) => w.view === 'rulemap.effectiveInstructions' && w.when.includes('!rulemap.activeFile'))).toBe(true);
@@ -118,7 +119,7 @@ describe('package.json', () => {
         .filter((x: { command: string }) => x.command === c)
         .map((x: { when: string }) => x.when)
         .join(' || ');
-      for (const v of ['rulemap.effectiveInstructions', 'rulemap.compareAgents', 'rulemap.instructionFiles']) {
+      for (const v of ['rulemap.effectiveInstructions', 'rulemap.compareAgents', 'rulemap.instructionFiles', 'rulemap.whoSeesThis']) {
         expect(whens, `${c} in ${v}`).toContain(`view == ${v}`);
       }
     }
@@ -131,5 +132,37 @@ describe('package.json', () => {
       );
       expect(icons.length, v.id).toBeLessThanOrEqual(3);
     }
+  });
+
+  it('has the Who Sees This view: a welcome for files no agent loads, the map in its title bar', () => {
+    const welcome = pkg.contributes.viewsWelcome.filter((w: { view: string }) => w.view === 'rulemap.whoSeesThis');
+    expect(welcome.some((w: { when: string }) => w.when.includes('rulemap.whoSeesThis.state == notLoaded'))).toBe(true);
+    expect(welcome.some((w: { when: string }) => w.when === 'rulemap.serverState == failed')).toBe(true);
+    const map = pkg.contributes.menus['view/title'].find((m: { command: string }) => m.command === 'rulemap.openMap');
+    expect(map).toMatchObject({ when: 'view == rulemap.whoSeesThis', group: 'navigation@0' });
+  });
+
+  it('marks unseen lines unless rulemap.unseenLines.enabled is false (a client-only setting)', () => {
+    expect(props['rulemap.unseenLines.enabled']).toMatchObject({ type: 'boolean', default: true });
+    expect(readFileSync(new URL('../src/launch.ts', import.meta.url), 'utf8')).toMatch(/CLIENT_ONLY_KEYS = new Set\(\[[^\]]*'unseenLines'/);
+  });
+
+  it('offers "Why Doesn\'t an Agent See This?" on a markdown selection and in the palette', () => {
+    const cmd = pkg.contributes.commands.find((c: { command: string }) => c.command === 'rulemap.whyNotSeen');
+    expect(cmd).toMatchObject({ title: "Why Doesn't an Agent See This?", category: 'Rulemap' });
+    const ctx = pkg.contributes.menus['editor/context'].find((m: { command: string }) => m.command === 'rulemap.whyNotSeen');
+    expect(ctx.when).toContain('editorHasSelection');
+    expect(ctx.when).toContain('editorLangId == markdown');
+    expect(pkg.contributes.menus.commandPalette.find((m: { command: string }) => m.command === 'rulemap.whyNotSeen').when).toBe('rulemap.serverState == running');
+  });
+
+  it('opens the Instruction Map, with a refresh in the panel title bar', () => {
+    const titles = Object.fromEntries(pkg.contributes.commands.map((c: { command: string; title: string }) => [c.command, c.title]));
+    expect(titles['rulemap.openMap']).toBe('Open Instruction Map');
+    expect(titles['rulemap.refreshMap']).toBe('Refresh Instruction Map');
+    const refresh = pkg.contributes.menus['editor/title'].find((m: { command: string }) => m.command === 'rulemap.refreshMap');
+    expect(refresh.when).toBe("activeWebviewPanelId == 'rulemap.instructionMap'");
+    expect(extensionSource).toContain("createWebviewPanel(MAP_VIEW_TYPE, MAP_TITLE");
+    expect(extensionSource).toContain('enableScripts: true');
   });
 });

@@ -207,3 +207,8 @@ export const workspace = {
   },
   textDocuments: [] as { uri: Uri }[],
 };
+
+export enum QuickPickItemKind {
+  Separator = -1,
+  Default = 0,
+}

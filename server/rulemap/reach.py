@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rulemap.diff.groups import FileSet, summarize
@@ -70,6 +70,7 @@ class AgentReach:
     ways: tuple[Way, ...]
     left_out: Where | None  # files whose load leaves it out over the budget
     never: str | None  # why no file's load includes it (None: some do)
+    stripped: bool = False  # the line asked about is an HTML comment the agent removes
 
     @property
     def files(self) -> int:
@@ -100,6 +101,7 @@ class AgentReach:
                 "files": self.left_out.count, "under": self.left_out.under,
                 "areas": [{"path": p, "files": n} for p, n in self.left_out.areas]},
             "never": self.never,
+            "stripped": self.stripped,
         }
 
 
@@ -135,9 +137,14 @@ def _agent_reach(ws: Workspace, profile: Profile, key: str, line: int | None, cw
     start = profile.explain(ws, None, cwd)
     budget = start.budget
     at_start = _find(start, key)
+    in_comment = line is not None and line in comment_lines(ws, key)
+    if profile.startup_prefix and (at_start is not None or key in start.left_out):
+        # every target's load begins with the start-up load: one way, for every file
+        return _from_start_up(ws, profile, start, key, line, in_comment, cwd, every)
     groups = profile.load_groups(ws, cwd)
     ways: dict[_WayKey, list[str]] = {}
     left: list[str] = []
+    stripped: bool | None = None  # whether the agent drops that comment line (asked once)
     for explanation, members in groups if groups is not None else _one_by_one(ws, profile, cwd):
         found = _find(explanation, key)
         if found is None:
@@ -146,6 +153,8 @@ def _agent_reach(ws: Workspace, profile: Profile, key: str, line: int | None, cw
             continue
         index, loaded = found
         cut_line = cut_line_of(ws, loaded)
+        if in_comment and stripped is None:
+            stripped = strips_comments(ws, loaded, cut_line)
         way = (loaded.reason, loaded.imported_by, index + 1,
                sum(_size(f, budget.unit) for f in explanation.files[:index]),
                _size(loaded, budget.unit), cut_line)
@@ -156,13 +165,45 @@ def _agent_reach(ws: Workspace, profile: Profile, key: str, line: int | None, cw
         seen = cut_line is None or (line is not None and line < cut_line)
         if line is None and cut_line is not None:
             seen = size > 0  # cut, but its start is read
+        if stripped:
+            seen = False  # the line is inside an HTML comment the agent removes
         out.append(Way(reason, imported_by, position, before, size, cut_line, seen,
                        at_start is not None and at_start[0] + 1 == position,
                        summarize(members, every), members[0]))
     out.sort(key=lambda w: (-w.where.count, w.position, w.example))
-    never = None if out else _why_never(ws, profile, key, bool(left), cwd)
+    never = None if out else why_never(ws, profile, key, bool(left), cwd)
     return AgentReach(profile.name, profile.title, budget.unit, budget.limit, budget.setting,
-                      tuple(out), summarize(sorted(left), every) if left else None, never)
+                      tuple(out), summarize(sorted(left), every) if left else None, never,
+                      bool(stripped))
+
+
+def _from_start_up(ws: Workspace, profile: Profile, start: Explanation, key: str,
+                   line: int | None, in_comment: bool, cwd: str, every: FileSet
+                   ) -> AgentReach:
+    """The reach of a file of the start-up load (or left out of it) for a profile whose every
+    load begins with that load (`startup_prefix`): the same place, before-size and cut for
+    every workspace file."""
+    budget = start.budget
+    files = sorted(ws.files)
+    found = _find(start, key)
+    if found is None:  # left out of the start-up load, so of every load
+        return AgentReach(profile.name, profile.title, budget.unit, budget.limit,
+                          budget.setting, (), summarize(files, every) if files else None,
+                          why_never(ws, profile, key, True, cwd) if files else
+                          "the workspace has no files")
+    index, loaded = found
+    cut_line = cut_line_of(ws, loaded)
+    stripped = in_comment and bool(strips_comments(ws, loaded, cut_line))
+    size = _size(loaded, budget.unit)
+    seen = cut_line is None or (line is not None and line < cut_line)
+    if line is None and cut_line is not None:
+        seen = size > 0
+    way = Way(loaded.reason, loaded.imported_by, index + 1,
+              sum(_size(f, budget.unit) for f in start.files[:index]), size, cut_line,
+              seen and not stripped, True, summarize(files, every), files[0])
+    return AgentReach(profile.name, profile.title, budget.unit, budget.limit, budget.setting,
+                      (way,) if files else (), None, None if files else
+                      "the workspace has no files", stripped)
 
 
 # reason, imported by, position, size before it, its size, cut line
@@ -172,13 +213,18 @@ _WayKey = tuple[str, "str | None", int, int, int, "int | None"]
 @dataclass
 class Glimpse:
     """One file's reach for one agent, in a line: how many workspace files load it, how
-    many of those loads cut it (and the earliest line where one does), how many leave it out
-    over the budget. For the editor's code lens (`overview`)."""
+    many of those loads cut it (and the earliest line where one does, and how many files at
+    each cut line), how many leave it out over the budget, and whether the agent removes its
+    HTML comments. For the editor's code lens, hover and unseen-line marks (`overview`)."""
 
     files: int = 0
     cut: int = 0
     cut_line: int | None = None  # 0-based
     left_out: int = 0
+    cuts: dict[int, int] = field(default_factory=dict)  # 0-based cut line -> files
+    # whether the agent's load drops the file's HTML-comment lines (None: no load reads
+    # far enough to tell, or the file has none)
+    strips: bool | None = None
 
 
 def overview(ws: Workspace, profile: Profile, cwd: str) -> dict[str, Glimpse] | None:
@@ -188,6 +234,7 @@ def overview(ws: Workspace, profile: Profile, cwd: str) -> dict[str, Glimpse] | 
     if groups is None:
         return None
     out: dict[str, Glimpse] = {}
+    asked: set[tuple[str, int | None]] = set()
     for explanation, members in groups:
         size = len(members)
         for loaded in explanation.files:
@@ -196,10 +243,14 @@ def overview(ws: Workspace, profile: Profile, cwd: str) -> dict[str, Glimpse] | 
                 glimpse = out[loaded.path] = Glimpse()
             glimpse.files += size
             line = cut_line_of(ws, loaded)
+            if glimpse.strips is None and (loaded.path, line) not in asked:
+                asked.add((loaded.path, line))  # a file without comments is asked once
+                glimpse.strips = strips_comments(ws, loaded, line)
             if line is not None:
                 glimpse.cut += size
                 glimpse.cut_line = line if glimpse.cut_line is None else min(glimpse.cut_line,
                                                                               line)
+                glimpse.cuts[line] = glimpse.cuts.get(line, 0) + size
         for path in explanation.left_out:
             out.setdefault(path, Glimpse()).left_out += size
     return out
@@ -218,6 +269,36 @@ def cut_line_of(ws: Workspace, loaded: LoadedFile) -> int | None:
     if not kept:
         return brought_line
     return kept[min(brought_line, len(kept) - 1)]
+
+
+def comment_lines(ws: Workspace, key: str) -> list[int]:
+    """The 0-based lines of `key` with text that sit inside a block HTML comment (the lines
+    an agent that strips comments never brings; a rule's frontmatter aside)."""
+    if key.startswith("/"):
+        return []
+    doc = ws.document(key)
+    if doc.unreadable is not None:
+        return []
+    kept = set(doc.kept_lines)
+    first = 0
+    if doc.is_rule and doc.frontmatter.span is not None:
+        first = doc.frontmatter.span.end.line + 1
+    return [n for n in range(first, len(doc.lines)) if n not in kept and doc.lines[n].strip()]
+
+
+def strips_comments(ws: Workspace, loaded: LoadedFile, cut_line: int | None) -> bool | None:
+    """Whether the load `loaded` dropped its file's HTML comments: the text of the first
+    comment line it reads up to is missing from what it brought (None: no comment line to
+    tell by, or the agent stops reading before the first)."""
+    lines = comment_lines(ws, loaded.path)
+    for number in lines:
+        if cut_line is not None and number >= cut_line:
+            return None
+        text = ws.document(loaded.path).lines[number].strip()
+        if text in ("<!--", "-->"):
+            continue
+        return text not in loaded.text
+    return None
 
 
 def _find(explanation: Explanation, key: str) -> tuple[int, LoadedFile] | None:
@@ -252,13 +333,17 @@ def _one_by_one(ws: Workspace, profile: Profile, cwd: str
     return groups.values()
 
 
-def _why_never(ws: Workspace, profile: Profile, key: str, left_out: bool, cwd: str) -> str:
+def why_never(ws: Workspace, profile: Profile, key: str, left_out: bool, cwd: str) -> str:
     if left_out:
         return "every load that would hold it leaves it out over the budget"
     status = profile.load_status(ws, key)
     if status.why_not:
         return status.why_not
     if status.loads:
+        skipped = next((s for s in profile.explain(ws, None, cwd).skipped if s.path == key),
+                       None)
+        if skipped is not None:  # the same file as one already loaded (a symlink, a copy)
+            return f"{profile.title} skips it at start-up: {skipped.why}"
         # it loads by its place, but not with the agent working in `cwd` (Codex reads
         # AGENTS.md from the project root down to its working directory only)
         there = posixpath.dirname(key)

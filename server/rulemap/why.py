@@ -16,18 +16,19 @@ import posixpath
 import re
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from rulemap.model import ImportStatus
+from rulemap.model import Explanation, ImportStatus
 from rulemap.reach import cut_line_of, ordinal
 
 if TYPE_CHECKING:
-    from rulemap.model import Explanation
     from rulemap.profiles.base import Profile
+    from rulemap.profiles.steps import ToolStep
     from rulemap.workspace import Workspace
 
 _SPACE = re.compile(r"\s+")
+IN_SESSION = "in the session"  # what a run's answer is for (`why_in_session`)
 MAX_PLACES = 20  # places a text is looked for in (the first ones, by path and line)
 
 
@@ -58,10 +59,11 @@ class Verdict:
 @dataclass(frozen=True)
 class Why:
     text: str
-    target: str | None  # None: the start-up load
+    target: str | None  # None: the start-up load (or the session's run)
     cwd: str
     places: tuple[Place, ...]
     agents: tuple[Verdict, ...]
+    session: int | None = None  # replayed over a session of this many tool steps
 
     @property
     def seen_by_all(self) -> bool:
@@ -74,6 +76,7 @@ class Why:
                        for p in self.places],
             "agents": [v.to_json() for v in self.agents],
             "seenByAll": self.seen_by_all,
+            "sessionSteps": self.session,
         }
 
 
@@ -104,6 +107,35 @@ def why(ws: Workspace, text: str, target: str | None, profiles: Sequence[Profile
     verdicts = tuple(_verdict(ws, p, places, text, target, cwd) for p in profiles) \
         if places else ()
     return Why(text, target, cwd or ".", tuple(places), verdicts)
+
+
+def why_in_session(ws: Workspace, text: str, steps: Sequence[ToolStep],
+                   profiles: Sequence[Profile], cwd: str) -> Why:
+    """Whether `text` reaches each agent's model at some step of a run: each agent's own
+    replay of `steps` (`rulemap session`'s), its joined files in order as one load — the
+    step a place joins at named —; the reasons of `why` when none does."""
+    from rulemap.session.replay import replay
+
+    places = find(ws, text)
+    verdicts: list[Verdict] = []
+    for profile in profiles if places else ():
+        run = replay(ws, steps, profile.name, cwd)
+        files = [f for step in run.steps for f in step.joined]
+        step_of: dict[str, str] = {}
+        for step in run.steps:
+            for loaded in step.joined:
+                step_of.setdefault(loaded.path, "at start-up" if step.index == 0 else
+                                   f"at step {step.index} ({step.kind} "
+                                   f"`{', '.join(step.paths)}`)")
+        joined = Explanation(profile.name, ws.root, cwd or ".", None, run.budget.limit, files,
+                             [p for step in run.steps for p in step.left_out], [], None,
+                             budget=run.budget)
+        verdict = _verdict(ws, profile, places, text, None, cwd, joined, IN_SESSION)
+        if verdict.seen:
+            verdict = replace(verdict, why=f"{verdict.why}; it joins "
+                                           f"{step_of.get(verdict.place.path, 'in the run')}")
+        verdicts.append(verdict)
+    return Why(text, None, cwd or ".", tuple(places), tuple(verdicts), len(steps))
 
 
 def _documents(ws: Workspace) -> set[str]:
@@ -142,9 +174,14 @@ def _loose_lines(lines: list[str], loose: str) -> list[int]:
 
 
 def _verdict(ws: Workspace, profile: Profile, places: list[Place], text: str,
-             target: str | None, cwd: str) -> Verdict:
-    explanation = profile.explain(ws, target, cwd)
-    answers = [(_one(ws, profile, explanation, place, text, target), place) for place in places]
+             target: str | None, cwd: str, explanation: Explanation | None = None,
+             for_what: str | None = None) -> Verdict:
+    """One agent's answer over its load for `target` (or `explanation`, a run's joined
+    files; `for_what` then says which)."""
+    explanation = explanation or profile.explain(ws, target, cwd)
+    for_what = for_what or (f"for `{target}`" if target else "at start-up")
+    answers = [(_one(ws, profile, explanation, place, text, target, for_what), place)
+               for place in places]
     arriving = [place for (seen, _), place in answers if seen]
     if arriving:
         first = arriving[0]
@@ -157,9 +194,8 @@ def _verdict(ws: Workspace, profile: Profile, places: list[Place], text: str,
 
 
 def _one(ws: Workspace, profile: Profile, explanation: Explanation, place: Place, text: str,
-         target: str | None) -> tuple[bool, str]:
+         target: str | None, for_what: str) -> tuple[bool, str]:
     """(whether the model gets `place`, why — in the agent's terms)."""
-    for_what = f"for `{target}`" if target else "at start-up"
     budget = explanation.budget
     for index, loaded in enumerate(explanation.files):
         if loaded.path != place.path:
@@ -179,8 +215,9 @@ def _one(ws: Workspace, profile: Profile, explanation: Explanation, place: Place
                                f"sees the file")
             return False, f"not in the text {profile.title} gets from `{place.path}`"
         how = f"imported by `{loaded.imported_by}`" if loaded.imported_by else loaded.reason
+        load = "run" if for_what == IN_SESSION else "load"
         return True, (f"reaches the model {for_what}: `{place.path}` line {place.line + 1}, the "
-                      f"{ordinal(index + 1)} file of the load ({how})")
+                      f"{ordinal(index + 1)} file of the {load} ({how})")
     if place.path in explanation.left_out:
         return False, (f"left out: {profile.title}'s {budget.setting or 'budget'} "
                        f"({budget.limit:,} {budget.unit}) is used up before `{place.path}` "
@@ -200,7 +237,11 @@ def _not_loaded(ws: Workspace, profile: Profile, explanation: Explanation, key: 
     if status.why_not:
         move = f"; put it in `{first}`, which it loads {for_what}" if first else ""
         return f"{status.why_not}{move}"
+    in_run = for_what == IN_SESSION
     if status.loads and status.scoped:
+        if in_run:
+            return (f"`{key}` is a scoped rule whose globs match no file a step of the session "
+                    f"reads or edits")
         if not target:
             return (f"`{key}` is a scoped rule: it loads only for the files its globs match, "
                     f"never at start-up")
@@ -211,6 +252,8 @@ def _not_loaded(ws: Workspace, profile: Profile, explanation: Explanation, key: 
         example = f" (e.g. `{status.target}`)" if status.target else ""
         if target:
             return f"`{key}` loads for other files than `{target}`{example}"
+        if in_run:
+            return f"no step of the session brings `{key}`; it loads for other files{example}"
         return f"`{key}` is not in the start-up load; it loads for files{example}"
     return f"no load of {profile.title} {for_what} includes `{key}`"
 

@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # `fixes` reads which codes are safe to fix from the check registry
     ("checks", ("checks", "fixes")),
     ("engine", ("analysis", "compare", "graph_export", "session", "diff", "verify", "reach",
-                "why", "host")),
+                "why", "unseen", "repo_map", "host")),
     ("edges", ("cli", "lsp", "__main__")),
 ]
 

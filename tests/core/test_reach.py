@@ -224,7 +224,7 @@ def test_the_overview_counts_what_reach_counts_for_every_file() -> None:
     files = {**FILES, "CLAUDE.md": "@AGENTS.md\n", "docs/big.md": LONG,
              "src/web/AGENTS.md": "# Web\n\n@../../docs/big.md\n"}
     ws = new_workspace(MemoryReader("/w", files))
-    for name in ("cogitator", "claude-code", "codex"):
+    for name in ("cogitator", "claude-code", "codex", "gemini", "copilot", "cursor", "mastra"):
         profile = get_profile(name)
         glimpses = overview(ws, profile, "")
         assert glimpses is not None
@@ -235,7 +235,6 @@ def test_the_overview_counts_what_reach_counts_for_every_file() -> None:
             got = (glimpse.files, glimpse.cut, glimpse.left_out) if glimpse else (0, 0, 0)
             left = agent.left_out.count if agent.left_out else 0
             assert got == (agent.files, agent.cut, left), (name, key)
-    assert overview(ws, get_profile("gemini"), "") is None  # no load groups
 
 
 def test_a_cut_counted_in_characters_is_placed_at_its_line() -> None:
@@ -247,3 +246,62 @@ def test_a_cut_counted_in_characters_is_placed_at_its_line() -> None:
     got = _why(files, "line 0690 of a long", names=("cogitator",))["cogitator"]
     assert not got.seen and got.why.startswith("cut: Cogitator (default) stops reading "
                                                "`AGENTS.md` at line ")
+
+
+def test_a_line_inside_an_html_comment_reaches_no_agent_that_strips_it() -> None:
+    files = {**FILES, "AGENTS.md": "# Project\n\n<!-- for people only -->\nUse pnpm.\n"}
+    got = _reach(files, "AGENTS.md", 2, names=("cogitator", "codex"))
+    assert got["cogitator"].stripped and got["cogitator"].seen == 0
+    assert got["cogitator"].to_json()["stripped"] is True
+    assert not got["codex"].stripped and got["codex"].seen == len(files)  # bytes as they are
+    # the line after it reaches both
+    after = _reach(files, "AGENTS.md", 3, names=("cogitator", "codex"))
+    assert not after["cogitator"].stripped and after["cogitator"].seen == len(files)
+
+
+def test_reach_text_says_a_comment_line_is_removed(cli: RunCli, tmp_path: Path) -> None:
+    root = _tree(tmp_path, {**FILES, "AGENTS.md": "# P\n\n<!-- note -->\nBody.\n"})
+    code, out, _ = cli(["reach", "AGENTS.md:3", "--profiles", "cogitator"], root)
+    assert code == 0
+    assert "line 3 is inside an HTML comment, which it removes: it reaches none" in out
+
+
+def test_why_over_a_session_names_the_step_a_rule_joins_at() -> None:
+    from rulemap.profiles.steps import ToolStep
+    from rulemap.why import why_in_session
+
+    ws = new_workspace(MemoryReader("/w", FILES))
+    profiles = [get_profile(n) for n in ("cogitator", "claude-code", "codex")]
+    steps = [ToolStep("read", ("src/web/c.ts",)), ToolStep("read", ("src/api/a.ts",))]
+    got = {v.profile: v for v in why_in_session(ws, "Validate input", steps, profiles,
+                                                "").agents}
+    for name in ("cogitator", "claude-code"):
+        assert got[name].seen, got[name]
+        assert got[name].why.endswith("it joins at step 2 (read `src/api/a.ts`)")
+    assert not got["codex"].seen and got["codex"].why.startswith("OpenAI Codex CLI does not "
+                                                                 "read it")
+    # a run that never touches src/api: the rule's globs match no step's file
+    result = why_in_session(ws, "Validate input", steps[:1], profiles, "")
+    assert result.session == 1 and result.to_json()["sessionSteps"] == 1
+    claude = next(v for v in result.agents if v.profile == "claude-code")
+    assert not claude.seen and claude.why == ("`.claude/rules/api.md` is a scoped rule whose "
+                                              "globs match no file a step of the session "
+                                              "reads or edits")
+    # the start-up file joins at step 0
+    [start] = why_in_session(ws, "Use pnpm", steps, profiles[:1], "").agents
+    assert start.seen and start.why.endswith("it joins at start-up")
+
+
+def test_why_session_on_the_command_line(cli: RunCli, tmp_path: Path) -> None:
+    root = _tree(tmp_path, FILES)
+    (root / "run.json").write_text(json.dumps([{"kind": "read", "paths": ["src/api/a.ts"]}]))
+    code, out, err = cli(["why", "Validate input", "--session", "run.json",
+                          "--profiles", "claude-code"], root)
+    assert (code, err) == (0, "")
+    assert out.startswith("'Validate input' — found in .claude/rules/api.md:4; over the "
+                          "session's 1 step (cwd .)")
+    assert "it joins at step 1 (read `src/api/a.ts`)" in out
+    code, _, err = cli(["why", "Validate input", "src/api/a.ts", "--session", "run.json"], root)
+    assert code == 2 and "give TARGET or --session, not both" in err
+    code, _, err = cli(["why", "Validate input", "--session", "missing.json"], root)
+    assert code == 2 and "--session missing.json: no such file" in err

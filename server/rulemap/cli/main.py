@@ -29,6 +29,7 @@ examples:
   rulemap check --profiles A,B        lint for agents A and B only
   rulemap graph --format mermaid     the import/rule graph, to paste into Markdown
   rulemap diff main                  which files' instructions differ from main, per agent
+  rulemap map --html map.html        one page mapping the instructions, to open in a browser
   rulemap serve                      the language server (stdio), for editors
 
 {configuration}
@@ -98,6 +99,7 @@ COMMAND_HELP = {
     "diff": "which files' instructions differ between two commits",
     "reach": "who loads a file (or one line of it), per agent, and why",
     "why": "does a sentence of the instructions reach each agent, and if not, why",
+    "map": "one self-contained HTML page mapping the repository's instructions",
     "serve": "run the language server",
 }
 
@@ -332,7 +334,7 @@ _RUNNERS = {
     "explain": "rulemap.cli.commands:run_explain", "compare": "rulemap.cli.compare:run_compare",
     "session": "rulemap.cli.session:run_session", "verify": "rulemap.cli.verify:run_verify",
     "diff": "rulemap.cli.diff:run_diff", "reach": "rulemap.cli.reach:run_reach",
-    "why": "rulemap.cli.reach:run_why",
+    "why": "rulemap.cli.reach:run_why", "map": "rulemap.cli.repo_map:run_map",
 }
 
 # in `rulemap --help`'s order
@@ -342,7 +344,8 @@ _BUILDERS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
     "verify": lambda p: _added(p, "verify:add_arguments"), "graph": _build_graph,
     "diff": lambda p: _added(p, "diff:add_diff_arguments"),
     "reach": lambda p: _added(p, "reach:add_arguments"),
-    "why": lambda p: _added(p, "reach:add_why_arguments"), "serve": _build_serve,
+    "why": lambda p: _added(p, "reach:add_why_arguments"),
+    "map": lambda p: _added(p, "repo_map:add_arguments"), "serve": _build_serve,
 }
 
 

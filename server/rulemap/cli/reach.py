@@ -137,7 +137,9 @@ def _agent(agent: AgentReach, line: int | None) -> list[str]:
     if agent.never is not None:
         return [f"{agent.title} ({agent.profile}): never — {agent.never}"]
     seen = ""
-    if line is not None:
+    if line is not None and agent.stripped:
+        seen = f"; line {line + 1} is inside an HTML comment, which it removes: it reaches none"
+    elif line is not None:
         seen = (f"; line {line + 1} reaches the model for {agent.seen:,}"
                 if agent.seen != agent.files else f"; line {line + 1} reaches it for all")
     noun = "file" if agent.files == 1 else "files"
@@ -180,6 +182,7 @@ WHY_EPILOG = """\
 examples:
   rulemap why "Use pnpm"                          at start-up, for every selected agent
   rulemap why "Validate input" src/api/users.ts   for an agent working on that file
+  rulemap why "Validate input" --session run.json at any step of a replayed session
 
 TEXT is looked for in the instruction files, rules and the files they import: as written,
 else with runs of whitespace taken as one space. TARGET is relative to the current directory.
@@ -209,6 +212,9 @@ def add_why_arguments(why: argparse.ArgumentParser, names: str,
     why.add_argument("--profiles", metavar="A,B",
                      help=f"the agents to answer for, comma-separated (default: the "
                      f"configuration's, else those detected); of: {names}")
+    why.add_argument("--session", metavar="FILE",
+                     help="a session to replay instead of TARGET (as `rulemap session --file` "
+                     "reads it): does the text join the agent's context at some step")
     why.add_argument("--json", action="store_true", help="machine-readable output")
     allow_flag(why)  # type: ignore[operator]
     home_flag(why)  # type: ignore[operator]
@@ -218,8 +224,10 @@ def run_why(args: argparse.Namespace) -> int:
     from rulemap import analysis
     from rulemap.cli.commands import inside, open_workspace, warn_untrusted
     from rulemap.cli.compare import profile_list
-    from rulemap.why import why
+    from rulemap.why import why, why_in_session
 
+    if args.session and args.target:
+        raise UsageError("give TARGET or --session, not both: each says what the agent works on")
     ws = open_workspace(args.root, args.allow_imports_from,
                         profiles=profile_list(args.profiles), user_home=args.home)
     warn_untrusted(ws)
@@ -227,7 +235,17 @@ def run_why(args: argparse.Namespace) -> int:
     if target == ".":
         raise UsageError("TARGET is the workspace root; name a file inside it")
     cwd = inside(ws, args.cwd, "--cwd") if args.cwd else ws.config.cwd
-    result = why(ws, args.text, target, analysis.select_profiles(ws), "" if cwd == "." else cwd)
+    profiles, cwd = analysis.select_profiles(ws), "" if cwd == "." else cwd
+    if args.session:
+        from rulemap.cli.session import read_session_file
+
+        parsed = read_session_file(args.session, ws, "--session")
+        for problem in parsed.problems:
+            at = f":{problem.line}" if problem.line is not None else ""
+            print(f"rulemap: {args.session}{at}: {problem.message}", file=sys.stderr)
+        result = why_in_session(ws, args.text, parsed.steps, profiles, cwd)
+    else:
+        result = why(ws, args.text, target, profiles, cwd)
     if not result.places:
         raise UsageError(f"{args.text!r} is in no instruction file, rule or imported file of "
                          f"{ws.root}")
@@ -242,7 +260,9 @@ def render_why(result: Why, width: int | None = None) -> str:
     from rulemap.cli.check_text import output_width
 
     width = width or output_width()
-    where = f"for `{result.target}`" if result.target else "at start-up"
+    where = (f"for `{result.target}`" if result.target else "at start-up"
+             if result.session is None else
+             f"over the session's {result.session:,} step{'' if result.session == 1 else 's'}")
     found = ", ".join(f"{p.path}:{p.line + 1}" for p in result.places[:5])
     more = f" and {len(result.places) - 5} more" if len(result.places) > 5 else ""
     rows = [f"{result.text!r} — found in {found}{more}; {where} (cwd {result.cwd})", ""]

@@ -105,7 +105,7 @@ def run_session(args: argparse.Namespace) -> int:
     steps = list(tokens.steps)
     problems: list[Problem] = []
     if args.file:
-        parsed = _parse_file(args.file, ws)
+        parsed = read_session_file(args.file, ws)
         steps.extend(parsed.steps)
         problems = parsed.problems
     try:
@@ -125,11 +125,12 @@ def run_session(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parse_file(path: str, ws: OpenWorkspace) -> Parsed:
-    """`--file`'s steps, read a line at a time. A file the user names outside the workspace is
-    theirs to read; one inside it that is a symbolic link leading out is not read (unless it
-    leads to a place of `transcript_places`): the repository chose where it points, and the
-    user, naming a file of the repository, did not mean that place."""
+def read_session_file(path: str, ws: OpenWorkspace, flag: str = "--file") -> Parsed:
+    """The steps of the session file `flag` names, read a line at a time. A file the user
+    names outside the workspace is theirs to read; one inside it that is a symbolic link
+    leading out is not read (unless it leads to a place of `transcript_places`): the
+    repository chose where it points, and the user, naming a file of the repository, did not
+    mean that place."""
     from rulemap.readers.base import ReadError, is_within
     from rulemap.readers.host import real_path
     from rulemap.session.files import in_transcript_places, parse_file
@@ -138,7 +139,7 @@ def _parse_file(path: str, ws: OpenWorkspace) -> Parsed:
     inside = is_within(where, ws.root) or is_within(where, real_path(ws.root))
     if inside and not in_transcript_places(ws, where):
         raise UsageError(
-            f"--file {path}: it lies in the workspace but is a symbolic link leading out "
+            f"{flag} {path}: it lies in the workspace but is a symbolic link leading out "
             "of it, so it is not read (a repository can point such a link at any file of "
             "yours). Pass the path of the file it leads to if you mean that file, or grant "
             "its directory with --allow-imports-from"
@@ -146,9 +147,9 @@ def _parse_file(path: str, ws: OpenWorkspace) -> Parsed:
     try:
         parsed = parse_file(where, ws.root)
     except ReadError as exc:  # its messages say why (size, kind, permission), never content
-        raise UsageError(f"--file {path}: {exc}") from None
+        raise UsageError(f"{flag} {path}: {exc}") from None
     if parsed is None:
-        raise UsageError(f"--file {path}: no such file")
+        raise UsageError(f"{flag} {path}: no such file")
     return parsed
 
 

@@ -1,7 +1,7 @@
 """Each file's effective load on one side, reduced to a comparable signature, and what differs
 between two signatures.
 
-Fast by grouping: a profile that can (`load_groups`: cogitator, Claude Code, Codex) hands over
+Fast by grouping: a profile that can (`load_groups`: every built-in agent) hands over
 every workspace file already grouped by what it loads, so 20,000 files cost about a thousand
 explanations; any other profile is asked target by target. Explanations that share their file
 list (the same object: loads are cached and shared) are signed once, and two sides are

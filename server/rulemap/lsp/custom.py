@@ -95,11 +95,27 @@ def _check_shape(params: dict[str, Any]) -> None:
         stack.extend((child, depth + 1) for child in children)
 
 
-def _uri_param(params: dict[str, Any]) -> str:
+def uri_param(params: dict[str, Any]) -> str:
     uri = params.get("uri")
     if not isinstance(uri, str):
         raise InvalidParams("`uri` (a string) is required")
     return uri
+
+
+def profiles_param(params: dict[str, Any]) -> list[str] | None:
+    """The `profiles` param: a list of known agent names (None: absent)."""
+    from rulemap.host.catalog import agent_names
+
+    names = params.get("profiles")
+    if names is None:
+        return None
+    if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
+        raise InvalidParams("`profiles` must be a list of profile names")
+    unknown = [n for n in names if n not in agent_names()]
+    if unknown:
+        raise InvalidParams(f"unknown profile `{unknown[0]}`; available: "
+                            f"{', '.join(agent_names())}")
+    return list(names)
 
 
 def _file_uri(ws: Workspace, path: str) -> str:
@@ -122,7 +138,7 @@ def explanation_json(ws: Workspace, explanation: Explanation) -> dict[str, Any]:
     return result
 
 
-async def _target(engine: Engine, uri: str) -> tuple[Folder, Workspace, str] | None:
+async def located(engine: Engine, uri: str) -> tuple[Folder, Workspace, str] | None:
     """The folder, its workspace and the key of a file inside it (None: not such a file)."""
     found = engine.locate(uri)
     if found is None:
@@ -138,11 +154,11 @@ async def effective_instructions(engine: Engine, raw: Any) -> dict[str, Any] | N
     from rulemap.profiles import UnknownProfile
 
     params = params_dict(raw)
-    uri = _uri_param(params)
+    uri = uri_param(params)
     profile = params.get("profile")
     if profile is not None and not isinstance(profile, str):
         raise InvalidParams("`profile` must be a string")
-    found = await _target(engine, uri)
+    found = await located(engine, uri)
     if found is None:
         return None
     folder, ws, key = found
@@ -177,7 +193,7 @@ async def compare(engine: Engine, raw: Any) -> dict[str, Any] | None:
     from rulemap.host.catalog import agent_names
 
     params = params_dict(raw)
-    uri = _uri_param(params)
+    uri = uri_param(params)
     names = params.get("profiles")
     if names is not None:
         if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
@@ -188,7 +204,7 @@ async def compare(engine: Engine, raw: Any) -> dict[str, Any] | None:
             raise InvalidParams(
                 f"unknown profile `{unknown[0]}`; available: {', '.join(known)}"
             )
-    found = await _target(engine, uri)
+    found = await located(engine, uri)
     if found is None:
         return None
     folder, ws, key = found
@@ -218,7 +234,7 @@ async def compare(engine: Engine, raw: Any) -> dict[str, Any] | None:
 
 async def rules_for_file(engine: Engine, raw: Any) -> dict[str, Any]:
     params = params_dict(raw)
-    uri = _uri_param(params)
+    uri = uri_param(params)
     found = engine.locate(uri)
     if found is None:
         return {"rules": []}
@@ -337,7 +353,7 @@ async def session(engine: Engine, raw: Any) -> dict[str, Any] | None:
     from rulemap.session.transcripts import MAX_PATHS, parse_steps
 
     params = params_dict(raw)
-    uri = _uri_param(params)
+    uri = uri_param(params)
     transcript, steps = params.get("transcript"), params.get("steps")
     profile, cwd = params.get("profile"), params.get("cwd")
     for name, value in (("transcript", transcript), ("profile", profile), ("cwd", cwd)):
@@ -443,47 +459,3 @@ def plain_value(value: Any, depth: int = 0) -> Any:
     if isinstance(value, list | tuple):
         return [plain_value(v, depth + 1) for v in value]
     return value
-
-
-async def reach_request(engine: Engine, raw: Any) -> dict[str, Any] | None:
-    """`rulemap/reach`: who loads the file at `uri` (or its 0-based `line`), for every selected
-    agent or the `profiles` named — `rulemap reach --json`'s answer, computed in the worker."""
-    from rulemap.host.catalog import agent_names
-
-    params = params_dict(raw)
-    uri = _uri_param(params)
-    line = params.get("line")
-    if line is not None and (not isinstance(line, int) or isinstance(line, bool) or line < 0):
-        raise InvalidParams("`line` must be a 0-based line number")
-    names = params.get("profiles")
-    if names is not None and (not isinstance(names, list | tuple)
-                              or not all(isinstance(n, str) for n in names)):
-        raise InvalidParams("`profiles` must be a list of profile names")
-    unknown = [n for n in names or () if n not in agent_names()]
-    if unknown:
-        raise InvalidParams(f"unknown profile `{unknown[0]}`; available: "
-                            f"{', '.join(agent_names())}")
-    found = await _target(engine, uri)
-    if found is None:
-        return None
-    folder, _, key = found
-    result = await engine.on_replica(folder, _reached, key, line,
-                                     list(names) if names is not None else None,
-                                     cancel=CancelToken())
-    if result is not None:
-        result["uri"] = engine.canonical(uri)
-    return result
-
-
-def _reached(replica: Workspace, key: str, line: int | None,
-             names: list[str] | None) -> dict[str, Any] | None:
-    """Runs in the worker: `rulemap/reach`'s answer (None: `line` is past the end)."""
-    from rulemap.profiles import get_profile
-    from rulemap.reach import reach
-
-    if line is not None and line >= len(replica.document(key).lines):
-        return None
-    profiles = ([get_profile(n) for n in names] if names is not None
-                else list(analysis.select_profiles(replica)))
-    cwd = replica.config.cwd
-    return reach(replica, key, line, profiles, "" if cwd == "." else cwd).to_json()

@@ -107,6 +107,7 @@ class Folder:
     start: Start | None = None  # the start cache's part in the current indexing
     overviews: Overviews | None = None  # every agent's reach of every file (lsp/reach_lens.py)
     overviews_for: int | None = None  # the generation the worker is computing them for
+    overview_refresh: Callable[[], None] | None = None  # set once a view asked for them
     # messages shown for the current settings / configuration file (shown again only after a fix)
     shown: dict[str, set[str]] = field(default_factory=dict)
 

@@ -195,6 +195,9 @@ class DiagnosticsFlow:
                     self._set_full(folder, findings, generation)
                     self._publish(folder, None)
                 if not folder.check_again:
+                    from rulemap.lsp.reach_lens import after_check
+
+                    after_check(self, folder)  # type: ignore[arg-type]
                     return
         finally:
             folder.check_running = False

@@ -5,10 +5,11 @@ where each agent's budget stops it reading the file.
 
 No request pays for it on the event loop: when a lens is asked for and the folder's overview
 is missing or older than its graph, the worker computes every selected agent's
-`rulemap.reach.overview` (one pass over its load groups) once edits pause and the whole check
-is done, and the client is asked to refresh its lenses when it is ready; until then the older
-overview is shown. An agent without load groups says what its `load_status` says
-of the file by its place."""
+`rulemap.reach.overview` (one pass over its load groups) once the whole check is done (after
+the first whole check always, and after every later one once a view has asked in the folder),
+and the client is asked to refresh its lenses when it is ready; until then the older
+overview is shown. An agent without load groups (a plug-in profile; every built-in one has
+them) says what its `load_status` says of the file by its place."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
 MIN_AGENTS = 2  # with one agent selected, the first lens already says it all
-QUIET_S = 0.3  # edits pause this long (and no whole check runs) before an overview starts
+POLL_S = 0.02  # how often a waiting overview looks whether the whole check is done
 
 
 @dataclass(frozen=True)
@@ -76,18 +77,83 @@ def cut_hints(engine: Engine, folder: Folder, key: str, first: int, last: int,
     return out
 
 
-def _current(engine: Engine, folder: Folder, refresh: Callable[[], None]) -> Overviews | None:
+def paragraph_hover(engine: Engine, folder: Folder, key: str, line: int,
+                    refresh: Callable[[], None]) -> types.Hover | None:
+    """"Who sees this paragraph": per selected agent, how many of the files that load `key`
+    get the paragraph or list item at `line` — whole, or cut inside it — or why none does
+    (stripped as an HTML comment, never loaded). None until the overview is ready."""
+    from rulemap.reach import comment_lines
+    from rulemap.unseen import paragraph, sight
+
+    current = _current(engine, folder, refresh)
+    ws, host = folder.ws, folder.host
+    if current is None or ws is None or host is None:
+        return None
+    comments = set(comment_lines(ws, key))
+    bounds = paragraph(ws.document(key).lines, line, comments)
+    if bounds is None:
+        return None
+    start, end = bounds
+    rows = []
+    for name, title, glimpses in current.agents:
+        if glimpses is None:  # no load groups: by the file's place
+            status = host.snapshot(name).load_status(key)
+            rows.append(f"- **{title}**: " + (f"{status.files:,} files (by its place)"
+                        if status.loads else f"never — {status.why_not or 'it does not load it'}"))
+            continue
+        glimpse = glimpses.get(key)
+        if glimpse is None or not glimpse.files:
+            if glimpse is not None and glimpse.left_out:
+                why = f"left out over the budget for {glimpse.left_out:,} files"
+            else:
+                why = host.snapshot(name).load_status(key).why_not or \
+                    "no file's load includes it"
+            rows.append(f"- **{title}**: never — {why}")
+            continue
+        seen = sight(glimpse, comments, start, end)
+        if seen.stripped:
+            rows.append(f"- **{title}**: no — inside an HTML comment, which it removes")
+            continue
+        if seen.whole == seen.files:
+            text = ("the one file that loads it" if seen.files == 1
+                    else f"all {seen.files:,} files that load it")
+        else:
+            noun = "file that loads" if seen.files == 1 else "files that load"
+            text = f"{seen.whole:,} of the {seen.files:,} {noun} it"
+        if seen.partly:
+            text += f"; its budget stops inside it for {seen.partly:,}"
+        missed = seen.files - seen.whole - seen.partly
+        if missed:
+            text += f"; stops reading before it for {missed:,}"
+        rows.append(f"- **{title}**: {text}")
+    lines = f"line {start + 1}" if start == end else f"lines {start + 1}–{end + 1}"
+    body = f"**Who sees this paragraph** ({lines})\n\n" + "\n".join(rows)
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=body))
+
+
+def _current(engine: Engine, folder: Folder, refresh: Callable[[], None] | None
+             ) -> Overviews | None:
     """The folder's overview (an older one while the new one is computed; None before the
     first), asking the worker for a new one when the graph moved on."""
     ws = folder.ws
     if ws is None:
         return None
+    if refresh is not None:  # a view asked: told when it is ready, after each whole check
+        folder.overview_refresh = refresh
     current = folder.overviews
     if (current is None or current.generation != ws.generation) \
             and folder.overviews_for != ws.generation:
         folder.overviews_for = ws.generation
-        engine._spawn(_compute(engine, folder, ws.generation, refresh))
+        engine._spawn(_compute(engine, folder, ws.generation))
     return current  # an older one until the new is ready: no flickering while typing
+
+
+def after_check(engine: Engine, folder: Folder) -> None:
+    """A whole check is done: compute the overview of the new graph now, so that the next
+    lens, hint or hover finds it ready — after the first check always (an instruction file
+    opened later shows its lens at once), after later ones once a view has asked here."""
+    if folder.overview_refresh is not None or folder.overviews is None:
+        _current(engine, folder, None)
 
 
 def _part(status: LoadStatus | None, title: str, glimpses: dict[str, Glimpse] | None,
@@ -109,14 +175,15 @@ def _part(status: LoadStatus | None, title: str, glimpses: dict[str, Glimpse] | 
     return text
 
 
-async def _compute(engine: Engine, folder: Folder, generation: int,
-                   refresh: Callable[[], None]) -> None:
+async def _compute(engine: Engine, folder: Folder, generation: int) -> None:
     """The overview for `generation`, once edits pause and the whole check is done: it
-    shares the one worker with the checks, which come first."""
+    shares the one worker with the checks, which come first. The views that asked are told
+    when it is ready (`overview_refresh`)."""
     try:
-        await asyncio.sleep(QUIET_S)
+        # an edit sets the debounce timer of the whole check before its lens is asked for:
+        # wait for that check, which comes first on the worker
         while folder.check_running or folder.full_timer is not None:
-            await asyncio.sleep(QUIET_S)
+            await asyncio.sleep(POLL_S)
         if folder.ws is None or folder.ws.generation != generation:
             return  # edited meanwhile: the next lens request asks for the newer graph
         agents = await engine.on_replica(folder, _overviews)
@@ -126,7 +193,8 @@ async def _compute(engine: Engine, folder: Folder, generation: int,
     ws = folder.ws
     if ws is not None and ws.generation == generation:
         folder.overviews = Overviews(generation, agents)
-        refresh()
+        if folder.overview_refresh is not None:
+            folder.overview_refresh()
 
 
 def _overviews(replica: Workspace) -> tuple[tuple[str, str, dict[str, Glimpse] | None], ...]:

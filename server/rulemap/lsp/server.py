@@ -55,7 +55,9 @@ CUSTOM = {
     "rulemap/instructionFiles": "custom:instruction_files",
     "rulemap/graph": "custom:graph", "rulemap/profiles": "custom:profiles",
     "rulemap/compare": "custom:compare", "rulemap/session": "custom:session",
-    "rulemap/reach": "custom:reach_request",
+    "rulemap/reach": "reverse:reach_request", "rulemap/why": "reverse:why_request",
+    "rulemap/unseenLines": "reverse:unseen_lines",
+    "rulemap/map": "map_request:map_request",
 }
 
 
@@ -492,8 +494,15 @@ async def hover(ls: RulemapServer, params: types.HoverParams) -> types.Hover | N
     if target is None:
         return None
     folder, snap, key = target
-    return _features().hover(  # type: ignore[no-any-return]
+    found: types.Hover | None = _features().hover(
         snap, key, params.position, _encoding(), folder.settings.hover_source_files)
+    if found is None and snap.is_markdown(key) and (snap.is_instruction(key)
+                                                    or snap.is_imported(key)):
+        from rulemap.lsp.reach_lens import paragraph_hover  # who sees this paragraph
+
+        found = paragraph_hover(_engine(), folder, key, params.position.line,
+                                lambda: _refresh_lenses_and_hints(ls))
+    return found
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)

@@ -28,6 +28,7 @@ from rulemap.model import (
     Skipped,
     Span,
 )
+from rulemap.profiles import copilot_groups
 from rulemap.profiles.base import (
     EXPLAIN,
     Option,
@@ -200,6 +201,11 @@ class CopilotProfile(Profile):
         return cached_explanation(
             ws, EXPLAIN.key(self.name, target, cwd), lambda: self._explain(ws, target, cwd)
         )
+
+    def load_groups(self, ws: Workspace, cwd: str) -> list[tuple[Explanation, list[str]]]:
+        """Files grouped by their nearest AGENTS.md and the `applyTo` files that apply to
+        them (copilot_groups.py)."""
+        return copilot_groups.load_groups(ws, self, cwd)
 
     def findings(self, ws: Workspace) -> list[Finding]:
         lint = frozenset(ws.lint_documents())

@@ -8,6 +8,8 @@ reader on demand."""
 
 from __future__ import annotations
 
+import sys
+
 from rulemap.globs import FileIndex
 from rulemap.readers.base import WalkingReader
 from rulemap.workspace.layout import Layout
@@ -41,7 +43,7 @@ class InstructionIndex:
             if slash > 0:
                 parent = path[:slash]
                 while parent and parent not in directories:
-                    directories.add(parent)
+                    directories.add(sys.intern(parent))  # shared with `parent_dir`'s
                     cut = parent.rfind("/")
                     parent = parent[:cut] if cut > 0 else ""
             scope = self._layout.rule_scope(path)

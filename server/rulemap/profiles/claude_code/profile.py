@@ -86,6 +86,7 @@ class ClaudeCodeProfile(Profile):
     load_log_format = claude_load_log.FORMAT  # InstructionsLoaded hook events
     watched_globs = ("**/CLAUDE.md", "**/CLAUDE.local.md", "**/.claude/**", "**/AGENTS.md")
     own_glob_dialect = True  # a trailing `/**` dropped, case folded (rules.py)
+    startup_prefix = True  # nested memory and scoped rules join after the launch load
     options: tuple[Option, ...] = OPTIONS
 
     # ----- options ----------------------------------------------------------------------

@@ -68,6 +68,7 @@ class CodexProfile(Profile):
         "down to cwd, sharing 32 KiB cut at the byte; no imports."
     )
     follows_imports = False  # `@path` reaches Codex as plain text
+    startup_prefix = True  # it loads at start-up only: every target gets that load
     check_codes = ("budget-overflow", "instructions-shadowed", "import-not-followed")
     watched_globs = ("**/AGENTS.md", "**/AGENTS.override.md")
     load_log_format = codex_load_log.FORMAT  # `codex debug prompt-input`

@@ -7,6 +7,7 @@ fits the budget is skipped without loading; the rest are explained once each.
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -233,7 +234,8 @@ class TargetGroups:
         group_of = self.group_of
         for path in ws.files:
             slash = path.rfind("/")
-            group = (anchor(path[:slash] if slash > 0 else ""), index.get(path, ()))
+            group = (anchor(sys.intern(path[:slash]) if slash > 0 else ""),
+                     index.get(path, ()))
             group_of[path] = group
             members = by_group.get(group)
             if members is None:

@@ -30,6 +30,9 @@ class CogitatorProfile(Profile):
         "@imports, .claude/rules, a shared 32k budget."
     )
     check_codes = ("budget-overflow", "duplicate-load")
+    # a step's `reach([target])` appends to the start-up load and cuts only what it appends
+    # (the seed: one shared budget, files in load order)
+    startup_prefix = True
     watched_globs = ("**/AGENTS.md", "**/CLAUDE.md", "**/CLAUDE.local.md", "**/.claude/**")
     # also the top-level keys of rulemap.toml (files, maxChars, …), which came first and are
     # what the seed calls its options

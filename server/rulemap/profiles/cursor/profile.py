@@ -19,7 +19,14 @@ from rulemap.model import (
     Skipped,
     Span,
 )
-from rulemap.profiles.base import EXPLAIN, Option, Profile, cached_explanation, options_of
+from rulemap.profiles.base import (
+    EXPLAIN,
+    Option,
+    Profile,
+    cached_explanation,
+    options_of,
+    parent_dir,
+)
 from rulemap.profiles.cursor.agents_md import (
     agents_files,
     agents_folder,
@@ -44,9 +51,11 @@ from rulemap.profiles.cursor.rules import (
     glob_has_matches,
     in_scope,
     owner_of,
+    rule_hits,
     rule_of,
     rule_paths,
 )
+from rulemap.profiles.place_groups import Anchors, explained, grouped, rules_of_files
 from rulemap.profiles.rule_files import WrittenGlob, as_scoped
 from rulemap.workspace.rule_scope import RuleScope
 
@@ -176,6 +185,27 @@ class CursorProfile(Profile):
         return cached_explanation(
             ws, EXPLAIN.key(self.name, target, cwd), lambda: self._explain(ws, target, cwd)
         )
+
+    def load_groups(self, ws: Workspace, cwd: str) -> list[tuple[Explanation, list[str]]]:
+        """Every workspace file grouped by what Cursor loads for it. What `_explain` reads of
+        the target: which nested folders hold it — those of an AGENTS.md (`applies_to`) and
+        those of a `.cursor/rules` (`in_scope`): the deepest such folder on its path says
+        which all — and which auto-attached rules' globs match it (`rule_hits`, per rule
+        over the index); the legacy file, the root's AGENTS.md and the rules of other kinds
+        are the same for every file."""
+        opts = options_of(ws, self)
+        md_rules = bool(opts["mdRules"])
+        paths = rule_paths(ws)
+        folders = {agents_folder(k) for k in agents_files(ws)} | {owner_of(k) for k in paths}
+        anchors = Anchors(lambda d: d in folders, "")
+        auto = [rule_of(ws, k) for k in paths
+                if (k.endswith(".mdc") or md_rules) and not ws.document(k).unreadable]
+        rules = rules_of_files((r.key, rule_hits(ws, r)) for r in auto if r.kind == "auto")
+
+        def key_of(path: str) -> tuple[str | None, tuple[str, ...]]:
+            return anchors(parent_dir(path)), rules.get(path, ())
+
+        return explained(self, ws, cwd, grouped(ws.files, key_of))
 
     def findings(self, ws: Workspace) -> list[Finding]:
         opts = options_of(ws, self)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Final, Literal
 from rulemap.derived import KeyFamily
 from rulemap.globs import (
     CompiledGlobs,
+    FileIndex,
     candidates_are_exact,
     compile_patterns,
     literal_prefix,
@@ -43,6 +44,8 @@ ORDER: dict[str, int] = {"always": 0, "auto": 1, "requested": 2}
 
 _RULE: Final[KeyFamily[Rule]] = KeyFamily("cursor-rule")  # file
 _GLOB_ANY: Final = KeyFamily[bool]("cursor-glob-any")  # owner, pattern
+_HITS: Final = KeyFamily[frozenset[str]]("cursor-rule-hits")  # file
+_DIRECTORIES: Final = KeyFamily[FileIndex]("cursor-directories").key()
 
 
 @dataclass
@@ -198,3 +201,47 @@ def glob_has_matches(ws: Workspace, owner: str, glob: WrittenGlob) -> bool:
             break
     ws.derived.put(cache_key, found, reads=())
     return found
+
+
+def rule_hits(ws: Workspace, rule: Rule) -> frozenset[str]:
+    """Every file `applies(rule, file)` is true for, found per glob over the index rather
+    than file by file: the candidates of each including pattern by its literal prefix and
+    extension, and (gitignore-style, a pattern matching a directory matches everything below
+    it) the files below the directories that are candidates too; each tested by `applies`
+    (a negation only takes away). Cached until the rule changes or a file is created or
+    deleted."""
+    cache_key = _HITS.key(rule.key)
+    cached = ws.derived.get(cache_key)
+    if cached is not None:
+        return cached
+    directories = _directories(ws)
+    pool: set[str] = set()
+    for glob in rule.globs or []:
+        if glob.error:
+            continue
+        for pattern in glob.expanded:
+            single = compiled_globs((pattern,)).patterns[0]
+            if single.startswith("!"):
+                continue
+            pool.update(prefiltered(ws.files.candidates(rule.owner, single), single))
+            for directory in prefiltered(directories.candidates(rule.owner, single), single):
+                pool.update(ws.files.under(directory + "/"))
+    cached = frozenset(p for p in pool if applies(rule, p))
+    ws.derived.put(cache_key, cached, reads=(rule.key,))
+    return cached
+
+
+def _directories(ws: Workspace) -> FileIndex:
+    """The directories holding files (the root aside), as an index of paths (until a create
+    or delete)."""
+    cached = ws.derived.get(_DIRECTORIES)
+    if cached is None:
+        found: set[str] = set()
+        for path in ws.files:
+            directory = path.rpartition("/")[0]
+            while directory and directory not in found:
+                found.add(directory)
+                directory = directory.rpartition("/")[0]
+        cached = FileIndex(found)
+        ws.derived.put(_DIRECTORIES, cached, reads=())
+    return cached

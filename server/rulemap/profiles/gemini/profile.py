@@ -16,12 +16,21 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rulemap.model import Explanation, Finding, LoadStatus
-from rulemap.profiles.base import EXPLAIN, Option, Profile, cached_explanation, options_of
+from rulemap.profiles.base import (
+    EXPLAIN,
+    Option,
+    Profile,
+    cached_explanation,
+    join,
+    options_of,
+    parent_dir,
+)
 from rulemap.profiles.gemini import load_log as gemini_load_log
 from rulemap.profiles.gemini.findings import file_findings, graph_findings
 from rulemap.profiles.gemini.load import Loader
-from rulemap.profiles.gemini.paths import is_named, named_files, names_of
+from rulemap.profiles.gemini.paths import file_exists, is_named, named_files, names_of
 from rulemap.profiles.gemini.session import replay
+from rulemap.profiles.place_groups import Anchors, explained, grouped
 
 if TYPE_CHECKING:
     from rulemap.profiles.steps import SessionReplay, ToolStep
@@ -37,6 +46,8 @@ class GeminiProfile(Profile):
     )
     watched_globs = ("**/GEMINI.md",)
     check_codes = ("import-not-followed",)
+    # the launch load first; just-in-time context joins after it, and there is no budget
+    startup_prefix = True
     load_log_format = gemini_load_log.FORMAT  # its session log's JIT context
     options: tuple[Option, ...] = (
         Option("fileNames", (list,), ["GEMINI.md"],
@@ -77,6 +88,29 @@ class GeminiProfile(Profile):
             return LoadStatus(True, len(ws.files))
         below = [p for p in ws.files.under(directory + "/") if p != key]
         return LoadStatus(True, len(below), below[0] if below else None)
+
+    def load_groups(self, ws: Workspace, cwd: str) -> list[tuple[Explanation, list[str]]]:
+        """Every workspace file grouped by what Gemini loads when a file tool touches it. The
+        start-up load (the global file, the git root down to the cwd, the eager scan) is the
+        same for all; just in time (`jitContext`), a file whose directory is inside the cwd
+        adds the context files from the git root down to that directory (`jit_files`), those
+        down to the cwd being already loaded — so files share a load when they share whether
+        they are inside the cwd and the deepest directory strictly below it on their path
+        holding a context file."""
+        cwd_dir = "" if cwd in (".", "") else cwd.strip("/")
+        files = list(ws.files)
+        if not options_of(ws, self)["jitContext"]:
+            return explained(self, ws, cwd, [files] if files else [])
+        names = names_of(ws, self)
+        anchors = Anchors(lambda d: any(file_exists(ws, join(d, n)) for n in names), cwd_dir)
+
+        def key_of(path: str) -> tuple[bool, str | None]:
+            directory = parent_dir(path)
+            inside = (not cwd_dir or directory == cwd_dir
+                      or directory.startswith(cwd_dir + "/"))
+            return inside, anchors(directory) if inside else None
+
+        return explained(self, ws, cwd, grouped(files, key_of))
 
     def replay(self, ws: Workspace, steps: Sequence[ToolStep], cwd: str) -> SessionReplay:
         """The session step by step: context files below the cwd join when a tool that

@@ -180,10 +180,19 @@ def candidates(ws: Workspace, target: str, settings: Settings) -> tuple[list[str
     directly."""
     if is_instruction_name(target):
         return [target], True
+    return search_from(ws, search_start(ws, target), settings), False
+
+
+def search_start(ws: Workspace, target: str) -> str:
+    """Where the search for a touched path starts: a directory is searched from itself, a file
+    (or a path not there) from its parent."""
     full = ws.abs(target)
-    # a touched directory is searched from itself, a file (or a path not there) from its parent
-    start = target if ws.reader.exists(full) and ws.reader.is_dir(full) else parent_dir(target)
-    return search_from(ws, start, settings), False
+    return target if ws.reader.exists(full) and ws.reader.is_dir(full) else parent_dir(target)
+
+
+def holds_instructions(ws: Workspace, directory: str) -> bool:
+    """Whether the search finds anything in `directory` (one of the names exists there)."""
+    return any(_exists(ws, join(directory, name)) for name in NAMES)
 
 
 def search_from(ws: Workspace, start: str, settings: Settings) -> list[str]:

@@ -14,6 +14,7 @@ from rulemap.profiles.mastra.inject import (
     Settings,
     is_instruction_name,
 )
+from rulemap.profiles.place_groups import Anchors, explained, grouped
 
 if TYPE_CHECKING:
     from rulemap.profiles.steps import SessionReplay, ToolStep
@@ -85,3 +86,22 @@ class MastraProfile(Profile):
             reads.append(target)  # whether it is a directory
         ws.derived.put(key, explanation, reads=reads)
         return explanation
+
+    def load_groups(self, ws: Workspace, cwd: str) -> list[tuple[Explanation, list[str]]]:
+        """Every workspace file grouped by what one tool call on it injects: an instruction
+        file is used directly (a group of its own); any other path's search starts at its
+        directory (`search_start`) and finds the instruction files of every directory from
+        there up, so paths share a load when the deepest directory on the way holding one
+        is the same (the walk above the root, `ignoredInstructionPaths` and identities are
+        the same for all). Disabled: nothing for any file."""
+        files = list(ws.files)
+        if not self.settings(ws).enabled:
+            return explained(self, ws, cwd, [files] if files else [])
+        anchors = Anchors(lambda directory: inject.holds_instructions(ws, directory))
+
+        def key_of(path: str) -> tuple[str, str | None]:
+            if is_instruction_name(path):
+                return "direct", path
+            return "search", anchors(inject.search_start(ws, path))
+
+        return explained(self, ws, cwd, grouped(files, key_of))

@@ -1,0 +1,113 @@
+// "Open Instruction Map": the repository map page the server renders (`rulemap/map`, a
+// self-contained HTML page with inline scripts and data) in a webview panel. The page is the
+// server's; this only hosts it, with a refresh and a clear message when there is no page.
+
+import * as vscode from 'vscode';
+import { MapParams, MapResult, RequestError } from './protocol';
+
+export const MAP_VIEW_TYPE = 'rulemap.instructionMap';
+export const MAP_TITLE = 'Instruction Map';
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+}
+
+/** Pure: a page with a message (no map to show), styled with the theme's colours. */
+export function messagePage(title: string, message: string): string {
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline';">
+<title>${escapeHtml(MAP_TITLE)}</title>
+<style>body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);padding:2em;max-width:48em}
+h1{font-size:1.3em;font-weight:600}p{line-height:1.5}code{font-family:var(--vscode-editor-font-family)}</style>
+</head><body><h1>${escapeHtml(title)}</h1><p class="rulemap-map-message">${escapeHtml(message)}</p>
+<p>Run <b>Rulemap: Refresh Instruction Map</b> to try again.</p></body></html>`;
+}
+
+/** Pure: the HTML to show for an answer (the server's page, or a page saying why there is none). */
+export function mapHtml(result: MapResult | RequestError | null | undefined, ready: boolean): { html: string; ok: boolean } {
+  if (!ready) {
+    return { ok: false, html: messagePage('The Rulemap language server is not running', 'Start it (Rulemap: Restart Server) or see "Rulemap: Show Output".') };
+  }
+  if (result === null) {
+    return { ok: false, html: messagePage('No workspace folder', 'Open a folder (or a file inside one) to map the instructions its agents load.') };
+  }
+  if (result === undefined) {
+    return {
+      ok: false,
+      html: messagePage('No map from the server', 'The server did not answer rulemap/map (an older server? see "Rulemap: Show Output").'),
+    };
+  }
+  if ('error' in result) {
+    return { ok: false, html: messagePage('The server could not draw the map', result.error) };
+  }
+  if (typeof result.html !== 'string' || result.html.trim() === '') {
+    return { ok: false, html: messagePage('No map from the server', 'The server answered rulemap/map without a page.') };
+  }
+  return { ok: true, html: result.html };
+}
+
+/** The part of a webview panel the map drives (a real panel, or a stand-in in tests). */
+export interface MapPanel {
+  readonly webview: { html: string };
+  title: string;
+  readonly visible: boolean;
+  reveal(): void;
+  onDidDispose(listener: () => void): vscode.Disposable;
+}
+
+export class InstructionMap implements vscode.Disposable {
+  private panel: MapPanel | undefined;
+  private uri: string | undefined;
+  private seq = 0;
+  private readonly subs: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly api: { readonly isReady: boolean; map(params: MapParams): Promise<MapResult | RequestError | null | undefined> },
+    private readonly createPanel: () => MapPanel,
+    private readonly progress: <T>(task: () => Promise<T>) => Thenable<T> = (t) => t(),
+  ) {}
+
+  /** The open panel (for tests). */
+  get current(): MapPanel | undefined {
+    return this.panel;
+  }
+
+  /** Open (or reveal) the map for the workspace folder of `uri`, and load it. */
+  async open(uri: string | undefined): Promise<boolean> {
+    if (uri) this.uri = uri;
+    if (!this.panel) {
+      const panel = this.createPanel();
+      this.panel = panel;
+      this.subs.push(
+        panel.onDidDispose(() => {
+          if (this.panel === panel) this.panel = undefined;
+        }),
+      );
+    } else {
+      this.panel.reveal();
+    }
+    return this.refresh();
+  }
+
+  /** Ask the server for the page again (the panel's refresh). */
+  async refresh(): Promise<boolean> {
+    const panel = this.panel;
+    if (!panel) return false;
+    const seq = ++this.seq;
+    const uri = this.uri;
+    if (!uri) {
+      panel.webview.html = messagePage('No workspace folder', 'Open a folder (or a file inside one) to map the instructions its agents load.');
+      return false;
+    }
+    const result = this.api.isReady ? await this.progress(() => this.api.map({ uri })) : undefined;
+    if (seq !== this.seq || this.panel !== panel) return false;
+    const page = mapHtml(result, this.api.isReady);
+    panel.webview.html = page.html;
+    return page.ok;
+  }
+
+  dispose(): void {
+    for (const s of this.subs) s.dispose();
+  }
+}

@@ -1,0 +1,92 @@
+"""`rulemap map --html OUT.html`: one self-contained page mapping the repository's
+instructions (docs/map.md). The engine builds the map (`rulemap.repo_map`); this module parses
+the arguments, writes the page (`readers/page_files.py`: atomically, never over what is not a
+page) and says where it went."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from rulemap.cli.main import UsageError, describe
+
+MAP_EPILOG = """\
+examples:
+  rulemap map --html map.html                      this repository's map, to open in a browser
+  rulemap map --html out/map.html --root ../other  another repository (out/ must exist)
+  rulemap map --html map.html --cwd packages/web   the agents working in packages/web
+  rulemap map --html map.html --profiles A,B       agents A and B only
+
+The page holds everything (no network, no CDN): the instruction graph (instruction files,
+rules and the directories their globs match, imports), the directories coloured by how much of
+the chosen agent's budget their files' loads use (green under half, amber, red when cut or a
+file is left out), the findings of `rulemap check`, and on a click who loads a file, per agent,
+or what a directory's files load and why. Big trees stay quick: directories are aggregated and
+opened on demand, and the graph groups what it cannot draw at once. Exit 0, or 2 for usage
+errors (no such root, OUT's directory missing, OUT not a page's name or place).
+Agents: {names}.
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser, names: str,
+                  allow_flag: object, home_flag: object) -> None:
+    """`rulemap map`'s description and arguments (added when the command is parsed)."""
+    describe(
+        parser,
+        description="Write one self-contained HTML page mapping the repository's instructions:\n"
+        "the graph of instruction files, rules and imports, the directories by budget use per\n"
+        "agent, the findings, and who loads what (and why) on a click.",
+        epilog=MAP_EPILOG.format(names=names),
+    )
+    parser.add_argument("--html", metavar="OUT.html", required=True,
+                        help="the page to write (its directory must exist; replaced atomically)")
+    parser.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
+    parser.add_argument(
+        "--cwd", help="the agents' working directory (default: config `cwd`, else the root)"
+    )
+    parser.add_argument("--profiles", metavar="A,B",
+                        help=f"the agents to map, comma-separated (default: the "
+                        f"configuration's, else those detected); of: {names}")
+    allow_flag(parser)  # type: ignore[operator]
+    home_flag(parser)  # type: ignore[operator]
+
+
+def run_map(args: argparse.Namespace) -> int:
+    from rulemap import analysis
+    from rulemap.cli.commands import inside, open_workspace, warn_untrusted
+    from rulemap.cli.compare import profile_list
+    from rulemap.readers.page_files import PageRefused, check_page_path, write_page
+    from rulemap.repo_map import build_map
+    from rulemap.repo_map.page import render_page
+
+    try:
+        check_page_path(args.html)  # before the work: a wrong OUT fails at once
+    except PageRefused as exc:
+        raise UsageError(str(exc)) from None
+    started = time.perf_counter()
+    ws = open_workspace(args.root, args.allow_imports_from,
+                        profiles=profile_list(args.profiles), user_home=args.home)
+    warn_untrusted(ws)
+    cwd = inside(ws, args.cwd, "--cwd") if args.cwd else None
+    data = build_map(ws, analysis.select_profiles(ws), cwd)
+    page = render_page(data).encode("utf-8")
+    try:
+        written = write_page(args.html, page)
+    except PageRefused as exc:
+        raise UsageError(str(exc)) from None
+    took = time.perf_counter() - started
+    documents = sum(1 for n in data["graph"]["nodes"]
+                    if n["kind"] in ("instruction", "rule", "scoped-rule"))
+    agents = ", ".join(a["title"] for a in data["agents"])
+    sys.stdout.write(
+        f"rulemap: wrote {written} ({_size(len(page))}, in {took:.2f} s): {data['files']:,} "
+        f"files in {len(data['tree']):,} directories, {documents:,} instruction files and "
+        f"rules, {data['findingsTotal']:,} findings; agents: {agents}. Open it in a browser.\n")
+    return 0
+
+
+def _size(count: int) -> str:
+    if count < 1024 * 1024:
+        return f"{count / 1024:.0f} KB"
+    return f"{count / 1024 / 1024:.1f} MB"

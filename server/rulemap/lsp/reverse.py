@@ -1,0 +1,154 @@
+"""The reverse requests (docs/protocol.md): who loads a file (`rulemap/reach`), which of its
+lines an agent never sees (`rulemap/unseenLines`), and whether a sentence reaches each agent's
+model (`rulemap/why`). The engine answers (`rulemap.reach`, `rulemap.unseen`, `rulemap.why`);
+these handlers check the params and run it in the worker."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from rulemap import analysis
+from rulemap.host import CancelToken
+from rulemap.lsp.custom import InvalidParams, located, params_dict, profiles_param, uri_param
+
+if TYPE_CHECKING:
+    from rulemap.lsp.reach_lens import Overviews
+    from rulemap.lsp.state import Engine
+    from rulemap.profiles.base import Profile
+    from rulemap.workspace import Workspace
+
+OVERVIEW_POLL_S = 0.02
+MAX_WHY_TEXT = 10_000  # characters: a sentence or a paragraph, not a file
+
+
+async def reach_request(engine: Engine, raw: Any) -> dict[str, Any] | None:
+    """`rulemap/reach`: who loads the file at `uri` (or its 0-based `line`), for every selected
+    agent or the `profiles` named — `rulemap reach --json`'s answer, computed in the worker."""
+    params = params_dict(raw)
+    uri = uri_param(params)
+    line = params.get("line")
+    if line is not None and (not isinstance(line, int) or isinstance(line, bool) or line < 0):
+        raise InvalidParams("`line` must be a 0-based line number")
+    names = profiles_param(params)
+    found = await located(engine, uri)
+    if found is None:
+        return None
+    folder, _, key = found
+    result = await engine.on_replica(folder, _reached, key, line, names, cancel=CancelToken())
+    if result is not None:
+        result["uri"] = engine.canonical(uri)
+    return result
+
+
+async def unseen_lines(engine: Engine, raw: Any) -> dict[str, Any] | None:
+    """`rulemap/unseenLines`: per agent, the lines of the instruction file, rule or imported
+    file at `uri` that it never brings to its model (stripped HTML comments, lines past a
+    budget cut) and for how many files; `never` when no file's load includes it. From the
+    folder's per-agent overview when it is current (the code lens's), else computed."""
+    params = params_dict(raw)
+    uri = uri_param(params)
+    names = profiles_param(params)
+    found = await located(engine, uri)
+    if found is None:
+        return None
+    folder, ws, key = found
+    generation = ws.generation
+    while folder.overviews_for == generation and (
+            folder.overviews is None or folder.overviews.generation != generation):
+        await asyncio.sleep(OVERVIEW_POLL_S)  # being computed: wait rather than do it twice
+    current = folder.overviews
+    if current is not None and current.generation != generation:
+        current = None
+    result = await engine.on_replica(folder, _unseen, key, names, current,
+                                     cancel=CancelToken())
+    if result is not None:
+        result["uri"] = engine.canonical(uri)
+    return result
+
+
+async def why_request(engine: Engine, raw: Any) -> dict[str, Any] | None:
+    """`rulemap/why`: whether `text` reaches each agent's model for `target` (a workspace path
+    or file URI; absent: the start-up load) — `rulemap why --json`'s answer, with `places`
+    empty when the text is in no instruction file. `uri`: a file or the folder to look in."""
+    params = params_dict(raw)
+    uri = uri_param(params)
+    text = params.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidParams("`text` (the sentence to look for) is required")
+    if len(text) > MAX_WHY_TEXT:
+        raise InvalidParams(f"`text` is longer than {MAX_WHY_TEXT:,} characters")
+    target = params.get("target")
+    if target is not None and not isinstance(target, str):
+        raise InvalidParams("`target` must be a workspace path or a file URI")
+    names = profiles_param(params)
+    found = engine.locate(uri)
+    if found is None:
+        return None
+    folder = found[0]
+    if await engine.ready(folder) is None:
+        return None
+    key = None
+    if target:
+        located_target = engine.locate(target) if ":" in target.split("/")[0] else None
+        key = located_target[1] if located_target is not None else target.strip("/")
+        if located_target is not None and located_target[0] is not folder:
+            raise InvalidParams("`target` is in another workspace folder")
+        if not key or key.startswith("/") or ".." in key.split("/"):
+            raise InvalidParams(f"`target` {target!r} is not a file inside the folder")
+    result = await engine.on_replica(folder, _why, text, key, names, cancel=CancelToken())
+    result["uri"] = engine.canonical(uri)
+    return result
+
+
+def _profiles(replica: Workspace, names: list[str] | None) -> list[Profile]:
+    from rulemap.profiles import get_profile
+
+    return ([get_profile(n) for n in names] if names is not None
+            else list(analysis.select_profiles(replica)))
+
+
+def _cwd(replica: Workspace) -> str:
+    cwd = replica.config.cwd
+    return "" if cwd == "." else cwd
+
+
+def _reached(replica: Workspace, key: str, line: int | None,
+             names: list[str] | None) -> dict[str, Any] | None:
+    """Runs in the worker: `rulemap/reach`'s answer (None: `line` is past the end)."""
+    from rulemap.reach import reach
+
+    if line is not None and line >= len(replica.document(key).lines):
+        return None
+    return reach(replica, key, line, _profiles(replica, names), _cwd(replica)).to_json()
+
+
+def _unseen(replica: Workspace, key: str, names: list[str] | None,
+            current: Overviews | None) -> dict[str, Any] | None:
+    """Runs in the worker: `rulemap/unseenLines`' answer (None: not an instruction file,
+    rule or imported file of any of the agents)."""
+    from rulemap.reach import Glimpse, overview
+    from rulemap.unseen import agent_unseen
+
+    profiles = _profiles(replica, names)
+    if not (replica.is_instruction(key) or key in replica.import_reach().imported
+            or any(p.reads(replica, key) for p in profiles)):
+        return None
+    known = {name: glimpses for name, _, glimpses in current.agents} if current else {}
+    agents = []
+    for profile in profiles:
+        glimpses = known[profile.name] if profile.name in known \
+            else overview(replica, profile, _cwd(replica))
+        glimpse = None if glimpses is None else glimpses.get(key)
+        if glimpses is not None and glimpse is None:
+            glimpse = Glimpse()  # no load group includes it
+        agents.append(agent_unseen(replica, profile, key, glimpse, _cwd(replica)).to_json())
+    return {"path": key, "agents": agents}
+
+
+def _why(replica: Workspace, text: str, target: str | None,
+         names: list[str] | None) -> dict[str, Any]:
+    """Runs in the worker: `rulemap/why`'s answer."""
+    from rulemap.why import why
+
+    return why(replica, text, target, _profiles(replica, names), _cwd(replica)).to_json()

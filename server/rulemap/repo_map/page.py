@@ -1,0 +1,41 @@
+"""The map as one self-contained HTML page (docs/map.md): the template, its style, the
+vendored graph library (cytoscape.js, MIT: its licence heads the file) and the page's script
+inlined, the map's data embedded as JSON. No network reference: it opens from a CI artifact,
+a file, or the editor's webview (inline scripts and styles only; nothing stored)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+
+from rulemap.readers.page_files import asset
+
+_PLACEHOLDER = re.compile(r"@(TITLE|STYLE|DATA|CYTOSCAPE|APP)@")
+
+
+def render_page(data: dict[str, Any]) -> str:
+    """The page for `build_map`'s `data`."""
+    parts = {
+        "TITLE": html.escape(str(data.get("root", ""))),
+        "STYLE": _in_element(asset("map.css"), "style"),
+        "DATA": embedded_json(data),
+        "CYTOSCAPE": _in_element(asset("cytoscape.min.js"), "script"),
+        "APP": _in_element(asset("map.js"), "script"),
+    }
+    # one pass: what is inserted is never searched for placeholders again
+    return _PLACEHOLDER.sub(lambda m: parts[m.group(1)], asset("map.html"))
+
+
+def embedded_json(data: object) -> str:
+    """`data` as JSON safe inside `<script type="application/json">`: no `</` (which could
+    close the element) nor `<!--` (which changes how the element's end is found) survives."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("</", "<\\/").replace("<!--", "\\u003c!--")
+
+
+def _in_element(text: str, tag: str) -> str:
+    """A script or style's text that cannot end its element early."""
+    return re.sub(rf"</({tag})", r"<\\/\1", text, flags=re.IGNORECASE).replace(
+        "<!--", "<\\!--")

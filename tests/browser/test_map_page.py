@@ -1,0 +1,139 @@
+"""The map page (`rulemap map --html`, docs/map.md) in a real browser: headless Chromium, driven
+by `drive_map.js` (playwright-core from client-vscode's dependencies, Debian's Chromium), on the
+demo and on a generated 20,000-file monorepo. Screenshots go to tests/browser/out/ (ignored by
+git); with RULEMAP_MAP_SCREENSHOT=1 the demo's is copied to docs/images/ for the README.
+
+Not part of the default `pytest` run (marker `browser`): `make test-browser` installs what it
+needs first, and these tests fail — never skip — when something is missing."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+CHROMIUM = os.environ.get("RULEMAP_CHROMIUM", "/usr/bin/chromium")
+PLAYWRIGHT = REPO / "client-vscode" / "node_modules" / "playwright-core"
+INTERACTIVE_S = 5.0  # the 20,000-file page must answer clicks within this
+
+
+def _needs() -> None:
+    missing = [what for what, ok in (
+        (f"Chromium at {CHROMIUM} (make test-browser installs Debian's)", Path(CHROMIUM).exists()),
+        ("node", shutil.which("node") is not None),
+        (f"playwright-core in {PLAYWRIGHT.parent} (npm ci in client-vscode)", PLAYWRIGHT.exists()),
+    ) if not ok]
+    assert not missing, "the browser tests cannot run: missing " + "; ".join(missing)
+
+
+def _map(root: Path, out: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "rulemap", "map", "--html", str(out), "--root",
+                    str(root)], check=True, capture_output=True, text=True,
+                   env={**os.environ, "PYTHONPATH": str(REPO / "server")})
+    return time.perf_counter() - started
+
+
+def _drive(page: Path, name: str) -> dict[str, Any]:
+    _needs()
+    OUT.mkdir(exist_ok=True)
+    done = subprocess.run(["node", str(HERE / "drive_map.js"), str(page), str(OUT), name],
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, f"drive_map.js failed:\n{done.stderr}\n{done.stdout}"
+    result: dict[str, Any] = json.loads(done.stdout)
+    assert result["errors"] == [], result["errors"]
+    assert result["requests"] == [], "the page reached for the network"
+    return result
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    page = tmp_path_factory.mktemp("map") / "demo.html"
+    built = _map(REPO / "examples" / "demo", page)
+    result = _drive(page, "demo")
+    result["built_s"], result["bytes"] = built, page.stat().st_size
+    return result
+
+
+@pytest.fixture(scope="module")
+def monorepo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    base = tmp_path_factory.mktemp("mono")
+    subprocess.run([sys.executable, str(REPO / "benchmarks" / "gen_monorepo.py"),
+                    str(base / "repo"), "--seed", "1", "--files", "20000"],
+                   check=True, capture_output=True)
+    page = base / "mono.html"
+    built = _map(base / "repo", page)
+    result = _drive(page, "mono")
+    result["built_s"], result["bytes"] = built, page.stat().st_size
+    return result
+
+
+def _screenshots(result: dict[str, Any]) -> None:
+    for step in result["steps"].values():
+        shot = Path(step["screenshot"])
+        assert shot.exists() and shot.stat().st_size > 10_000, shot
+
+
+def test_the_demo_draws_and_answers_clicks(demo: dict[str, Any]) -> None:
+    graph = demo["graph"]
+    assert graph["canvases"] >= 1 and graph["nodes"] >= 10
+    assert {"AGENTS.md", "CLAUDE.md", ".claude/rules/api-handlers.md"} <= set(graph["documents"])
+    # a click on AGENTS.md: its reach, one row per agent
+    rows = demo["steps"]["file"]["rows"]
+    assert demo["steps"]["file"]["title"] == "AGENTS.md"
+    assert len(rows) == len(demo["agents"]) and all(
+        row.startswith(title) for row, title in zip(rows, demo["agents"], strict=True))
+    assert rows[0].startswith("Cogitator (default)19")  # every file of the demo loads it
+    # a directory opens on demand, then says what its files load
+    step = demo["steps"]["dir"]
+    assert not step["before"]["child"] and step["after"]["child"]
+    assert step["after"]["rows"] > step["before"]["rows"]
+    assert step["why"]["title"] == step["child"] + "/" and step["why"]["loads"] >= 1
+    assert "Why: what Cogitator (default) loads" in step["why"]["text"]
+    # another agent colours the tree as the data says
+    agent = demo["steps"]["agent"]
+    assert agent["selected"] == agent["agent"]
+    assert agent["first"] == agent["firstExpected"] and agent["second"] == agent["secondExpected"]
+    assert agent["first"] != agent["second"]
+    # find a nested instruction file: shown, and drawn selected
+    found = demo["steps"]["find"]
+    assert found["title"] == found["path"] and found["drawn"] == [found["path"]]
+    _screenshots(demo)
+    if os.environ.get("RULEMAP_MAP_SCREENSHOT") == "1":
+        shutil.copy(demo["steps"]["dir"]["screenshot"], REPO / "docs" / "images" / "map-demo.png")
+    print(f"\ndemo: map built in {demo['built_s']:.2f} s, page {demo['bytes']:,} bytes, "
+          f"interactive in {demo['interactiveMs']} ms")
+
+
+def test_a_20k_file_monorepo_stays_responsive(monorepo: dict[str, Any]) -> None:
+    assert monorepo["interactiveMs"] < INTERACTIVE_S * 1000, monorepo["interactiveMs"]
+    graph = monorepo["graph"]
+    # the graph groups what it cannot draw at once, and a group opens on a click
+    assert graph["canvases"] >= 1 and 0 < graph["nodes"] < 200 and graph["clusters"]
+    cluster = monorepo["steps"]["cluster"]
+    assert cluster["scope"] == cluster["path"] and cluster["nodes"] > 1
+    rows = monorepo["steps"]["file"]["rows"]
+    assert len(rows) == len(monorepo["agents"])
+    step = monorepo["steps"]["dir"]
+    assert not step["before"]["child"] and step["after"]["child"]
+    assert step["before"]["rows"] < 20  # aggregated: only the opened directories are drawn
+    found = monorepo["steps"]["find"]
+    assert found["title"] == found["path"]
+    agent = monorepo["steps"]["agent"]
+    assert agent["first"] == agent["firstExpected"] and agent["second"] == agent["secondExpected"]
+    assert monorepo["bytes"] < 4_000_000
+    _screenshots(monorepo)
+    print(f"\n20k monorepo: map built in {monorepo['built_s']:.2f} s, page "
+          f"{monorepo['bytes']:,} bytes, interactive in {monorepo['interactiveMs']} ms")
