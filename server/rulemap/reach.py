@@ -336,14 +336,30 @@ def _one_by_one(ws: Workspace, profile: Profile, cwd: str
 def why_never(ws: Workspace, profile: Profile, key: str, left_out: bool, cwd: str) -> str:
     if left_out:
         return "every load that would hold it leaves it out over the budget"
+    # the start-up load reached it and said why it did not bring it: an import past the
+    # depth limit, a cycle, the same file as one already loaded (a symlink, a copy)
+    start = profile.explain(ws, None, cwd)
+    skipped = next((s for s in start.skipped if s.path == key), None)
+    if skipped is not None:
+        by = f" (imported by `{skipped.importer}`)" if skipped.importer else ""
+        return f"{profile.title} skips it at start-up: {skipped.why}{by}"
     status = profile.load_status(ws, key)
+    ws.import_reach()  # every reachable document parsed: the importers are known
+    # the importers this agent gets to (loads, or reaches and skips): one it never reads
+    # says nothing about this file
+    met = {f.path for f in start.files} | {s.path for s in start.skipped}
+    importers = [i for i in sorted(ws.resolver.importers_of(key))
+                 if i in met or profile.load_status(ws, i).loads]
+    if importers and not profile.follows_imports:
+        return (f"`{importers[0]}` imports it, but {profile.title} does not follow `@` "
+                f"imports" + (f"; {status.why_not}" if status.why_not else ""))
+    if status.why_not and importers:
+        return (f"`{importers[0]}` imports it, but no load of {profile.title} follows that "
+                f"import (`rulemap reach {importers[0]}` says why); by its own name or place: "
+                f"{status.why_not}")
     if status.why_not:
         return status.why_not
     if status.loads:
-        skipped = next((s for s in profile.explain(ws, None, cwd).skipped if s.path == key),
-                       None)
-        if skipped is not None:  # the same file as one already loaded (a symlink, a copy)
-            return f"{profile.title} skips it at start-up: {skipped.why}"
         # it loads by its place, but not with the agent working in `cwd` (Codex reads
         # AGENTS.md from the project root down to its working directory only)
         there = posixpath.dirname(key)

@@ -305,3 +305,21 @@ def test_why_session_on_the_command_line(cli: RunCli, tmp_path: Path) -> None:
     assert code == 2 and "give TARGET or --session, not both" in err
     code, _, err = cli(["why", "Validate input", "--session", "missing.json"], root)
     assert code == 2 and "--session missing.json: no such file" in err
+
+
+def test_a_file_no_load_reaches_says_why_by_its_importer() -> None:
+    """An import past the depth limit is named as such; a file behind it points at its
+    importer; an agent that does not follow imports says so."""
+    chain = {f"docs/{a}.md": f"@{b}.md\n" for a, b in zip("abcde", "bcdef", strict=True)}
+    files = {"AGENTS.md": "# P\n\n@docs/a.md\n", **chain, "docs/f.md": "deep\n", "x.ts": ""}
+    got = _reach(files, "docs/e.md", names=("cogitator", "codex"))
+    assert got["cogitator"].never == ("Cogitator (default) skips it at start-up: import hop 5 "
+                                      "is past maxImportDepth 4 (imported by `docs/d.md`)")
+    # Codex never gets to docs/d.md: nothing to say of its import
+    assert got["codex"].never == "OpenAI Codex CLI does not read it"
+    first = _reach(files, "docs/a.md", names=("codex",))["codex"].never
+    assert first == ("`AGENTS.md` imports it, but OpenAI Codex CLI does not follow `@` "
+                     "imports; OpenAI Codex CLI does not read it")
+    behind = _reach(files, "docs/f.md", names=("cogitator",))["cogitator"].never
+    assert behind is not None and behind.startswith(
+        "`docs/e.md` imports it, but no load of Cogitator (default) follows that import")
