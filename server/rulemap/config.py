@@ -72,6 +72,8 @@ class Config:
     top_level: Mapping[str, Any] = field(default_factory=dict)
     source: str | None = None  # where it was read from, for messages
     ignored: tuple[IgnoredSetting, ...] = ()  # user-only keys the repository tried to set
+    # stale-reference also looks at paths in fenced code blocks (examples, by default not)
+    references_in_fenced_code: bool = False
 
 
 # Rulemap's own keys: key in the file → attribute of Config
@@ -82,6 +84,7 @@ OWN_KEYS: dict[str, str] = {
     "severity": "severity",
     "profile": "profile",
     "profiles": "profiles",
+    "referencesInFencedCode": "references_in_fenced_code",
 }
 
 
@@ -218,6 +221,10 @@ def _check(key: str, value: Any, source: str, known_codes: frozenset[str]) -> An
             raise _type_error(source, key, "a non-empty string", value)
         if key == "cwd" and (value.startswith("/") or ".." in value.split("/")):
             raise ConfigError(f"{source}: `cwd` must be a directory inside the root, not {value!r}")
+        return value
+    if key == "referencesInFencedCode":
+        if not isinstance(value, bool):
+            raise _type_error(source, key, "true or false", value)
         return value
     if key == "severity":
         if not isinstance(value, dict):

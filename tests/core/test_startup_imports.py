@@ -167,3 +167,32 @@ def test_a_check_with_nothing_to_suggest_imports_no_fuzzy_matcher(tree: Path) ->
     code, modules = imported(["check", str(tree), "--format", "json"], tree.parent)
     assert code == 0
     assert loaded(modules, ("rapidfuzz",)) == []
+
+
+def test_the_language_server_starts_without_the_engine(tmp_path: Path) -> None:
+    """`rulemap serve` publishes from its start cache before a folder is indexed: importing the
+    server must not import the profiles, the checks, the workspace or the analysis (they
+    come with the first indexing, or the first request that needs them)."""
+    out = tmp_path / "modules.txt"
+    env = {**os.environ, "PYTHONPATH": str(REPO / "server"), "RULEMAP_MODULES_OUT": str(out)}
+    probe = ("import os, sys\nimport rulemap.lsp.server\n"
+             "open(os.environ['RULEMAP_MODULES_OUT'], 'w').write('\\n'.join(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    modules = set(out.read_text(encoding="utf-8").split("\n"))
+    assert "rulemap.lsp.server" in modules and "pygls" in modules  # the probe ran
+    heavy = ("rulemap.profiles", "rulemap.checks", "rulemap.workspace", "rulemap.analysis",
+             "rulemap.host.snapshot", "rulemap.documents", "yaml",
+             # the walk's reader and its glob engine come after the cached diagnostics
+             "rulemap.readers.local", "pathspec")
+    assert loaded(modules, heavy) == []
+
+
+def test_every_request_of_the_server_names_a_function_that_exists() -> None:
+    """The server imports a request's module when it is first asked (`custom_handler`): a
+    misspelt module or function would only fail then, so resolve them all here."""
+    from rulemap.lsp.server import CUSTOM, custom_handler
+
+    for method in CUSTOM:
+        assert callable(custom_handler(method)), method

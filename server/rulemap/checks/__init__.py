@@ -10,7 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from rulemap.checks import files, frontmatter, imports, link_only, loaded_twice, trust
+from rulemap.checks import (
+    drifted_copy,
+    duplicate_text,
+    files,
+    frontmatter,
+    imports,
+    link_only,
+    loaded_twice,
+    stale_command,
+    stale_reference,
+    trust,
+)
 from rulemap.globs import compile_patterns
 from rulemap.model import Finding
 from rulemap.profiles import default_name
@@ -24,8 +35,11 @@ if TYPE_CHECKING:
 # it, at once. Graph-wide families read the import graph, the configuration or every agent's
 # loads: they come from the whole check, which runs off the editor's event loop; until it has
 # run again, an edited document keeps their last findings (`Checked.graph`).
-PER_DOCUMENT = (files.check, frontmatter.check, imports.document_check)
-GRAPH_WIDE = (imports.graph_check, trust.check, loaded_twice.check, link_only.check)
+PER_DOCUMENT = (files.check, frontmatter.check, imports.document_check,
+                stale_reference.document_check)
+GRAPH_WIDE = (imports.graph_check, trust.check, loaded_twice.check, link_only.check,
+              duplicate_text.check, drifted_copy.check, stale_reference.graph_check,
+              stale_command.check)
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,17 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Final
 
 from rulemap.checks.frontmatter import NEAR_GLOB, near_glob, near_match
+from rulemap.checks.stale_command import NEAR_COMMAND, near_command
+from rulemap.checks.stale_reference import MOVED, with_moved
 from rulemap.model import Finding
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
 # hint kind → the finding with its suggestion in the message and fixes (and no hint left)
-RESOLVERS: Final[dict[str, Callable[[Workspace, Finding], Finding]]] = {NEAR_GLOB: near_glob}
+RESOLVERS: Final[dict[str, Callable[[Workspace, Finding], Finding]]] = {
+    NEAR_GLOB: near_glob, MOVED: with_moved, NEAR_COMMAND: near_command,
+}
 
 
 def with_suggestion(ws: Workspace, finding: Finding) -> Finding:

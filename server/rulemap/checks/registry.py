@@ -198,6 +198,36 @@ CHECKS: Final[dict[str, Check]] = _registry(
         "a file an agent reads that only links instruction files the agent never loads: it "
         "gets the link, not the instructions",
     ),
+    Check(
+        "duplicate-text", "information",
+        "a paragraph one agent's load brings twice (two files, or twice in one); the size it "
+        "wastes is in that agent's unit, for the files that pay it",
+    ),
+    Check(
+        "drifted-copy", "information",
+        "files meant to say the same to different agents that are mostly the same paragraphs, "
+        "but not all: where they differ",
+    ),
+    Check(
+        "stale-reference", "information",
+        "a repository path the instructions name (a code span, a link, a mention) that names "
+        "nothing in the workspace",
+        fix="unsafe",  # "moved to X?" comes from git's rename guess or a file of the same name
+        variants=(
+            Variant("warning", "the path is a Markdown link target (`[x](path)`, a Cursor "
+                    "`mdc:` link): a link promises a file"),
+        ),
+    ),
+    Check(
+        "stale-command", "information",
+        "a script, target or recipe a command in the instructions runs (`npm run X`, `make X`, "
+        "`just X`) that its package.json, Makefile or justfile does not define",
+        fix="unsafe",  # the closest name may not be the one meant
+        variants=(
+            Variant("warning", "a script-only form (`npm run X`, `pnpm run X`, `npm test`) "
+                    "against a package.json that parsed and no other package.json defining X"),
+        ),
+    ),
 )
 
 CHECK_CODES: Final = frozenset(CHECKS)

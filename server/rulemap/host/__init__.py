@@ -5,9 +5,29 @@ and `Snapshot` (questions out); `fixes` turns published findings into edits; `ca
 long questions. The edges (`cli/`, `lsp/features/`) import from here, `rulemap.analysis` and
 the plain data of `rulemap.model`; never from `workspace/`, `profiles/` or `checks/`
 (tests/core/test_layers.py holds this).
+
+The names below are imported when first asked for (PEP 562): the language server imports
+`CancelToken` at start, and starts from its cache before the engine (`snapshot` pulls in the
+checks and every profile) is needed.
 """
 
-from rulemap.host.cancel import Cancelled, CancelToken
-from rulemap.host.snapshot import AnalysisHost, Snapshot
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rulemap.host.cancel import Cancelled, CancelToken
+    from rulemap.host.snapshot import AnalysisHost, Snapshot
 
 __all__ = ["AnalysisHost", "CancelToken", "Cancelled", "Snapshot"]
+
+_MODULES = {"AnalysisHost": "snapshot", "Snapshot": "snapshot", "CancelToken": "cancel",
+            "Cancelled": "cancel"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rulemap.host' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"rulemap.host.{module}"), name)

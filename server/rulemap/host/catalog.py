@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rulemap.checks.manifests import TASK_FILE_GLOBS
 from rulemap.checks.registry import CHECK_CODES, CHECKS, Check, doc_url
 from rulemap.config import CONFIG_FILES
 from rulemap.profiles import DEFAULT_PROFILE, PROFILES, UnknownProfile
@@ -98,5 +99,7 @@ def watched_globs() -> tuple[str, ...]:
     for profile in PROFILES.values():
         globs.update(dict.fromkeys(profile.watched_globs))
     globs.update(dict.fromkeys(f"**/{name}" for name in CONFIG_FILES))
+    # the task files an instruction's `npm run X` or `make X` resolves to (stale-command)
+    globs.update(dict.fromkeys(f"**/{name}" for name in TASK_FILE_GLOBS))
     globs["**/.gitignore"] = None
     return tuple(globs)

@@ -34,9 +34,11 @@ from rulemap.model import (
 from rulemap.profiles import PROFILES
 from rulemap.profiles.base import Profile
 from rulemap.text.names import path_bytes
+from rulemap.text.references import PathResolution
 from rulemap.workspace import Workspace
 
 if TYPE_CHECKING:
+    from rulemap.checks.stale_command import Resolution as CommandResolution
     from rulemap.compare import Column, Comparison, Unit
 
 # rulemap.compare (the side-by-side view) is imported by the questions that need it: a plain
@@ -296,6 +298,40 @@ class Snapshot:
         from rulemap.checks.imports import closest_path
 
         return closest_path(self._ws, target)
+
+    def command_at(self, key: str, pos: Pos) -> CommandResolution | None:
+        """The script, target or recipe a command in `key`'s code names at `pos`, resolved
+        to the task file its tool reads (the stale-command check's answer), or None."""
+        from rulemap.checks.stale_command import resolution_at
+
+        return resolution_at(self._ws, key, pos.line, pos.col)
+
+    def closest_command(self, resolution: CommandResolution) -> str | None:
+        """The name the task file defines that is closest to a missing one (None: none)."""
+        from rulemap.checks.stale_command import closest
+
+        return closest(resolution)
+
+    def is_task_file(self, key: str) -> bool:
+        """Whether `key` is a package.json, Makefile, justfile or pyproject.toml whose edit
+        can change what an instruction's command resolves to."""
+        from rulemap.checks.manifests import is_task_file
+
+        return is_task_file(key)
+
+    def path_reference_at(
+        self, key: str, pos: Pos
+    ) -> tuple[PathResolution, str | None] | None:
+        """The repository path `key` names under `pos` (a code span, a link, an `@` mention
+        its readers do not import) with what it resolves to, and where it moved when it is
+        stale (a git rename, the one file of its name; None: unknown)."""
+        from rulemap.checks.stale_reference import moved_to, reference_at
+
+        found = reference_at(self._ws, key, pos.line, pos.col)
+        if found is None:
+            return None
+        moved = moved_to(self._ws, found.candidates) if found.found is None else None
+        return found, moved[1] if moved is not None else None
 
     def _agent(self) -> Profile:
         return analysis.active_profile(self._ws, self.profile)

@@ -12,7 +12,6 @@ import asyncio
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from rulemap import analysis
 from rulemap.host import CancelToken
 from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.folders import path_of
@@ -180,6 +179,8 @@ def _explained(
     replica: Workspace, key: str, profile: str | None, include_text: bool
 ) -> dict[str, Any]:
     """Runs in the worker: `rulemap/effectiveInstructions`' answer for `key`."""
+    from rulemap import analysis
+
     explanation = analysis.explain(replica, key, profile=profile)
     result = explanation_json(replica, explanation)
     if include_text:
@@ -259,6 +260,8 @@ async def rules_for_file(engine: Engine, raw: Any) -> dict[str, Any]:
 def _instruction_files(
     ws: Workspace, engine: Engine, folder: Folder, cancel: CancelToken
 ) -> list[dict[str, Any]]:
+    from rulemap import analysis
+
     out = []
     agent = folder.settings.profile
     for path in analysis.agent_documents(ws):
@@ -311,6 +314,7 @@ async def graph(engine: Engine, raw: Any) -> dict[str, Any]:
 
 
 async def profiles(engine: Engine, raw: Any) -> dict[str, Any]:
+    from rulemap import analysis
     from rulemap.host.catalog import agents
 
     params = params_dict(raw)

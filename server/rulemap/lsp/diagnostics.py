@@ -7,7 +7,6 @@ from urllib.parse import quote
 
 from lsprotocol import types
 
-from rulemap.checks.registry import doc_url
 from rulemap.lsp.convert import SEVERITY, to_range
 from rulemap.model import Finding, Fix, Span
 from rulemap.text.names import path_bytes, printable
@@ -74,6 +73,8 @@ def to_diagnostic(
         )
         for r in finding.related
     ]
+    from rulemap.checks.registry import doc_url  # the checks: not imported before a check ran
+
     data: dict[str, Any] = {"code": finding.code}
     if finding.fixes:
         data["fixes"] = [_fix_json(ws, f, encoding) for f in finding.fixes]

@@ -10,13 +10,29 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rulemap.config import CONFIG_FILES
 from rulemap.readers import host
 
 if TYPE_CHECKING:
     from rulemap.lsp.folders import Folder
     from rulemap.readers.overlay import OverlayReader
     from rulemap.workspace import Workspace
+
+
+def content_matters(folder: Folder, key: str) -> bool:
+    """Whether the content of `key` can change the graph or a finding (an edit of any other
+    file is not even handed to the workspace)."""
+    from rulemap.config import CONFIG_FILES  # the engine: imported once a folder is indexed
+
+    ws, host = folder.ws, folder.host
+    if ws is None or host is None:
+        return False
+    if key in CONFIG_FILES or key.endswith(".md") or ws.is_instruction(key):
+        return True
+    # another agent's file (a Cursor `.mdc` rule, `.cursorrules`): its profile knows
+    snapshot = host.snapshot()
+    if snapshot.any_agent_reads(key) or snapshot.is_task_file(key):
+        return True  # (a task file: what an instruction's `npm run X` resolves to)
+    return bool(ws.importers(key))
 
 
 @dataclass
@@ -42,6 +58,8 @@ def classify_events(
     created, changed, deleted = batch.created, batch.changed, batch.deleted
     reader = overlay.base
     ignored = reader.is_ignored
+    from rulemap.config import CONFIG_FILES  # the engine's configuration: not at start-up
+
     walked: set[str] = set()
     for kind, path in events:
         if kind == "created" and path not in walked and host.is_dir(path):

@@ -17,11 +17,12 @@ from urllib.parse import unquote_to_bytes, urlparse
 
 from lsprotocol import types
 
-from rulemap.host import AnalysisHost, CancelToken, Snapshot
+from rulemap.host.cancel import CancelToken
 from rulemap.lsp.settings import Settings
 from rulemap.model import Document, Finding
 
 if TYPE_CHECKING:
+    from rulemap.host import AnalysisHost, Snapshot
     from rulemap.lsp.reach_lens import Overviews
     from rulemap.lsp.start_cache import Start
     from rulemap.readers.overlay import OverlayReader
@@ -115,6 +116,8 @@ class Folder:
     def host(self) -> AnalysisHost | None:
         """The engine's edge API over the loop's Workspace (None until indexed). A thin
         wrapper: its caches are the workspace's, so a new one per request costs nothing."""
+        from rulemap.host.snapshot import AnalysisHost  # the engine: not before it is needed
+
         return AnalysisHost(self.ws) if self.ws is not None else None
 
     def snapshot(self) -> Snapshot | None:
@@ -173,6 +176,8 @@ def replay_and_run(
                 overlay.drop_buffer(path)
             else:
                 overlay.set_buffer(path, text)
+        from rulemap.host.snapshot import AnalysisHost
+
         AnalysisHost(replica).apply_change(changed, created, deleted)
     if cancel is not None:
         cancel.check()

@@ -14,7 +14,6 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from rulemap import analysis
 from rulemap.readers.base import MAX_FILE_BYTES, is_within
 
 if TYPE_CHECKING:  # the engine is imported when the server starts; these load with a folder
@@ -59,6 +58,7 @@ def open_workspace(
     Imports may leave the folder only for what the user grants: `granted` (the editor's
     user-level `allowImportsFrom`, from initializationOptions) and the user's configuration
     file, read here; never the folder's own `allowImportsFrom`."""
+    from rulemap import analysis
     from rulemap.cli.user_config import merge_grants, read_user_grants
     from rulemap.config import Config, ConfigError
     from rulemap.lsp.checking import full_findings
@@ -102,6 +102,8 @@ def make_replica(
     root: str, config: Config, buffers: Mapping[str | None, str], home: str
 ) -> Workspace:
     """Runs in the worker: the worker's own copy of a folder's Workspace."""
+    from rulemap import analysis
+
     return analysis.new_workspace(
         overlay_for(root, buffers, config.allow_imports_from), config, home=home
     )

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
-from rulemap import analysis
 from rulemap.lsp.diagnostics import to_diagnostics, uri_for
 from rulemap.model import Finding
 
@@ -194,6 +193,8 @@ class DiagnosticsFlow:
                 if findings is not None:
                     self._set_full(folder, findings, generation)
                     self._publish(folder, None)
+                    if any(f.code == "stale-reference" for f in findings.all):
+                        await self._renames(folder)
                 if not folder.check_again:
                     from rulemap.lsp.reach_lens import after_check
 
@@ -201,6 +202,20 @@ class DiagnosticsFlow:
                     return
         finally:
             folder.check_running = False
+
+    async def _renames(self, folder: Folder) -> None:
+        """The renames git knows, asked in the worker and handed to the loop's workspace, so
+        that a stale reference's hover and quick fix say where it moved without the event
+        loop waiting for git (which it never runs: `git_renames.no_git_on_this_thread`)."""
+        from rulemap.checks import stale_reference
+
+        try:
+            found = await self.on_replica(folder, stale_reference.renames)
+        except Exception:
+            log.exception("reading the renames of %s", folder.root)
+            return
+        if folder.ws is not None:
+            stale_reference.keep_renames(folder.ws, found)
 
     def _set_full(self, folder: Folder, findings: Checked, generation: int) -> None:
         """Findings of a whole-workspace check of the graph as it was at `generation`."""
@@ -329,6 +344,8 @@ class DiagnosticsFlow:
         """Whether an update can have moved rule matches: a file created or deleted (globs may
         match it), the configuration, or a rule of any selected agent (its globs may differ);
         an instruction file's or an import's text never does."""
+        from rulemap import analysis
+
         ws = folder.ws
         if structural or ws is None or "*config*" in touched:
             return True

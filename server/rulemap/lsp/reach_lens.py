@@ -126,9 +126,24 @@ def paragraph_hover(engine: Engine, folder: Folder, key: str, line: int,
         if missed:
             text += f"; stops reading before it for {missed:,}"
         rows.append(f"- **{title}**: {text}")
+    for finding in folder.findings(key):  # its copies (duplicate-text, drifted-copy)
+        said = _copy_said(finding.code)
+        if said and finding.span.start.line <= end and start <= finding.span.end.line \
+                and finding.related:
+            rows.append(f"- also in `{finding.related[0].path}` "
+                        f"(line {finding.related[0].span.start.line + 1}): {said}")
     lines = f"line {start + 1}" if start == end else f"lines {start + 1}–{end + 1}"
     body = f"**Who sees this paragraph** ({lines})\n\n" + "\n".join(rows)
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=body))
+
+
+def _copy_said(code: str) -> str | None:
+    """What a finding about a copy of the paragraph says of it, in the hover (None: not one)."""
+    if code == "duplicate-text":
+        return "the model gets it twice"
+    if code == "drifted-copy":
+        return "a copy for other agents that says it differently"
+    return None
 
 
 def _current(engine: Engine, folder: Folder, refresh: Callable[[], None] | None

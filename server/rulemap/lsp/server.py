@@ -15,20 +15,22 @@ import logging
 import sys
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from rulemap.host import Snapshot
 from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.folders import Folder, path_of
 from rulemap.lsp.framing import refused_after_shutdown, serve_stdio
 from rulemap.lsp.state import Engine
 from rulemap.text.names import printable_data
 from rulemap.text.positions import Encoding
+
+if TYPE_CHECKING:  # the engine is imported once a folder is indexed, not at start-up
+    from rulemap.host import Snapshot
 
 log = logging.getLogger("rulemap.lsp")
 
@@ -663,17 +665,21 @@ def _merge_edits(edits: list[types.WorkspaceEdit]) -> types.WorkspaceEdit | None
 # ----- Rulemap's own requests (docs/protocol.md) ----------------------------------------------
 
 
-def _custom(method: str) -> None:
+def custom_handler(method: str) -> Any:
+    """The function answering `method` (its module imported now: not at start-up, where the
+    server publishes from its cache before it needs the engine)."""
     import importlib
 
-    from rulemap.lsp import custom
-
     module, _, name = CUSTOM[method].partition(":")
-    function = getattr(importlib.import_module(f"rulemap.lsp.{module}"), name)
+    return getattr(importlib.import_module(f"rulemap.lsp.{module}"), name)
 
+
+def _custom(method: str) -> None:
     async def handler(ls: RulemapServer, params: Any) -> Any:
+        from rulemap.lsp import custom
+
         try:
-            return await function(_engine(), params)
+            return await custom_handler(method)(_engine(), params)
         except custom.InvalidParams as exc:
             raise JsonRpcInvalidParams(message=f"{method}: {exc}") from None
 

@@ -128,7 +128,6 @@ async def begin(engine: Engine, folder: Folder, overrides: dict[str, Any]) -> St
     key = start_key(folder.root, overrides, engine.home, folder.settings.allow_imports_from,
                     engine.encoding)
     start = Start(key, Recording())
-    start.recording.note_user_file(user_config_path()[0])
     try:
         cached = await engine.loop.run_in_executor(engine.executor, lookup, key)
     except Exception:
@@ -148,6 +147,9 @@ async def begin(engine: Engine, folder: Folder, overrides: dict[str, Any]) -> St
             engine.ledger.wake()
             if engine.ledger.pull:
                 engine.ledger.schedule_refresh()
+    # after the cached diagnostics are out (it imports the walk's reader); before the check,
+    # which reads the file
+    start.recording.note_user_file(user_config_path()[0])
     return start
 
 

@@ -21,11 +21,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
-from rulemap.config import CONFIG_FILES
-from rulemap.host import AnalysisHost, CancelToken
+from rulemap.host.cancel import CancelToken
 from rulemap.lsp import start_cache
 from rulemap.lsp.diagnostics import uri_for
-from rulemap.lsp.events import classify_events
+from rulemap.lsp.events import classify_events, content_matters
 from rulemap.lsp.folders import Folder, Port, in_worker, path_of
 from rulemap.lsp.ledger import DiagnosticsLedger
 from rulemap.lsp.opening import make_replica, open_workspace, warm
@@ -48,6 +47,9 @@ PROGRESS_AFTER_S = 0.3  # index longer than this → window/workDoneProgress
 
 class Engine(DiagnosticsFlow):
     def __init__(self, port: Port, loop: asyncio.AbstractEventLoop | None = None):
+        from rulemap.readers.git_renames import no_git_on_this_thread
+
+        no_git_on_this_thread()  # the event loop's thread: git runs in the worker only
         self.port = port
         self.loop = loop or asyncio.get_event_loop()
         self.folders: dict[str, Folder] = {}  # root → folder
@@ -244,7 +246,7 @@ class Engine(DiagnosticsFlow):
             found = self.locate(uri)
             if found and found[0] is folder:
                 path = ws.abs(found[1])
-                if overlay.base.exists(path) and not self._matters(folder, found[1]):
+                if overlay.base.exists(path) and not content_matters(folder, found[1]):
                     overlay.drop_buffer(path)  # a source file: the disk is as good
                 else:
                     self.overlaid[uri] = found
@@ -292,10 +294,10 @@ class Engine(DiagnosticsFlow):
         deleted: Iterable[str] = (),
     ) -> set[str]:
         """`ws.update` on the loop's Workspace, logged for the worker's replica."""
-        ws, overlay = folder.ws, folder.overlay
-        assert ws is not None and overlay is not None
+        ws, overlay, host = folder.ws, folder.overlay, folder.host
+        assert ws is not None and overlay is not None and host is not None
         changed, created, deleted = set(changed), set(created), set(deleted)
-        touched = AnalysisHost(ws).apply_change(changed, created, deleted)
+        touched = host.apply_change(changed, created, deleted)
         keys = changed | created | deleted
         buffers = {k: overlay.buffers.get(posixpath.normpath(ws.abs(k))) for k in keys}
         folder.replica_log.append((changed, created, deleted, buffers))
@@ -391,7 +393,7 @@ class Engine(DiagnosticsFlow):
                 self._touch(folder, self._update(folder, changed=[key]))
             return
         on_disk = overlay.base.exists(path)
-        if on_disk and not self._matters(folder, key):
+        if on_disk and not content_matters(folder, key):
             if uri in self.overlaid:  # it used to matter (an import was removed)
                 self.overlaid.pop(uri, None)
                 overlay.drop_buffer(path)
@@ -409,18 +411,6 @@ class Engine(DiagnosticsFlow):
             touched = self._update(folder, changed=[key])
         self._touch(folder, touched)
         self.graph_changed([uri], self._rules_moved(folder, touched, created))
-
-    def _matters(self, folder: Folder, key: str) -> bool:
-        """Whether the content of `key` can change the graph or a finding."""
-        ws = folder.ws
-        if ws is None:
-            return False
-        if key in CONFIG_FILES or key.endswith(".md") or ws.is_instruction(key):
-            return True
-        # another agent's file (a Cursor `.mdc` rule, `.cursorrules`): its profile knows
-        if AnalysisHost(ws).snapshot().any_agent_reads(key):
-            return True
-        return bool(ws.importers(key))
 
     # ----- file events ---------------------------------------------------------------------
 
@@ -463,7 +453,7 @@ class Engine(DiagnosticsFlow):
         batch = classify_events(folder, ws, overlay, events)
         created, changed, deleted = batch.created, batch.changed, batch.deleted
         ignores = batch.gitignore_changed
-        changed = {k for k in changed if self._matters(folder, k)}
+        changed = {k for k in changed if content_matters(folder, k)}
         if not (created or changed or deleted or ignores):
             return
         log.debug(

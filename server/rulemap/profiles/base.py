@@ -138,6 +138,11 @@ class Profile(Protocol):
         """The first written glob of `rule` that matches `target`."""
         return ws.first_matching_glob(rule, target)
 
+    def checks_links(self, ws: Workspace, key: str) -> bool:
+        """Whether this agent's own findings report the broken links of `key` (Cursor: the
+        `mdc:` links of its rules), so `stale-reference` leaves them alone. Default: no."""
+        return False
+
 
 @dataclass(frozen=True)
 class Option:

@@ -80,7 +80,8 @@ def tracked_and_untracked(root: str) -> list[str]:
     """Root-relative paths of the files git lists in the root: tracked ones (even where a
     .gitignore matches them) and untracked ones its ignore rules leave in. A nested repository
     comes as `sub/`, a submodule as `sub`; a path may repeat (an unmerged file)."""
-    code, out = _run(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root)
+    code, out = run_git_bounded(
+        ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root)
     if code != 0:
         raise GitListingUnavailable(f"git ls-files exited with {code}")
     return os.fsdecode(out).split("\0")[:-1] if out else []
@@ -94,7 +95,7 @@ def root_is_ignored(root: str) -> bool:
     parent, name = posixpath.split(root)
     if not name:
         return False
-    code, _ = _run(["check-ignore", "--no-index", "-q", "--", name], parent or "/")
+    code, _ = run_git_bounded(["check-ignore", "--no-index", "-q", "--", name], parent or "/")
     if code not in (0, 1):
         raise GitListingUnavailable(f"git check-ignore exited with {code}")
     return code == 0
@@ -105,7 +106,7 @@ def ignored_of(root: str, directories: Sequence[str]) -> set[str]:
     if not directories:
         return set()
     data = b"".join(os.fsencode(d) + b"\0" for d in directories)
-    code, out = _run(["check-ignore", "--no-index", "-z", "--stdin"], root, data)
+    code, out = run_git_bounded(["check-ignore", "--no-index", "-z", "--stdin"], root, data)
     if code not in (0, 1):  # 1: none of them is ignored
         raise GitListingUnavailable(f"git check-ignore exited with {code}")
     return set(os.fsdecode(out).split("\0")[:-1]) if out else set()
@@ -127,7 +128,7 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _run(args: Iterable[str], cwd: str, data: bytes = b"") -> tuple[int, bytes]:
+def run_git_bounded(args: Iterable[str], cwd: str, data: bytes = b"") -> tuple[int, bytes]:
     """`git ARGS` in `cwd` with `data` on its stdin: (exit code, stdout). Killed and reaped at
     the deadline; GitListingUnavailable then, or when git cannot be started."""
     deadline = time.monotonic() + timeout()

@@ -18,15 +18,15 @@ A listing from git (`RULEMAP_GIT_LIST=1`) depends on git's index: such a run is 
 from __future__ import annotations
 
 import os
-import posixpath
 import time
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rulemap.readers import check_store
-from rulemap.readers.base import MAX_FILE_BYTES, ReadError, find_root
+from rulemap.readers.base import ReadError, find_root
 from rulemap.readers.check_store import Signature, digest, signature
-from rulemap.readers.local import LocalReader, read_regular_file
+
+if TYPE_CHECKING:
+    from rulemap.readers.recording_reader import RecordingReader
 
 
 class Recording:
@@ -65,11 +65,15 @@ class Recording:
 
     def reader(self, root: str, allowed: tuple[str, ...] = ()) -> RecordingReader:
         """A reader factory (`analysis.ReaderFactory`): the working tree, recorded."""
+        from rulemap.readers.recording_reader import RecordingReader  # the walk: when used
+
         return RecordingReader(root, self, allowed)
 
     def note_user_file(self, path: str) -> None:
         """A file read outside any reader (the user's configuration file), read here as
         readers/host.py's `read_user_file` reads it: its signature, then its bytes' hash."""
+        from rulemap.readers.local import read_regular_file
+
         sig = signature(path)
         if not os.path.lexists(path):
             self.note(self.files, path, (sig, "!missing"))
@@ -101,86 +105,3 @@ class Recording:
             "identity": [[at(p), answer] for p, answer in self.identity.items()],
             "root": list(self.root) if self.root else None,
         }
-
-
-class RecordingReader(LocalReader):
-    """`LocalReader`, its answers noted in a `Recording`."""
-
-    def __init__(
-        self,
-        root: str,
-        recording: Recording,
-        allowed: Sequence[str] = (),
-        max_bytes: int = MAX_FILE_BYTES,
-    ) -> None:
-        super().__init__(root, allowed, max_bytes)
-        self._recording = recording
-        # the real paths the reader resolved once, for confinement and plain identities
-        resolved = zip(self.allowed, self._real_allowed, strict=True)
-        for path, real in [(self.root, self._real_root), *resolved]:
-            recording.note(recording.identity, path, real)
-
-    def exists(self, path: str) -> bool:
-        if self._recording.implied_missing(path):
-            return False
-        answer = super().exists(path)
-        self._recording.note(self._recording.exists, path, answer)
-        return answer
-
-    def is_dir(self, path: str) -> bool:
-        answer = super().is_dir(path)
-        self._recording.note(self._recording.is_dir, path, answer)
-        return answer
-
-    def identity(self, path: str) -> str:
-        answer = super().identity(path)
-        if not (path.startswith(self.root + "/") and path[len(self.root) + 1:] in self._plain):
-            self._recording.note(self._recording.identity, path, answer)
-        return answer
-
-    def read_bytes(self, path: str) -> bytes:
-        return self._read(path, super().read_bytes)
-
-    def _gitignore_bytes(self, path: str) -> bytes:
-        return self._read(path, super()._gitignore_bytes)
-
-    def _read(self, path: str, read: Callable[[str], bytes]) -> bytes:
-        sig = signature(path)  # before the read: a later change is a new signature
-        try:
-            data = read(path)
-        except ReadError as exc:
-            self._recording.note(self._recording.files, path, (sig, f"!{exc}"))
-            raise
-        self._recording.note(self._recording.files, path, (sig, digest(data)))
-        return data
-
-    def _list_directory(self, directory: str) -> list[os.DirEntry[str]]:
-        recording = self._recording
-        sig = signature(directory)
-        try:
-            entries = super()._list_directory(directory)
-        except OSError:
-            recording.note(recording.dirs, directory, (sig, "!"))
-            raise
-        recording.listed[directory.rstrip("/") or "/"] = frozenset(e.name for e in entries)
-        racy = check_store.racy(sig, recording.start_ns)
-        recording.note(
-            recording.dirs, directory, (sig, check_store.listing_digest(entries) if racy else "")
-        )
-        return entries
-
-    def list_files(self) -> Iterable[str]:
-        files = super().list_files()
-        if self.listed_by_git:
-            self._recording.usable = False
-        self._note_dangling()
-        return files
-
-    def files_under(self, key: str) -> list[str]:
-        files = super().files_under(key)
-        self._note_dangling()
-        return files
-
-    def _note_dangling(self) -> None:
-        for rel, _ in self._dangling:
-            self._recording.note(self._recording.exists, posixpath.join(self.root, rel), False)

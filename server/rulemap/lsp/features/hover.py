@@ -30,6 +30,8 @@ from rulemap.lsp.features._util import (
     relative_import,
     tokens,
 )
+from rulemap.lsp.features.command_hover import command_hover
+from rulemap.lsp.features.reference_hover import reference_hover
 from rulemap.lsp.settings import HOVER_MODES, SourceFiles
 from rulemap.model import (
     Document,
@@ -72,6 +74,9 @@ def hover(
             found = snap.import_at(key, at)
             if found is not None:
                 return _import_hover(snap, key, doc, found[0], found[1], encoding)
+            referenced = reference_hover(snap, key, doc, at, encoding)
+            if referenced is not None:
+                return referenced
             scoped = snap.rule_globs(key)
             if scoped is not None:
                 glob = glob_at(scoped.globs, at)
@@ -80,6 +85,9 @@ def hover(
                 globs_key = doc.frontmatter.key_spans.get(scoped.key)
                 if globs_key is not None and span_contains(globs_key, at):
                     return _globs_key_hover(snap, key, doc, scoped, globs_key, encoding)
+            command = command_hover(snap, key, doc, at, encoding)
+            if command is not None:
+                return command
         if snap.is_instruction(key):
             return None
     mode = source_files if source_files in SOURCE_FILE_MODES else "firstLine"

@@ -113,6 +113,10 @@ class CursorProfile(Profile):
             return False
         return key.endswith(".mdc") or (bool(opts["mdRules"]) and key.endswith(".md"))
 
+    def checks_links(self, ws: Workspace, key: str) -> bool:
+        # `findings` reports the `mdc:` links of every rule file it reads (broken_links)
+        return owner_of(key) is not None and self.reads(ws, key)
+
     # ----- for views: a rule's `globs`, relative to the folder holding its `.cursor` ------
     def glob_key(self, ws: Workspace, key: str) -> tuple[str, str] | None:
         owner = owner_of(key)

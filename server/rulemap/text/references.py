@@ -1,0 +1,242 @@
+"""Repository paths named in a Markdown document's prose: in code spans (`` `src/api.ts` ``), as
+Markdown link targets (`[guide](docs/guide.md)`) and, where asked, as `@` mentions — found in
+one compiled regex pass over the text, for `stale-reference` (checks/stale_reference.py).
+
+What counts as a path is decided here, conservatively (docs/checks.md, `stale-reference`):
+a code span counts when it is one word with a slash that reads as a path (`src/api/users.ts`,
+`./scripts/build.sh`, `docs/`) — never a URL, a glob (`*`, `{}`, `[]`), a placeholder
+(`<name>`, `$VAR`, `{{x}}`, `...`), an absolute or home path (`/usr/bin`, `~/.config`), a
+scoped package (`@scope/pkg`), a command line (anything with a space) or a bare file name (a
+`package.json` names a file *somewhere*, or one to create). A link counts when its target is a
+relative path (no scheme, no `#` alone). An `@` mention counts like a code span. Where the
+path is relative to (the file's folder or the workspace root) is the check's to try.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import unquote
+
+from rulemap.model import Pos, Span
+from rulemap.text.positions import line_starts
+
+RefKind = Literal["code", "link", "mdc", "mention"]
+
+# one pass: a code span (a run of backticks, its content on one line, the same run closing), a
+# Markdown link or image target (`](target)`, `<target>` form too), or an `@` mention at a
+# word start. Alternatives are tried left to right, so a link inside a code span is code.
+_CODE_OR_LINK = (
+    r"(?P<ticks>`+)(?P<code>[^`\n]+?)(?P=ticks)(?!`)"
+    r"|\]\((?:<(?P<angle>[^>\n]+)>|(?P<link>[^)\s]+))(?:\s+[\"'][^\"'\n]*[\"'])?\)"
+)
+# every branch starts with a literal (the lookbehind follows the `@`), so the engine skips to
+# the next backtick, `]` or `@` at C speed
+_PATTERN = re.compile(_CODE_OR_LINK)
+_WITH_MENTIONS = re.compile(_CODE_OR_LINK + r"|@(?<![^\s(\[]@)(?P<mention>[^\s`]+)")
+# a cheap test before the pass: a document with none of these has no reference at all
+_MARKS = ("`", "](", "@")
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_LINE_SUFFIX = re.compile(r"(?::\d+){1,2}$|#L\d+(?:-L?\d+)?$")
+# characters no path the check looks at holds: globs, placeholders, shell syntax, quotes
+_NOT_PATH = re.compile(r"[*?\[\]{}<>$|;&=(),'\"\\!%^`]|\.\.\.|…")
+_SEGMENT = re.compile(r"^[A-Za-z0-9_.@+-]+$")
+_EXTENSION = re.compile(r"\.([A-Za-z][A-Za-z0-9]{0,9})$")
+_TRAILING = ".,:;!?)"
+# a name that stands for any name (`foo.md`, `your-file.ts`, `test-XX-name/`, `NNN-feature/`)
+_PLACEHOLDER = re.compile(
+    r"^(?:foo|bar|baz|qux|example|sample|path|to|file|dir|folder|name)(?:\.[A-Za-z0-9]+)*$"
+    r"|^(?:your|my|some|new|other)[-_]|XX|NNN|xxx|YYYY|\bN{2,}\b", re.IGNORECASE)
+# what a build writes, a package manager fetches or a tool caches: named before it exists
+_OUTPUT = frozenset({
+    "dist", "build", "out", "target", "generated", "gen", "cache", ".cache", "tmp", "temp",
+    "artifacts", "coverage", "node_modules", "bin", "obj", ".next", "__pycache__", "venv",
+    ".venv", ".turbo", ".output", "vendor",
+})
+_MY_NAME = re.compile(r"^(?:my|your|some)[A-Z]")  # `myFeatureApi.ts`
+# files kept out of git on purpose: secrets and local settings
+_LOCAL = re.compile(r"^\.env|\.env$|\.local\b|^\.(?:npmrc|netrc|pypirc)$|\.(?:pem|key)$")
+# a file the sentence asks to make (`add … to `x.css``): it may not exist yet
+_TO_MAKE = re.compile(
+    r"\b(?:create|creates|add|adds|generate|generates|new|exports? to|writes? to|outputs? to"
+    r"|saves? to)\b", re.IGNORECASE)
+# a path of another repository: `docs/x.md` in `owner/repo`
+_ELSEWHERE = re.compile(r"`?\s+(?:in|of|from)\s+(?:the\s+)?`[\w.-]+/[\w.-]+`")
+# a counter-example: `./foo`, not `./foo.mdx`
+_COUNTER = re.compile(r"\b(?:not|never|avoid|instead of|rather than)\s+$", re.IGNORECASE)
+# a line that shows how (not) to name things: its paths are examples
+_EXAMPLE_LINE = re.compile(r"❌|✅|✔|✗|\be\.g\.|\bfor example\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class PathRef:
+    """One repository path the text names."""
+
+    kind: RefKind
+    written: str  # as written (a link's whole target, a code span's content)
+    path: str  # the path to look up: fragment, query, `:line` dropped; `./` kept
+    span: Span  # of `written` (a mention's span includes its `@`)
+
+
+@dataclass(frozen=True)
+class PathResolution:
+    """A path reference and what it names: the existing file or folder ('' when the path is
+    not one the workspace is asked about), else None (stale)."""
+
+    ref: PathRef
+    candidates: tuple[str, ...]  # root-relative readings, the file's folder first
+    found: str | None
+
+
+def has_marks(text: str, mentions: bool) -> bool:
+    """Whether `text` may name a path at all (a backtick, a link, or an `@` when asked)."""
+    return any(m in text for m in _MARKS[:2]) or (mentions and "@" in text)
+
+
+def path_refs(
+    text: str,
+    mentions: bool,
+    skipped: Callable[[int], bool],
+) -> Iterator[PathRef]:
+    """The paths `text` names, on lines `skipped` does not rule out (fenced code, frontmatter,
+    what the agent never receives; asked only of a line with a path on it, so a document
+    naming no path costs the regex pass alone). `mentions`: also `@path` tokens (for readers
+    that do not import)."""
+    starts: list[int] | None = None
+    for match in (_WITH_MENTIONS if mentions else _PATTERN).finditer(text):
+        group = match.lastgroup
+        if group == "code":
+            written, at = match.group("code"), match.start("code")
+            inner = written.strip()
+            if not inner or "/" not in inner or path_like(inner, False) is None:
+                continue
+        elif group in ("link", "angle"):
+            written, at = match.group(group), match.start(group)
+        elif group == "mention" and mentions:
+            written, at = match.group("mention"), match.start("mention")
+            if "/" not in written:
+                continue
+        else:
+            continue
+        if starts is None:
+            starts = line_starts(text)
+        line = _line_of(starts, at)
+        if skipped(line):
+            continue
+        end = starts[line + 1] if line + 1 < len(starts) else len(text)
+        if _EXAMPLE_LINE.search(text, starts[line], end):
+            continue
+        if group in ("code", "mention") and (
+                _TO_MAKE.search(text, starts[line], match.start())
+                or _COUNTER.search(text, max(starts[line], match.start() - 16), match.start())
+                or _ELSEWHERE.match(text, match.end(), end)):
+            continue
+        if group == "code":
+            ref = _code(written, at, starts, line)
+        elif group == "mention":
+            ref = _mention(written, at, starts, line)
+        else:
+            ref = _link(written, at, starts, line)
+        if ref is not None:
+            yield ref
+
+
+def _span(starts: list[int], line: int, offset: int, length: int) -> Span:
+    col = offset - starts[line]
+    return Span(Pos(line, col), Pos(line, col + length))
+
+
+def _code(content: str, offset: int, starts: list[int], line: int) -> PathRef | None:
+    inner = content.strip()
+    if inner != content:
+        offset += len(content) - len(content.lstrip())
+    path = path_like(inner, bare_names=False)
+    if path is None or not has_extension(path):
+        return None  # a folder or module named in prose is often a convention, not a file
+    return PathRef("code", inner, path, _span(starts, line, offset, len(inner)))
+
+
+def _mention(token: str, offset: int, starts: list[int], line: int) -> PathRef | None:
+    written = token.rstrip(_TRAILING)
+    path = path_like(written, bare_names=False)
+    if path is None or not has_extension(path):
+        return None
+    return PathRef("mention", "@" + written, path, _span(starts, line, offset - 1,
+                                                          len(written) + 1))
+
+
+def _link(target: str, offset: int, starts: list[int], line: int) -> PathRef | None:
+    if target.startswith(("#", "//")) or _SCHEME.match(target):
+        return None  # an anchor of this page, a URL (`mdc:` links are Cursor's parser's)
+    path = target.split("#", 1)[0].split("?", 1)[0]
+    if "%" in path:
+        path = unquote(path)
+    if not path or _NOT_PATH.search(path.replace(" ", "")):
+        return None
+    if path.startswith("/"):
+        path = path.lstrip("/")  # GitHub reads a link from `/` as from the repository's top
+        if not path:
+            return None
+    found = _normal_segments(path, allow_bare=True)
+    if found is None:
+        return None
+    return PathRef("link", target, path, _span(starts, line, offset, len(target)))
+
+
+def path_like(text: str, bare_names: bool) -> str | None:
+    """The path `text` reads as — a `:12` line suffix dropped — or None when it is not one
+    (see the module docstring)."""
+    if not text or len(text) > 300 or any(c.isspace() for c in text):
+        return None
+    if text.startswith(("/", "~", "@", "-", "#", "+")) or "://" in text:
+        return None
+    path = _LINE_SUFFIX.sub("", text)
+    if ":" in path or _NOT_PATH.search(path):
+        return None
+    if "/" not in path and not bare_names:
+        return None
+    return _normal_segments(path, allow_bare=bare_names)
+
+
+def _normal_segments(path: str, allow_bare: bool) -> str | None:
+    segments = path.split("/")
+    if segments[-1] == "":
+        segments.pop()  # `docs/`: a folder
+    if not segments or any(s == "" for s in segments):
+        return None
+    words = [s for s in segments if s not in (".", "..")]
+    if not words or not all(_SEGMENT.match(s) for s in words):
+        return None
+    if any(_PLACEHOLDER.search(w) or w in _OUTPUT or _MY_NAME.match(w) or _LOCAL.search(w)
+           for w in words):
+        return None  # an example name, a build's output, a local secrets file
+    if any(s in (".", "..") for s in segments[segments.index(words[0]):]):
+        return None  # `src/../x`: leave it to the reader
+    if len(words) == 1 and not allow_bare and path == words[0]:
+        return None
+    last = words[-1]
+    if path.endswith("/"):
+        return path
+    if _EXTENSION.search(last) is None and len(words) == 1 and not path.startswith("."):
+        return None  # `foo` or `[x](setup)`: a word or a page slug, not a file
+    if last.replace(".", "").isdigit() or all(w.isdigit() for w in words):
+        return None  # `1/2`, `3.5/4`: numbers
+    return path
+
+
+def has_extension(path: str) -> bool:
+    return _EXTENSION.search(path.rstrip("/").rsplit("/", 1)[-1]) is not None
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    lo, hi = 0, len(starts) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if starts[mid] <= offset:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

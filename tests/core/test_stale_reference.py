@@ -1,0 +1,193 @@
+"""stale-reference: repository paths an agent receives that name nothing (docs/checks.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from core_helpers import make_ws
+from git_repos import git, write
+
+from rulemap import analysis
+from rulemap.checks import document_findings
+from rulemap.checks.hints import with_suggestions
+from rulemap.model import Finding
+from rulemap.profiles import get_profile
+from rulemap.readers.git_renames import parse_renames
+from rulemap.text.references import path_like
+
+SOURCES = {"src/api/users.ts": "x", "docs/guide.md": "# g\n", "packages/web/src/app.ts": "x",
+           "src/lib/utils.ts": "x"}
+
+
+def stale(ws) -> list[Finding]:
+    return [f for f in analysis.check(ws) if f.code == "stale-reference"]
+
+
+def test_a_missing_backtick_path_is_information_and_a_missing_link_a_warning() -> None:
+    ws = make_ws({**SOURCES, "AGENTS.md": (
+        "Edit `src/api/users.ts` and `src/api/orders.ts`.\n"
+        "See [guide](docs/guide.md) and [setup](docs/setup.md#install).\n")})
+    found = {(f.span.start.line, f.span.start.col, f.severity) for f in stale(ws)}
+    assert found == {(0, 29, "information"), (1, 39, "warning")}
+    message = stale(ws)[0].message
+    assert "`src/api/orders.ts`" in message
+
+
+def test_what_is_not_a_repository_path_is_never_reported() -> None:
+    text = "\n".join([
+        "Run `npm run build` and `git push origin/main`; globs `src/**/*.ts`, `src/{a,b}.ts`.",
+        "Placeholders `src/<name>.ts`, `$HOME/x.ts`, `{{x}}/y.ts`, `src/.../x.ts`.",
+        "And `path/to/file.ts`.",
+        "System `/usr/bin/env.sh`, `~/.config/x.toml`, URLs `https://e.com/x.md`, `@scope/pkg.js`.",
+        "Bare names `package.json`, `Node.js`; numbers `1/2`; packages `react-dom/client`.",
+        "Output `dist/app.js`, `node_modules/x/y.js`; secrets `src/.env.local`.",
+        "Folders named in prose `src/nope/`; not a first folder of this repo `lib/x.ts`.",
+        "Links [a](#anchor) [u](https://e.com/x.md) [slug](setup) [m](mailto:a@b.c).",
+        "- ❌ `src/components/UserProfile.tsx` (wrong), e.g. `src/x/y.ts`.",
+        "Create `src/api/new-thing.ts` for the endpoint.",
+        "```sh", "cat src/api/in-a-fence.ts", "```",
+        "<!-- `src/api/in-a-comment.ts` -->",
+    ])
+    ws = make_ws({**SOURCES, "AGENTS.md": text})
+    assert stale(ws) == []
+
+
+def test_paths_resolve_from_the_folder_the_root_or_below_another_folder() -> None:
+    ws = make_ws({**SOURCES, "packages/web/AGENTS.md": (
+        "`src/app.ts`, `./src/app.ts`, `src/api/users.ts` and `src/lib/utils` all exist.\n"
+        "`../../src/api/users.ts` too; `./src/gone.ts` does not.\n")})
+    assert [(f.span.start.line, f.span.start.col) for f in stale(ws)] == [(1, 31)]
+    root = make_ws({**SOURCES, "AGENTS.md": "In packages/web, `src/app.ts` is the entry.\n"})
+    assert stale(root) == []  # it names packages/web/src/app.ts, relative to another folder
+
+
+def test_fenced_code_counts_when_configured() -> None:
+    files = {**SOURCES, "AGENTS.md": "```\nsee `src/gone.ts`\n```\n"}
+    assert stale(make_ws(files)) == []
+    assert len(stale(make_ws(files, referencesInFencedCode=True))) == 1
+
+
+def test_frontmatter_of_a_rule_is_not_read() -> None:
+    ws = make_ws({**SOURCES, ".claude/rules/r.md": (
+        "---\npaths: ['src/**']\ndescription: see `src/gone.ts`\n---\nUse `src/api/gone.ts`.\n")})
+    assert [f.span.start.line for f in stale(ws)] == [4]
+
+
+def test_import_tokens_are_left_to_broken_import() -> None:
+    ws = make_ws({**SOURCES, "AGENTS.md": "See @src/api/gone.ts\n"})
+    codes = [f.code for f in analysis.check(ws)]
+    assert "broken-import" in codes and "stale-reference" not in codes
+
+
+def test_mentions_in_files_only_agents_without_imports_read() -> None:
+    files = {**SOURCES, ".github/copilot-instructions.md": "Follow @src/api/gone.ts and "
+             "@src/api/users.ts, ask @someone, use @scope/pkg.\n"}
+    ws = make_ws(files)
+    ws.selected_profiles = (get_profile("cogitator"), get_profile("copilot"))
+    found = stale(ws)
+    assert [(f.path, f.span.start.col) for f in found] == [
+        (".github/copilot-instructions.md", 7)]
+    assert "GitHub Copilot reads this file" in found[0].message
+
+
+def test_mdc_links_are_cursors_own_in_its_rules_and_stale_elsewhere() -> None:
+    rule = "---\nalwaysApply: true\n---\nSee [x](mdc:src/gone.ts).\n"
+    files = {**SOURCES, ".cursor/rules/a.mdc": rule,
+             ".claude/rules/b.md": "See [y](mdc:src/no.ts)\n"}
+    ws = make_ws(files)
+    ws.selected_profiles = (get_profile("cogitator"), get_profile("cursor"))
+    found = analysis.check(ws)
+    mdc = [(f.path, f.code) for f in found if "mdc:" in f.message]
+    assert (".cursor/rules/a.mdc", "broken-import") in mdc
+    assert (".claude/rules/b.md", "stale-reference") in mdc
+    assert (".cursor/rules/a.mdc", "stale-reference") not in mdc  # reported once
+
+
+def test_same_name_file_is_offered_as_an_unsafe_fix() -> None:
+    ws = make_ws({**SOURCES, "AGENTS.md": "Edit `src/api/helpers.ts`.\n",
+                  "server/helpers.ts": "x"})
+    (finding,) = with_suggestions(ws, stale(ws))
+    assert "Moved to `server/helpers.ts` (the only file of that name)?" in finding.message
+    assert [(f.kind, f.new_text) for f in finding.fixes] == [("replace", "server/helpers.ts")]
+
+
+def test_the_editor_recomputes_one_document() -> None:
+    ws = make_ws({**SOURCES, "AGENTS.md": "`src/gone.ts`\n"})
+    assert [f.code for f in document_findings(ws, "AGENTS.md")] == ["stale-reference"]
+
+
+def test_parse_renames_follows_chains_newest_first() -> None:
+    out = "R100\0b.ts\0c.ts\0R090\0a.ts\0b.ts\0R100\0x.ts\0y.ts\0R100\0x.ts\0z.ts\0"
+    assert parse_renames(out) == {"b.ts": "c.ts", "a.ts": "c.ts", "x.ts": "y.ts"}
+
+
+def test_path_like() -> None:
+    assert path_like("src/api/users.ts:12", False) == "src/api/users.ts"
+    assert path_like("./scripts/build.sh", False) == "./scripts/build.sh"
+    assert path_like("docs/", False) == "docs/"
+    for text in ("npm run x", "src/*.ts", "<a>/b.ts", "/usr/bin", "~/.x/y", "a:b/c.ts",
+                 "package.json", "@scope/pkg"):
+        assert path_like(text, False) is None, text
+
+
+def test_git_rename_fix_and_check_cli(tmp_path: Path, cli) -> None:
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    write(repo, {"AGENTS.md": "Edit `src/old.ts`.\n", "src/old.ts": "export const a = 1;\n",
+                 "src/other.ts": "x\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "one")
+    (repo / "lib").mkdir()
+    git(repo, "mv", "src/old.ts", "lib/renamed.ts")
+    git(repo, "commit", "-q", "-m", "two")
+    code, out, _ = cli(["check", "--no-cache", "--profiles", "cogitator", str(repo)], tmp_path)
+    assert code == 0
+    assert "stale-reference" in out and "Moved to `lib/renamed.ts` (renamed in git)?" in out
+    code, out, _ = cli(["check", "--no-cache", "--format", "json", "--suggest",
+                        "--profiles", "cogitator", str(repo)], tmp_path)
+    (diag,) = [d for d in json.loads(out)["diagnostics"] if d["code"] == "stale-reference"]
+    assert diag["severity"] == "information"
+    # `check --fix` leaves it: the fix is a guess (fix = "unsafe")
+    code, out, _ = cli(["check", "--fix", "--profiles", "cogitator", str(repo)], tmp_path)
+    assert (repo / "AGENTS.md").read_text() == "Edit `src/old.ts`.\n"
+
+
+def test_diff_shows_a_new_stale_reference(tmp_path: Path, cli) -> None:
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    write(repo, {"AGENTS.md": "Edit `src/a.ts`.\n", "src/a.ts": "a\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "one")
+    git(repo, "rm", "-q", "src/a.ts")
+    write(repo, {"src/b.ts": "b\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "two")
+    code, out, err = cli(["diff", "HEAD~1", "HEAD", "--json", "--profiles", "cogitator"], repo)
+    assert code == 0, err
+    assert [f["code"] for f in json.loads(out)["findings"]["new"]] == ["stale-reference"]
+
+
+def test_typescript_output_names_counter_examples_and_other_repositories() -> None:
+    ws = make_ws({**SOURCES, "lib/index.ts": "x", "AGENTS.md": (
+        "`lib/index.js` is the entry.\n"
+        "Links are extension-less (`./docs/guide`, not `./docs/guide.mdx`).\n"
+        "Operator setup: `docs/AUTH.md` in `owner/other-repo`.\n"
+        "Exports to `src/api/issues.jsonl` after changes.\n"
+        "Still `src/api/gone.ts`.\n")})
+    assert [f.span.start.line for f in stale(ws)] == [4]
+
+
+def test_a_symlinked_file_resolves_from_its_real_folder() -> None:
+    ws = make_ws({**SOURCES, ".ai/rules/general.md": "See [f](./framework.md).\n",
+                  ".ai/rules/framework.md": "x"},
+                 symlinks={"AGENTS.md": ".ai/rules/general.md"})
+    assert [f for f in stale(ws) if f.path == "AGENTS.md"] == []
+
+
+def test_no_repository_no_renames() -> None:
+    from rulemap.readers.git_renames import recent_renames
+
+    assert recent_renames(make_ws({"AGENTS.md": "x"}).reader) == {}
