@@ -16,6 +16,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Final
 
 from rulemap.checks.paragraphs import MIN_COMPARED, Paragraph, paragraphs_of
+from rulemap.derived import MISSING, KeyFamily
 from rulemap.model import Finding, Related, Span
 from rulemap.profiles import PROFILES
 from rulemap.profiles.base import selected
@@ -47,13 +48,14 @@ def check(ws: Workspace) -> list[Finding]:
     # one real file, whatever names it has (a symlinked rules directory): the agents reading
     # it by any of them, under its first name
     alias: dict[str, str] = {}
+    lines: dict[str, frozenset[str]] = {}
     for path in read_documents(ws, selected(ws)):
-        doc = ws.document(path)
-        if doc.unreadable or path.startswith("/"):
+        if path.startswith("/"):
             continue
-        who = frozenset(p.name for p in agents if p.reads(ws, path))
-        if not who:
+        facts = _facts(ws, path, agents)
+        if facts is None:
             continue
+        who, lines[path] = facts
         real = alias.setdefault(ws.identity(path), path)
         readers[real] = readers.get(real, frozenset()) | who
     # only files sharing a line (20 characters or more) with a file of the same scope read by
@@ -67,9 +69,8 @@ def check(ws: Workspace) -> list[Finding]:
         if len({readers[p] for p in paths}) < 2:
             continue
         for path in paths:
-            for line in {line.strip() for line in ws.document(path).brought.split("\n")}:
-                if len(line) >= MIN_COMPARED:
-                    index[(where, line)].append(path)
+            for line in lines[path]:
+                index[(where, line)].append(path)
     pairs: set[tuple[str, str]] = set()
     for holders in index.values():
         if len(holders) > MAX_HOLDERS:
@@ -88,6 +89,26 @@ def check(ws: Workspace) -> list[Finding]:
             continue
         out.extend(_drift(ws, a, b, paragraphs[a], paragraphs[b], readers, titles))
     return out
+
+
+# per document: the agents reading it and its lines long enough to pair it with another file;
+# kept until it changes (or a file is created or deleted: who reads what may change), so that
+# the check after an edit asks 7 agents about one file, not about 600
+_FACTS: Final = KeyFamily[tuple[frozenset[str], frozenset[str]] | None]("drifted-copy-facts")
+
+
+def _facts(ws: Workspace, path: str, agents: tuple[Profile, ...]
+           ) -> tuple[frozenset[str], frozenset[str]] | None:
+    key = _FACTS.key(path)
+    found = ws.derived.get(key, MISSING)
+    if found is not MISSING:
+        return found
+    doc = ws.document(path)
+    who = frozenset(p.name for p in agents if p.reads(ws, path)) if not doc.unreadable else None
+    facts = None if not who else (who, frozenset(
+        line for line in (raw.strip() for raw in doc.brought.split("\n"))
+        if len(line) >= MIN_COMPARED))
+    return ws.derived.put(key, facts, reads=(path,))
 
 
 def scope(path: str) -> str:
