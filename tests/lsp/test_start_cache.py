@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.lsp.conftest import pushed, session, wait_for, write
+from lsprotocol import types
+from tests.lsp.conftest import REPO, pushed, session, wait_for, write
 
 FILES = {
     "AGENTS.md": "# Project\n\nRead @docs/missing.md first.\n",
@@ -71,3 +72,28 @@ async def test_the_cache_turned_off_is_neither_read_nor_written(tmp_path: Path) 
         assert not any(CACHED in line for line in lines)
     assert not list((tmp_path / "cache").glob("check-*.json"))
 
+
+
+def test_stored_diagnostics_come_back_as_the_converter_would_make_them() -> None:
+    """The start cache rebuilds its diagnostics by hand (fast); every field must come back as
+    lsprotocol's converter makes it, whatever the finding (the demo's: related information,
+    tags, fixes as data, every severity), and an unexpected field goes to the converter."""
+    from lsprotocol.converters import get_converter
+
+    from rulemap import analysis
+    from rulemap.lsp.diagnostics import to_diagnostics
+    from rulemap.lsp.start_cache import diagnostic_from_json
+
+    converter = get_converter()
+    ws = analysis.open_workspace(str(REPO / "examples/demo"))
+    items = []
+    for key in sorted({f.path for f in analysis.check(ws)}):
+        findings = [f for f in analysis.check(ws) if f.path == key]
+        items += [converter.unstructure(d) for d in to_diagnostics(ws, key, findings, "utf-16")]
+    assert len(items) >= 10 and {i.get("severity") for i in items} >= {1, 2, 3}
+    assert any(i.get("data", {}).get("fixes") for i in items)
+    for item in items:
+        assert diagnostic_from_json(item) == converter.structure(item, types.Diagnostic)
+    odd = {**items[0], "relatedInformation": [{"location": {
+        "uri": "file:///x", "range": items[0]["range"]}, "message": "m"}]}
+    assert diagnostic_from_json(odd) == converter.structure(odd, types.Diagnostic)

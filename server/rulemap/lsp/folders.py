@@ -85,6 +85,8 @@ class Folder:
     settings: Settings = field(default_factory=Settings)
     raw_settings: dict[str, Any] = field(default_factory=dict)
     ready: asyncio.Event = field(default_factory=asyncio.Event)
+    # set once the first indexing has published from the start cache (or found none to use)
+    begun: asyncio.Event = field(default_factory=asyncio.Event)
     indexing: bool = False
     epoch: int = 0
     pending: set[str] = field(default_factory=set)  # keys edited while indexing

@@ -50,6 +50,8 @@ def watched_files() -> list[tuple[str, int]]:
     ]
 
 # Rulemap's own requests (docs/protocol.md) → their function in rulemap.lsp.custom
+BEGUN_WAIT_S = 5.0  # the longest the watchers wait for the start caches
+
 # method -> "module:function" under rulemap.lsp (each module's requests documented in it)
 CUSTOM = {
     "rulemap/effectiveInstructions": "custom:effective_instructions",
@@ -285,6 +287,16 @@ def _first(values: Sequence[Any] | None) -> Any:
 @server.feature(types.INITIALIZED)
 async def initialized(ls: RulemapServer, params: types.InitializedParams) -> None:
     engine = _engine()
+    folders = [f for f in engine.folders.values() if not f.refused]
+    await engine.load_settings(folders, ls.config_pull)
+    indexing = asyncio.gather(*(engine.index(f) for f in folders))
+    # an exit during indexing cancels it: nobody awaits the gathered result then
+    indexing.add_done_callback(lambda f: f.cancelled() or f.exception())
+    # the watchers' globs come from the agents' profiles (the engine's import, ~80 ms): after
+    # the start caches' diagnostics are out, while the first walk runs in the worker (the
+    # client's watchers never started before the walk did: it sets them up when asked)
+    await asyncio.wait([asyncio.ensure_future(f.begun.wait()) for f in folders] or
+                       [asyncio.ensure_future(asyncio.sleep(0))], timeout=BEGUN_WAIT_S)
     if ls.dynamic_watch:
         watchers = [
             types.FileSystemWatcher(glob_pattern=glob, kind=kind) for glob, kind in watched_files()
@@ -299,11 +311,6 @@ async def initialized(ls: RulemapServer, params: types.InitializedParams) -> Non
         except Exception as exc:  # pragma: no cover
             log.warning("registering file watchers failed: %s", exc)
             ls.dynamic_watch = False
-    folders = [f for f in engine.folders.values() if not f.refused]
-    await engine.load_settings(folders, ls.config_pull)
-    indexing = asyncio.gather(*(engine.index(f) for f in folders))
-    # an exit during indexing cancels it: nobody awaits the gathered result then
-    indexing.add_done_callback(lambda f: f.cancelled() or f.exception())
     if not ls.dynamic_watch:
         # Adding inotify watches walks the tree again: once the first walk is done (so the two
         # do not compete), in a thread of its own, not on the loop.

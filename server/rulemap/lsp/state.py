@@ -185,7 +185,10 @@ class Engine(DiagnosticsFlow):
             found is not None and found[0] is folder
             for found in (self.locate(u) for u in self.open_docs)
         )
-        folder.start = await start_cache.begin(self, folder, overrides) if check_now else None
+        try:
+            folder.start = await start_cache.begin(self, folder, overrides) if check_now else None
+        finally:
+            folder.begun.set()
         job = self.loop.run_in_executor(
             self.executor, open_workspace, folder.root, overrides, buffers, self.home, check_now,
             folder.settings.allow_imports_from, folder.start.recording if folder.start else None,
