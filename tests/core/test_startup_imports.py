@@ -192,7 +192,7 @@ def test_the_language_server_starts_without_the_engine(tmp_path: Path) -> None:
 def test_every_request_of_the_server_names_a_function_that_exists() -> None:
     """The server imports a request's module when it is first asked (`custom_handler`): a
     misspelt module or function would only fail then, so resolve them all here."""
-    from rulemap.lsp.server import CUSTOM, custom_handler
+    from rulemap.lsp.requests import CUSTOM, custom_handler
 
     for method in CUSTOM:
         assert callable(custom_handler(method)), method

@@ -138,7 +138,7 @@ async def test_custom_requests(tmp_path: Path) -> None:
 
 
 def test_protocol_doc_lists_every_custom_method() -> None:
-    from rulemap.lsp.server import CUSTOM
+    from rulemap.lsp.requests import CUSTOM
 
     doc = (REPO / "docs/protocol.md").read_text()
     for method in (*CUSTOM, "rulemap/graphChanged"):

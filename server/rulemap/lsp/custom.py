@@ -101,6 +101,20 @@ def uri_param(params: dict[str, Any]) -> str:
     return uri
 
 
+async def folder_of(engine: Engine, uri: str) -> tuple[Folder, Workspace] | None:
+    """The indexed folder a request's `uri` names — the folder itself, or a file in it — and
+    its workspace (None: no such folder, or it could not be indexed)."""
+    path = path_of(uri)
+    folder = engine.folders.get(path.rstrip("/")) if path else None
+    if folder is None:
+        found = engine.locate(uri)
+        if found is None:
+            return None
+        folder = found[0]
+    ws = await engine.ready(folder)
+    return (folder, ws) if ws is not None else None
+
+
 def profiles_param(params: dict[str, Any]) -> list[str] | None:
     """The `profiles` param: a list of known agent names (None: absent)."""
     from rulemap.host.catalog import agent_names
@@ -370,16 +384,10 @@ async def session(engine: Engine, raw: Any) -> dict[str, Any] | None:
     if steps is not None and len(steps) > MAX_PATHS:
         # each step has a path, and a run keeps at most MAX_PATHS of them
         raise InvalidParams(f"`steps` holds {len(steps)} entries; at most {MAX_PATHS}")
-    path = path_of(uri)
-    folder = engine.folders.get(path.rstrip("/")) if path else None
-    if folder is None:
-        located = engine.locate(uri)
-        if located is None:
-            return None
-        folder = located[0]
-    ws = await engine.ready(folder)
-    if ws is None:
+    indexed = await folder_of(engine, uri)
+    if indexed is None:
         return None
+    folder, ws = indexed
     found: list[ToolStep] = []
     problems: list[Problem] = []
     if steps is not None:

@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 from rulemap import analysis
 from rulemap.host import CancelToken
-from rulemap.lsp.custom import InvalidParams, located, params_dict, profiles_param, uri_param
+from rulemap.lsp.custom import (
+    InvalidParams,
+    folder_of,
+    located,
+    params_dict,
+    profiles_param,
+    uri_param,
+)
 
 if TYPE_CHECKING:
     from rulemap.lsp.reach_lens import Overviews
@@ -82,12 +89,10 @@ async def why_request(engine: Engine, raw: Any) -> dict[str, Any] | None:
     if target is not None and not isinstance(target, str):
         raise InvalidParams("`target` must be a workspace path or a file URI")
     names = profiles_param(params)
-    found = engine.locate(uri)
-    if found is None:
+    indexed = await folder_of(engine, uri)
+    if indexed is None:
         return None
-    folder = found[0]
-    if await engine.ready(folder) is None:
-        return None
+    folder = indexed[0]
     key = None
     if target:
         located_target = engine.locate(target) if ":" in target.split("/")[0] else None

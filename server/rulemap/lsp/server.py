@@ -25,6 +25,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.folders import Folder, path_of
 from rulemap.lsp.framing import refused_after_shutdown, serve_stdio
+from rulemap.lsp.requests import register_requests
 from rulemap.lsp.state import Engine
 from rulemap.text.names import printable_data
 from rulemap.text.positions import Encoding
@@ -49,20 +50,8 @@ def watched_files() -> list[tuple[str, int]]:
         *((glob, types.WatchKind.Change) for glob in watched_globs()),
     ]
 
-# Rulemap's own requests (docs/protocol.md) → their function in rulemap.lsp.custom
 BEGUN_WAIT_S = 5.0  # the longest the watchers wait for the start caches
 
-# method -> "module:function" under rulemap.lsp (each module's requests documented in it)
-CUSTOM = {
-    "rulemap/effectiveInstructions": "custom:effective_instructions",
-    "rulemap/rulesForFile": "custom:rules_for_file",
-    "rulemap/instructionFiles": "custom:instruction_files",
-    "rulemap/graph": "custom:graph", "rulemap/profiles": "custom:profiles",
-    "rulemap/compare": "custom:compare", "rulemap/session": "custom:session",
-    "rulemap/reach": "reverse:reach_request", "rulemap/why": "reverse:why_request",
-    "rulemap/unseenLines": "reverse:unseen_lines",
-    "rulemap/map": "map_request:map_request",
-}
 
 
 class _Ignored:
@@ -672,30 +661,7 @@ def _merge_edits(edits: list[types.WorkspaceEdit]) -> types.WorkspaceEdit | None
 # ----- Rulemap's own requests (docs/protocol.md) ----------------------------------------------
 
 
-def custom_handler(method: str) -> Any:
-    """The function answering `method` (its module imported now: not at start-up, where the
-    server publishes from its cache before it needs the engine)."""
-    import importlib
-
-    module, _, name = CUSTOM[method].partition(":")
-    return getattr(importlib.import_module(f"rulemap.lsp.{module}"), name)
-
-
-def _custom(method: str) -> None:
-    async def handler(ls: RulemapServer, params: Any) -> Any:
-        from rulemap.lsp import custom
-
-        try:
-            return await custom_handler(method)(_engine(), params)
-        except custom.InvalidParams as exc:
-            raise JsonRpcInvalidParams(message=f"{method}: {exc}") from None
-
-    handler.__name__ = method.replace("/", "_")
-    server.feature(method)(handler)
-
-
-for _method in CUSTOM:
-    _custom(_method)
+register_requests(server, lambda: _engine())
 
 
 # ----- entry point ----------------------------------------------------------------------------

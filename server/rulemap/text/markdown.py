@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from rulemap.model import ImportRef, Pos, Span, Suppressions
-from rulemap.text.positions import line_starts, split_lines
+from rulemap.text.positions import line_of, line_starts, split_lines
 
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
@@ -190,7 +190,7 @@ def _scan_prose(text: str, result: Scan, block: list[int], comments: list[tuple[
             # Code scans the text tokens its Markdown lexer gives, and a link's text is one)
             raw = raw[:link_end]
         offset = start + at
-        line = _line_of(result.starts, offset)
+        line = line_of(result.starts, offset)
         col = offset - result.starts[line]
         end_col = col + 1 + len(raw)
         result.imports.append(
@@ -235,21 +235,10 @@ def _find_backtick_run(chunk: str, start: int, run: int) -> int:
 def _add_comment_lines(
     result: Scan, comments: list[tuple[int, str]], start: int, stop: int
 ) -> None:
-    first = _line_of(result.starts, start)
-    last = _line_of(result.starts, max(start, stop - 1))
+    first = line_of(result.starts, start)
+    last = line_of(result.starts, max(start, stop - 1))
     for number in range(first, last + 1):
         comments.append((number, result.lines[number]))
-
-
-def _line_of(starts: list[int], offset: int) -> int:
-    lo, hi = 0, len(starts) - 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if starts[mid] <= offset:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
 
 
 def _collect_suppressions(result: Scan, comments: list[tuple[int, str]]) -> None:

@@ -21,6 +21,11 @@ def split_lines(text: str) -> list[str]:
     return _LINE_BREAK.split(text)
 
 
+def line_of(starts: list[int], offset: int) -> int:
+    """The 0-based line holding `offset`, given `line_starts`."""
+    return bisect.bisect_right(starts, offset) - 1 if starts else 0
+
+
 def line_starts(text: str) -> list[int]:
     """Code point offset where each line starts."""
     if "\r" not in text:

@@ -21,7 +21,7 @@ from typing import Literal
 from urllib.parse import unquote
 
 from rulemap.model import Pos, Span
-from rulemap.text.positions import line_starts
+from rulemap.text.positions import line_of, line_starts
 
 RefKind = Literal["code", "link", "mdc", "mention"]
 
@@ -123,7 +123,7 @@ def path_refs(
             continue
         if starts is None:
             starts = line_starts(text)
-        line = _line_of(starts, at)
+        line = line_of(starts, at)
         if skipped(line):
             continue
         end = starts[line + 1] if line + 1 < len(starts) else len(text)
@@ -229,14 +229,3 @@ def _normal_segments(path: str, allow_bare: bool) -> str | None:
 
 def has_extension(path: str) -> bool:
     return _EXTENSION.search(path.rstrip("/").rsplit("/", 1)[-1]) is not None
-
-
-def _line_of(starts: list[int], offset: int) -> int:
-    lo, hi = 0, len(starts) - 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if starts[mid] <= offset:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
