@@ -4,6 +4,7 @@ budgets, glob verdicts — and asks the client to refresh its lenses and hints."
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -75,10 +76,21 @@ async def test_switching_the_profile_setting_changes_every_view(tmp_path: Path) 
             )) or []
             return [str(h.label) for h in got]
 
-        async def switch(profile: str) -> None:
+        async def switch(profile: str) -> str:
+            """Switch the setting; the source file's hover once it speaks for `profile`, after
+            the client was asked to refresh its lenses and hints (a refresh may come for
+            another reason too — a new "who loads it" overview —, so the hover decides)."""
+            lenses, inlays = refreshed.count("codeLens"), refreshed.count("inlayHint")
             lsp.set_configuration({"profile": profile}, section="rulemap")
             lsp.workspace_did_change_configuration(
                 types.DidChangeConfigurationParams(settings=None))
+            deadline = asyncio.get_running_loop().time() + 20
+            while f"· {profile} ·" not in (text := await hover(source, 0, 0)):
+                assert asyncio.get_running_loop().time() < deadline, text
+                await asyncio.sleep(0.05)
+            await wait_for(lambda: refreshed.count("codeLens") > lenses
+                           and refreshed.count("inlayHint") > inlays, what="refreshes")
+            return text
 
         # the default model: characters of maxChars, its glob dialect
         await pulled_where(lsp, agents, lambda d: True)
@@ -87,18 +99,13 @@ async def test_switching_the_profile_setting_changes_every_view(tmp_path: Path) 
         assert (await hover(rule, 1, 10)).startswith("**`SRC/**`** matches 0 files")
 
         # Codex: bytes of project_doc_max_bytes, in the hover, the lens and the hints
-        await switch("codex")
-        await wait_for(lambda: refreshed.count("codeLens") >= 1, what="codeLens refresh")
-        assert "inlayHint" in refreshed
-        text = await hover(source, 0, 0)
+        text = await switch("codex")
         assert "· codex ·" in text and "**30 of 32,768 bytes** (0%)" in text
         assert await hints(agents) == ["10 bytes"]
         assert (await lens(agents)).endswith("· 30 bytes")
 
         # Claude Code: no shared budget, and its glob dialect (`SRC/**` is any `src`, any case)
-        await switch("claude-code")
-        await wait_for(lambda: refreshed.count("codeLens") >= 2, what="second refresh")
-        text = await hover(source, 0, 0)
+        text = await switch("claude-code")
         assert "**20 chars · no shared budget**" in text and "of 0" not in text
         assert "rule, `paths` matches `SRC/**`" in text
         assert (await hover(rule, 1, 10)).startswith("**`SRC/**`** matches 1 file")
