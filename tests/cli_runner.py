@@ -32,3 +32,14 @@ def in_process_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtur
         return code, out, err
 
     return run
+
+
+def git_tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    """`files` written under `tmp_path/repo`, a directory with `.git` (the root the CLI
+    finds), for a command run there."""
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root

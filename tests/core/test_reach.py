@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.cli_runner import RunCli
+from tests.cli_runner import RunCli, git_tree
 
 from rulemap.analysis import new_workspace
 from rulemap.profiles import get_profile
@@ -105,17 +105,8 @@ def test_load_groups_and_one_explanation_per_file_give_the_same_reach(
 
 # ----- the CLI ------------------------------------------------------------------------------
 
-def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
-    root = tmp_path / "repo"
-    (root / ".git").mkdir(parents=True)
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
-
-
 def test_the_cli_prints_each_agents_reach(cli: RunCli, tmp_path: Path) -> None:
-    root = _tree(tmp_path, FILES)
+    root = git_tree(tmp_path, FILES)
     code, out, err = cli(["reach", "AGENTS.md:3", "--profiles", "cogitator,codex,gemini"], root)
     assert (code, err) == (0, "")
     assert out.splitlines()[0] == f"AGENTS.md, line 3 — who loads it ({len(FILES)} files in the " \
@@ -128,7 +119,7 @@ def test_the_cli_prints_each_agents_reach(cli: RunCli, tmp_path: Path) -> None:
 
 
 def test_the_cli_json_and_usage_errors(cli: RunCli, tmp_path: Path) -> None:
-    root = _tree(tmp_path, FILES)
+    root = git_tree(tmp_path, FILES)
     code, out, _ = cli(["reach", "docs/style.md", "--json", "--profiles", "cogitator"], root)
     data = json.loads(out)
     assert code == 0 and data["path"] == "docs/style.md" and data["line"] is None
@@ -203,7 +194,7 @@ def test_why_a_line_past_codexs_budget_is_cut() -> None:
 
 def test_why_on_the_command_line_exits_1_when_an_agent_misses_it(cli: RunCli,
                                                                   tmp_path: Path) -> None:
-    root = _tree(tmp_path, WHY_FILES)
+    root = git_tree(tmp_path, WHY_FILES)
     code, out, err = cli(["why", "Use pnpm", "--profiles", "cogitator,codex"], root)
     assert (code, err) == (0, "") and out.startswith("'Use pnpm' — found in AGENTS.md:3; at "
                                                      "start-up (cwd .)")
@@ -260,7 +251,7 @@ def test_a_line_inside_an_html_comment_reaches_no_agent_that_strips_it() -> None
 
 
 def test_reach_text_says_a_comment_line_is_removed(cli: RunCli, tmp_path: Path) -> None:
-    root = _tree(tmp_path, {**FILES, "AGENTS.md": "# P\n\n<!-- note -->\nBody.\n"})
+    root = git_tree(tmp_path, {**FILES, "AGENTS.md": "# P\n\n<!-- note -->\nBody.\n"})
     code, out, _ = cli(["reach", "AGENTS.md:3", "--profiles", "cogitator"], root)
     assert code == 0
     assert "line 3 is inside an HTML comment, which it removes: it reaches none" in out
@@ -293,7 +284,7 @@ def test_why_over_a_session_names_the_step_a_rule_joins_at() -> None:
 
 
 def test_why_session_on_the_command_line(cli: RunCli, tmp_path: Path) -> None:
-    root = _tree(tmp_path, FILES)
+    root = git_tree(tmp_path, FILES)
     (root / "run.json").write_text(json.dumps([{"kind": "read", "paths": ["src/api/a.ts"]}]))
     code, out, err = cli(["why", "Validate input", "--session", "run.json",
                           "--profiles", "claude-code"], root)

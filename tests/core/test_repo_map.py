@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.cli_runner import RunCli
+from tests.cli_runner import RunCli, git_tree
 
 from rulemap import analysis
 from rulemap.analysis import new_workspace
@@ -172,17 +172,8 @@ def test_the_page_holds_everything_and_nothing_reaches_the_network() -> None:
 # ----- rulemap map --html ----------------------------------------------------------------------
 
 
-def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
-    root = tmp_path / "repo"
-    (root / ".git").mkdir(parents=True)
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
-
-
 def test_the_cli_writes_one_page(cli: RunCli, tmp_path: Path) -> None:
-    root = _tree(tmp_path, FILES)
+    root = git_tree(tmp_path, FILES)
     out = tmp_path / "site" / "map.html"
     out.parent.mkdir()
     code, stdout, err = cli(["map", "--html", str(out), "--profiles", "cogitator,codex"], root)
@@ -204,7 +195,7 @@ def test_the_cli_writes_one_page(cli: RunCli, tmp_path: Path) -> None:
 
 
 def test_the_cli_refuses_what_is_not_a_page_s_place(cli: RunCli, tmp_path: Path) -> None:
-    root = _tree(tmp_path, FILES)
+    root = git_tree(tmp_path, FILES)
     (root / "out.html").mkdir()
     (root / "link.html").symlink_to(root / "AGENTS.md")
     before = (root / "AGENTS.md").read_text()

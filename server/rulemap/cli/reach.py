@@ -55,17 +55,22 @@ def add_arguments(reach: argparse.ArgumentParser, names: str,
     )
     reach.add_argument("path", metavar="PATH[:LINE]",
                        help="an instruction file, rule or imported file; :LINE for one line")
-    reach.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
-    reach.add_argument(
-        "--cwd", help="the agents' working directory (default: config `cwd`, else the root)"
-    )
-    reach.add_argument("--profiles", metavar="A,B",
-                       help=f"the agents to answer for, comma-separated (default: the "
-                       f"configuration's, else those detected); of: {names}")
+    add_agent_flags(reach, names, "answer for")
     reach.add_argument("--json", action="store_true", help="machine-readable output "
                        "(docs/reach.md)")
     allow_flag(reach)  # type: ignore[operator]
     home_flag(reach)  # type: ignore[operator]
+
+
+def add_agent_flags(parser: argparse.ArgumentParser, names: str, what: str) -> None:
+    """`--root`, `--cwd` and `--profiles`, as `reach`, `why` and `map` take them."""
+    parser.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
+    parser.add_argument(
+        "--cwd", help="the agents' working directory (default: config `cwd`, else the root)"
+    )
+    parser.add_argument("--profiles", metavar="A,B",
+                        help=f"the agents to {what}, comma-separated (default: the "
+                        f"configuration's, else those detected); of: {names}")
 
 
 def run_reach(args: argparse.Namespace) -> int:
@@ -205,13 +210,7 @@ def add_why_arguments(why: argparse.ArgumentParser, names: str,
     why.add_argument("text", metavar="TEXT", help="the sentence (or any part of a line)")
     why.add_argument("target", nargs="?", metavar="TARGET",
                      help="the file the agent works on (default: its start-up load)")
-    why.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
-    why.add_argument(
-        "--cwd", help="the agents' working directory (default: config `cwd`, else the root)"
-    )
-    why.add_argument("--profiles", metavar="A,B",
-                     help=f"the agents to answer for, comma-separated (default: the "
-                     f"configuration's, else those detected); of: {names}")
+    add_agent_flags(why, names, "answer for")
     why.add_argument("--session", metavar="FILE",
                      help="a session to replay instead of TARGET (as `rulemap session --file` "
                      "reads it): does the text join the agent's context at some step")

@@ -10,6 +10,7 @@ import sys
 import time
 
 from rulemap.cli.main import UsageError, describe
+from rulemap.cli.reach import add_agent_flags
 
 MAP_EPILOG = """\
 examples:
@@ -41,13 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser, names: str,
     )
     parser.add_argument("--html", metavar="OUT.html", required=True,
                         help="the page to write (its directory must exist; replaced atomically)")
-    parser.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
-    parser.add_argument(
-        "--cwd", help="the agents' working directory (default: config `cwd`, else the root)"
-    )
-    parser.add_argument("--profiles", metavar="A,B",
-                        help=f"the agents to map, comma-separated (default: the "
-                        f"configuration's, else those detected); of: {names}")
+    add_agent_flags(parser, names, "map")
     allow_flag(parser)  # type: ignore[operator]
     home_flag(parser)  # type: ignore[operator]
 
