@@ -366,3 +366,52 @@ def test_the_extensions_severity_setting_knows_every_code() -> None:
     levels = severity["additionalProperties"]["enum"]
     assert all(p["enum"] == levels for p in severity["properties"].values())
     assert set(levels) == {"error", "warning", "information", "hint", "off"}
+
+
+# ------------------------------------------------ a family whose only code is off does not run
+
+
+def test_each_one_code_family_emits_only_its_code(
+    tmp_path: Path, no_user_config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`checks.ONE_CODE` skips a family when its code is off: that is only right when the
+    family emits nothing else (over the demo and every conformance case, every agent)."""
+    from rulemap import checks
+    from rulemap.profiles.base import selected
+
+    roots = [REPO / "examples" / "demo"]
+    for n, case_dir in enumerate(conformance.CASES):
+        case, dirs = conformance.build(case_dir, tmp_path / f"case{n}")
+        if case["expect"].get("exit_code") != 2:
+            roots.append(dirs["workspace"])
+    emitted: dict[str, set[str]] = {}
+    for root in roots:
+        ws = commands.open_workspace(str(root), profiles=tuple(PROFILES))
+        analysis.select_profiles(ws)
+        assert selected(ws)
+        for family, code in checks.ONE_CODE.items():
+            emitted.setdefault(code, set()).update(f.code for f in family(ws))
+    assert all(found <= {code} for code, found in emitted.items()), emitted
+    silent = [code for code, found in emitted.items() if not found]
+    assert not silent, f"{silent}: emitted nothing, so the test proves nothing of them"
+
+
+def test_a_family_whose_code_is_off_does_not_run() -> None:
+    from core_helpers import make_ws
+
+    from rulemap import checks
+    from rulemap.checks import stale_command, stale_reference
+
+    files = {"AGENTS.md": "Run `npm run tets` and read `src/gone.ts`.\n",
+             "package.json": '{"scripts": {"test": "vitest"}}', "src/a.ts": "x"}
+    on = make_ws(files)
+    assert stale_command.check in checks.running(on, checks.GRAPH_WIDE)
+    assert {"stale-command", "stale-reference"} <= {f.code for f in analysis.check(on)}
+    off = make_ws(files, severity={"stale-command": "off", "stale-reference": "off"})
+    running = (*checks.running(off, checks.PER_DOCUMENT), *checks.running(off, checks.GRAPH_WIDE))
+    assert stale_command.check not in running
+    assert stale_reference.document_check not in running
+    assert stale_reference.graph_check not in running
+    assert checks.imports.graph_check in running  # a family of several codes always runs
+    assert not {"stale-command", "stale-reference"} & {f.code for f in analysis.check(off)}
+    assert checks.document_findings(off, "AGENTS.md") == []

@@ -6,15 +6,17 @@ import json
 from collections.abc import Mapping
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rulemap import analysis
 from rulemap.checks import run_checks
-from rulemap.checks.commands import commands
+from rulemap.checks.commands import Command, commands
 from rulemap.checks.hints import with_suggestions
 from rulemap.checks.manifests import tasks
 from rulemap.checks.stale_command import resolution_at
 from rulemap.diff import diff_workspaces
-from rulemap.model import Finding
+from rulemap.model import Document, Finding
 from rulemap.readers import MemoryReader
 from rulemap.workspace import Workspace
 
@@ -213,3 +215,75 @@ def test_positions_are_the_original_lines_after_stripped_comments_and_frontmatte
     assert [(f.path, f.span.start.line, f.span.start.col) for f in found] == [
         (".claude/rules/dev.md", 4, 13), ("AGENTS.md", 5, 8)]
     assert found[0].message.endswith("did you mean `build`?")
+
+
+def _commands_line_by_line(doc: Document) -> list[Command]:
+    """The scan as first written, one line at a time: the oracle for `commands`, which visits
+    only the lines with code marks."""
+    from rulemap.checks import commands as c
+
+    text = doc.brought
+    kept = doc.kept_lines
+    out: list[Command] = []
+    fence: tuple[str, int] | None = None
+    shell = output = False
+    cwd: str | None = ""
+    for number, line in enumerate(text.splitlines()):
+        opening = c._FENCE_OPEN.match(line) if "``" in line or "~~" in line else None
+        if fence is not None:
+            if (opening is not None and opening.group(1)[0] == fence[0]
+                    and len(opening.group(1)) >= fence[1] and not line.strip("`~ \t")):
+                fence = None
+            elif shell and c._READ_IN_BLOCK.search(line):
+                prompt = c._PROMPT.match(line)
+                if not output or prompt is not None:
+                    cwd = c._parse(line, prompt.end() if prompt else 0,
+                                   kept[number] if kept else number, cwd, out)
+            continue
+        if opening is not None and not (opening.group(1)[0] == "`" and "`" in line[
+                opening.end(1):]):
+            fence = (opening.group(1)[0], len(opening.group(1)))
+            language = opening.group(2).lower()
+            shell, output, cwd = (language in c.SHELL_LANGUAGES,
+                                  language in c._OUTPUT_LANGUAGES, "")
+            continue
+        if "`" not in line or not c._TOOLS_IN_TEXT.search(line) or c._NOT_TO_RUN.search(line):
+            continue
+        for body_start, body_end in c._code_spans(line):
+            body = line[body_start:body_end]
+            if c._TOOLS_IN_TEXT.search(body):
+                content = " " * body_start + body
+                prompt = c._PROMPT.match(content)
+                c._parse(content, prompt.end() if prompt else 0,
+                         kept[number] if kept else number, "", out)
+    return out
+
+
+_LINES = ["```bash", "```", "~~~sh", "~~~", "````", "```console", "```python", "   ```sh",
+          "$ npm run build", "npm run tets", "cd web", "cd web && make docs", "pushd api",
+          "Run `pnpm lint` and `yarn test:unit` now.", "Don't run `npm run old`.",
+          "`make -C docs html`", "``just fmt``", "", "prose with make and just words",
+          "<!-- `npm run hidden` -->", "bun run dev", "uv run task", "\tnpm run tab",
+          "x\ry `npm run cr`", "`npm run a` `npm run b`"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_LINES), max_size=14), st.sampled_from(["\n", "\r\n"]))
+def test_visiting_only_marked_lines_finds_what_a_line_by_line_scan_does(
+        lines: list[str], newline: str) -> None:
+    ws = ws_of({"AGENTS.md": newline.join(lines) + newline, "package.json": ROOT})
+    doc = ws.document("AGENTS.md")
+    assert commands(doc) == _commands_line_by_line(doc)
+
+
+def test_the_nearest_task_file_is_right_whichever_directory_asks_first() -> None:
+    # the table of nearest task files fills as directories are asked: a deep one first, then
+    # its parent, then a sibling below a nearer package.json
+    files = {"package.json": ROOT,
+             "a/b/package.json": package({"lint": "x"}, name="b"),
+             "a/b/c/d/AGENTS.md": "Run `npm run tets`.\n",
+             "a/AGENTS.md": "Run `npm run tets`.\n",
+             "a/b/e/AGENTS.md": "Run `npm run tets`.\n"}
+    assert [(f.path, f.message.split("`")[5]) for f in stale(files)] == [
+        ("a/AGENTS.md", "package.json"), ("a/b/c/d/AGENTS.md", "a/b/package.json"),
+        ("a/b/e/AGENTS.md", "a/b/package.json")]

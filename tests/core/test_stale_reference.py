@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from core_helpers import make_ws
 from git_repos import git, write
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rulemap import analysis
 from rulemap.checks import document_findings
@@ -46,11 +49,20 @@ def test_what_is_not_a_repository_path_is_never_reported() -> None:
         "Links [a](#anchor) [u](https://e.com/x.md) [slug](setup) [m](mailto:a@b.c).",
         "- ❌ `src/components/UserProfile.tsx` (wrong), e.g. `src/x/y.ts`.",
         "Create `src/api/new-thing.ts` for the endpoint.",
+        "Versions as letters `src/api/limits-vV.toml`, `src/api/spec.vX.json`.",
+        "| Hooks | `.tool/hooks/*.json` | `.tool/settings.json` | `.other/config.toml` |",
         "```sh", "cat src/api/in-a-fence.ts", "```",
         "<!-- `src/api/in-a-comment.ts` -->",
     ])
     ws = make_ws({**SOURCES, "AGENTS.md": text})
     assert stale(ws) == []
+
+
+def test_a_version_letter_or_a_tool_settings_file_is_no_exception_elsewhere() -> None:
+    # `v1`, a lower-case `vx` and a settings file below the top are paths like any other
+    ws = make_ws({**SOURCES, "AGENTS.md": (
+        "`src/api/limits-v1.toml`, `src/api/limits-vx.toml`, `src/api/.tool/settings.json`\n")})
+    assert len(stale(ws)) == 3
 
 
 def test_paths_resolve_from_the_folder_the_root_or_below_another_folder() -> None:
@@ -191,3 +203,22 @@ def test_no_repository_no_renames() -> None:
     from rulemap.readers.git_renames import recent_renames
 
     assert recent_renames(make_ws({"AGENTS.md": "x"}).reader) == {}
+
+
+# the code-span pattern as first written (a group first): the one in text/references.py must
+# find the same spans, only faster (its branches start with a literal)
+_SPEC = re.compile(
+    r"(?P<ticks>`+)(?P<code>[^`\n]+?)(?P=ticks)(?!`)"
+    r"|\]\((?:<(?P<angle>[^>\n]+)>|(?P<link>[^)\s]+))(?:\s+[\"'][^\"'\n]*[\"'])?\)")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="`ab/ .\n](<>)\"x", max_size=60))
+def test_the_fast_pattern_finds_what_the_written_one_does(text: str) -> None:
+    from rulemap.text.references import _PATTERN
+
+    def found(pattern: re.Pattern[str]) -> list[tuple[object, ...]]:
+        return [(m.span(), m.group("code"), m.group("link"), m.group("angle"))
+                for m in pattern.finditer(text)]
+
+    assert found(_PATTERN) == found(_SPEC)

@@ -7,8 +7,9 @@ never reads) is the selected profiles' to say (`Profile.findings`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from rulemap.checks import (
     drifted_copy,
@@ -30,6 +31,8 @@ from rulemap.profiles.base import selected
 if TYPE_CHECKING:
     from rulemap.workspace import RuleInfo, Workspace
 
+Family = Callable[["Workspace"], list[Finding]]
+
 # Each family says what its findings about a document depend on. Per-document families read
 # only that document (and the file list): the language server recomputes them on every edit of
 # it, at once. Graph-wide families read the import graph, the configuration or every agent's
@@ -40,6 +43,13 @@ PER_DOCUMENT = (files.check, frontmatter.check, imports.document_check,
 GRAPH_WIDE = (imports.graph_check, trust.check, loaded_twice.check, link_only.check,
               duplicate_text.check, drifted_copy.check, stale_reference.graph_check,
               stale_command.check)
+# The families that emit one code only: when the configuration turns it off (`[severity]
+# stale-command = "off"`) the family does not run at all — a check nobody wants costs nothing.
+# (tests/core/test_check_registry.py holds each to emitting that code alone)
+ONE_CODE: Final[dict[Family, str]] = {
+    duplicate_text.check: "duplicate-text", drifted_copy.check: "drifted-copy",
+    stale_reference.document_check: "stale-reference",
+    stale_reference.graph_check: "stale-reference", stale_command.check: "stale-command"}
 
 
 @dataclass(frozen=True)
@@ -62,12 +72,21 @@ def run_checks_split(ws: Workspace) -> Checked:
 
 
 def _per_document(ws: Workspace) -> list[Finding]:
-    return [f for family in PER_DOCUMENT for f in family(ws)]
+    return [f for family in running(ws, PER_DOCUMENT) for f in family(ws)]
 
 
 def _graph_wide(ws: Workspace) -> list[Finding]:
     # every selected agent's own findings are graph-wide: a load reads many files
-    return [*(f for family in GRAPH_WIDE for f in family(ws)), *profile_findings(ws)]
+    return [*(f for family in running(ws, GRAPH_WIDE) for f in family(ws)),
+            *profile_findings(ws)]
+
+
+def running(ws: Workspace, families: tuple[Family, ...]) -> tuple[Family, ...]:
+    """`families` less those whose only code the configuration turns off."""
+    off = {code for code, level in ws.config.severity.items() if level == "off"}
+    if not off:
+        return families
+    return tuple(f for f in families if ONE_CODE.get(f) not in off)
 
 
 class _OneDocument:
@@ -95,7 +114,8 @@ def document_findings(ws: Workspace, key: str) -> list[Finding]:
     view: Any = _OneDocument(ws, key)
     # (a family may also report paths that are no document, such as dangling links: those
     # are not this document's)
-    return finalize(ws, [f for family in PER_DOCUMENT for f in family(view) if f.path == key])
+    return finalize(ws, [f for family in running(ws, PER_DOCUMENT) for f in family(view)
+                         if f.path == key])
 
 
 def merge(local: list[Finding], graph: list[Finding]) -> list[Finding]:

@@ -44,12 +44,16 @@ _ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _QUOTED: Final = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)""")
 _READ_IN_BLOCK: Final = re.compile(r"\b(?:npm|pnpm|yarn|bun|make|just|uv|poetry|cd|pushd)\b")
 _PROMPT: Final = re.compile(r"^\s*[$%>❯]\s+")
+# line breaks of `str.splitlines` other than "\n"
+_OTHER_BREAKS: Final = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 _TOKEN: Final = re.compile(
     r"""\s*(?:(?P<op>&&|\|\||[;|&()])|(?P<word>(?:[^\s;|&()'"`\\]|\\.|'[^']*'|"(?:[^"\\]|\\.)*")+)"""
     r"""|(?P<bad>\S))""")
 
 
-@dataclass(frozen=True)
+# Not frozen, though nothing changes one once made: a frozen dataclass's __init__ costs ~4x
+# as much, and the 20,000-file benchmark makes 3,300 of them (model.LoadedFile says the same)
+@dataclass(slots=True)
 class Command:
     """One script, target or recipe a command names, where it is written."""
 
@@ -64,52 +68,95 @@ class Command:
     package: str | None = None  # a workspace package (`--filter`, `yarn workspace`, `-w`)
     root: bool = False  # `pnpm -w`: the workspace root's package.json
 
+    def at(self, line: int) -> Command:
+        """This command written on `line`."""
+        return Command(self.tool, self.form, self.name, line, self.start, self.end, self.text,
+                       self.cwd, self.package, self.root)
+
 
 def commands(doc: Document) -> list[Command]:
     """Every script, target or recipe `doc`'s code names (cheap when it names no tool).
 
-    One pass over the brought lines (block-level HTML comments are already out of them):
-    fence lines open and close blocks as CommonMark's do (the same character, at least as
-    many, no info string on the closing one); only lines naming a tool (or `cd`) are read."""
+    Fence lines open and close blocks as CommonMark's do (the same character, at least as
+    many, no info string on the closing one); block-level HTML comments are already out of
+    the brought lines. Only the lines with a backtick or `~~` are visited one by one (a
+    comprehension picks them: most of an instruction file is prose without code, and a
+    Python loop over every line was most of this check's cost); a shell block's lines are
+    read when it closes, and only those naming a tool (or `cd`)."""
     text = doc.brought
-    if "`" not in text and "~~~" not in text or not _TOOLS_IN_TEXT.search(text):
+    if "`" not in text and "~~~" not in text or not _may_name_a_tool(text):
         return []
     kept = doc.kept_lines
     out: list[Command] = []
-    fence: tuple[str, int] | None = None
-    shell = output = False
-    cwd: str | None = ""
-    for number, line in enumerate(text.splitlines()):
+    # `str.splitlines` also breaks at \r, \f, \x1c...: its numbering is the documents'
+    lines = text.splitlines() if _OTHER_BREAKS.search(text) else text.split("\n")
+    marked = [n for n, line in enumerate(lines) if "`" in line or "~~" in line]
+    block: tuple[str, int, int, bool, bool] | None = None  # char, run, first line, shell, output
+    for number in marked:
+        line = lines[number]
         opening = _FENCE_OPEN.match(line) if "``" in line or "~~" in line else None
-        if fence is not None:
-            if (opening is not None and opening.group(1)[0] == fence[0]
-                    and len(opening.group(1)) >= fence[1] and not line.strip("`~ \t")):
-                fence = None
-            elif shell and _READ_IN_BLOCK.search(line):
-                prompt = _PROMPT.match(line)
-                if not output or prompt is not None:
-                    cwd = _parse(line, prompt.end() if prompt else 0,
-                                 kept[number] if kept else number, cwd, out)
+        if block is not None:
+            if (opening is not None and opening.group(1)[0] == block[0]
+                    and len(opening.group(1)) >= block[1] and not line.strip("`~ \t")):
+                if block[3]:
+                    _block(lines, block[2], number, block[4], kept, out)
+                block = None
             continue
         if opening is not None and not (opening.group(1)[0] == "`" and "`" in line[
                 opening.end(1):]):
-            fence = (opening.group(1)[0], len(opening.group(1)))
             language = opening.group(2).lower()
-            shell, output, cwd = (language in SHELL_LANGUAGES, language in _OUTPUT_LANGUAGES,
-                                  "")
+            block = (opening.group(1)[0], len(opening.group(1)), number + 1,
+                     language in SHELL_LANGUAGES, language in _OUTPUT_LANGUAGES)
             continue
-        if "`" not in line or not _TOOLS_IN_TEXT.search(line) or _NOT_TO_RUN.search(line):
-            continue
-        for body_start, body_end in _code_spans(line):
-            body = line[body_start:body_end]
-            if not _TOOLS_IN_TEXT.search(body):
-                continue
-            # the span's text at its own columns, so positions are the line's
-            content = " " * body_start + body
-            prompt = _PROMPT.match(content)
-            _parse(content, prompt.end() if prompt else 0, kept[number] if kept else number,
-                   "", out)
+        if "`" in line:
+            original = kept[number] if kept else number
+            out.extend(command.at(original) for command in _prose_commands(line))
+    if block is not None and block[3]:  # a block left open runs to the end of the document
+        _block(lines, block[2], len(lines), block[4], kept, out)
     return out
+
+
+@lru_cache(maxsize=4096)
+def _prose_commands(line: str) -> tuple[Command, ...]:
+    """The commands of one prose line's code spans, at line 0 (the same line is often in
+    many files: an `AGENTS.md` and its copies, a template's nested files)."""
+    if not _may_name_a_tool(line) or not _TOOLS_IN_TEXT.search(line) or _NOT_TO_RUN.search(
+            line):
+        return ()
+    out: list[Command] = []
+    for body_start, body_end in _code_spans(line):
+        body = line[body_start:body_end]
+        if not _TOOLS_IN_TEXT.search(body):
+            continue
+        # the span's text at its own columns, so positions are the line's
+        content = " " * body_start + body
+        prompt = _PROMPT.match(content)
+        _parse(content, prompt.end() if prompt else 0, 0, "", out)
+    return tuple(out)
+
+
+def _block(lines: list[str], first: int, end: int, output: bool, kept: list[int],
+           out: list[Command]) -> None:
+    """The commands of a shell block's lines `first` to `end` (excluded); in an output
+    language's block (`console`), only the lines with a prompt."""
+    cwd: str | None = ""
+    for number in range(first, end):
+        line = lines[number]
+        if (not (_may_name_a_tool(line) or "cd" in line or "pushd" in line)
+                or not _READ_IN_BLOCK.search(line)):
+            continue
+        prompt = _PROMPT.match(line)
+        if not output or prompt is not None:
+            cwd = _parse(line, prompt.end() if prompt else 0, kept[number] if kept else number,
+                         cwd, out)
+
+
+def _may_name_a_tool(text: str) -> bool:
+    """False when `text` surely names no tool: substring tests scan at C speed, where
+    `_TOOLS_IN_TEXT` costs ~10 ns a character (docs/checks.md, "What the drift checks
+    cost"); `pnpm` contains `npm`."""
+    return ("npm" in text or "yarn" in text or "make" in text or "just" in text
+            or "bun" in text or "uv" in text or "poetry" in text)
 
 
 def _code_spans(line: str) -> list[tuple[int, int]]:

@@ -116,9 +116,10 @@ def all_of_kind(ws: Workspace, kind: Kind) -> tuple[str, ...]:
     if cached is not None:
         return cached
     names = FILE_NAMES[kind]
-    suffix = {"npm": ".json", "python": ".toml"}.get(kind)
-    paths = ws.files.with_suffix(suffix) if suffix else ws.files
-    found = tuple(sorted(p for p in paths if p.rpartition("/")[2] in names))
+    # `str.endswith` over the file list: cheaper than building the index by suffix when
+    # nothing else has (a check of one agent's files need not)
+    endings = tuple(f"/{name}" for name in names)
+    found = tuple(sorted(p for p in ws.files if p.endswith(endings) or p in names))
     return ws.derived.put(cache_key, found, reads=())
 
 

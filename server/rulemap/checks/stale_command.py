@@ -56,7 +56,7 @@ SCRIPT_WORDS: Final = frozenset({
     "bootstrap", "check", "test-unit", "unit", "integration", "storybook:build"})
 
 _FINDINGS: Final = KeyFamily[list[Finding]]("stale-command-findings")  # document
-_NEAREST: Final = KeyFamily[str | None]("stale-command-nearest")  # directory, kind
+_NEAREST: Final = KeyFamily[dict[str, "str | None"]]("stale-command-nearest")  # kind
 
 
 @dataclass(frozen=True)
@@ -80,17 +80,29 @@ class Resolution:
 def check(ws: Workspace) -> list[Finding]:
     """Every document an agent reads (another agent's rules, `GEMINI.md`, and imports too)."""
     lint = ws.lint_documents()
-    seen = {ws.identity(key) for key in lint}  # a symlinked alias is checked as its target
-    documents = [*lint, *(k for k in read_documents(ws, selected(ws))
-                          if k not in lint and ws.identity(k) not in seen)]
+    linted = set(lint)
+    others = [k for k in read_documents(ws, selected(ws)) if k not in linted]
+    if others:
+        seen = {ws.identity(key) for key in lint}  # a symlinked alias is checked as its target
+        others = [k for k in others if ws.identity(k) not in seen]
+    documents = [*lint, *others]
     out: list[Finding] = []
+    # the same command from the same directory (or naming the same in the same task file)
+    # resolves the same way in every document (a template's nested files, copies): resolved
+    # once per check
+    memo: _Memo = {}
     for key in sorted(set(documents)):
         if not key.startswith("/"):
-            out.extend(_document(ws, key))
+            out.extend(_document(ws, key, memo))
     return out
 
 
-def _document(ws: Workspace, key: str) -> list[Finding]:
+# (directory, the command as written) or (task file, what the command names there) -> its
+# resolution and the files that read
+_Memo = dict[tuple[object, ...], tuple["Resolution", frozenset[str]]]
+
+
+def _document(ws: Workspace, key: str, memo: _Memo) -> list[Finding]:
     cache_key = _FINDINGS.key(key)
     cached = ws.derived.get(cache_key)
     if cached is not None:
@@ -99,10 +111,12 @@ def _document(ws: Workspace, key: str) -> list[Finding]:
     reads: set[str] = {key}
     found: list[Finding] = []
     if doc.unreadable is None:
-        for command in commands(doc):
-            resolution = resolve(ws, key, command, reads)
+        found_commands = commands(doc)
+        base = _base(ws, key) if found_commands else ""
+        for command in found_commands:
+            resolution = _resolve_from(ws, base, command, reads, memo)
             if resolution.status == "missing":
-                found.append(_finding(key, resolution))
+                found.append(_finding(key, command, resolution))
     return ws.derived.put(cache_key, found, reads=reads)
 
 
@@ -118,8 +132,38 @@ def resolutions(ws: Workspace, key: str) -> list[Resolution]:
 def resolve(ws: Workspace, key: str, command: Command, reads: set[str]) -> Resolution:
     """Where `command`'s name resolves from document `key`; every file read is added to
     `reads`."""
-    kind = _KINDS[command.tool]
-    manifest = _manifest(ws, key, command, kind, reads)
+    return _resolve_from(ws, _base(ws, key), command, reads, None)
+
+
+def _resolve_from(ws: Workspace, base: str, command: Command, reads: set[str],
+                  memo: _Memo | None) -> Resolution:
+    """How `command` resolves from directory `base`. With a `memo`, the resolution may be of
+    an earlier command that names the same from the same directory, or in the same task
+    file (its `command` is that one): what follows the task file depends on it, the name and
+    the form alone."""
+    if memo is None:
+        kind = _KINDS[command.tool]
+        return _resolved(ws, _manifest(ws, base, command, kind, reads), command, kind, reads)
+    written = (base, command.tool, command.form, command.name, command.cwd, command.package,
+               command.root)
+    entry = memo.get(written)
+    if entry is None:
+        kind = _KINDS[command.tool]
+        read: set[str] = set()
+        manifest = _manifest(ws, base, command, kind, read)
+        named = (manifest, kind, command.form, command.name,
+                 command.cwd is None and command.package is None and not command.root)
+        found = memo.get(named)
+        if found is None:
+            found = memo[named] = (_resolved(ws, manifest, command, kind, read),
+                                   frozenset(read))
+        entry = memo[written] = (found[0], frozenset(read) | found[1])
+    reads.update(entry[1])
+    return entry[0]
+
+
+def _resolved(ws: Workspace, manifest: str | None, command: Command, kind: Kind,
+              reads: set[str]) -> Resolution:
     if manifest is None:
         return Resolution(command, kind, "unknown")
     parsed = tasks(ws, manifest, kind)
@@ -176,13 +220,12 @@ def _exists_dir(ws: Workspace, directory: str) -> bool:
     return directory == "" or bool(ws.files.under(directory + "/"))
 
 
-def _manifest(ws: Workspace, key: str, command: Command, kind: Kind,
+def _manifest(ws: Workspace, base: str, command: Command, kind: Kind,
               reads: set[str]) -> str | None:
     if command.package is not None:
         return _package(ws, command.package, reads)
     if command.root:
         return in_directory(ws, "", kind)
-    base = _base(ws, key)
     if command.cwd is not None:
         start = posixpath.normpath(posixpath.join(base, command.cwd)) if base else command.cwd
         if not _exists_dir(ws, start):
@@ -197,18 +240,26 @@ def _manifest(ws: Workspace, key: str, command: Command, kind: Kind,
 
 
 def _nearest(ws: Workspace, start: str, kind: Kind) -> str | None:
-    """The task file of `kind` in `start` or the nearest directory above it. Kept until a file
-    is created or deleted."""
-    cache_key = _NEAREST.key(start, kind)
-    cached = ws.derived.get(cache_key, MISSING)
-    if cached is not MISSING:
-        return cached
+    """The task file of `kind` in `start` or the nearest directory above it. One table per
+    kind, filled as directories are asked for, kept until a file is created or deleted."""
+    cache_key = _NEAREST.key(kind)
+    table = ws.derived.get(cache_key)
+    if table is None:
+        table = ws.derived.put(cache_key, {}, reads=())
+    walked: list[str] = []
     directory = start
     while True:
+        found = table.get(directory, MISSING)
+        if found is not MISSING:
+            break
+        walked.append(directory)
         found = in_directory(ws, directory, kind)
         if found is not None or not directory:
-            return ws.derived.put(cache_key, found, reads=())
+            break
         directory = posixpath.dirname(directory)
+    for below in walked:  # each directory walked has the same nearest
+        table[below] = found
+    return found
 
 
 def _package(ws: Workspace, name: str, reads: set[str]) -> str | None:
@@ -221,8 +272,7 @@ def _package(ws: Workspace, name: str, reads: set[str]) -> str | None:
     return None
 
 
-def _finding(key: str, resolution: Resolution) -> Finding:
-    command = resolution.command
+def _finding(key: str, command: Command, resolution: Resolution) -> Finding:
     span = Span(Pos(command.line, command.start), Pos(command.line, command.end))
     message = (f"`{command.text}` runs {resolution.noun} `{command.name}`, which "
                f"`{resolution.manifest}` does not define: the instruction is likely out of "

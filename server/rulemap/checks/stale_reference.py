@@ -55,9 +55,10 @@ _MAX_SUFFIX_PROBES = 64  # same-name files looked at for a path found below anot
 def document_check(ws: Workspace) -> list[Finding]:
     """Per-document: the linted documents (the editor re-checks one on each edit)."""
     agents = selected(ws)
+    names = tuple(p.name for p in agents)
     out: list[Finding] = []
     for key in ws.lint_documents():
-        out.extend(_document_findings(ws, key, agents, mentions=False))
+        out.extend(_document_findings(ws, key, agents, mentions=False, names=names))
     return out
 
 
@@ -79,9 +80,12 @@ def graph_check(ws: Workspace) -> list[Finding]:
 
 
 def _document_findings(
-    ws: Workspace, key: str, agents: tuple[Profile, ...], mentions: bool
+    ws: Workspace, key: str, agents: tuple[Profile, ...], mentions: bool,
+    names: tuple[str, ...] | None = None,
 ) -> list[Finding]:
-    cache = _FINDINGS.key(key, tuple(p.name for p in agents), mentions)
+    if names is None:
+        names = tuple(p.name for p in agents)
+    cache = _FINDINGS.key(key, names, mentions)
     found = ws.derived.get(cache)
     if found is None:
         found = []
@@ -129,12 +133,14 @@ def _alternatives(ws: Workspace, key: str, found: list[PathResolution]) -> list[
 def _refs(ws: Workspace, key: str, mentions: bool) -> list[PathRef]:
     doc = ws.document(key)
     first = doc.frontmatter.span.end.line + 1 if doc.frontmatter.span is not None else 0
-    kept = set(doc.kept_lines) if doc.kept_lines else None
+    kept: set[int] | None = None  # made on the first path found (most documents name none)
     fenced: set[int] | None = None
     in_fences = ws.config.references_in_fenced_code
 
     def skipped(line: int) -> bool:
-        nonlocal fenced
+        nonlocal fenced, kept
+        if kept is None and doc.kept_lines:
+            kept = set(doc.kept_lines)
         if line < first or (kept is not None and line not in kept):
             return True
         if in_fences:
