@@ -7,6 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from rulemap.analysis import check, new_workspace
 from rulemap.checks import drifted_copy, duplicate_text
 from rulemap.checks.paragraphs import split
@@ -256,3 +259,60 @@ def test_load_groups_are_asked_only_for_a_repeat_beyond_the_start_up_load(
     nested = {"AGENTS.md": doc(PNPM, TESTS), "pkg/AGENTS.md": doc(PNPM, title="# Pkg")}
     assert len(codes(make(nested, ("cogitator",)), "duplicate-text")) == 1
     assert asked == ["."]
+
+
+def _split_as_written(text: str) -> list[tuple[str, int, int, str]]:
+    """Paragraphs as first split (before the loop and `_add` were made cheaper): the oracle."""
+    from rulemap.checks.paragraphs import _BARE, _FENCE, MIN_COMPARED
+
+    out: list[tuple[str, int, int, str]] = []
+    lines = text.split("\n")
+
+    def add(first: int, last: int) -> None:
+        while last > first and not lines[last].strip():
+            last -= 1
+        body = lines[first:last + 1]
+        raw = "\n".join(body)
+        norm = " ".join(raw.split())
+        if len(norm) >= MIN_COMPARED and (
+                _FENCE.match(body[0]) or not all(_BARE.match(line) for line in body)):
+            out.append((norm, first, last, raw))
+
+    start: int | None = None
+    fence: str | None = None
+    for number, line in enumerate(lines):
+        head = line[:4].lstrip(" ")
+        opened = _FENCE.match(line) if head[:1] in ("`", "~") else None
+        if fence is not None:
+            if opened is not None and opened.group(1)[0] == fence[0] \
+                    and len(opened.group(1)) >= len(fence) and not line.strip(" `~"):
+                fence = None
+            continue
+        if opened is not None:
+            fence = opened.group(1)
+            if start is None:
+                start = number
+            continue
+        if not line.strip():
+            if start is not None:
+                add(start, number - 1)
+                start = None
+        elif start is None:
+            start = number
+    if start is not None:
+        add(start, len(lines) - 1)
+    return out
+
+
+_PARTS = ["```", "```sh", "~~~", "````", "   ```", "    ```", "``` x `y`", "", " ", "\t",
+          "# A heading that is long enough", "- item", "---", "Run the tests before each commit.",
+          "A line that is long enough to count.", "`code` in prose ```", "x ~~~ y", "short"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PARTS), max_size=16))
+def test_paragraphs_split_as_first_written(parts: list[str]) -> None:
+    text = "\n".join(parts)
+    if "```" not in text and "~~~" not in text:
+        text += "\n```"  # the fenced path: the other is one regular expression
+    assert [(q.norm, q.first, q.last, q.raw) for q in split(text)] == _split_as_written(text)

@@ -44,8 +44,6 @@ _ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _QUOTED: Final = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)""")
 _READ_IN_BLOCK: Final = re.compile(r"\b(?:npm|pnpm|yarn|bun|make|just|uv|poetry|cd|pushd)\b")
 _PROMPT: Final = re.compile(r"^\s*[$%>❯]\s+")
-# line breaks of `str.splitlines` other than "\n"
-_OTHER_BREAKS: Final = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 _TOKEN: Final = re.compile(
     r"""\s*(?:(?P<op>&&|\|\||[;|&()])|(?P<word>(?:[^\s;|&()'"`\\]|\\.|'[^']*'|"(?:[^"\\]|\\.)*")+)"""
     r"""|(?P<bad>\S))""")
@@ -88,9 +86,10 @@ def commands(doc: Document) -> list[Command]:
         return []
     kept = doc.kept_lines
     out: list[Command] = []
-    # `str.splitlines` also breaks at \r, \f, \x1c...: its numbering is the documents'
-    lines = text.splitlines() if _OTHER_BREAKS.search(text) else text.split("\n")
-    marked = [n for n, line in enumerate(lines) if "`" in line or "~~" in line]
+    # (`str.splitlines` also breaks at \r, \f, \x1c...: its numbering is the documents')
+    lines = text.splitlines()
+    marked = ([n for n, line in enumerate(lines) if "`" in line or "~~" in line]
+              if "~~" in text else [n for n, line in enumerate(lines) if "`" in line])
     block: tuple[str, int, int, bool, bool] | None = None  # char, run, first line, shell, output
     for number in marked:
         line = lines[number]
@@ -137,18 +136,27 @@ def _prose_commands(line: str) -> tuple[Command, ...]:
 
 def _block(lines: list[str], first: int, end: int, output: bool, kept: list[int],
            out: list[Command]) -> None:
-    """The commands of a shell block's lines `first` to `end` (excluded); in an output
-    language's block (`console`), only the lines with a prompt."""
+    """The commands of a shell block's lines `first` to `end` (excluded)."""
+    for command in _block_commands(tuple(lines[first:end]), output):
+        number = first + command.line
+        out.append(command.at(kept[number] if kept else number))
+
+
+@lru_cache(maxsize=1024)
+def _block_commands(lines: tuple[str, ...], output: bool) -> tuple[Command, ...]:
+    """The commands of a shell block's lines, at their lines in it; in an output language's
+    block (`console`), only the lines with a prompt. Once per distinct block: the same block
+    is often in many files (a template's nested files, copies for other agents)."""
+    out: list[Command] = []
     cwd: str | None = ""
-    for number in range(first, end):
-        line = lines[number]
+    for number, line in enumerate(lines):
         if (not (_may_name_a_tool(line) or "cd" in line or "pushd" in line)
                 or not _READ_IN_BLOCK.search(line)):
             continue
         prompt = _PROMPT.match(line)
         if not output or prompt is not None:
-            cwd = _parse(line, prompt.end() if prompt else 0, kept[number] if kept else number,
-                         cwd, out)
+            cwd = _parse(line, prompt.end() if prompt else 0, number, cwd, out)
+    return tuple(out)
 
 
 def _may_name_a_tool(text: str) -> bool:

@@ -57,6 +57,7 @@ SCRIPT_WORDS: Final = frozenset({
 
 _FINDINGS: Final = KeyFamily[list[Finding]]("stale-command-findings")  # document
 _NEAREST: Final = KeyFamily[dict[str, "str | None"]]("stale-command-nearest")  # kind
+_NEAREST_KEYS: Final = {kind: _NEAREST.key(kind) for kind in set(_KINDS.values())}
 
 
 @dataclass(frozen=True)
@@ -108,16 +109,17 @@ def _document(ws: Workspace, key: str, memo: _Memo) -> list[Finding]:
     if cached is not None:
         return cached
     doc = ws.document(key)
-    reads: set[str] = {key}
+    read_sets: set[frozenset[str]] = {frozenset((key,))}  # (a frozenset keeps its hash)
     found: list[Finding] = []
     if doc.unreadable is None:
         found_commands = commands(doc)
         base = _base(ws, key) if found_commands else ""
         for command in found_commands:
-            resolution = _resolve_from(ws, base, command, reads, memo)
+            resolution, read = _memoized(ws, base, command, memo)
+            read_sets.add(read)
             if resolution.status == "missing":
                 found.append(_finding(key, command, resolution))
-    return ws.derived.put(cache_key, found, reads=reads)
+    return ws.derived.put(cache_key, found, reads=frozenset().union(*read_sets))
 
 
 def resolutions(ws: Workspace, key: str) -> list[Resolution]:
@@ -132,18 +134,20 @@ def resolutions(ws: Workspace, key: str) -> list[Resolution]:
 def resolve(ws: Workspace, key: str, command: Command, reads: set[str]) -> Resolution:
     """Where `command`'s name resolves from document `key`; every file read is added to
     `reads`."""
-    return _resolve_from(ws, _base(ws, key), command, reads, None)
+    return _resolve_from(ws, _base(ws, key), command, reads)
 
 
-def _resolve_from(ws: Workspace, base: str, command: Command, reads: set[str],
-                  memo: _Memo | None) -> Resolution:
-    """How `command` resolves from directory `base`. With a `memo`, the resolution may be of
-    an earlier command that names the same from the same directory, or in the same task
-    file (its `command` is that one): what follows the task file depends on it, the name and
-    the form alone."""
-    if memo is None:
-        kind = _KINDS[command.tool]
-        return _resolved(ws, _manifest(ws, base, command, kind, reads), command, kind, reads)
+def _resolve_from(ws: Workspace, base: str, command: Command, reads: set[str]) -> Resolution:
+    kind = _KINDS[command.tool]
+    return _resolved(ws, _manifest(ws, base, command, kind, reads), command, kind, reads)
+
+
+def _memoized(ws: Workspace, base: str, command: Command, memo: _Memo
+              ) -> tuple[Resolution, frozenset[str]]:
+    """How `command` resolves from directory `base`, and the files that read. The resolution
+    may be of an earlier command that names the same from the same directory, or in the same
+    task file (its `command` is that one): what follows the task file depends on it, the name
+    and the form alone."""
     written = (base, command.tool, command.form, command.name, command.cwd, command.package,
                command.root)
     entry = memo.get(written)
@@ -158,8 +162,7 @@ def _resolve_from(ws: Workspace, base: str, command: Command, reads: set[str],
             found = memo[named] = (_resolved(ws, manifest, command, kind, read),
                                    frozenset(read))
         entry = memo[written] = (found[0], frozenset(read) | found[1])
-    reads.update(entry[1])
-    return entry[0]
+    return entry
 
 
 def _resolved(ws: Workspace, manifest: str | None, command: Command, kind: Kind,
@@ -242,7 +245,7 @@ def _manifest(ws: Workspace, base: str, command: Command, kind: Kind,
 def _nearest(ws: Workspace, start: str, kind: Kind) -> str | None:
     """The task file of `kind` in `start` or the nearest directory above it. One table per
     kind, filled as directories are asked for, kept until a file is created or deleted."""
-    cache_key = _NEAREST.key(kind)
+    cache_key = _NEAREST_KEYS[kind]
     table = ws.derived.get(cache_key)
     if table is None:
         table = ws.derived.put(cache_key, {}, reads=())
