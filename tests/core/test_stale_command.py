@@ -287,3 +287,12 @@ def test_the_nearest_task_file_is_right_whichever_directory_asks_first() -> None
     assert [(f.path, f.message.split("`")[5]) for f in stale(files)] == [
         ("a/AGENTS.md", "package.json"), ("a/b/c/d/AGENTS.md", "a/b/package.json"),
         ("a/b/e/AGENTS.md", "a/b/package.json")]
+
+
+def test_lines_are_numbered_as_the_document_numbers_them() -> None:
+    # `str.splitlines` would also break at the form feed and the 0x1c: the finding would sit
+    # two lines too low in the editor
+    for text in ("Intro\fmore\x1cstill\nRun `npm run tets`.\n",
+                 "<!-- a comment -->\nIntro\fmore\x1cstill\nRun `npm run tets`.\n"):
+        found = stale({"AGENTS.md": text, "package.json": ROOT})
+        assert [f.span.start.line for f in found] == [text.count("\n") - 1]

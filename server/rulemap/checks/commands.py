@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from rulemap.checks.tool_args import PARSERS, Form, Word
+from rulemap.text.positions import split_lines
 
 if TYPE_CHECKING:
     from rulemap.model import Document
@@ -86,8 +87,10 @@ def commands(doc: Document) -> list[Command]:
         return []
     kept = doc.kept_lines
     out: list[Command] = []
-    # (`str.splitlines` also breaks at \r, \f, \x1c...: its numbering is the documents')
-    lines = text.splitlines()
+    # the brought text's lines as the document numbers them (\n, \r\n, \r: LSP's): when
+    # nothing was taken out of it (no `kept`), the document's own, already split
+    lines = doc.lines if not kept else text.split("\n") if "\r" not in text else split_lines(
+        text)
     marked = ([n for n, line in enumerate(lines) if "`" in line or "~~" in line]
               if "~~" in text else [n for n, line in enumerate(lines) if "`" in line])
     block: tuple[str, int, int, bool, bool] | None = None  # char, run, first line, shell, output

@@ -113,7 +113,7 @@ def _facts(ws: Workspace, path: str, agents: tuple[Profile, ...]
     who = frozenset(p.name for p in agents if p.reads(ws, path)) if not doc.unreadable else None
     # (one comprehension, the raw length tested first: most lines are short or blank)
     facts = None if not who else (who, frozenset({
-        line for raw in doc.brought.split("\n")
+        line for raw in (doc.brought.split("\n") if doc.kept_lines else doc.lines)
         if len(raw) >= MIN_COMPARED and len(line := raw.strip()) >= MIN_COMPARED}))
     return ws.derived.put(key, facts, reads=(path,))
 
