@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What the drift checks cost a cold `rulemap check`: the same tree checked with them and
-without them, in alternating runs of one session.
+without them, in alternating runs of one session (wall time, and user + sys CPU time).
 
     python benchmarks/bench_drift.py [--tree DIR] [--runs 9] [--small] [--seed N]
 
@@ -64,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     cmd = [args.python, "-m", "rulemap", "check", tree, "--no-cache", "--format", "json"]
     env = rulemap_env()
     walls: dict[str, list[float]] = {"with": [], "without": []}
+    cpus: dict[str, list[float]] = {"with": [], "without": []}
     findings: dict[str, int] = {}
     for round_ in range(args.runs + 1):  # round 0 is an untimed warm-up
         for label in ("with", "without"):
@@ -81,18 +82,23 @@ def main(argv: list[str] | None = None) -> int:
             findings[label] = run["stdout"].count(b'"code":')
             if round_:
                 walls[label].append(run["wall"])
+                cpus[label].append(run["cpu"])
     with_, without = (statistics.median(walls[k]) for k in ("with", "without"))
     ratio = with_ / without
+    cpu_with, cpu_without = (statistics.median(cpus[k]) for k in ("with", "without"))
     print(f"cold check of {tree} ({args.runs} alternating runs each, medians)")
     print(f"  with the drift checks     {fmt_ms(with_):>10}  ({findings['with']} findings)")
     print(f"  without them              {fmt_ms(without):>10}  ({findings['without']} findings)")
     print(f"  added                     {fmt_ms(with_ - without):>10}  "
           f"{(ratio - 1) * 100:+.1f}%  (goal ≤ +{(GOAL - 1) * 100:.0f}%: "
           f"{'met' if ratio <= GOAL else 'NOT met'})")
+    print(f"  CPU (user + sys)          {fmt_ms(cpu_with):>10} vs {fmt_ms(cpu_without)}: "
+          f"{(cpu_with / cpu_without - 1) * 100:+.1f}%")
     write_result("drift-small.json" if args.small else "drift.json", {
         "date": now_utc(), "revision": repo_revision(), "machine": machine(),
         "tree": tree, "command": " ".join(cmd[1:]), "drift_codes": list(DRIFT_CODES),
         "with": summarize(walls["with"]), "without": summarize(walls["without"]),
+        "cpu_with": summarize(cpus["with"]), "cpu_without": summarize(cpus["without"]),
         "findings": findings, "ratio": ratio, "goal": GOAL,
     })
     return 0

@@ -114,12 +114,16 @@ def path_refs(
     naming no path costs the regex pass alone). `mentions`: also `@path` tokens (for readers
     that do not import)."""
     starts: list[int] | None = None
+    code_path: str | None = None
     for match in (_WITH_MENTIONS if mentions else _PATTERN).finditer(text):
         group = match.lastgroup
         if group == "code":
             written, at = match.group("code"), match.start("code")
             inner = written.strip()
-            if not inner or "/" not in inner or path_like(inner, False) is None:
+            if not inner or "/" not in inner:
+                continue
+            code_path = path_like(inner, False)
+            if code_path is None:
                 continue
         elif group in ("link", "angle"):
             written, at = match.group(group), match.start(group)
@@ -143,7 +147,7 @@ def path_refs(
                 or _ELSEWHERE.match(text, match.end(), end)):
             continue
         if group == "code":
-            ref = _code(written, at, starts, line)
+            ref = _code(written, code_path, at, starts, line)
         elif group == "mention":
             ref = _mention(written, at, starts, line)
         else:
@@ -157,11 +161,12 @@ def _span(starts: list[int], line: int, offset: int, length: int) -> Span:
     return Span(Pos(line, col), Pos(line, col + length))
 
 
-def _code(content: str, offset: int, starts: list[int], line: int) -> PathRef | None:
+def _code(content: str, path: str | None, offset: int, starts: list[int], line: int
+          ) -> PathRef | None:
+    """The code span `content` at `offset`, which reads as `path` (`path_like`)."""
     inner = content.strip()
     if inner != content:
         offset += len(content) - len(content.lstrip())
-    path = path_like(inner, bare_names=False)
     if path is None or not has_extension(path):
         return None  # a folder or module named in prose is often a convention, not a file
     return PathRef("code", inner, path, _span(starts, line, offset, len(inner)))
