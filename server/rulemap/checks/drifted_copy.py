@@ -51,12 +51,13 @@ def check(ws: Workspace) -> list[Finding]:
     lines: dict[str, frozenset[str]] = {}
     documents = [p for p in read_documents(ws, selected(ws)) if not p.startswith("/")]
     identities = [ws.identity(p) for p in documents]
+    scopes = dict(zip(documents, map(scope, documents), strict=True))
     # a file alone in its scope with no other name pairs with nothing (pairs are made within
     # a scope): who reads it is not asked (half the files of the 20,000-file benchmark)
-    per_scope = Counter(scope(p) for p in documents)
+    per_scope = Counter(scopes.values())
     per_identity = Counter(identities)
     for path, identity in zip(documents, identities, strict=True):
-        if per_scope[scope(path)] == 1 and per_identity[identity] == 1:
+        if per_scope[scopes[path]] == 1 and per_identity[identity] == 1:
             continue
         facts = _facts(ws, path, agents)
         if facts is None:
@@ -69,7 +70,7 @@ def check(ws: Workspace) -> list[Finding]:
     # is not (600 of them are most of this check's cost on the 20,000-file benchmark)
     by_scope: dict[str, list[str]] = defaultdict(list)
     for path in alias.values():
-        by_scope[scope(path)].append(path)
+        by_scope[scopes[path]].append(path)
     index: dict[tuple[str, str], list[str]] = defaultdict(list)
     for where, paths in by_scope.items():
         if len({readers[p] for p in paths}) < 2:

@@ -21,6 +21,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+from itertools import compress, repeat
 from typing import TYPE_CHECKING, Final, Literal
 
 from rulemap.derived import MISSING, KeyFamily
@@ -116,10 +117,11 @@ def all_of_kind(ws: Workspace, kind: Kind) -> tuple[str, ...]:
     if cached is not None:
         return cached
     names = FILE_NAMES[kind]
-    # `str.endswith` over the file list: cheaper than building the index by suffix when
-    # nothing else has (a check of one agent's files need not)
+    # `str.endswith` mapped over the file list (C calls, no Python test per path): cheaper
+    # than building the index by suffix when nothing else has
     endings = tuple(f"/{name}" for name in names)
-    found = tuple(sorted(p for p in ws.files if p.endswith(endings) or p in names))
+    below = compress(ws.files, map(str.endswith, ws.files, repeat(endings)))
+    found = tuple(sorted([*below, *(name for name in names if name in ws.files)]))
     return ws.derived.put(cache_key, found, reads=())
 
 
