@@ -133,3 +133,18 @@ def _hand_built_keys(path: Path) -> list[str]:
 def test_no_call_site_builds_a_key_by_hand() -> None:
     found = [hit for path in sorted(SERVER.rglob("*.py")) for hit in _hand_built_keys(path)]
     assert found == []
+
+
+@pytest.mark.parametrize("reads", [
+    ["a.md"], ("a.md", "b.md"), {"a.md", "b.md", "c.md"}, frozenset({"a.md"}),
+    [f"f{n}.md" for n in range(40)] + ["a.md"], iter(["x.md", "a.md"])],
+    ids=["list", "tuple", "set", "frozenset", "many", "iterator"])
+def test_an_entry_drops_when_a_file_it_read_changes_however_its_reads_were_given(
+        reads: object) -> None:
+    cache = DerivedCache()
+    key = NUMBERS.key("reads")
+    cache.put(key, 1, reads=reads)  # type: ignore[arg-type]
+    cache.invalidate({"unrelated.md", "z.md"}, structural=False)
+    assert cache.get(key) == 1
+    cache.invalidate({"a.md"}, structural=False)
+    assert cache.get(key) is None
