@@ -20,13 +20,15 @@ SEVERITIES: tuple[Severity, ...] = ("error", "warning", "information", "hint")
 Reason = Literal["project", "import", "rule", "nested", "scoped", "user", "requested"]
 
 
-@dataclass(frozen=True, order=True)
+# slots: a check makes hundreds of thousands of positions and spans (every import token,
+# every finding); without a __dict__ each is about half the size
+@dataclass(frozen=True, order=True, slots=True)
 class Pos:
     line: int  # 0-based
     col: int  # 0-based, Unicode code points
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Span:
     start: Pos
     end: Pos
@@ -47,7 +49,7 @@ class ImportStatus(StrEnum):
     DIRECTORY = "directory"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ImportRef:
     """One `@path` token in a document."""
 
