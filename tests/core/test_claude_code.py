@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rulemap.analysis import new_workspace
 from rulemap.config import parse_config
@@ -466,3 +468,40 @@ def test_random_edits_match_a_fresh_workspace():
             ws.update(changed=[name])
         fresh = make({k[3:]: v for k, v in ws.reader.files.items()}, cwd="pkg")
         assert snapshot(ws) == snapshot(fresh)
+
+
+_DIRS = ["", "a", "a/b", "a/b/c", "src", "src/api"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(places=st.lists(st.tuples(st.sampled_from(_DIRS), st.sampled_from(
+    ["CLAUDE.md", "AGENTS.md", ".claude/CLAUDE.md", "CLAUDE.local.md"])), min_size=1,
+    max_size=6), imports=st.lists(st.tuples(st.integers(0, 5), st.sampled_from(
+        ["docs/x.md", "docs/y.md", "../docs/x.md", "a/b/z.md", "nothing.md"])), max_size=8),
+    scoped=st.booleans(), cwd=st.sampled_from(["", "a", "src"]))
+def test_what_a_load_brings_through_an_import_is_what_its_explanation_says(
+        places: list[tuple[str, str]], imports: list[tuple[int, str]], scoped: bool,
+        cwd: str) -> None:
+    """`brought_through` reads the load's links; the default reads `explain`: the same."""
+    from rulemap.profiles.base import Profile
+    from rulemap.readers import MemoryReader
+
+    files: dict[str, str] = {"docs/x.md": "x @docs/y.md\n", "docs/y.md": "y\n",
+                             "a/b/z.md": "z @../../docs/x.md\n", "src/api/f.ts": "",
+                             "a/b/c/g.py": ""}
+    importers = []
+    for directory, name in places:
+        path = f"{directory}/{name}" if directory else name
+        files[path] = "# memory\n"
+        importers.append(path)
+    for n, target in imports:
+        path = importers[n % len(importers)]
+        files[path] += f"@{target}\n"
+    if scoped:
+        files[".claude/rules/api.md"] = '---\npaths: ["src/**"]\n---\nSee @docs/x.md\n'
+        importers.append(".claude/rules/api.md")
+    ws = new_workspace(MemoryReader("/w", files))
+    profile = get_profile("claude-code")
+    for importer in importers:
+        assert profile.brought_through(ws, importer, cwd) == Profile.brought_through(
+            profile, ws, importer, cwd), importer

@@ -192,9 +192,24 @@ class ClaudeCodeProfile(Profile):
         cached = ws.derived.get(key)
         if cached is not None:
             return cached
+        reads: set[str] = set()
+        link_key, link = self._target_link(ws, target, cwd_dir, opts, reads)
+        explanation = self.explanation_of(ws, link, target, cwd_dir, opts)
+        ws.derived.put(key, explanation, reads=reads, after=[link_key])
+        return explanation
+
+    def brought_through(self, ws: Workspace, importer: str, cwd: str) -> frozenset[str]:
+        """From the load's links, no list of the whole load made (`Profile`)."""
+        _, link = self._target_link(ws, importer, normalize(cwd), self.settings_of(ws), set())
+        return frozenset(f.path for each in link.links() for f in each.own_files
+                         if f.imported_by == importer)
+
+    def _target_link(self, ws: Workspace, target: str | None, cwd_dir: str, opts: Options,
+                     reads: set[str]) -> tuple[LoadKey, ClaudeLoad]:
+        """The load for `target` (None: start-up) as its last link and the key of the cached
+        link it continues; the scoped rules' reads are added to `reads`."""
         chain = directory_chain(cwd_dir)
         link_key, link = self.startup(ws, chain, opts)
-        reads: set[str] = set()
         if target is not None:
             below = nested_dirs(cwd_dir, parent_dir(target))
             if below:  # the deepest directory's link holds every one above it
@@ -205,9 +220,7 @@ class ClaudeCodeProfile(Profile):
                 for rule, home, note in scoped:
                     link.add(rule, "scoped", home=home, note=note)
                 reads |= link.own_reads
-        explanation = self.explanation_of(ws, link, target, cwd_dir, opts)
-        ws.derived.put(key, explanation, reads=reads, after=[link_key])
-        return explanation
+        return link_key, link
 
     # ----- loads ------------------------------------------------------------------------
 

@@ -64,9 +64,7 @@ def _imported_by(ws: Workspace, other: Profile, importer: str, cwd: str) -> froz
     key = _EDGES.key(other.name, importer, cwd)
     cached = ws.derived.get(key)
     if cached is None:
-        loaded = other.explain(ws, importer, cwd).files
-        cached = frozenset(f.path for f in loaded if f.imported_by == importer)
-        ws.derived.put(key, cached, reads=None)
+        cached = ws.derived.put(key, other.brought_through(ws, importer, cwd), reads=None)
     return cached
 
 
