@@ -32,7 +32,7 @@ from rulemap.checks.manifests import (
 )
 from rulemap.derived import MISSING, KeyFamily
 from rulemap.model import Finding, Fix, Hint, Pos, Span
-from rulemap.profiles.base import selected
+from rulemap.profiles.base import parent_dir, selected
 from rulemap.profiles.documents import read_documents
 from rulemap.suggest import close_matches
 
@@ -216,7 +216,7 @@ def _elsewhere(ws: Workspace, kind: Kind, name: str, nearest: str,
 def _base(ws: Workspace, key: str) -> str:
     """The directory a document's commands run from: a rule's owner, else its own."""
     owner = ws.rule_owner(key)
-    return owner if owner is not None else posixpath.dirname(key)
+    return owner if owner is not None else parent_dir(key)
 
 
 def _exists_dir(ws: Workspace, directory: str) -> bool:
@@ -259,7 +259,7 @@ def _nearest(ws: Workspace, start: str, kind: Kind) -> str | None:
         found = in_directory(ws, directory, kind)
         if found is not None or not directory:
             break
-        directory = posixpath.dirname(directory)
+        directory = parent_dir(directory)  # (interned: one copy per directory)
     for below in walked:  # each directory walked has the same nearest
         table[below] = found
     return found
