@@ -316,3 +316,12 @@ def test_paragraphs_split_as_first_written(parts: list[str]) -> None:
     if "```" not in text and "~~~" not in text:
         text += "\n```"  # the fenced path: the other is one regular expression
     assert [(q.norm, q.first, q.last, q.raw) for q in split(text)] == _split_as_written(text)
+
+
+def test_a_crlf_file_below_a_stripped_comment_is_reported_at_its_own_lines() -> None:
+    para = "Always run the full test suite before you open a pull request, and fix what fails."
+    text = "\r\n".join(["<!-- a note", "over two lines -->", "# Title", "", para, "",
+                        "More text that is here.", "", para, ""])
+    found = codes(make({"AGENTS.md": text}, ("cogitator",)), "duplicate-text")
+    assert found and all(f.span.start.line == 8 for f in found)
+    assert all("(line 5)" in f.message for f in found)

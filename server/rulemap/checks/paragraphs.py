@@ -75,6 +75,11 @@ def _find(lines: list[str], line: str, start: int) -> int | None:
 
 
 def split(text: str) -> tuple[Paragraph, ...]:
+    """The paragraphs of `text`, at its lines as a document numbers them (\n, \r\n and \r
+    each end one: a `\r` left on a line kept `_placed` from finding it in the file, and the
+    paragraphs of a CRLF file below a stripped comment were reported too high)."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     out: list[Paragraph] = []
     lines = text.split("\n")
     if "```" not in text and "~~~" not in text:
