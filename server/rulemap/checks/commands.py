@@ -87,10 +87,11 @@ def commands(doc: Document) -> list[Command]:
         return []
     kept = doc.kept_lines
     out: list[Command] = []
-    # the brought text's lines as the document numbers them (\n, \r\n, \r: LSP's): when
-    # nothing was taken out of it (no `kept`), the document's own, already split
-    lines = doc.lines if not kept else text.split("\n") if "\r" not in text else split_lines(
-        text)
+    # the brought text's lines as the document numbers them (\n, \r\n, \r: LSP's)
+    if not kept:
+        lines = doc.lines  # nothing was taken out: the document's own, already split
+    else:
+        lines = split_lines(text) if "\r" in text else text.split("\n")
     marked = ([n for n, line in enumerate(lines) if "`" in line or "~~" in line]
               if "~~" in text else [n for n, line in enumerate(lines) if "`" in line])
     block: tuple[str, int, int, bool, bool] | None = None  # char, run, first line, shell, output
