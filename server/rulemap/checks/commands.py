@@ -87,11 +87,7 @@ def commands(doc: Document) -> list[Command]:
         return []
     kept = doc.kept_lines
     out: list[Command] = []
-    # the brought text's lines as the document numbers them (\n, \r\n, \r: LSP's)
-    if not kept:
-        lines = doc.lines  # nothing was taken out: the document's own, already split
-    else:
-        lines = split_lines(text) if "\r" in text else text.split("\n")
+    lines = _brought_lines(doc)
     marked = ([n for n, line in enumerate(lines) if "`" in line or "~~" in line]
               if "~~" in text else [n for n, line in enumerate(lines) if "`" in line])
     block: tuple[str, int, int, bool, bool] | None = None  # char, run, first line, shell, output
@@ -117,6 +113,14 @@ def commands(doc: Document) -> list[Command]:
     if block is not None and block[3]:  # a block left open runs to the end of the document
         _block(lines, block[2], len(lines), block[4], kept, out)
     return out
+
+
+def _brought_lines(doc: Document) -> list[str]:
+    """The brought text's lines as the document numbers them (\n, \r\n, \r: LSP's)."""
+    if not doc.kept_lines:
+        return doc.lines  # nothing was taken out: the document's own, already split
+    text = doc.brought
+    return split_lines(text) if "\r" in text else text.split("\n")
 
 
 @lru_cache(maxsize=4096)
