@@ -60,7 +60,12 @@ def test_root_relative_import_explains_relative_to_importer():
     )
     assert first.severity == "error"
     assert "not the workspace root, where `.claude/conventions.md` exists" in first.message
-    assert "did you mean `@conventions.md`?" in first.message
+    # the closest path is worked out where the finding is shown, not by the check
+    assert "did you mean" not in first.message and first.hint is not None
+    shown = analysis.with_suggestions(ws, [first])[0]
+    assert "did you mean `@conventions.md`?" in shown.message
+    assert [f.title for f in shown.fixes] == [
+        "Change to `@conventions.md`", "Create `.claude/.claude/conventions.md`"]
     assert "workspace root" not in second.message  # stale: exists nowhere
 
 

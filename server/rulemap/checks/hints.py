@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Final
 
 from rulemap.checks.frontmatter import NEAR_GLOB, near_glob, near_match
+from rulemap.checks.imports import NEAR_PATH, near_path
 from rulemap.checks.stale_command import NEAR_COMMAND, near_command
 from rulemap.checks.stale_reference import MOVED, with_moved
 from rulemap.model import Finding
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 # hint kind → the finding with its suggestion in the message and fixes (and no hint left)
 RESOLVERS: Final[dict[str, Callable[[Workspace, Finding], Finding]]] = {
     NEAR_GLOB: near_glob, MOVED: with_moved, NEAR_COMMAND: near_command,
+    NEAR_PATH: near_path,
 }
 
 

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import posixpath
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
 from rulemap import suggest
 from rulemap.derived import IMPORT_GRAPH, MISSING, Key, KeyFamily
-from rulemap.model import Finding, Fix, ImportRef, ImportStatus, Related, Span
+from rulemap.model import Finding, Fix, Hint, ImportRef, ImportStatus, Related, Span
 from rulemap.suggest import NameIndex, close_matches
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
 TRAILING = ",:;.)!?'\"]>"
+NEAR_PATH: Final = "near-path"  # a broken import's closest existing file (`near_path`)
 
 _IMPORT_FINDINGS: Final = KeyFamily[list[Finding]]("import-findings")  # document
 _GRAPH_FINDINGS: Final[Key[list[Finding]]] = KeyFamily[list[Finding]](
@@ -121,21 +122,31 @@ def token_findings(
                         f"exist; an agent following the import syntax still tries it. If it is not "
                         f"a file, wrap it in backticks",
                         fixes=[_backticks(importer, span, ref)])]
-    suggestion = closest_path(ws, resolved.target)
+    # the closest existing path is worked out where the finding is shown (`near_path`)
     finding = Finding(importer, span, "error", "broken-import",
-                      f"`@{ref.raw}`: `{resolved.target}` does not exist")
+                      f"`@{ref.raw}`: `{resolved.target}` does not exist",
+                      hint=Hint(NEAR_PATH, (resolved.target,)))
     from_root = _root_relative(ws, importer, ref.path)
     if from_root is not None:
         finding.message += (f". Imports are relative to the importing file's directory "
                             f"(`{posixpath.dirname(importer)}/`), not the workspace root, where "
                             f"`{from_root}` exists")
-    if suggestion:
-        relative = posixpath.relpath(suggestion, posixpath.dirname(importer) or ".")
-        finding.message += f"; did you mean `@{relative}`?"
-        finding.fixes.append(Fix(f"Change to `@{relative}`", "replace", importer, span,
-                                 "@" + relative.replace(" ", "\\ ")))
     finding.fixes.append(Fix(f"Create `{resolved.target}`", "create", resolved.target))
     return [finding]
+
+
+def near_path(ws: Workspace, finding: Finding) -> Finding:
+    """The broken-import `finding` with the existing file closest to its target: in the
+    message ("did you mean") and, before creating the file, as a fix."""
+    assert finding.hint is not None
+    suggestion = closest_path(ws, finding.hint.args[0])
+    if not suggestion:
+        return replace(finding, hint=None)
+    relative = posixpath.relpath(suggestion, posixpath.dirname(finding.path) or ".")
+    change = Fix(f"Change to `@{relative}`", "replace", finding.path, finding.span,
+                 "@" + relative.replace(" ", "\\ "))
+    return replace(finding, message=f"{finding.message}; did you mean `@{relative}`?",
+                   fixes=[change, *finding.fixes], hint=None)
 
 
 def _backticks(importer: str, span: Span, ref: ImportRef) -> Fix:
