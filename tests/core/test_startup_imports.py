@@ -169,6 +169,16 @@ def test_a_check_with_nothing_to_suggest_imports_no_fuzzy_matcher(tree: Path) ->
     assert loaded(modules, ("rapidfuzz",)) == []
 
 
+def test_a_json_check_of_a_broken_import_imports_no_fuzzy_matcher(tree: Path) -> None:
+    # the closest existing path is a did-you-mean: a program reading JSON does not pay for it
+    (tree / "AGENTS.md").write_text("# Project\n\nSee @docs/styel.md\n")
+    code, modules = imported(["check", str(tree), "--format", "json"], tree.parent)
+    assert code == 1  # the broken import is an error
+    assert loaded(modules, ("rapidfuzz",)) == []
+    code, modules = imported(["check", str(tree), "--format", "json", "--suggest"], tree.parent)
+    assert code == 1 and loaded(modules, ("rapidfuzz",)) != []  # asked for: worked out
+
+
 def test_the_language_server_starts_without_the_engine(tmp_path: Path) -> None:
     """`rulemap serve` publishes from its start cache before a folder is indexed: importing the
     server must not import the profiles, the checks, the workspace or the analysis (they
