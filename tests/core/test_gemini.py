@@ -7,10 +7,12 @@ excluded, paths outside the project root refused."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
 from rulemap.analysis import new_workspace
+from rulemap.checks.hints import with_suggestions
 from rulemap.profiles import get_profile, validate_options
 from rulemap.profiles.gemini.imports import code_regions, scan_gemini
 from rulemap.readers import MemoryReader
@@ -280,7 +282,12 @@ def test_missing_file_like_import_is_an_error_with_a_suggestion():
     ws = make({"GEMINI.md": "@./docs/styel.md", "docs/style.md": "s"})
     [finding] = GEMINI.findings(ws)
     assert (finding.code, finding.severity) == ("broken-import", "error")
-    assert "@./docs/style.md" in finding.message
+    # worked out where the finding is shown (the default agent's findings name no agent)
+    assert "did you mean" not in finding.message and finding.hint is not None
+    for named in (finding, dataclasses.replace(finding, profile="gemini")):
+        [shown] = with_suggestions(ws, [named])
+        assert "did you mean `@./docs/style.md`?" in shown.message and shown.hint is None
+        assert [f.new_text for f in shown.fixes] == ["@./docs/style.md"]
 
 
 def test_trailing_punctuation_is_part_of_the_path():

@@ -9,6 +9,7 @@ fix (docs/checks.md, "Suggestions"). Each look-up is bounded (`rulemap.suggest`)
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
 from rulemap.checks.frontmatter import NEAR_GLOB, near_glob, near_match
@@ -29,10 +30,22 @@ RESOLVERS: Final[dict[str, Callable[[Workspace, Finding], Finding]]] = {
 
 def with_suggestion(ws: Workspace, finding: Finding) -> Finding:
     """`finding` with its did-you-mean worked out (itself when it has none pending). The
-    finding is not changed in place: it may be a cached one."""
+    finding is not changed in place: it may be a cached one. A kind no check knows is the
+    agent's that named the finding (`Profile.resolve_hint`)."""
     if finding.hint is None:
         return finding
-    return RESOLVERS[finding.hint.kind](ws, finding)
+    resolver = RESOLVERS.get(finding.hint.kind)
+    if resolver is not None:
+        return resolver(ws, finding)
+    from rulemap.profiles import PROFILES
+
+    # (the default agent's findings name no agent: each is asked, the kinds are distinct)
+    named = PROFILES.get(finding.profile) if finding.profile is not None else None
+    for profile in [named] if named is not None else PROFILES.values():
+        resolved = profile.resolve_hint(ws, finding)
+        if resolved is not None:
+            return resolved
+    return replace(finding, hint=None)
 
 
 def with_suggestions(ws: Workspace, findings: Iterable[Finding]) -> list[Finding]:

@@ -146,6 +146,11 @@ class Profile(Protocol):
         return frozenset(f.path for f in self.explain(ws, importer, cwd).files
                          if f.imported_by == importer)
 
+    def resolve_hint(self, ws: Workspace, finding: Finding) -> Finding | None:
+        """`finding` (one of this agent's) with its pending did-you-mean worked out, when the
+        hint is one of this agent's own kinds (None: it is not; `checks.hints`)."""
+        return None
+
     def checks_links(self, ws: Workspace, key: str) -> bool:
         """Whether this agent's own findings report the broken links of `key` (Cursor: the
         `mdc:` links of its rules), so `stale-reference` leaves them alone. Default: no."""

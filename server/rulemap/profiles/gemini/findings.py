@@ -7,11 +7,12 @@ import posixpath
 import re
 from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
 from rulemap import suggest
 from rulemap.derived import KeyFamily
-from rulemap.model import Finding, Fix, Pos, Related, Span
+from rulemap.model import Finding, Fix, Hint, Pos, Related, Span
 from rulemap.profiles.gemini.imports import GeminiToken
 from rulemap.profiles.gemini.paths import (
     MAX_DEPTH,
@@ -148,19 +149,31 @@ def _token_findings(ws: Workspace, key: str, root: Root, lint: frozenset[str]) -
                 f"exist, and puts an `Import failed` comment in place of the word. If it is "
                 f"not a file, wrap it in backticks", fixes=[_backticks(key, token)]))
             continue
-        finding = Finding(key, span, "error", "broken-import",
-                          f"`@{token.path}`: `{found.key}` does not exist (Gemini imports are "
-                          f"relative to the importing file)")
-        suggestion = _closest(ws, found.key) if not found.key.startswith("/") else None
-        if suggestion:
-            relative = posixpath.relpath(suggestion, posixpath.dirname(key) or ".")
-            relative = relative if relative.startswith(".") else "./" + relative
-            finding.message += f"; did you mean `@{relative}`?"
-            finding.fixes.append(Fix(f"Change to `@{relative}`", "replace", key, span,
-                                     "@" + relative))
-        out.append(finding)
+        # the closest existing file is worked out where the finding is shown (`near_path`)
+        hint = Hint(NEAR_PATH, (found.key,)) if not found.key.startswith("/") else None
+        out.append(Finding(key, span, "error", "broken-import",
+                           f"`@{token.path}`: `{found.key}` does not exist (Gemini imports are "
+                           f"relative to the importing file)", hint=hint))
     ws.derived.put(cache_key, out, reads=reads)
     return out
+
+
+NEAR_PATH: Final = "gemini-near-path"  # a broken import's closest existing file
+
+
+def near_path(ws: Workspace, finding: Finding) -> Finding:
+    """The broken-import `finding` with the closest existing file as Gemini would import it
+    (`./` first): in the message and as a fix (`GeminiProfile.resolve_hint`)."""
+    assert finding.hint is not None
+    suggestion = _closest(ws, finding.hint.args[0])
+    if not suggestion:
+        return replace(finding, hint=None)
+    relative = posixpath.relpath(suggestion, posixpath.dirname(finding.path) or ".")
+    relative = relative if relative.startswith(".") else "./" + relative
+    return replace(finding, message=f"{finding.message}; did you mean `@{relative}`?",
+                   fixes=[*finding.fixes, Fix(f"Change to `@{relative}`", "replace",
+                                              finding.path, finding.span, "@" + relative)],
+                   hint=None)
 
 
 def looks_like_file(ws: Workspace, importer: str, path: str) -> bool:

@@ -26,7 +26,7 @@ from rulemap.profiles.base import (
     parent_dir,
 )
 from rulemap.profiles.gemini import load_log as gemini_load_log
-from rulemap.profiles.gemini.findings import file_findings, graph_findings
+from rulemap.profiles.gemini.findings import NEAR_PATH, file_findings, graph_findings, near_path
 from rulemap.profiles.gemini.load import Loader
 from rulemap.profiles.gemini.paths import file_exists, is_named, named_files, names_of
 from rulemap.profiles.gemini.session import replay
@@ -116,6 +116,11 @@ class GeminiProfile(Profile):
         """The session step by step: context files below the cwd join when a tool that
         discovers context touches a path below them (session.py)."""
         return replay(self, ws, steps, cwd)
+
+    def resolve_hint(self, ws: Workspace, finding: Finding) -> Finding | None:
+        if finding.hint is None or finding.hint.kind != NEAR_PATH:
+            return None
+        return near_path(ws, finding)
 
     def findings(self, ws: Workspace) -> list[Finding]:
         names = names_of(ws, self)
