@@ -71,6 +71,26 @@ def similar(a: str, b: str, cutoff: float = 0.6) -> bool:
 _ROUNDING = 1e-6  # a ratio of exactly the cutoff, computed in floats, still makes it
 
 
+def lcs_ratio(a: str, b: str) -> float:
+    """rapidfuzz's `fuzz.ratio` (2·LCS / total length, 0–100) without importing rapidfuzz (47
+    modules, ~8 ms): for a check that compares a few strings per run (`drifted-copy`), where
+    the import cost more than the comparisons. The longest common subsequence by the
+    bit-parallel algorithm (Allison–Dix; Hyyrö): one big-integer step per character of `b`,
+    each over `len(a)` bits in C — a few milliseconds for two 2,000-character paragraphs."""
+    if not a and not b:
+        return 100.0
+    masks: dict[str, int] = {}
+    for i, char in enumerate(a):
+        masks[char] = masks.get(char, 0) | 1 << i
+    full = (1 << len(a)) - 1
+    row = full  # a set bit: no common subsequence ends at that position of `a` yet
+    for char in b:
+        matched = row & masks.get(char, 0)
+        row = ((row + matched) | (row - matched)) & full
+    common = len(a) - row.bit_count()
+    return 200.0 * common / (len(a) + len(b))
+
+
 def _deletes(name: str) -> set[str]:
     return {name[:i] + name[i + 1 :] for i in range(len(name))}
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from rulemap.suggest import MAX_CANDIDATES, DirectoryIndex, NameIndex
 
 
@@ -60,3 +63,29 @@ def test_suggestions_do_not_depend_on_the_order_names_come_in() -> None:
     files = [f"svc/a{i}/b{j}/x.ts" for i in range(40) for j in range(40)]
     assert (DirectoryIndex(files).near("svc/a39/b90/") ==
             DirectoryIndex(list(reversed(files))).near("svc/a39/b90/"))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ab c\u00e9\U0001f600", max_size=80),
+       st.text(alphabet="ab c\u00e9\U0001f600", max_size=80))
+def test_lcs_ratio_is_rapidfuzz_ratio(a: str, b: str) -> None:
+    from rapidfuzz.fuzz import ratio
+
+    from rulemap.suggest import lcs_ratio
+
+    assert abs(lcs_ratio(a, b) - ratio(a, b)) < 1e-9
+
+
+def test_lcs_ratio_of_long_paragraphs_is_rapidfuzz_ratio() -> None:
+    import random
+
+    from rapidfuzz.fuzz import ratio
+
+    from rulemap.suggest import lcs_ratio
+
+    rng = random.Random(7)
+    words = ["the", "agent", "runs", "tests", "before", "each", "commit", "and", "reads",
+             "docs"]
+    a = " ".join(rng.choice(words) for _ in range(400))
+    b = " ".join(rng.choice(words) for _ in range(380))
+    assert abs(lcs_ratio(a, b) - ratio(a, b)) < 1e-9

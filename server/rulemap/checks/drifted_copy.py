@@ -21,6 +21,7 @@ from rulemap.model import Finding, Related, Span
 from rulemap.profiles import PROFILES
 from rulemap.profiles.base import selected
 from rulemap.profiles.documents import read_documents
+from rulemap.suggest import lcs_ratio
 
 if TYPE_CHECKING:
     from rulemap.profiles.base import Profile
@@ -29,8 +30,8 @@ if TYPE_CHECKING:
 # At least this share of the longer file's paragraphs is the same (or nearly: NEAR) in the
 # other: below it, two files that share a few paragraphs are two files, not one copied.
 MIN_SIMILAR: Final = 0.6
-# A paragraph this similar (rapidfuzz ratio, 0-100) to its counterpart is the same paragraph
-# edited on one side: "there it says ...".
+# A paragraph this similar (`lcs_ratio`, rapidfuzz's ratio: 0-100) to its counterpart is the
+# same paragraph edited on one side: "there it says ...".
 NEAR: Final = 70.0
 # A copy that has drifted keeps most paragraphs word for word: pairs with fewer in common
 # than this share of the longer file's paragraphs are not aligned at all.
@@ -151,8 +152,6 @@ def _not_copies(ws: Workspace, a: str, b: str) -> bool:
 def _drift(ws: Workspace, a: str, b: str, left: tuple[Paragraph, ...],
            right: tuple[Paragraph, ...], readers: dict[str, frozenset[str]],
            titles: dict[str, Profile]) -> list[Finding]:
-    from rapidfuzz.fuzz import ratio  # only for a pair of files that look like copies
-
     matcher = difflib.SequenceMatcher(None, [p.norm for p in left], [p.norm for p in right],
                                       autojunk=False)
     same = 0
@@ -164,7 +163,7 @@ def _drift(ws: Workspace, a: str, b: str, left: tuple[Paragraph, ...],
             same += i2 - i1
             continue
         ours, theirs = list(left[i1:i2]), list(right[j1:j2])
-        while ours and theirs and ratio(ours[0].norm, theirs[0].norm) >= NEAR:
+        while ours and theirs and lcs_ratio(ours[0].norm, theirs[0].norm) >= NEAR:
             edited.append((ours.pop(0), theirs.pop(0)))
         only_left.extend(ours)
         only_right.extend(theirs)

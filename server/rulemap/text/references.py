@@ -100,8 +100,8 @@ class PathResolution:
 
 def has_marks(text: str, mentions: bool) -> bool:
     """Whether `text` may name a path at all (a backtick, a link, or an `@` when asked)."""
-    # (a cheap test before the pass: a document with none of these names no path at all)
-    return "`" in text or "](" in text or (mentions and "@" in text)
+    # (a cheap test before the pass: a code span or a mention names a path only with a slash)
+    return ("/" in text and ("`" in text or (mentions and "@" in text))) or "](" in text
 
 
 def path_refs(
