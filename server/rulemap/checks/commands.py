@@ -74,7 +74,17 @@ class Command:
 
 
 def commands(doc: Document) -> list[Command]:
-    """Every script, target or recipe `doc`'s code names (cheap when it names no tool).
+    """Every script, target or recipe `doc`'s code names (cheap when it names no tool)."""
+    return [command.at(line) for line, command in written_commands(doc)]
+
+
+# (the line a command is written on, the command as parsed once for every line with that
+# text: its own `line` is not that one)
+Written = tuple[int, Command]
+
+
+def written_commands(doc: Document) -> list[Written]:
+    """`commands` without a `Command` made for each line (the check asks only the line).
 
     Fence lines open and close blocks as CommonMark's do (the same character, at least as
     many, no info string on the closing one); block-level HTML comments are already out of
@@ -86,7 +96,7 @@ def commands(doc: Document) -> list[Command]:
     if "`" not in text and "~~~" not in text or not _may_name_a_tool(text):
         return []
     kept = doc.kept_lines
-    out: list[Command] = []
+    out: list[Written] = []
     lines = _brought_lines(doc)
     marked = ([n for n, line in enumerate(lines) if "`" in line or "~~" in line]
               if "~~" in text else [n for n, line in enumerate(lines) if "`" in line])
@@ -109,7 +119,7 @@ def commands(doc: Document) -> list[Command]:
             continue
         if "`" in line:
             original = kept[number] if kept else number
-            out.extend(command.at(original) for command in _prose_commands(line))
+            out.extend((original, command) for command in _prose_commands(line))
     if block is not None and block[3]:  # a block left open runs to the end of the document
         _block(lines, block[2], len(lines), block[4], kept, out)
     return out
@@ -143,11 +153,11 @@ def _prose_commands(line: str) -> tuple[Command, ...]:
 
 
 def _block(lines: list[str], first: int, end: int, output: bool, kept: list[int],
-           out: list[Command]) -> None:
+           out: list[Written]) -> None:
     """The commands of a shell block's lines `first` to `end` (excluded)."""
     for command in _block_commands(tuple(lines[first:end]), output):
         number = first + command.line
-        out.append(command.at(kept[number] if kept else number))
+        out.append((kept[number] if kept else number, command))
 
 
 @lru_cache(maxsize=1024)

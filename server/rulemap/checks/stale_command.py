@@ -21,7 +21,7 @@ import posixpath
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final, Literal
 
-from rulemap.checks.commands import Command, commands
+from rulemap.checks.commands import Command, commands, written_commands
 from rulemap.checks.manifests import (
     Kind,
     Tasks,
@@ -112,13 +112,13 @@ def _document(ws: Workspace, key: str, memo: _Memo) -> list[Finding]:
     read_sets: set[frozenset[str]] = {frozenset((key,))}  # (a frozenset keeps its hash)
     found: list[Finding] = []
     if doc.unreadable is None:
-        found_commands = commands(doc)
+        found_commands = written_commands(doc)
         base = _base(ws, key) if found_commands else ""
-        for command in found_commands:
+        for line, command in found_commands:
             resolution, read = _memoized(ws, base, command, memo)
             read_sets.add(read)
             if resolution.status == "missing":
-                found.append(_finding(key, command, resolution))
+                found.append(_finding(key, line, command, resolution))
     return ws.derived.put(cache_key, found, reads=frozenset().union(*read_sets))
 
 
@@ -275,8 +275,8 @@ def _package(ws: Workspace, name: str, reads: set[str]) -> str | None:
     return None
 
 
-def _finding(key: str, command: Command, resolution: Resolution) -> Finding:
-    span = Span(Pos(command.line, command.start), Pos(command.line, command.end))
+def _finding(key: str, line: int, command: Command, resolution: Resolution) -> Finding:
+    span = Span(Pos(line, command.start), Pos(line, command.end))
     message = (f"`{command.text}` runs {resolution.noun} `{command.name}`, which "
                f"`{resolution.manifest}` does not define: the instruction is likely out of "
                f"date")
