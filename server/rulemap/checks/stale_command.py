@@ -134,12 +134,9 @@ def resolutions(ws: Workspace, key: str) -> list[Resolution]:
 def resolve(ws: Workspace, key: str, command: Command, reads: set[str]) -> Resolution:
     """Where `command`'s name resolves from document `key`; every file read is added to
     `reads`."""
-    return _resolve_from(ws, _base(ws, key), command, reads)
-
-
-def _resolve_from(ws: Workspace, base: str, command: Command, reads: set[str]) -> Resolution:
     kind = _KINDS[command.tool]
-    return _resolved(ws, _manifest(ws, base, command, kind, reads), command, kind, reads)
+    manifest = _manifest(ws, _base(ws, key), command, kind, reads)
+    return _resolved(ws, manifest, command, kind, reads)
 
 
 def _memoized(ws: Workspace, base: str, command: Command, memo: _Memo

@@ -99,8 +99,9 @@ class PathResolution:
 
 
 def has_marks(text: str, mentions: bool) -> bool:
-    """Whether `text` may name a path at all (a backtick, a link, or an `@` when asked)."""
-    # (a cheap test before the pass: a code span or a mention names a path only with a slash)
+    """Whether `text` may name a path at all: a link, or a slash with a backtick (or an `@`
+    when asked) — a code span or a mention names a path only with a slash. A cheap test
+    before the pass."""
     return ("/" in text and ("`" in text or (mentions and "@" in text))) or "](" in text
 
 
