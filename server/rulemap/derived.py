@@ -13,7 +13,7 @@ file keys and the pseudo-keys below (plain strings, not cache keys).
 from __future__ import annotations
 
 import enum
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Iterator
 from typing import Any, ClassVar, Final, Generic, TypeAlias, TypeVar, overload
 
 V = TypeVar("V")
@@ -145,6 +145,11 @@ class DerivedCache:
             if self._values.pop(key, _MISSING) is _MISSING and key not in self._dependents:
                 continue
             dropped.extend(self._dependents.pop(key, ()))
+
+    def read_sets(self) -> Iterator[ReadSet]:
+        """What each stored value read (those stored without a read set left out: they go on
+        any change)."""
+        return (entry[1] for entry in self._values.values() if entry[1] is not None)
 
     def __len__(self) -> int:
         return len(self._values)

@@ -27,11 +27,19 @@ class Pos:
     line: int  # 0-based
     col: int  # 0-based, Unicode code points
 
+    # pickled as a call rather than slot state (dataclasses' `__setstate__` is a Python loop
+    # per object: a third of loading a check's snapshot, cli/check_resume.py)
+    def __reduce__(self) -> tuple[type[Pos], tuple[int, int]]:
+        return Pos, (self.line, self.col)
+
 
 @dataclass(frozen=True, order=True, slots=True)
 class Span:
     start: Pos
     end: Pos
+
+    def __reduce__(self) -> tuple[type[Span], tuple[Pos, Pos]]:
+        return Span, (self.start, self.end)  # as Pos's
 
     @staticmethod
     def at(line: int, col: int, end_col: int | None = None) -> Span:
@@ -57,6 +65,9 @@ class ImportRef:
     path: str  # the path with `\\ ` unescaped
     span: Span  # the whole token, `@` included
     offset: int  # code point offset of `@` in the original text
+
+    def __reduce__(self) -> tuple[type[ImportRef], tuple[str, str, Span, int]]:
+        return ImportRef, (self.raw, self.path, self.span, self.offset)  # as Pos's
 
 
 @dataclass(frozen=True)
@@ -131,6 +142,19 @@ class Document:
     @property
     def chars(self) -> int:
         return len(self.brought)
+
+    # pickled without `lines`, which is `text` split again: a check's snapshot
+    # (cli/check_resume.py) holds every document, and their lines were a third of its objects
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        del state["lines"]
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        from rulemap.text.positions import split_lines
+
+        self.__dict__.update(state)
+        self.lines = split_lines(self.text)
 
 
 @dataclass

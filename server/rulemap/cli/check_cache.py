@@ -12,7 +12,8 @@ entry is replaced. Any doubt is a miss: an entry unreadable, corrupt, truncated,
 format or key; a run that wrote to stderr or changed a file while it looked. Not cached:
 `--fix`, `--diff`, `--statistics`, `--ref`, `--no-cache`, `$RULEMAP_NO_CACHE`, the listing
 from git (`RULEMAP_GIT_LIST=1`).
-Reusing the answers of the files that did not change (an incremental check) is the next step.
+A check whose entry no longer holds resumes from the snapshot of the last whole check when
+only a few documents changed since (cli/check_resume.py).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 if TYPE_CHECKING:
     import argparse
 
+    from rulemap.cli.check_resume import Found
+    from rulemap.host.commands import OpenWorkspace
     from rulemap.readers.base import WalkingReader
     from rulemap.readers.recording import Recording
 
@@ -55,12 +58,20 @@ def add_cache_flag(parser: argparse.ArgumentParser) -> None:
 
 class CheckCache:
     """One `rulemap check`'s use of the cache: `replayed`, its exit code when the cached report
-    was printed; else where its entry goes (`directory`, None: nowhere) and its `key`."""
+    was printed; else where its entry goes (`directory`, None: nowhere) and its `key`, whether
+    an entry of that key was there (`repeated`: the check leaves a snapshot), and the snapshot
+    it can resume from (`found`, cli/check_resume.py)."""
 
     def __init__(self, directory: str | None = None, key: dict[str, Any] | None = None) -> None:
         self.directory = directory
         self.key = key
         self.replayed: int | None = None
+        self.repeated = False
+        self.found: Found | None = None
+        self.resumed = False  # the check resumed from `found`
+        # leave the snapshot from a child process after the report (`rulemap`'s own entry
+        # point, which exits next; a caller in the same process gets it written in place)
+        self.detach = False
 
     def entry_name(self) -> str:
         import json
@@ -126,6 +137,10 @@ def lookup(argv: Sequence[str]) -> CheckCache:
             sys.stdout.flush()
         except BrokenPipeError:
             cache.replayed = 0  # as a cold run: its reader has gone
+        return cache
+    from rulemap.cli import check_resume
+
+    cache.found = check_resume.find(cache)
     return cache
 
 
@@ -161,6 +176,7 @@ def _valid_entry(cache: CheckCache) -> tuple[str, int] | None:
     data = check_store.read_entry(cache.directory, cache.entry_name())
     if data is None:
         return None
+    cache.repeated = True
     entry = json.loads(data)
     if not isinstance(entry, dict) or entry.get("format") != FORMAT:
         return None
@@ -198,11 +214,15 @@ class _Watched:
 
 
 class Recorder:
-    """A cold check's recording: readers that note what they are asked (`wrap`), and what the
-    run printed its report for (`done`)."""
+    """A check's recording: readers that note what they are asked (`wrap`), and what the
+    run printed its report for (`done`); `workspace`, when the check resumes from a snapshot
+    (its reader records into `recording`); `snapshot`, whether the check leaves one."""
 
-    def __init__(self, recording: Recording) -> None:
+    def __init__(self, recording: Recording, workspace: OpenWorkspace | None = None) -> None:
         self.recording = recording
+        self.workspace = workspace
+        self.snapshot = False
+        self.checked: OpenWorkspace | None = None
         self.root: str | None = None
         self.code: int | None = None
 
@@ -211,8 +231,8 @@ class Recorder:
         reader in its place."""
         return self.recording.reader
 
-    def done(self, root: str, code: int) -> None:
-        self.root, self.code = root, code
+    def done(self, ws: OpenWorkspace, code: int) -> None:
+        self.checked, self.root, self.code = ws, ws.root, code
 
 
 @contextmanager
@@ -225,16 +245,8 @@ def record(
     if cache is None or cache.key is None or cache.directory is None:
         yield None
         return
-    from rulemap.cli.user_config import user_config_path
-    from rulemap.readers.recording import Recording
-
-    recording = Recording()
-    recording.note_user_file(user_config_path()[0])
-    if root is None:
-        recording.note_root(os.getcwd())
-    if user_home is not None:
-        recording.note_is_dir(os.path.abspath(user_home))
-    recorder = Recorder(recording)
+    recorder = _recorder(cache, root, user_home)
+    recording = recorder.recording
     out, err = _Watched(sys.stdout, keep=True), _Watched(sys.stderr, keep=False)
     sys.stdout, sys.stderr = cast(TextIO, out), cast(TextIO, err)
     try:
@@ -246,6 +258,65 @@ def record(
     if err.written or out.bypassed or not recording.usable:
         return
     _store(cache, recorder.root, "".join(out.kept), recorder.code, recording)
+    if recorder.snapshot and recorder.checked is not None:
+        _leave_snapshot(cache, recorder.checked, recording)
+
+
+def _leave_snapshot(cache: CheckCache, ws: OpenWorkspace, recording: Recording) -> None:
+    """Write the snapshot of the check just reported. From `rulemap`'s entry point, in a
+    child process at a lower priority: pickling a workspace costs a quarter to three quarters
+    of a whole check (benchmarks/README.md, "A check after an edit"), which the user does not
+    wait for; the child lets go of the terminal and the output first, so a pipe's reader sees
+    the end of the report when the check exits."""
+    from rulemap.cli.check_resume import snapshot
+
+    fork = getattr(os, "fork", None)
+    if not cache.detach or fork is None:
+        snapshot(cache, ws, recording)
+        return
+    with suppress(OSError, ValueError):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    try:
+        pid = fork()
+    except OSError:
+        return  # no process to spare: the next check is a whole one, as without snapshots
+    if pid:
+        return
+    try:  # the child: never back into the caller's code
+        from rulemap.readers.check_store import let_go_of_output
+
+        let_go_of_output()
+        with suppress(OSError):
+            os.nice(10)
+        snapshot(cache, ws, recording)
+    finally:
+        os._exit(0)
+
+
+def _recorder(cache: CheckCache, root: str | None, user_home: str | None) -> Recorder:
+    """The snapshot's workspace told what changed, when the check can resume from one; else
+    a new recording, which keeps what a snapshot needs when the check is a repeated one."""
+    if cache.found is not None:
+        from rulemap.cli.check_resume import resume
+
+        resumed = resume(cache.found)
+        cache.found = None  # its bytes: the workspace is made of them now, or they are no use
+        if resumed is not None:
+            cache.resumed = True
+            return Recorder(resumed[1], resumed[0])
+    from rulemap.cli.user_config import user_config_path
+    from rulemap.readers.recording import Recording
+
+    recording = Recording()
+    recording.note_user_file(user_config_path()[0])
+    if root is None:
+        recording.note_root(os.getcwd())
+    if user_home is not None:
+        recording.note_is_dir(os.path.abspath(user_home))
+    recorder = Recorder(recording)
+    recorder.snapshot = cache.repeated
+    return recorder
 
 
 def _store(cache: CheckCache, root: str, text: str, code: int, recording: Recording) -> None:

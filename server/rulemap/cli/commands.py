@@ -137,13 +137,15 @@ def run_check(
             output, fix, diff, statistics, suggest,
         )
     with record(cache if ref is None else None, root, user_home) as recorder:
-        ws = open_workspace(root, allow, profiles=profiles, user_home=user_home, ref=ref,
-                            wrap=recorder.wrap if recorder else None)
+        ws = recorder.workspace if recorder else None
+        if ws is None:
+            ws = open_workspace(root, allow, profiles=profiles, user_home=user_home, ref=ref,
+                                wrap=recorder.wrap if recorder else None)
         findings = analysis.check(ws)
         sys.stdout.write(FORMATTERS[output](ws, shown(ws, findings, output, suggest)))
         code = 1 if any(f.severity == "error" for f in findings) else 0
         if recorder:
-            recorder.done(ws.root, code)
+            recorder.done(ws, code)
     return code
 
 

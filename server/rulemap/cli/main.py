@@ -384,6 +384,7 @@ def entry() -> NoReturn:
     freeing the million objects of a 20,000-file check one by one costs ~12% of the run, and
     nothing is left to do but exit (output is flushed first; no file is open for writing)."""
     cache = lookup(sys.argv[1:])  # a warm `check` prints its cached report: no engine imported
+    cache.detach = True  # the process exits after the report: a snapshot is left by a child
     code = main(cache=cache) if cache.replayed is None else cache.replayed
     if _one_shot or cache.replayed is not None:
         try:

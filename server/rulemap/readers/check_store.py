@@ -31,6 +31,8 @@ except ImportError:  # pragma: no cover - an interpreter built without it
 ENTRY_PREFIX = "check-"
 ENTRY_SUFFIX = ".json"
 KEEP_ENTRIES = 64  # the most recently written; older ones are removed when one is written
+SNAPSHOT_SUFFIX = ".snapshot"  # a workspace snapshot beside an entry (cli/check_resume.py)
+KEEP_SNAPSHOTS = 4  # of up to 64 MB each
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
 RACY_NS = 2_000_000_000
 STALE_TEMP_NS = 600_000_000_000  # a temporary file this old was left by a killed writer
@@ -155,15 +157,8 @@ def _at(paths: list[str], index: object) -> str:
 def still_valid(record: Mapping[str, Any], start_ns: int) -> bool:
     """Whether every question of `record` (`Recording.to_json`) has the same answer now."""
     paths = decode_paths(record["paths"])
-    for at, sig, listing in record["dirs"]:
-        path = _at(paths, at)
-        if signature(path) != sig:
-            return False
-        if listing == "!":  # could not be listed: trusted only while its signature is
-            if racy(sig, start_ns):
-                return False
-        elif listing and _listing_now(path) != listing:
-            return False
+    # the files first: an edited document, the usual miss, is found before the directories
+    # (20,000 of them in a large tree) are asked, which a resumed check asks again anyway
     for at, sig, result in record["files"]:
         path = _at(paths, at)
         now = signature(path)
@@ -174,6 +169,15 @@ def still_valid(record: Mapping[str, Any], start_ns: int) -> bool:
         data = read_regular(path)
         if data is None or digest(data) != result:
             return False
+    for at, sig, listing in record["dirs"]:
+        path = _at(paths, at)
+        if signature(path) != sig:
+            return False
+        if listing == "!":  # could not be listed: trusted only while its signature is
+            if racy(sig, start_ns):
+                return False
+        elif listing and _listing_now(path) != listing:
+            return False
     exists, is_dir, realpath = os.path.exists, os.path.isdir, os.path.realpath
     if any(exists(_at(paths, at)) != answer for at, answer in record["exists"]):
         return False
@@ -183,6 +187,79 @@ def still_valid(record: Mapping[str, Any], start_ns: int) -> bool:
         return False
     found = record["root"]
     return found is None or find_root(found[0]) == found[1]
+
+
+class Changes:
+    """What changed on disk since a record (`changes_since`): the files whose bytes differ,
+    each with its answer now (signature, hash), and the new signatures of directories and
+    files whose entries or bytes are as they were."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, tuple[Signature, str]] = {}  # changed: (signature, hash) now
+        self.same_files: dict[str, tuple[Signature, str]] = {}
+        self.same_dirs: dict[str, tuple[Signature, str]] = {}
+
+
+def changes_since(record: Mapping[str, Any], start_ns: int) -> Changes | None:
+    """The files whose bytes changed since `record` (`Recording.to_json(with_listings=True)`)
+    was made, when nothing else did: every directory has the same entries (by its signature,
+    else by its listing's hash: a file saved by a rename changes its directory's mtime), every
+    other answer is the same, and each changed file is still a readable regular file. None
+    when anything else changed (created, deleted, renamed, unreadable): a whole check then."""
+    paths = decode_paths(record["paths"])
+    listings = {_at(paths, at): listing for at, listing in record["listings"]}
+    changes = Changes()
+    for at, sig, listing in record["dirs"]:
+        path = _at(paths, at)
+        now = signature(path)
+        if now == sig and not racy(sig, start_ns):
+            continue
+        if listing == "!" or now is None or listings.get(path) != _listing_now(path):
+            return None
+        changes.same_dirs[path] = (now, listing)
+    for at, sig, result in record["files"]:
+        path = _at(paths, at)
+        now = signature(path)
+        if now == sig and not racy(sig, start_ns):
+            continue
+        if result.startswith("!") or now is None or not stat.S_ISREG(now[4]):
+            return None
+        data = read_regular(path)
+        if data is None:
+            return None
+        answer = (now, digest(data))
+        (changes.same_files if answer[1] == result else changes.files)[path] = answer
+    exists, is_dir, realpath = os.path.exists, os.path.isdir, os.path.realpath
+    if any(exists(_at(paths, at)) != answer for at, answer in record["exists"]):
+        return None
+    if any(is_dir(_at(paths, at)) != answer for at, answer in record["is_dir"]):
+        return None
+    if any(realpath(_at(paths, at)) != answer for at, answer in record["identity"]):
+        return None
+    found = record["root"]
+    return changes if found is None or find_root(found[0]) == found[1] else None
+
+
+def listings_now(dirs: Mapping[str, tuple[Signature, str]]) -> dict[str, str] | None:
+    """The hash of each listed directory's entries (`dirs`: a record's, path → (signature,
+    hash when racy)), listed again now; None when one is not as the record saw it. A
+    directory whose signature is the recorded one, not racy, has the entries it had (a change
+    would have moved its mtime); its signature is asked again after the listing, for a change
+    while it was listed."""
+    out: dict[str, str] = {}
+    for path, (sig, listing) in dirs.items():
+        if listing == "!":
+            continue  # could not be listed: a snapshot's check trusts its signature alone
+        if listing:
+            out[path] = listing  # racy: hashed when the walk listed it
+            continue
+        if signature(path) != sig:
+            return None
+        now = _listing_now(path)
+        if now is None or signature(path) != sig:
+            return None
+        out[path] = now
+    return out
 
 
 def _listing_now(path: str) -> str | None:
@@ -235,6 +312,35 @@ def read_entry(directory: str, name: str) -> bytes | None:
     return read_regular(os.path.join(directory, name), MAX_ENTRY_BYTES)
 
 
+def read_private(directory: str, name: str) -> bytes | None:
+    """An entry's bytes when the user alone could have written it: the file and `directory`
+    are the user's and writable by nobody else (a snapshot is unpickled: whoever can write
+    it can run code as the user). None otherwise, or when there is none."""
+    try:
+        folder = os.stat(directory)
+        fd = os.open(os.path.join(directory, name),
+                     os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        info = os.fstat(fd)
+        uid = os.getuid() if hasattr(os, "getuid") else None
+        if uid is not None and (
+            info.st_uid != uid or folder.st_uid != uid
+            or (info.st_mode | folder.st_mode) & (stat.S_IWGRP | stat.S_IWOTH)
+        ):
+            return None
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as stream:
+            data = stream.read(MAX_ENTRY_BYTES + 1)
+        return data if len(data) <= MAX_ENTRY_BYTES else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def write_entry(directory: str, name: str, data: bytes) -> bool:
     """Write an entry atomically: a temporary file in `directory`, then renamed over the entry
     (a reader sees the old entry or the new one, never part of one; of two writers the last
@@ -260,9 +366,21 @@ def write_entry(directory: str, name: str, data: bytes) -> bool:
     return True
 
 
+def let_go_of_output() -> None:
+    """Standard input, output and error to the null device: a process left writing a
+    snapshot holds no terminal or pipe of the check that started it."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    if null > 2:  # else it is one of them now
+        os.close(null)
+
+
 def prune(directory: str, keep: int = KEEP_ENTRIES, now_ns: int | None = None) -> None:
-    """Remove all but the `keep` newest entries, and temporary files left by killed writers."""
+    """Remove all but the `keep` newest entries (and `KEEP_SNAPSHOTS` newest snapshots), and
+    temporary files left by killed writers."""
     entries: list[tuple[int, str]] = []
+    snapshots: list[tuple[int, str]] = []
     stale: list[str] = []
     try:
         with os.scandir(directory) as found:
@@ -271,6 +389,8 @@ def prune(directory: str, keep: int = KEEP_ENTRIES, now_ns: int | None = None) -
                 try:
                     if name.startswith(ENTRY_PREFIX) and name.endswith(ENTRY_SUFFIX):
                         entries.append((entry.stat(follow_symlinks=False).st_mtime_ns, name))
+                    elif name.startswith(ENTRY_PREFIX) and name.endswith(SNAPSHOT_SUFFIX):
+                        snapshots.append((entry.stat(follow_symlinks=False).st_mtime_ns, name))
                     elif name.startswith("." + ENTRY_PREFIX) and name.endswith(".tmp") and (
                         _older(entry, now_ns)
                     ):
@@ -280,7 +400,9 @@ def prune(directory: str, keep: int = KEEP_ENTRIES, now_ns: int | None = None) -
     except OSError:
         return
     entries.sort(reverse=True)
-    for name in [n for _, n in entries[keep:]] + stale:
+    snapshots.sort(reverse=True)
+    old = [n for _, n in entries[keep:]] + [n for _, n in snapshots[min(keep, KEEP_SNAPSHOTS):]]
+    for name in old + stale:
         with contextlib.suppress(OSError):
             os.unlink(os.path.join(directory, name))
 

@@ -44,6 +44,11 @@ class Recording:
         # the names in each directory the walk listed: a path below one that names no entry
         # of it is missing for as long as the directory's recorded signature holds
         self.listed: dict[str, frozenset[str]] = {}
+        # every listed directory's entries as one hash (`check_store.listing_digest`), for a
+        # workspace snapshot (cli/check_resume.py): a directory whose signature changed
+        # because a file in it was saved by a rename is the same directory if these match.
+        # Worked out when the snapshot is written (`check_store.listings_now`), not in the run
+        self.listings: dict[str, str] | None = None
 
     def implied_missing(self, path: str) -> bool:
         """Whether `path` is missing by a listing the walk made: its nearest listed ancestor
@@ -90,10 +95,11 @@ class Recording:
         """The root is the nearest ancestor of `cwd` with `.git`: found again when validated."""
         self.root = (cwd, find_root(cwd))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, with_listings: bool = False) -> dict[str, Any]:
         """The record, every path as an index into `paths` (`check_store.PathTable`: each
         path its parent's index and its last name, so a tree 400 levels deep is not written
-        out in full 20,000 times)."""
+        out in full 20,000 times); `with_listings`: each listed directory's entries' hash too,
+        for a snapshot's validation (`check_store.changes_since`)."""
         table = check_store.PathTable()
         at = table.index
         return {
@@ -104,4 +110,6 @@ class Recording:
             "is_dir": [[at(p), answer] for p, answer in self.is_dir.items()],
             "identity": [[at(p), answer] for p, answer in self.identity.items()],
             "root": list(self.root) if self.root else None,
+            **({"listings": [[at(p), listing] for p, listing in self.listings.items()]}
+               if with_listings and self.listings is not None else {}),
         }

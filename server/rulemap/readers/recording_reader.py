@@ -33,6 +33,10 @@ class RecordingReader(LocalReader):
         for path, real in [(self.root, self._real_root), *resolved]:
             recording.note(recording.identity, path, real)
 
+    @property
+    def recording(self) -> Recording:
+        return self._recording
+
     def exists(self, path: str) -> bool:
         if self._recording.implied_missing(path):
             return False

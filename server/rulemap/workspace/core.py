@@ -314,6 +314,10 @@ class Workspace:
         """Apply file events (keys); returns the keys whose documents or findings may differ."""
         return apply_update(self, set(changed), set(created), set(deleted))
 
+    def parsed_documents(self) -> list[str]:
+        """The files parsed so far (an update re-parses those it is told changed)."""
+        return list(self._docs)
+
     def forget_file(self, key: str) -> Document | None:
         """Drop `key`'s parsed document, identity and import resolution (update.py)."""
         self._identity.pop(key, None)

@@ -1,0 +1,129 @@
+"""An incremental `rulemap check`: the workspace of the last whole check, told what changed
+since, instead of a check from scratch (docs/checks.md, "A check after an edit").
+
+A whole check that replaces an entry of its key (the repository is being checked again, as
+while editing it) leaves a snapshot beside that entry: its workspace pickled — the file index,
+the parsed documents, their resolved imports, every derived value with the files it read —
+under a header with the run's record (readers/recording.py) and each listed directory's entries
+as a hash; `rulemap` writes it from a child process after the report (cli/check_cache.py). The
+next check whose entry no longer holds asks the snapshot's record what changed
+(`check_store.changes_since`). When only the bytes of a few documents did, the workspace is
+unpickled and told of them as the language server tells it of an edit (`Workspace.update`):
+only what read a changed file is worked out again, and the report is the one a whole check
+would print (tests/core/test_check_resume.py edits each file such a check reads, in turn, and
+compares). Anything else — a file created, deleted or renamed, a `.gitignore` or configuration
+file edited, more than `MAX_CHANGED` files, a snapshot unreadable or of another version — is a
+whole check, as before.
+
+Pickle runs code the file names: a snapshot is read only when the user owns it and its
+directory and neither is writable by anyone else (`check_store.read_private`), as is true of
+what this module writes. The snapshot is not rewritten by the checks that resume from it:
+each reads every change since it, so the cost grows with the files edited since the last
+whole check, up to `MAX_CHANGED`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rulemap.readers import check_store
+
+if TYPE_CHECKING:
+    from rulemap.cli.check_cache import CheckCache
+    from rulemap.host.commands import OpenWorkspace
+    from rulemap.readers.recording import Recording
+
+FORMAT = b"rulemap-check-snapshot/1\n"
+SUFFIX = check_store.SNAPSHOT_SUFFIX
+MAX_CHANGED = 64
+_HEADER_LENGTH_BYTES = 8
+
+
+@dataclass
+class Found:
+    """A usable snapshot: its pickled workspace, what changed since, and when that was
+    asked (the start of the record the resumed check leaves)."""
+
+    payload: memoryview
+    changes: check_store.Changes
+    asked_ns: int
+
+
+def snapshot_name(cache: CheckCache) -> str:
+    return cache.entry_name().removesuffix(check_store.ENTRY_SUFFIX) + SUFFIX
+
+
+def find(cache: CheckCache) -> Found | None:
+    """The snapshot of `cache`'s key when only a few of the files it read changed since;
+    None otherwise (never raises: a snapshot in doubt is a whole check)."""
+    assert cache.directory is not None
+    try:
+        data = check_store.read_private(cache.directory, snapshot_name(cache))
+        if data is None or not data.startswith(FORMAT):
+            return None
+        view = memoryview(data)
+        at = len(FORMAT)
+        length = int.from_bytes(view[at:at + _HEADER_LENGTH_BYTES], "big")
+        at += _HEADER_LENGTH_BYTES
+        header = json.loads(bytes(view[at:at + length]))
+        if header.get("key") != cache.key or check_store.inside(cache.directory, header["root"]):
+            return None
+        asked_ns = time.time_ns()
+        changes = check_store.changes_since(header["record"], header["start_ns"])
+    except Exception:
+        return None
+    if changes is None or len(changes.files) > MAX_CHANGED:
+        return None
+    return Found(view[at + length:], changes, asked_ns)
+
+
+def resume(found: Found) -> tuple[OpenWorkspace, Recording] | None:
+    """The snapshot's workspace, updated for what changed, and its record made the record of
+    this check; None when it cannot be (a configuration file changed, say)."""
+    from rulemap.host import resume as carried
+
+    if carried.reshapes(found.changes.files):
+        return None  # known before the payload is loaded
+    loaded = carried.unpickled(found.payload)
+    if loaded is None:
+        return None
+    ws, recording = loaded
+    if not carried.updated(ws, found.changes.files):
+        return None
+    # the answers as they are now: a later change of any of them is a new signature
+    recording.start_ns = found.asked_ns
+    recording.usable = True
+    recording.dirs.update(found.changes.same_dirs)
+    recording.files.update(found.changes.same_files)
+    recording.files.update(found.changes.files)
+    recording.listings = None
+    return ws, recording
+
+
+def snapshot(cache: CheckCache, ws: OpenWorkspace, recording: Recording) -> bool:
+    """Write `ws` (just checked, from `recording`) as its key's snapshot; False when it could
+    not be (too big, not picklable, not written)."""
+    assert cache.directory is not None
+    listings = check_store.listings_now(recording.dirs)
+    if listings is None:
+        return False  # a directory changed since the check listed it: its snapshot is stale
+    recording.listings = listings
+    header = {
+        "key": cache.key, "root": ws.root, "start_ns": recording.start_ns,
+        "record": recording.to_json(with_listings=True),
+    }
+    from rulemap.host.resume import pickled
+
+    try:
+        payload = pickled(ws)
+    except Exception:  # RecursionError on a deep structure, an unpicklable value: no snapshot
+        return False
+    head = json.dumps(header, separators=(",", ":")).encode("ascii")
+    size = len(FORMAT) + _HEADER_LENGTH_BYTES + len(head) + len(payload)
+    if size > check_store.MAX_ENTRY_BYTES:
+        return False
+    data = b"".join([FORMAT, len(head).to_bytes(_HEADER_LENGTH_BYTES, "big"), head, payload])
+    return check_store.write_entry(cache.directory, snapshot_name(cache), data)
