@@ -34,11 +34,11 @@ from tests.core.test_check_cache import (  # noqa: F401
 )
 
 from rulemap.cli import check_resume
-from rulemap.host import resume as carried
 from rulemap.cli.check_cache import CheckCache, lookup
 from rulemap.cli.main import main
 from rulemap.config import CONFIG_FILES
 from rulemap.documents import parse_document
+from rulemap.host import resume as carried
 from rulemap.model import ImportRef
 from rulemap.profiles import PROFILES
 from rulemap.readers import check_store

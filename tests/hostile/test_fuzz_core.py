@@ -66,6 +66,16 @@ def assert_well_formed(ws: Workspace) -> None:
         assert start.col <= len(doc.lines[start.line]) if doc.lines else True, finding
 
 
+def json_layout(data: dict[str, list[object]]) -> str:
+    """The `json` report's layout: the object indented, one compact diagnostic a line (the
+    formatter writes it piece by piece; this is it written whole)."""
+    items = data["diagnostics"]
+    if not items:
+        return '{\n  "diagnostics": []\n}\n'
+    lines = ",\n".join("    " + json.dumps(d, ensure_ascii=False) for d in items)
+    return '{\n  "diagnostics": [\n' + lines + "\n  ]\n}\n"
+
+
 @settings(
     max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
 )
@@ -76,7 +86,9 @@ def test_any_workspace_checks_explains_and_graphs(files: dict[str, str]) -> None
     for name, formatter in FORMATTERS.items():
         out = formatter(ws, analysis.check(ws))
         if name in ("json", "sarif"):
-            json.loads(out)
+            data = json.loads(out)
+        if name == "json":
+            assert out == json_layout(data)
     for target in (None, "src/a.ts", "pkg/src/b.py", "pkg/AGENTS.md", "nowhere/x.ts"):
         explanation = analysis.explain(ws, target)
         json.dumps(explanation.to_json())

@@ -30,42 +30,33 @@ def lsp_range(ws: OpenWorkspace, finding: Finding) -> dict[str, Any]:
 
 
 def _json(ws: OpenWorkspace, findings: list[Finding]) -> str:
-    data = {
-        "diagnostics": [
-            {
-                "path": printable(f.path),
-                "range": lsp_range(ws, f),
-                "severity": f.severity,
-                "code": f.code,
-                "message": printable(f.message),
-                **({"profile": f.profile} if f.profile is not None else {}),
-            }
-            for f in findings
-        ]
-    }
-    return dumps_shallow(data, depth=2) + "\n"
+    """`{"diagnostics": [...]}` indented, one compact diagnostic a line: easy to read and
+    grep, and ~7x faster than `indent=2`, which makes `json` use its pure Python encoder
+    (5,000 findings: 110 ms → 15 ms). Each diagnostic is encoded as soon as it is made:
+    20,000 findings as dictionaries, then as lines, then joined, held 67 MB at once for an
+    8 MB report (fanout at 10x: peak RSS 234 → 187 MB)."""
+    if not findings:
+        return '{\n  "diagnostics": []\n}\n'
+    parts = ['{\n  "diagnostics": [\n']
+    separator = ""
+    for f in findings:
+        parts.append(separator)
+        parts.append(_ENCODE({
+            "path": printable(f.path),
+            "range": lsp_range(ws, f),
+            "severity": f.severity,
+            "code": f.code,
+            "message": printable(f.message),
+            **({"profile": f.profile} if f.profile is not None else {}),
+        }))
+        separator = ",\n    "
+    parts[1] = "    "
+    parts.append("\n  ]\n}\n")
+    return "".join(parts)
 
 
 # one encoder for every value: `json.dumps` with options builds a new one per call
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode
-
-
-def dumps_shallow(value: object, depth: int, level: int = 0) -> str:
-    """JSON indented down to `depth` levels and compact below: one diagnostic a line.
-
-    Easy to read and grep, and ~7× faster than `indent=2`, which makes `json` use its pure
-    Python encoder (5,000 findings: 110 ms → 15 ms)."""
-    if depth == 0 or not value or not isinstance(value, (list, dict)):
-        return _ENCODE(value)
-    pad, close = "  " * (level + 1), "  " * level
-    if isinstance(value, list):
-        items = [pad + dumps_shallow(v, depth - 1, level + 1) for v in value]
-        return "[\n" + ",\n".join(items) + "\n" + close + "]"
-    fields = [
-        f"{pad}{_ENCODE(k)}: {dumps_shallow(v, depth - 1, level + 1)}"
-        for k, v in value.items()
-    ]
-    return "{\n" + ",\n".join(fields) + "\n" + close + "}"
 
 
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}

@@ -80,6 +80,8 @@ class LocalReader:
 
     def identity(self, path: str) -> str:
         if path.startswith(self.root + "/") and path[len(self.root) + 1 :] in self._plain:
+            if self._real_root == self.root:
+                return path  # the same string, not a copy (kilobytes each in a deep tree)
             return self._real_root + path[len(self.root) :]
         return os.path.realpath(path)
 

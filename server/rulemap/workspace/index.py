@@ -86,7 +86,7 @@ class InstructionIndex:
             if path == name:
                 return ""
             if path.endswith("/" + name):
-                return path[: -len(name) - 1]
+                return sys.intern(path[: -len(name) - 1])  # one copy of each directory
         return None
 
     def files_in(self, directory: str, abs_of: str) -> list[str]:

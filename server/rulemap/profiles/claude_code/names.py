@@ -8,6 +8,7 @@ from the walked `.md` files, kept until a file is created or deleted."""
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import Key, KeyFamily
@@ -38,7 +39,7 @@ def owner_of(path: str) -> tuple[str, str] | None:
         if path == name:
             return "", name
         if path.endswith("/" + name):
-            return path[: -len(name) - 1], name
+            return sys.intern(path[: -len(name) - 1]), name  # one copy of each directory
     return None
 
 

@@ -4,6 +4,7 @@ findings): the file names per directory, `.git` markers, raw bytes, lossy decodi
 from __future__ import annotations
 
 import posixpath
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -66,7 +67,8 @@ def name_index(ws: Workspace, names: tuple[str, ...]) -> dict[str, dict[str, str
     for path in [*pool, *ws.reader.ignored_files()]:
         directory, _, name = path.rpartition("/")
         if name in wanted and "/.git/" not in f"/{path}":
-            index.setdefault(directory, {})[name] = path
+            # interned: the walk's directories, kilobytes each in a deep tree, kept once
+            index.setdefault(sys.intern(directory), {})[name] = path
     ws.derived.put(key, index, reads=())
     return index
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES, Key, KeyFamily
 from rulemap.model import Finding, Span
-from rulemap.profiles.base import Profile, directory_chain, selected
+from rulemap.profiles.base import Profile, directory_chain, parent_dir, selected
 from rulemap.profiles.cogitator.load import Load
 from rulemap.profiles.cogitator.settings import settings_of
 
@@ -75,7 +75,7 @@ def _duplicates(ws: Workspace, profile: CogitatorProfile) -> _Found:
     cwd_dir = chain[-1]
     anchors: list[str | None] = [None]
     for path in ws.instruction_files:
-        directory = path.rsplit("/", 1)[0] if "/" in path else ""
+        directory = parent_dir(path)
         if directory != cwd_dir and (not cwd_dir or directory.startswith(cwd_dir + "/")):
             anchors.append(directory)
     seen: set[tuple[str, int | None, str]] = set()
