@@ -86,10 +86,14 @@ ReadSet: TypeAlias = "frozenset[str] | tuple[str, ...]"
 _SMALL_READS: Final = 8
 
 
-def _read_set(reads: Iterable[str]) -> ReadSet:
+def read_set(reads: Iterable[str]) -> ReadSet:
+    """`reads` as an entry keeps them: a few as a tuple (a frozenset is 216 bytes however
+    few it holds), more as a frozenset; a tuple or a large frozenset as it is (shared)."""
     if isinstance(reads, frozenset):
-        return reads  # shared as it is
-    if not isinstance(reads, tuple):
+        if len(reads) > _SMALL_READS:
+            return reads
+        reads = tuple(reads)
+    elif not isinstance(reads, tuple):
         reads = tuple(reads)
     return reads if len(reads) <= _SMALL_READS else frozenset(reads)
 
@@ -122,7 +126,7 @@ class DerivedCache:
     ) -> V:
         """Store `value` under `key`, with the files (and pseudo-keys) it read (None: dropped
         on every change) and the entries it was built on; returns `value`."""
-        self._values[key] = (value, _read_set(reads) if reads is not None else None)
+        self._values[key] = (value, read_set(reads) if reads is not None else None)
         for parent in after:
             if parent not in self._values:  # already gone: so is this
                 del self._values[key]

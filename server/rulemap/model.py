@@ -6,9 +6,26 @@ original text; `rulemap.text.positions` converts them to UTF-16 or UTF-8 at the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import operator
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal, TypeVar
+
+T = TypeVar("T")
+
+
+def pickled_by_fields(cls: type[T]) -> type[T]:
+    """Pickle instances of the dataclass `cls` as a call of `cls` with its fields. By default
+    pickle sets a state dict on each new instance, which gives every one a dict of its own
+    (an instance's attributes otherwise live inline): 21 MB more when a check's snapshot of the
+    20,000-import workspace is loaded (cli/check_resume.py)."""
+    get = operator.attrgetter(*(f.name for f in fields(cls)))  # type: ignore[arg-type]
+
+    def __reduce__(self: Any) -> tuple[type[T], tuple[Any, ...]]:
+        return cls, get(self)
+
+    cls.__reduce__ = __reduce__  # type: ignore[method-assign]
+    return cls
 
 Severity = Literal["error", "warning", "information", "hint"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "information", "hint")
@@ -70,6 +87,7 @@ class ImportRef:
         return ImportRef, (self.raw, self.path, self.span, self.offset)  # as Pos's
 
 
+@pickled_by_fields
 @dataclass(frozen=True)
 class Resolved:
     """Where an import points, as the workspace sees it."""
@@ -79,6 +97,7 @@ class Resolved:
     identity: str | None  # real-path identity when the target exists
 
 
+@pickled_by_fields
 @dataclass
 class Frontmatter:
     present: bool
@@ -91,6 +110,7 @@ class Frontmatter:
     value_spans: dict[str, list[Span]] = field(default_factory=dict)  # `paths` item spans
 
 
+@pickled_by_fields
 @dataclass
 class Suppressions:
     file_codes: set[str] = field(default_factory=set)  # "*" means every code
@@ -157,6 +177,7 @@ class Document:
         self.lines = split_lines(self.text)
 
 
+@pickled_by_fields
 @dataclass
 class Related:
     path: str
@@ -183,6 +204,7 @@ class Hint:
     args: tuple[str, ...] = ()
 
 
+@pickled_by_fields
 @dataclass
 class Finding:
     path: str

@@ -39,7 +39,7 @@ from rulemap.cli.main import main
 from rulemap.config import CONFIG_FILES
 from rulemap.documents import parse_document
 from rulemap.host import resume as carried
-from rulemap.model import ImportRef
+from rulemap.model import ImportRef, ImportStatus
 from rulemap.profiles import PROFILES
 from rulemap.readers import check_store
 
@@ -283,7 +283,7 @@ def test_a_group_writable_snapshot_is_never_unpickled(
     [snap] = snapshots(cache_dir)
     snap.chmod(0o666)
     loaded: list[object] = []
-    monkeypatch.setattr(carried.pickle, "loads", lambda *a, **k: loaded.append(a))
+    monkeypatch.setattr(carried.pickle, "load", lambda *a, **k: loaded.append(a))
     (tree / "docs" / "style.md").write_text("Use spaces.\n")
     assert not check(str(tree)).resumed
     assert loaded == []
@@ -382,3 +382,26 @@ def test_a_directory_changed_after_the_check_listed_it_leaves_no_snapshot(
     (tree / "docs" / "new.md").write_text("new\n")
     os.utime(tree / "docs", ns=(time.time_ns() + 10**9, time.time_ns() + 10**9))
     assert check_store.listings_now(recording.dirs) is None
+
+
+def test_the_classes_pickled_by_their_fields_come_back_equal() -> None:
+    """`pickled_by_fields` rebuilds an instance by calling its class with every field: each
+    field, defaults included, comes back."""
+    from rulemap.model import Finding, Fix, Frontmatter, Hint, Related, Resolved, Span
+    from rulemap.model import Suppressions as Supp
+    from rulemap.profiles.claude_code.imports import Target, Token
+
+    span = Span.at(2, 1, 5)
+    values = [
+        Finding("a.md", span, "warning", "broken-import", "m", [Related("b.md", span, "r")],
+                [Fix("t", "replace", "a.md", span, "x")], ["unnecessary"], "codex",
+                Hint("near-glob", ("src/**",))),
+        Resolved(ImportStatus.MISSING, "x.md", None),
+        Frontmatter(True, {"paths": ["a"]}, "e", span, span, 3, {"paths": span}, {"paths": [span]}),
+        Supp({"*"}, {3: {"broken-import"}}),
+        Token(ImportRef("a\\ b", "a b", span, 4), "a b", "#x"),
+        Target("ok", "a.md", False, "/w/a.md", "/w/a.md"),
+    ]
+    for value in values:
+        back = pickle.loads(pickle.dumps(value, protocol=5))
+        assert back == value and type(back) is type(value)

@@ -16,7 +16,7 @@ file edited, more than `MAX_CHANGED` files, a snapshot unreadable or of another 
 whole check, as before.
 
 Pickle runs code the file names: a snapshot is read only when the user owns it and its
-directory and neither is writable by anyone else (`check_store.read_private`), as is true of
+directory and neither is writable by anyone else (`check_store.open_private`), as is true of
 what this module writes. The snapshot is not rewritten by the checks that resume from it:
 each reads every change since it, so the cost grows with the files edited since the last
 whole check, up to `MAX_CHANGED`.
@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from rulemap.readers import check_store
 
@@ -44,10 +44,10 @@ _HEADER_LENGTH_BYTES = 8
 
 @dataclass
 class Found:
-    """A usable snapshot: its pickled workspace, what changed since, and when that was
-    asked (the start of the record the resumed check leaves)."""
+    """A usable snapshot: the file, open at its pickled workspace; what changed since, and
+    when that was asked (the start of the record the resumed check leaves)."""
 
-    payload: memoryview
+    payload: BinaryIO
     changes: check_store.Changes
     asked_ns: int
 
@@ -60,24 +60,26 @@ def find(cache: CheckCache) -> Found | None:
     """The snapshot of `cache`'s key when only a few of the files it read changed since;
     None otherwise (never raises: a snapshot in doubt is a whole check)."""
     assert cache.directory is not None
+    stream = check_store.open_private(cache.directory, snapshot_name(cache))
+    if stream is None:
+        return None
     try:
-        data = check_store.read_private(cache.directory, snapshot_name(cache))
-        if data is None or not data.startswith(FORMAT):
-            return None
-        view = memoryview(data)
-        at = len(FORMAT)
-        length = int.from_bytes(view[at:at + _HEADER_LENGTH_BYTES], "big")
-        at += _HEADER_LENGTH_BYTES
-        header = json.loads(bytes(view[at:at + length]))
+        if stream.read(len(FORMAT)) != FORMAT:
+            raise ValueError("not a snapshot")
+        length = int.from_bytes(stream.read(_HEADER_LENGTH_BYTES), "big")
+        if length > check_store.MAX_ENTRY_BYTES:
+            raise ValueError("a header longer than a snapshot may be")
+        header = json.loads(stream.read(length))
         if header.get("key") != cache.key or check_store.inside(cache.directory, header["root"]):
-            return None
+            raise ValueError("another key's")
         asked_ns = time.time_ns()
         changes = check_store.changes_since(header["record"], header["start_ns"])
+        if changes is None or len(changes.files) > MAX_CHANGED:
+            raise ValueError("not only a few documents changed")
     except Exception:
+        stream.close()
         return None
-    if changes is None or len(changes.files) > MAX_CHANGED:
-        return None
-    return Found(view[at + length:], changes, asked_ns)
+    return Found(stream, changes, asked_ns)
 
 
 def resume(found: Found) -> tuple[OpenWorkspace, Recording] | None:
@@ -85,9 +87,10 @@ def resume(found: Found) -> tuple[OpenWorkspace, Recording] | None:
     this check; None when it cannot be (a configuration file changed, say)."""
     from rulemap.host import resume as carried
 
-    if carried.reshapes(found.changes.files):
-        return None  # known before the payload is loaded
-    loaded = carried.unpickled(found.payload)
+    with found.payload:
+        if carried.reshapes(found.changes.files):
+            return None  # known before the payload is loaded
+        loaded = carried.unpickled(found.payload)
     if loaded is None:
         return None
     ws, recording = loaded

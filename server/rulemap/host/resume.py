@@ -15,7 +15,7 @@ import copyreg
 import io
 import pickle
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, BinaryIO
 
 from rulemap.config import CONFIG_FILES
 from rulemap.profiles import PROFILES, get_profile
@@ -43,11 +43,12 @@ def pickled(ws: Workspace) -> bytes:
     return out.getvalue()
 
 
-def unpickled(payload: bytes | memoryview) -> tuple[Workspace, Recording] | None:
-    """The workspace `pickled` wrote, with the record its reader keeps; None for anything
-    else (a damaged payload, another object)."""
+def unpickled(payload: BinaryIO) -> tuple[Workspace, Recording] | None:
+    """The workspace `pickled` wrote, read from `payload` (a stream: the bytes are not held
+    while it is rebuilt), with the record its reader keeps; None for anything else (a damaged
+    payload, another object)."""
     try:
-        ws = pickle.loads(payload)
+        ws = pickle.load(payload)
     except Exception:
         return None
     if not isinstance(ws, Workspace) or not isinstance(ws.reader, RecordingReader):

@@ -19,7 +19,7 @@ import os
 import stat
 import sys
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, BinaryIO
 
 from rulemap.readers.base import MAX_FILE_BYTES, find_root, is_within
 
@@ -312,10 +312,11 @@ def read_entry(directory: str, name: str) -> bytes | None:
     return read_regular(os.path.join(directory, name), MAX_ENTRY_BYTES)
 
 
-def read_private(directory: str, name: str) -> bytes | None:
-    """An entry's bytes when the user alone could have written it: the file and `directory`
-    are the user's and writable by nobody else (a snapshot is unpickled: whoever can write
-    it can run code as the user). None otherwise, or when there is none."""
+def open_private(directory: str, name: str) -> BinaryIO | None:
+    """An entry opened for reading when the user alone could have written it: the file and
+    `directory` are the user's and writable by nobody else (a snapshot is unpickled: whoever
+    can write it can run code as the user). None otherwise, or when there is none. Read as a
+    stream: a 40 MB snapshot is not held in memory while it is unpickled."""
     try:
         folder = os.stat(directory)
         fd = os.open(os.path.join(directory, name),
@@ -329,16 +330,15 @@ def read_private(directory: str, name: str) -> bytes | None:
             info.st_uid != uid or folder.st_uid != uid
             or (info.st_mode | folder.st_mode) & (stat.S_IWGRP | stat.S_IWOTH)
         ):
+            os.close(fd)
             return None
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
+            os.close(fd)
             return None
-        with os.fdopen(fd, "rb", closefd=False) as stream:
-            data = stream.read(MAX_ENTRY_BYTES + 1)
-        return data if len(data) <= MAX_ENTRY_BYTES else None
+        return os.fdopen(fd, "rb")
     except OSError:
-        return None
-    finally:
         os.close(fd)
+        return None
 
 
 def write_entry(directory: str, name: str, data: bytes) -> bool:

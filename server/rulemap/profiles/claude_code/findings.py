@@ -9,7 +9,7 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING, Final
 
-from rulemap.derived import KeyFamily
+from rulemap.derived import KeyFamily, ReadSet, read_set
 from rulemap.model import Finding, Fix, ImportStatus, Related, Span
 from rulemap.profiles.base import directory_chain, selected
 from rulemap.profiles.claude_code import imports as claude_imports
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 _SCOPED_RULE: Final = KeyFamily[ClaudeLoad]("claude-code-scoped-rule")
 _LINK_FINDINGS: Final = KeyFamily[list[Finding]]("claude-code-link-findings")  # link, cwd, …
 # document, cwd, options, cogitator too, home → (its findings, what they read)
-_DOC_FINDINGS: Final = KeyFamily[tuple[list[Finding], frozenset[str]]]("claude-code-doc-findings")
+_DOC_FINDINGS: Final = KeyFamily[tuple[list[Finding], ReadSet]]("claude-code-doc-findings")
 _SHADOW: Final = KeyFamily[Finding]("claude-code-shadow")  # AGENTS.md, cwd, options
 
 
@@ -107,7 +107,7 @@ def _link_findings(
             continue  # a user-level file: not the workspace's to fix
         found, read = _document_findings(ws, profile, entry.path, cwd, opts, cogitator)
         out.extend(found)
-        reads |= read
+        reads.update(read)
     ws.derived.put(key, out, reads=reads, after=[link_key])
     return out
 
@@ -118,7 +118,7 @@ def _link_findings(
 def _document_findings(
     ws: Workspace, profile: ClaudeCodeProfile, path: str, cwd: str, opts: Options,
     cogitator: bool,
-) -> tuple[list[Finding], frozenset[str]]:
+) -> tuple[list[Finding], ReadSet]:
     """One loaded document's findings, and what they read."""
     key = _DOC_FINDINGS.key(path, cwd, opts, cogitator, claude_imports.home_root(ws))
     cached = ws.derived.get(key)
@@ -196,8 +196,9 @@ def _document_findings(
                     f"`{target.key}` is outside `{cwd}`. Approve it in Claude Code (then set "
                     f"approveExternalImports = true under [profiles.claude-code]), or move "
                     f"the file below `{cwd}`"))
-    result = (out, frozenset(reads))
-    ws.derived.put(key, result, reads=reads)
+    kept = read_set(reads)  # one object, the entry's read set and the answer's
+    result = (out, kept)
+    ws.derived.put(key, result, reads=kept)
     return result
 
 

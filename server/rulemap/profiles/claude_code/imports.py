@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from rulemap.derived import KeyFamily
 from rulemap.documents import parse_document, unreadable_document
-from rulemap.model import Document, ImportRef, Pos, Span
+from rulemap.model import Document, ImportRef, Pos, Span, pickled_by_fields
 from rulemap.readers.base import ReadError, is_within
 from rulemap.text.decoding import decode
 from rulemap.text.markdown import scan
@@ -56,6 +56,7 @@ _IMPORTS: Final[KeyFamily[tuple[tuple[tuple[Token, Target], ...], frozenset[int]
 )
 
 
+@pickled_by_fields
 @dataclass(frozen=True)
 class Token:
     ref: ImportRef  # the token as Claude Code reads it (span shortened at a backslash)
@@ -63,6 +64,7 @@ class Token:
     fragment: str  # the dropped `#...`, or ''
 
 
+@pickled_by_fields
 @dataclass(frozen=True)
 class Target:
     status: Status
