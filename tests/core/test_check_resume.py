@@ -405,3 +405,14 @@ def test_the_classes_pickled_by_their_fields_come_back_equal() -> None:
     for value in values:
         back = pickle.loads(pickle.dumps(value, protocol=5))
         assert back == value and type(back) is type(value)
+
+
+def test_without_user_ids_no_snapshot_is_read(
+    tree: Path, check: Check, cache_dir: Path, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    """Where the owner of a file cannot be compared with the user's (Windows), nothing is
+    unpickled: every check after an edit is a whole one."""
+    with_snapshot(check, tree)
+    monkeypatch.setattr(check_store, "_GETUID", None)
+    (tree / "docs" / "style.md").write_text("Use spaces.\n")
+    assert_as_from_scratch(check, str(tree), resumed=False)

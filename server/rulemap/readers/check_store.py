@@ -31,6 +31,7 @@ except ImportError:  # pragma: no cover - an interpreter built without it
 ENTRY_PREFIX = "check-"
 ENTRY_SUFFIX = ".json"
 KEEP_ENTRIES = 64  # the most recently written; older ones are removed when one is written
+_GETUID = getattr(os, "getuid", None)  # None: no user ids (Windows)
 SNAPSHOT_SUFFIX = ".snapshot"  # a workspace snapshot beside an entry (cli/check_resume.py)
 KEEP_SNAPSHOTS = 4  # of up to 64 MB each
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
@@ -316,7 +317,11 @@ def open_private(directory: str, name: str) -> BinaryIO | None:
     """An entry opened for reading when the user alone could have written it: the file and
     `directory` are the user's and writable by nobody else (a snapshot is unpickled: whoever
     can write it can run code as the user). None otherwise, or when there is none. Read as a
-    stream: a 40 MB snapshot is not held in memory while it is unpickled."""
+    stream: a 40 MB snapshot is not held in memory while it is unpickled. Where there are no
+    user ids to compare (Windows), never."""
+    getuid = _GETUID
+    if getuid is None:
+        return None
     try:
         folder = os.stat(directory)
         fd = os.open(os.path.join(directory, name),
@@ -325,11 +330,9 @@ def open_private(directory: str, name: str) -> BinaryIO | None:
         return None
     try:
         info = os.fstat(fd)
-        uid = os.getuid() if hasattr(os, "getuid") else None
-        if uid is not None and (
-            info.st_uid != uid or folder.st_uid != uid
-            or (info.st_mode | folder.st_mode) & (stat.S_IWGRP | stat.S_IWOTH)
-        ):
+        uid = getuid()
+        if (info.st_uid != uid or folder.st_uid != uid
+                or (info.st_mode | folder.st_mode) & (stat.S_IWGRP | stat.S_IWOTH)):
             os.close(fd)
             return None
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
