@@ -264,10 +264,10 @@ def record(
 
 def _leave_snapshot(cache: CheckCache, ws: OpenWorkspace, recording: Recording) -> None:
     """Write the snapshot of the check just reported. From `rulemap`'s entry point, in a
-    child process at a lower priority: pickling a workspace costs a quarter to three quarters
-    of a whole check (benchmarks/README.md, "A check after an edit"), which the user does not
-    wait for; the child lets go of the terminal and the output first, so a pipe's reader sees
-    the end of the report when the check exits."""
+    child process at a lower priority: hashing the listings, pickling and writing take a third
+    to nearly all of a whole check's time again (benchmarks/README.md, "A check after an
+    edit"), which the user does not wait for; the child lets go of the terminal and the
+    output first, so a pipe's reader sees the end of the report when the check exits."""
     from rulemap.cli.check_resume import snapshot
 
     fork = getattr(os, "fork", None)

@@ -217,7 +217,8 @@ def changes_since(record: Mapping[str, Any], start_ns: int) -> Changes | None:
             continue
         if listing == "!" or now is None or listings.get(path) != _listing_now(path):
             return None
-        changes.same_dirs[path] = (now, listing)
+        # with its entries' hash: its new mtime may be racy for the check that records it
+        changes.same_dirs[path] = (now, listings[path])
     for at, sig, result in record["files"]:
         path = _at(paths, at)
         now = signature(path)
