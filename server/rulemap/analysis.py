@@ -47,6 +47,14 @@ def local_reader(root: str, allowed: tuple[str, ...] = ()) -> WalkingReader:
     return LocalReader(root, allowed=allowed)
 
 
+def one_shot_reader(root: str, allowed: tuple[str, ...] = ()) -> WalkingReader:
+    """`local_reader` for a command that exits after one look at the tree: a probe below a
+    directory the walk listed is answered from that listing (readers/local.py)."""
+    from rulemap.readers.local import LocalReader
+
+    return LocalReader(root, allowed=allowed, one_shot=True)
+
+
 def open_workspace(
     root: str,
     reader: WalkingReader | None = None,

@@ -50,7 +50,9 @@ def open_workspace(
 
         wrap = overlaid
     if ref is None:
-        return _open(root_dir, granted, profiles, home, analysis.local_reader, wrap)
+        # a command looks once and exits (`--fix` edits what it looked at: it asks the disk)
+        factory = analysis.local_reader if editable else analysis.one_shot_reader
+        return _open(root_dir, granted, profiles, home, factory, wrap)
     # git (and `subprocess`, ~12 ms) is imported only for `--ref`: a plain check never pays it
     from rulemap.readers.git_process import GitRefError
 

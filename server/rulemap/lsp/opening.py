@@ -95,6 +95,9 @@ def open_workspace(
             findings = full_findings(ws)
         except Exception:
             log.exception("checking %s failed", root)
+    if recording is not None:
+        # the check the record is of is done; the workspace outlives the walk's listings
+        recording.stop_listing_answers()
     return ws, overlay, errors, findings
 
 

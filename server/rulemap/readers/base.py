@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Protocol
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -83,6 +83,28 @@ def is_within(path: str, directory: str) -> bool:
 
 def normalize(path: str) -> str:
     return posixpath.normpath(path) if path else path
+
+
+def missing_by_listing(
+    listed: Mapping[str, frozenset[str]], path: str, dot_names_only: bool = False
+) -> bool:
+    """Whether `path` is missing by a listing a walk made (`listed`: each listed directory
+    with the names in it, keyed as `path` is written — absolute, or relative to a root keyed
+    "" — without a trailing slash): its nearest
+    listed ancestor has no entry for the next name on the way. `dot_names_only`: the
+    listings keep the names that start with a dot alone, so only such a name can be missing
+    by them. Codex's `.git` and Claude Code's `.claude/CLAUDE.md` are probed in every
+    directory: 40,000 `stat`s of paths a kilobyte long in a tree 400 levels deep, a third of
+    a check, answered from memory. Right only while the listings hold: a one-shot command's,
+    not a long-lived server's."""
+    parent, slash, name = path.rpartition("/")
+    while True:
+        names = listed.get(parent)  # "": the directory of a name without a slash
+        if names is not None:
+            return (not dot_names_only or name.startswith(".")) and name not in names
+        if not slash:
+            return False
+        parent, slash, name = parent.rpartition("/")
 
 
 def find_root(start: str) -> str:

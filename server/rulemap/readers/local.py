@@ -37,9 +37,10 @@ import errno
 import os
 import posixpath
 import stat
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 
-from rulemap.readers import git_listing
+from rulemap.readers import base, git_listing
 from rulemap.readers.base import ALWAYS_SKIPPED_DIRS, MAX_FILE_BYTES, ReadError, is_within
 from rulemap.readers.gitignore import GitignoreSpec, ignored, ignored_in_walk, read_gitignore
 
@@ -50,8 +51,19 @@ MAX_LISTINGS_PER_DIRECTORY = 8
 Start = tuple[str, str, str, frozenset[str], bool, list[tuple[str, GitignoreSpec]]]
 
 
+_NO_NAMES: frozenset[str] = frozenset()
+
+
 class LocalReader:
-    def __init__(self, root: str, allowed: Sequence[str] = (), max_bytes: int = MAX_FILE_BYTES):
+    """The working tree on the local disk. `one_shot`: the reader of a command that exits
+    after one look (`rulemap check --no-cache`, explain, graph): a probe below a directory
+    the walk listed is answered from that listing (`base.missing_by_listing`), never for a
+    long-lived reader, under which files appear."""
+
+    def __init__(
+        self, root: str, allowed: Sequence[str] = (), max_bytes: int = MAX_FILE_BYTES,
+        one_shot: bool = False,
+    ):
         self.root = posixpath.normpath(os.path.abspath(root))
         self._real_root = os.path.realpath(self.root)
         self.allowed = [posixpath.normpath(os.path.expanduser(a)) for a in allowed]
@@ -65,6 +77,8 @@ class LocalReader:
         self._gitignores: dict[str, GitignoreSpec | None] = {}  # directory → its .gitignore
         self._git_failed = False  # git timed out once: walk from then on
         self.listed_by_git = False  # how the last `list_files` listed (for tests, benchmarks)
+        # each directory the walk listed (below the root: "", "a/b") → its names with a dot
+        self._listed: dict[str, frozenset[str]] | None = {} if one_shot else None
 
     def _confined(self, path: str) -> bool:
         real = self.identity(path)
@@ -73,6 +87,10 @@ class LocalReader:
         )
 
     def exists(self, path: str) -> bool:
+        if self._listed and path.startswith(self.root + "/") and base.missing_by_listing(
+            self._listed, path[len(self.root) + 1:], dot_names_only=True
+        ):
+            return False
         return os.path.exists(path)
 
     def is_dir(self, path: str) -> bool:
@@ -260,7 +278,16 @@ class LocalReader:
     # What the walk asks the disk beyond `read_bytes`, each a method so that the check cache's
     # recording reader (readers/recording.py) can note it: a directory's entries, a .gitignore.
     def _list_directory(self, directory: str) -> list[os.DirEntry[str]]:
-        return list(os.scandir(directory))
+        entries = list(os.scandir(directory))
+        if self._listed is not None and (
+            directory == self.root or directory.startswith(self.root + "/")
+        ):
+            # keyed as the index keys it (interned: one string); the dot names alone, which
+            # are probed everywhere (all names of 20,000 directories 400 deep were 28 MB)
+            below = sys.intern(directory[len(self.root) + 1:].rstrip("/"))
+            dots = [e.name for e in entries if e.name.startswith(".")]
+            self._listed[below] = frozenset(dots) if dots else _NO_NAMES
+        return entries
 
     def _gitignore_bytes(self, path: str) -> bytes:
         return read_regular_file(path)

@@ -22,7 +22,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from rulemap.readers import check_store
-from rulemap.readers.base import ReadError, find_root
+from rulemap.readers.base import ReadError, find_root, missing_by_listing
 from rulemap.readers.check_store import Signature, digest, signature
 
 if TYPE_CHECKING:
@@ -51,18 +51,17 @@ class Recording:
         self.listings: dict[str, str] | None = None
 
     def implied_missing(self, path: str) -> bool:
-        """Whether `path` is missing by a listing the walk made: its nearest listed ancestor
-        has no entry for the next name on the way. Such a probe is not noted (nor asked):
-        the directory's signature, checked next time, stands for it. Codex's `.git` and
-        Claude Code's `.claude/CLAUDE.md` probed in each of 20,000 directories 400 levels
-        deep made a 68 MB entry, over the size a cache entry may have."""
-        parent, _, name = path.rpartition("/")
-        while parent:
-            names = self.listed.get(parent)
-            if names is not None:
-                return name not in names
-            parent, _, name = parent.rpartition("/")
-        return False
+        """Whether `path` is missing by a listing the walk made (`base.missing_by_listing`).
+        Such a probe is not noted (nor asked): the directory's signature, checked next time,
+        stands for it. Codex's `.git` and Claude Code's `.claude/CLAUDE.md` probed in each of
+        20,000 directories 400 levels deep made a 68 MB entry, over the size a cache entry
+        may have. Never once `stop_listing_answers` was called (a language server's
+        workspace outlives the walk)."""
+        return missing_by_listing(self.listed, path)
+
+    def stop_listing_answers(self) -> None:
+        """From now on every probe asks the disk: files are created after the walk."""
+        self.listed = {}
 
     def note(self, table: dict[str, Any], key: str, answer: Any) -> None:
         if table.setdefault(key, answer) != answer:
