@@ -40,6 +40,7 @@ class Run:
     out: str
     err: str
     hit: bool
+    resumed: bool = False  # from the last whole check's snapshot (test_check_resume.py)
 
 
 Check = Callable[..., Run]
@@ -72,7 +73,7 @@ def check(cache_dir: Path, monkeypatch: pytest.MonkeyPatch,
         finally:
             gc.enable()  # main() turns the collector off for one-shot commands
         out, err = capsys.readouterr()
-        return Run(code, out, err, cache.replayed is not None)
+        return Run(code, out, err, cache.replayed is not None, cache.resumed)
 
     return run
 

@@ -9,7 +9,6 @@ $RULEMAP_CACHE_DIR in the test's directory (the fixtures of test_check_cache.py)
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import pickle
@@ -17,8 +16,6 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,15 +24,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.core.test_check_cache import (  # noqa: F401
     CASES,
+    Check,
+    Run,
     _realworld,
     _subprocess_env,
     cache_dir,
+    check,
     tree,
 )
 
 from rulemap.cli import check_resume
 from rulemap.cli.check_cache import CheckCache, lookup
-from rulemap.cli.main import main
 from rulemap.config import CONFIG_FILES
 from rulemap.documents import parse_document
 from rulemap.host import resume as carried
@@ -44,44 +43,15 @@ from rulemap.profiles import PROFILES
 from rulemap.readers import check_store
 
 
-@dataclass
-class Run:
-    code: int
-    out: str
-    err: str
-    hit: bool
-    resumed: bool
-
-
-Check = Callable[..., Run]
-
-
-@pytest.fixture
-def check(cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> Check:  # noqa: F811
-    def run(*args: str) -> Run:
-        capsys.readouterr()
-        argv = ["check", *args]
-        cache = CheckCache()
-        try:
-            cache = lookup(argv)
-            code = main(argv, cache=cache) if cache.replayed is None else cache.replayed
-        finally:
-            gc.enable()  # main() turns the collector off for one-shot commands
-        out, err = capsys.readouterr()
-        return Run(code, out, err, cache.replayed is not None, cache.resumed)
-
-    return run
-
-
 def snapshots(store: Path) -> list[Path]:
     return sorted(store.glob("check-*.snapshot")) if store.is_dir() else []
 
 
-def with_snapshot(check: Check, root: Path, *args: str) -> bool:
+def with_snapshot(run_check: Check, root: Path, *args: str) -> bool:
     """A whole check, then one after an edit of a file it read (a repeated check: it leaves a
     snapshot); False when there is none (the check stopped at a configuration error, or read
     no file it could)."""
-    first = check(str(root), *args)
+    first = run_check(str(root), *args)
     assert not first.hit
     if first.err:
         return False
@@ -90,17 +60,17 @@ def with_snapshot(check: Check, root: Path, *args: str) -> bool:
         return False
     touch = read[0]
     touch.write_text(touch.read_text(encoding="utf-8") + "\n", encoding="utf-8")
-    second = check(str(root), *args)
+    second = run_check(str(root), *args)
     assert not second.hit and not second.resumed and second.err == ""
     return True
 
 
-def assert_as_from_scratch(check: Check, *args: str, resumed: bool) -> Run:
-    run = check(*args)
+def assert_as_from_scratch(run_check: Check, *args: str, resumed: bool) -> Run:
+    run = run_check(*args)
     assert run.resumed is resumed and not run.hit
-    fresh = check(*args, "--no-cache")
+    fresh = run_check(*args, "--no-cache")
     assert (run.code, run.out, run.err) == (fresh.code, fresh.out, fresh.err)
-    assert check(*args).hit, "a resumed check leaves an entry the next check replays"
+    assert run_check(*args).hit, "a resumed check leaves an entry the next check replays"
     return run
 
 
@@ -139,15 +109,15 @@ def _read_files(root: Path, entry: Path) -> list[Path]:
 
 
 def _resumes_as_from_scratch_after_editing_each_read_file(
-    root: Path, check: Check, store: Path, *args: str
+    root: Path, run_check: Check, store: Path, *args: str
 ) -> int:
-    if not with_snapshot(check, root, *args):
+    if not with_snapshot(run_check, root, *args):
         return 0
     edited = 0
     for path in _read_files(root, _newest(store, check_resume.SUFFIX))[:40]:
         path.write_text(path.read_text(encoding="utf-8", errors="replace") + EDIT,
                         encoding="utf-8")
-        assert_as_from_scratch(check, str(root), *args, resumed=True)
+        assert_as_from_scratch(run_check, str(root), *args, resumed=True)
         edited += 1
     return edited
 

@@ -19,7 +19,7 @@ import os
 import stat
 import sys
 from collections.abc import Iterable, Mapping
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Final
 
 from rulemap.readers.base import MAX_FILE_BYTES, find_root, is_within
 
@@ -161,14 +161,8 @@ def still_valid(record: Mapping[str, Any], start_ns: int) -> bool:
     # the files first: an edited document, the usual miss, is found before the directories
     # (20,000 of them in a large tree) are asked, which a resumed check asks again anyway
     for at, sig, result in record["files"]:
-        path = _at(paths, at)
-        now = signature(path)
-        if now == sig and not racy(sig, start_ns):
-            continue
-        if result.startswith("!") or now is None or not stat.S_ISREG(now[4]):
-            return False  # an error or a missing file is trusted by its signature only
-        data = read_regular(path)
-        if data is None or digest(data) != result:
+        answer = _file_now(_at(paths, at), sig, result, start_ns)
+        if answer is not SAME and (answer is None or answer[1] != result):
             return False
     for at, sig, listing in record["dirs"]:
         path = _at(paths, at)
@@ -188,6 +182,25 @@ def still_valid(record: Mapping[str, Any], start_ns: int) -> bool:
         return False
     found = record["root"]
     return found is None or find_root(found[0]) == found[1]
+
+
+SAME: Final = (None, "")  # `_file_now`: unchanged by its signature, not read again
+
+
+def _file_now(
+    path: str, sig: Signature, result: str, start_ns: int
+) -> tuple[Signature, str] | None:
+    """A recorded read of `path` (`sig`, and `result`: the bytes' hash or `!why`) asked
+    again: `SAME` when its signature says it is unchanged (not racy); else its signature and
+    the hash of its bytes now; None when it cannot be compared by its bytes (the read failed
+    then, or it is missing or no regular file now: trusted by its signature only)."""
+    now = signature(path)
+    if now == sig and not racy(sig, start_ns):
+        return SAME
+    if result.startswith("!") or now is None or not stat.S_ISREG(now[4]):
+        return None
+    data = read_regular(path)
+    return None if data is None else (now, digest(data))
 
 
 class Changes:
@@ -221,16 +234,11 @@ def changes_since(record: Mapping[str, Any], start_ns: int) -> Changes | None:
         changes.same_dirs[path] = (now, listings[path])
     for at, sig, result in record["files"]:
         path = _at(paths, at)
-        now = signature(path)
-        if now == sig and not racy(sig, start_ns):
-            continue
-        if result.startswith("!") or now is None or not stat.S_ISREG(now[4]):
+        answer = _file_now(path, sig, result, start_ns)
+        if answer is None:
             return None
-        data = read_regular(path)
-        if data is None:
-            return None
-        answer = (now, digest(data))
-        (changes.same_files if answer[1] == result else changes.files)[path] = answer
+        if answer is not SAME:
+            (changes.same_files if answer[1] == result else changes.files)[path] = answer
     exists, is_dir, realpath = os.path.exists, os.path.isdir, os.path.realpath
     if any(exists(_at(paths, at)) != answer for at, answer in record["exists"]):
         return None
