@@ -173,6 +173,12 @@ def still_valid(record: Mapping[str, Any], start_ns: int) -> bool:
                 return False
         elif listing and _listing_now(path) != listing:
             return False
+    return _probes_hold(record, paths)
+
+
+def _probes_hold(record: Mapping[str, Any], paths: list[str]) -> bool:
+    """Whether the record's other questions — a path exists, is a directory, has that real
+    path; the root found from the directory the check ran in — have the same answers now."""
     exists, is_dir, realpath = os.path.exists, os.path.isdir, os.path.realpath
     if any(exists(_at(paths, at)) != answer for at, answer in record["exists"]):
         return False
@@ -239,15 +245,7 @@ def changes_since(record: Mapping[str, Any], start_ns: int) -> Changes | None:
             return None
         if answer is not SAME:
             (changes.same_files if answer[1] == result else changes.files)[path] = answer
-    exists, is_dir, realpath = os.path.exists, os.path.isdir, os.path.realpath
-    if any(exists(_at(paths, at)) != answer for at, answer in record["exists"]):
-        return None
-    if any(is_dir(_at(paths, at)) != answer for at, answer in record["is_dir"]):
-        return None
-    if any(realpath(_at(paths, at)) != answer for at, answer in record["identity"]):
-        return None
-    found = record["root"]
-    return changes if found is None or find_root(found[0]) == found[1] else None
+    return changes if _probes_hold(record, paths) else None
 
 
 def listings_now(dirs: Mapping[str, tuple[Signature, str]]) -> dict[str, str] | None:
