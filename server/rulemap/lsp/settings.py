@@ -23,8 +23,9 @@ from typing import Any, Literal
 SourceFiles = Literal["firstLine", "everywhere", "off"]
 HOVER_MODES: tuple[SourceFiles, ...] = ("firstLine", "everywhere", "off")
 DEFAULT_DEBOUNCE_MS = 150
-# Keys a client may send in the section that only configure the client itself.
-CLIENT_KEYS = frozenset({"server", "trace"})
+# Keys a client may send in the section that only configure the client itself (the VS Code
+# extension's: tests/lsp/test_contributed_settings.py).
+CLIENT_KEYS = frozenset({"server", "trace", "unseenLines"})
 # The user-only key (rulemap.config.USER_ONLY_KEYS): trusted from initializationOptions only.
 GRANT_KEY = "allowImportsFrom"
 
