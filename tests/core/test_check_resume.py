@@ -114,7 +114,7 @@ def _resumes_as_from_scratch_after_editing_each_read_file(
     if not with_snapshot(run_check, root, *args):
         return 0
     edited = 0
-    for path in _read_files(root, _newest(store, check_resume.SUFFIX))[:40]:
+    for path in _read_files(root, _newest(store, check_store.SNAPSHOT_SUFFIX))[:40]:
         path.write_text(path.read_text(encoding="utf-8", errors="replace") + EDIT,
                         encoding="utf-8")
         assert_as_from_scratch(run_check, str(root), *args, resumed=True)

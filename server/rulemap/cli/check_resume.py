@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from rulemap.readers.recording import Recording
 
 FORMAT = b"rulemap-check-snapshot/1\n"
-SUFFIX = check_store.SNAPSHOT_SUFFIX
 MAX_CHANGED = 64
 _HEADER_LENGTH_BYTES = 8
 
@@ -53,7 +52,7 @@ class Found:
 
 
 def snapshot_name(cache: CheckCache) -> str:
-    return cache.entry_name().removesuffix(check_store.ENTRY_SUFFIX) + SUFFIX
+    return cache.entry_name().removesuffix(check_store.ENTRY_SUFFIX) + check_store.SNAPSHOT_SUFFIX
 
 
 def find(cache: CheckCache) -> Found | None:
