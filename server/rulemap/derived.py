@@ -16,6 +16,8 @@ import enum
 from collections.abc import Hashable, Iterable, Iterator
 from typing import Any, ClassVar, Final, Generic, TypeAlias, TypeVar, overload
 
+from rulemap.model import EMPTY
+
 V = TypeVar("V")
 D = TypeVar("D")
 
@@ -105,7 +107,12 @@ class DerivedCache:
 
     def __init__(self) -> None:
         self._values: dict[AnyKey, tuple[Any, ReadSet | None]] = {}
-        self._dependents: dict[AnyKey, set[AnyKey]] = {}  # key → keys built on it
+        # key → the key built on it, or a set of them when there are more: most values have
+        # one at most (a set is 216 bytes, and a tree 400 levels deep had 22,500 of one key)
+        self._dependents: dict[AnyKey, AnyKey | set[AnyKey]] = {}
+        # the read set of one file, shared by the many values that read that file alone
+        # (seven per document on a large workspace: a 48-byte tuple each)
+        self._alone: dict[str, tuple[str]] = {}
 
     @overload
     def get(self, key: Key[V]) -> V | None: ...
@@ -126,18 +133,34 @@ class DerivedCache:
     ) -> V:
         """Store `value` under `key`, with the files (and pseudo-keys) it read (None: dropped
         on every change) and the entries it was built on; returns `value`."""
-        self._values[key] = (value, read_set(reads) if reads is not None else None)
+        if reads is None:
+            kept: ReadSet | None = None
+        else:
+            kept = read_set(reads)
+            if len(kept) == 1 and type(kept) is tuple:
+                kept = self._alone.setdefault(kept[0], kept)
+        if type(value) is list and not value:
+            value = EMPTY  # one empty list for all (rulemap.model.EmptyList)
+        self._values[key] = (value, kept)
+        dependents = self._dependents
         for parent in after:
             if parent not in self._values:  # already gone: so is this
                 del self._values[key]
                 return value
-            self._dependents.setdefault(parent, set()).add(key)
+            known = dependents.get(parent)
+            if known is None:
+                dependents[parent] = key
+            elif type(known) is set:
+                known.add(key)
+            elif known != key:
+                dependents[parent] = {known, key}  # type: ignore[arg-type]
         return value
 
     def invalidate(self, changed: set[str], structural: bool) -> None:
         if structural:
             self._values.clear()
             self._dependents.clear()
+            self._alone.clear()
             return
         dropped = [
             key
@@ -148,7 +171,11 @@ class DerivedCache:
             key = dropped.pop()
             if self._values.pop(key, _MISSING) is _MISSING and key not in self._dependents:
                 continue
-            dropped.extend(self._dependents.pop(key, ()))
+            built = self._dependents.pop(key, None)
+            if type(built) is set:
+                dropped.extend(built)
+            elif built is not None:
+                dropped.append(built)  # type: ignore[arg-type]
 
     def read_sets(self) -> Iterator[ReadSet]:
         """What each stored value read (those stored without a read set left out: they go on

@@ -27,6 +27,32 @@ def pickled_by_fields(cls: type[T]) -> type[T]:
     cls.__reduce__ = __reduce__  # type: ignore[method-assign]
     return cls
 
+class EmptyList(list[Any]):
+    """The one empty list that many values share instead of each making its own: a finding's
+    `related`, `fixes` and `tags` are empty for most of the 20,000 findings of a large check
+    (56 bytes each, 5 MB in all), as are most of the per-document lists the derived cache
+    keeps. Changing it raises: a value that needs items gets a list of its own."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: object, **kwargs: object) -> Any:
+        raise TypeError("EMPTY is shared: assign a new list instead of changing it")
+
+    append = extend = insert = remove = pop = clear = sort = reverse = _refuse
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+
+    def __reduce__(self) -> str:
+        return "EMPTY"  # the module's own: one instance after a snapshot is loaded too
+
+
+EMPTY: Any = EmptyList()
+
+
+def empty() -> Any:
+    """`field(default_factory=empty)`: the shared `EMPTY` (a list's type to its users)."""
+    return EMPTY
+
+
 Severity = Literal["error", "warning", "information", "hint"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "information", "hint")
 
@@ -212,9 +238,9 @@ class Finding:
     severity: Severity
     code: str
     message: str
-    related: list[Related] = field(default_factory=list)
-    fixes: list[Fix] = field(default_factory=list)
-    tags: list[Literal["unnecessary", "deprecated"]] = field(default_factory=list)
+    related: list[Related] = field(default_factory=empty)  # never changed: replaced
+    fixes: list[Fix] = field(default_factory=empty)
+    tags: list[Literal["unnecessary", "deprecated"]] = field(default_factory=empty)
     # the agent (profile name) that alone suffers this finding; None: any agent reading the
     # file (syntax, unreadable bytes, the default model's findings)
     profile: str | None = None

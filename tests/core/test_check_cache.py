@@ -100,6 +100,16 @@ def entries(cache_dir: Path) -> list[Path]:
     return sorted(cache_dir.glob("check-*.json")) if cache_dir.is_dir() else []
 
 
+def read_entry(entry: Path) -> tuple[dict[str, object], bytes]:
+    """An entry's header (its first line, JSON) and the report that follows it."""
+    head, _, report = entry.read_bytes().partition(b"\n")
+    return json.loads(head), report
+
+
+def write_entry(entry: Path, header: dict[str, object], report: bytes) -> None:
+    entry.write_bytes(json.dumps(header).encode() + b"\n" + report)
+
+
 def primed(check: Check, *args: str, cwd: Path | None = None) -> Run:
     """A cold run that stores its entry, then the warm run that replays it."""
     cold = check(*args, cwd=cwd)
@@ -277,7 +287,8 @@ def test_a_probe_the_listing_answers_is_not_stored_and_its_answer_changing_is_se
     args = (str(tree), "--profiles", "codex,claude-code")
     primed(check, *args)
     [entry] = entries(cache_dir)
-    record = json.loads(entry.read_bytes())["record"]
+    record = read_entry(entry)[0]["record"]
+    assert isinstance(record, dict)
     paths = check_store.decode_paths(record["paths"])
     probed = {paths[at] for at, _ in record["exists"]}
     assert not {p for p in probed if p.startswith(str(package))}
@@ -388,9 +399,8 @@ def test_the_environment_a_check_reads_is_part_of_the_key(
 def poison(cache_dir: Path) -> None:
     """Make the one entry print POISON: a run that prints it read the cache."""
     [entry] = entries(cache_dir)
-    data = json.loads(entry.read_text())
-    data["stdout"] = "POISON\n"
-    entry.write_text(json.dumps(data))
+    header, _ = read_entry(entry)
+    write_entry(entry, {**header, "stdout_bytes": 7}, b"POISON\n")
 
 
 def test_no_cache_neither_reads_nor_writes(tree: Path, check: Check, cache_dir: Path,
@@ -450,16 +460,22 @@ def _damage(kind: str, entry: Path) -> None:
         entry.write_bytes(data[: len(data) // 2])
     elif kind == "empty":
         entry.write_bytes(b"")
+    elif kind == "report-cut":  # the header whole, the report a byte short
+        entry.write_bytes(data[:-1])
+    elif kind == "report-longer":
+        entry.write_bytes(data + b"more")
+    elif kind == "no-header-end":
+        entry.write_bytes(data.replace(b"\n", b" ", 1))
     elif kind == "foreign-version":
-        entry.write_bytes(data.replace(b"rulemap-check-cache/2", b"rulemap-check-cache/0"))
+        entry.write_bytes(data.replace(b"rulemap-check-cache/3", b"rulemap-check-cache/0"))
     elif kind == "foreign-key":
-        parsed = json.loads(data)
-        parsed["key"]["version"] = "0.0.0"
-        entry.write_text(json.dumps(parsed))
+        header, report = read_entry(entry)
+        header["key"]["version"] = "0.0.0"  # type: ignore[index]
+        write_entry(entry, header, report)
     elif kind == "wrong-types":
-        parsed = json.loads(data)
-        parsed["record"]["dirs"] = [[1, 2]]
-        entry.write_text(json.dumps(parsed))
+        header, report = read_entry(entry)
+        header["record"]["dirs"] = [[1, 2]]  # type: ignore[index]
+        write_entry(entry, header, report)
     elif kind == "not-an-object":
         entry.write_text("[1, 2, 3]")
     elif kind == "a-directory":
@@ -471,8 +487,8 @@ def _damage(kind: str, entry: Path) -> None:
 
 
 @pytest.mark.parametrize("kind", [
-    "corrupt", "truncated", "empty", "foreign-version", "foreign-key", "wrong-types",
-    "not-an-object", "a-directory", "a-fifo",
+    "corrupt", "truncated", "empty", "report-cut", "report-longer", "no-header-end",
+    "foreign-version", "foreign-key", "wrong-types", "not-an-object", "a-directory", "a-fifo",
 ])
 def test_a_damaged_entry_is_a_cold_run(kind: str, tree: Path, check: Check,
                                        cache_dir: Path) -> None:
@@ -522,7 +538,7 @@ def test_two_concurrent_writers_leave_a_valid_entry(tree: Path, cache_dir: Path)
     outputs = [run.communicate(timeout=120) for run in runs]
     assert all(err == b"" for _, err in outputs) and len({out for out, _ in outputs}) == 1
     [entry] = entries(cache_dir)
-    assert json.loads(entry.read_bytes())["format"] == FORMAT
+    assert read_entry(entry)[0]["format"] == FORMAT
     assert not [p for p in cache_dir.iterdir() if p.name.endswith(".tmp")]
     warm = subprocess.run(command, env=env, capture_output=True, timeout=120, check=False)
     assert (warm.stdout, warm.stderr) == (outputs[0][0], b"")

@@ -90,7 +90,7 @@ def _newest(store: Path, suffix: str) -> Path:
 def _record(path: Path) -> dict[str, Any]:
     data = path.read_bytes()
     if path.suffix == ".json":
-        return json.loads(data)["record"]  # type: ignore[no-any-return]
+        return json.loads(data.partition(b"\n")[0])["record"]  # type: ignore[no-any-return]
     at = len(check_resume.FORMAT)
     length = int.from_bytes(data[at:at + 8], "big")
     return json.loads(data[at + 8:at + 8 + length])["record"]  # type: ignore[no-any-return]

@@ -131,7 +131,7 @@ def token_findings(
         finding.message += (f". Imports are relative to the importing file's directory "
                             f"(`{posixpath.dirname(importer)}/`), not the workspace root, where "
                             f"`{from_root}` exists")
-    finding.fixes.append(Fix(f"Create `{resolved.target}`", "create", resolved.target))
+    finding.fixes = [Fix(f"Create `{resolved.target}`", "create", resolved.target)]
     return [finding]
 
 

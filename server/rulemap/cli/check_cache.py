@@ -32,7 +32,10 @@ if TYPE_CHECKING:
     from rulemap.readers.base import WalkingReader
     from rulemap.readers.recording import Recording
 
-FORMAT = "rulemap-check-cache/2"
+# An entry is a line of JSON (the format, key, record and exit code, and the report's length in
+# bytes), then the report itself as UTF-8: kept raw rather than as a JSON string, which made an
+# 8 MB report 10 MB of escapes and held three copies of it at once while written and read.
+FORMAT = "rulemap-check-cache/3"
 DIR_ENV = "RULEMAP_CACHE_DIR"
 OFF_ENV = "RULEMAP_NO_CACHE"
 # what a check reads from the environment, besides the cache's own variables
@@ -177,17 +180,23 @@ def _valid_entry(cache: CheckCache) -> tuple[str, int] | None:
     if data is None:
         return None
     cache.repeated = True
-    entry = json.loads(data)
+    end = data.find(b"\n")
+    entry = json.loads(data[:end])
+    report = memoryview(data)[end + 1:]  # not a copy
     if not isinstance(entry, dict) or entry.get("format") != FORMAT:
         return None
     if entry.get("key") != cache.key or check_store.inside(cache.directory, entry["root"]):
         return None
-    text, code = entry["stdout"], entry["code"]
-    if not isinstance(text, str) or type(code) is not int:
+    code, size = entry["code"], entry["stdout_bytes"]
+    if type(code) is not int or end < 0 or size != len(report):  # truncated: a miss
         return None
     if not check_store.still_valid(entry["record"], entry["start_ns"]):
         return None
-    return text, code
+    return str(report, "utf-8", _SURROGATES), code
+
+
+# the report as written, lone surrogates included (a stream's error handler deals with them)
+_SURROGATES = "surrogatepass"
 
 
 class _Watched:
@@ -257,7 +266,7 @@ def record(
         return  # it did not get to print its report
     if err.written or out.bypassed or not recording.usable:
         return
-    _store(cache, recorder.root, "".join(out.kept), recorder.code, recording)
+    _store(cache, recorder.root, out.kept, recorder.code, recording)
     if recorder.snapshot and recorder.checked is not None:
         _leave_snapshot(cache, recorder.checked, recording)
 
@@ -319,7 +328,10 @@ def _recorder(cache: CheckCache, root: str | None, user_home: str | None) -> Rec
     return recorder
 
 
-def _store(cache: CheckCache, root: str, text: str, code: int, recording: Recording) -> None:
+def _store(
+    cache: CheckCache, root: str, pieces: list[str], code: int, recording: Recording
+) -> None:
+    import itertools
     import json
 
     from rulemap.readers import check_store
@@ -327,9 +339,12 @@ def _store(cache: CheckCache, root: str, text: str, code: int, recording: Record
     assert cache.directory is not None
     if check_store.inside(cache.directory, root):
         return  # never in the repository: its own listing would change, or it could ship one
+    # each piece encoded twice, to count and to write, rather than all of them held at once
+    size = sum(len(piece.encode("utf-8", _SURROGATES)) for piece in pieces)
     entry = {
         "format": FORMAT, "key": cache.key, "root": root, "start_ns": recording.start_ns,
-        "stdout": text, "code": code, "record": recording.to_json(),
+        "code": code, "stdout_bytes": size, "record": recording.to_json(),
     }
-    data = json.dumps(entry, separators=(",", ":")).encode("ascii")
-    check_store.write_entry(cache.directory, cache.entry_name(), data)
+    head = json.dumps(entry, separators=(",", ":")).encode("ascii") + b"\n"
+    report = (piece.encode("utf-8", _SURROGATES) for piece in pieces)
+    check_store.write_entry(cache.directory, cache.entry_name(), itertools.chain((head,), report))

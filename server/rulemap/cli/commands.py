@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from rulemap import analysis
 from rulemap.cli.check_cache import CheckCache, record
 from rulemap.cli.check_flags import shown
-from rulemap.cli.formats import FORMATTERS
+from rulemap.cli.formats import write_report
 from rulemap.cli.main import UsageError, dump_json, find_root
 from rulemap.cli.user_config import flag_grants, merge_grants, read_user_grants
 from rulemap.host.commands import OpenWorkspace, untrusted_findings
@@ -144,7 +144,7 @@ def run_check(
             ws = open_workspace(root, allow, profiles=profiles, user_home=user_home, ref=ref,
                                 wrap=recorder.wrap if recorder else None)
         findings = analysis.check(ws)
-        sys.stdout.write(FORMATTERS[output](ws, shown(ws, findings, output, suggest)))
+        write_report(ws, shown(ws, findings, output, suggest), output, sys.stdout)
         code = 1 if any(f.severity == "error" for f in findings) else 0
         if recorder:
             recorder.done(ws, code)

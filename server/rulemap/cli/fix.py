@@ -138,7 +138,7 @@ def run_check(
     from rulemap.cli.check_flags import shown as with_hints
     from rulemap.cli.check_text import output_width, render
     from rulemap.cli.check_text import statistics as per_code
-    from rulemap.cli.formats import FORMATTERS
+    from rulemap.cli.formats import write_report
     from rulemap.cli.main import UsageError
 
     if output != "text" and (preview or statistics):
@@ -166,6 +166,6 @@ def run_check(
         elif output == "text":
             sys.stdout.write(render(ws, with_hints(ws, shown, output, suggest), output_width()))
         else:
-            sys.stdout.write(FORMATTERS[output](ws, with_hints(ws, findings, output, suggest)))
+            write_report(ws, with_hints(ws, findings, output, suggest), output, sys.stdout)
     # a file --fix may not write keeps findings it was asked to fix: never a silent success
     return 1 if refused or any(f.severity == "error" for f in findings) else 0

@@ -351,11 +351,12 @@ def open_private(directory: str, name: str) -> BinaryIO | None:
         return None
 
 
-def write_entry(directory: str, name: str, data: bytes) -> bool:
-    """Write an entry atomically: a temporary file in `directory`, then renamed over the entry
-    (a reader sees the old entry or the new one, never part of one; of two writers the last
-    rename wins). Then keep only the `KEEP_ENTRIES` newest. False when it could not be written
-    (no error: the next run is just cold)."""
+def write_entry(directory: str, name: str, data: bytes | Iterable[bytes]) -> bool:
+    """Write an entry (its bytes, or the pieces they are made of) atomically: a temporary
+    file in `directory`, then renamed over the entry (a reader sees the old entry or the new
+    one, never part of one; of two writers the last rename wins). Then keep only the
+    `KEEP_ENTRIES` newest. False when it could not be written (no error: the next run is just
+    cold)."""
     target = os.path.join(directory, name)
     temporary = os.path.join(directory, f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
     try:
@@ -366,7 +367,8 @@ def write_entry(directory: str, name: str, data: bytes) -> bool:
         return False
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(data)
+            for piece in (data,) if isinstance(data, bytes) else data:
+                out.write(piece)
         os.replace(temporary, target)
     except OSError:
         with contextlib.suppress(OSError):

@@ -79,7 +79,7 @@ class ClaudeLoad(Linked["ClaudeLoad"]):
         return ClaudeLoad(self.ws, self.settings, self)
 
     def skip(self, path: str, why: str, code: str) -> None:
-        self.own_skipped.append(Skipped(path, why, code))
+        self.add_skip(Skipped(path, why, code))
 
     def add(self, key: str, reason: Reason, home: bool = False, note: str | None = None) -> None:
         """Load `key` for `reason`, then its imports depth first (iteratively)."""
@@ -93,56 +93,55 @@ class ClaudeLoad(Linked["ClaudeLoad"]):
         while stack:
             path, from_home, why, importer, depth, line, chain, path_note = stack.pop()
             if not from_home:
-                self.own_reads.add(path)
+                self.add_reads(path)
             identity = claude_imports.identity(ws, path, from_home)
             first = self.first_loaded(identity)
             if first is not None:
                 if on_chain(chain, identity):
-                    self.own_skipped.append(Skipped(
+                    self.add_skip(Skipped(
                         path, f"import cycle: {first} is already loading (dropped silently)",
                         "import-cycle", importer, line))
                 else:
                     same = "" if first == path else f" as {first}"
-                    self.own_skipped.append(Skipped(
+                    self.add_skip(Skipped(
                         path, f"already loaded{same} (dropped silently)", "duplicate-load",
                         importer, line))
                 continue
             if importer is None and why != "user" and settings.excluded(ws.abs(path), identity):
                 patterns = ", ".join(f"`{p}`" for p in settings.excludes_written)
-                self.own_skipped.append(Skipped(
+                self.add_skip(Skipped(
                     path, f"excluded by claudeMdExcludes ({patterns})", "instructions-shadowed"))
                 continue
             doc = claude_imports.document(ws, path, from_home)
             if doc.unreadable:
-                self.own_skipped.append(Skipped(
+                self.add_skip(Skipped(
                     path, f"unreadable: {doc.unreadable}", "unreadable-file", importer, line))
                 continue
             if doc.rule_skip:
-                self.own_skipped.append(Skipped(
+                self.add_skip(Skipped(
                     path, f"rule skipped: {doc.rule_skip}", "invalid-frontmatter", importer,
                     line))
                 continue
-            self._loaded[identity] = path
-            self.own_files.append(LoadedFile(
+            self.add_file(LoadedFile(
                 path, why, importer, depth, doc.chars, import_line=line, text=doc.brought,
-                note=path_note))
+                note=path_note), identity)
             children = []
             for token, target in claude_imports.resolved_imports(ws, path, from_home):
                 at = token.ref.span.start.line
                 shown = target.key
                 if not target.home and target.status != "no-home":
-                    self.own_reads.add(target.key)
+                    self.add_reads(target.key)
                 if target.status != "ok":
                     text, code = _STATUS_WHY[target.status]
-                    self.own_skipped.append(Skipped(shown, text, code, path, at))
+                    self.add_skip(Skipped(shown, text, code, path, at))
                     continue
                 if not trusted and not settings.approve_external and settings.external(target):
-                    self.own_skipped.append(Skipped(
+                    self.add_skip(Skipped(
                         shown, APPROVAL_WHY.format(cwd=settings.cwd or "."),
                         "import-outside-workspace", path, at))
                     continue
                 if depth + 1 > MAX_HOPS:
-                    self.own_skipped.append(Skipped(
+                    self.add_skip(Skipped(
                         shown, f"import hop {depth + 1} is past Claude Code's {MAX_HOPS} "
                         f"(dropped silently)", "import-too-deep", path, at))
                     continue

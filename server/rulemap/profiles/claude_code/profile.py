@@ -331,7 +331,7 @@ class ClaudeCodeProfile(Profile):
         mode = opts.instruction_files
         if mode == MANAGED_ONLY and reason == "project":  # nothing of the project at start-up
             rules = ws.rules_of(directory) if with_rules else []
-            load.own_reads.update(rules)
+            load.add_reads(*rules)
             for path in [*(present[n] for n in (AGENTS_MD, *MEMORY_NAMES) if n in present),
                          *rules]:
                 load.skip(path, MANAGED_WHY, "instructions-shadowed")
@@ -365,7 +365,7 @@ class ClaudeCodeProfile(Profile):
                 load.add(present[name], reason)
         if with_rules:
             for rule in ws.rules_of(directory):
-                load.own_reads.add(rule)
+                load.add_reads(rule)
                 doc = ws.document(rule)
                 if doc.rule_skip or rule_globs(ws, rule, doc, opts.case_sensitive).unconditional:
                     load.add(rule, "rule")

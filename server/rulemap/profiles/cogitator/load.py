@@ -94,12 +94,12 @@ class Load(Linked["Load"]):
         ]
         while stack:
             path, why, importer, depth, line, chain = stack.pop()
-            self.own_reads.add(path)
+            self.add_reads(path)
             identity = ws.identity(path)
             first = self.first_loaded(identity)
             if first is not None:
                 if on_chain(chain, identity):
-                    self.own_skipped.append(
+                    self.add_skip(
                         Skipped(
                             path,
                             f"import cycle: {first} is already loading",
@@ -110,20 +110,20 @@ class Load(Linked["Load"]):
                     )
                 else:
                     same = "" if first == path else f" as {first}"
-                    self.own_skipped.append(
+                    self.add_skip(
                         Skipped(path, f"already loaded{same}", "duplicate-load", importer, line)
                     )
                 continue
             doc = ws.document(path)
             if doc.unreadable:
-                self.own_skipped.append(
+                self.add_skip(
                     Skipped(
                         path, f"unreadable: {doc.unreadable}", "unreadable-file", importer, line
                     )
                 )
                 continue
             if doc.rule_skip:
-                self.own_skipped.append(
+                self.add_skip(
                     Skipped(
                         path,
                         f"rule skipped: {doc.rule_skip}",
@@ -133,24 +133,24 @@ class Load(Linked["Load"]):
                     )
                 )
                 continue
-            self._loaded[identity] = path
             self.chars += doc.chars
-            self.own_files.append(
+            self.add_file(
                 LoadedFile(
                     path, why, importer, depth, doc.chars, import_line=line, text=doc.brought
-                )
+                ),
+                identity,
             )
             children = []
             for ref, resolved in ws.imports(path):
-                self.own_reads.add(resolved.target)
+                self.add_reads(resolved.target)
                 if resolved.status is not ImportStatus.OK:
                     text, code = _STATUS_WHY[resolved.status]
-                    self.own_skipped.append(
+                    self.add_skip(
                         Skipped(resolved.target, text, code, path, ref.span.start.line)
                     )
                     continue
                 if depth + 1 > max_depth:
-                    self.own_skipped.append(
+                    self.add_skip(
                         Skipped(
                             resolved.target,
                             f"import hop {depth + 1} is past maxImportDepth {max_depth}",
