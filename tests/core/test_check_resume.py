@@ -346,12 +346,13 @@ def test_a_directory_changed_after_the_check_listed_it_leaves_no_snapshot(
     recording = Recording()
     reader = recording.reader(str(tree))
     list(reader.list_files())
-    listings = check_store.listings_now(recording.dirs)
-    assert listings is not None and set(listings) == set(recording.dirs)
+    listings = check_store.listings_now(recording.all_dirs())
+    assert listings is not None and set(listings) == set(recording.all_dirs())
+    assert str(tree) in listings and not recording.dirs  # kept by key below the root
     assert listings[str(tree / "docs")] == check_store._listing_now(str(tree / "docs"))
     (tree / "docs" / "new.md").write_text("new\n")
     os.utime(tree / "docs", ns=(time.time_ns() + 10**9, time.time_ns() + 10**9))
-    assert check_store.listings_now(recording.dirs) is None
+    assert check_store.listings_now(recording.all_dirs()) is None
 
 
 def test_the_classes_pickled_by_their_fields_come_back_equal() -> None:

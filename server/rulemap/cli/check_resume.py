@@ -98,7 +98,8 @@ def resume(found: Found) -> tuple[OpenWorkspace, Recording] | None:
     # the answers as they are now: a later change of any of them is a new signature
     recording.start_ns = found.asked_ns
     recording.usable = True
-    recording.dirs.update(found.changes.same_dirs)
+    for path, answer in found.changes.same_dirs.items():
+        recording.set_dir(path, answer)
     recording.files.update(found.changes.same_files)
     recording.files.update(found.changes.files)
     recording.listings = None
@@ -109,7 +110,7 @@ def snapshot(cache: CheckCache, ws: OpenWorkspace, recording: Recording) -> bool
     """Write `ws` (just checked, from `recording`) as its key's snapshot; False when it could
     not be (too big, not picklable, not written)."""
     assert cache.directory is not None
-    listings = check_store.listings_now(recording.dirs)
+    listings = check_store.listings_now(recording.all_dirs())
     if listings is None:
         return False  # a directory changed since the check listed it: its snapshot is stale
     recording.listings = listings

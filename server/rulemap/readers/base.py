@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Protocol
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -86,7 +86,7 @@ def normalize(path: str) -> str:
 
 
 def missing_by_listing(
-    listed: Mapping[str, frozenset[str]], path: str, dot_names_only: bool = False
+    listed: Mapping[str, Collection[str]], path: str, dot_names_only: bool = False
 ) -> bool:
     """Whether `path` is missing by a listing a walk made (`listed`: each listed directory
     with the names in it, keyed as `path` is written — absolute, or relative to a root keyed

@@ -105,15 +105,23 @@ class PathTable:
     -1: the parent is `/`; -2: the name is the whole path (one that is not absolute, or not
     in normal form: `/`, a trailing `/`, `//`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, root: str | None = None) -> None:
         self.rows: list[list[Any]] = []
         self._ids: dict[str, int] = {}
+        # the paths below `root` by their keys relative to it: their absolute paths are not
+        # made (a kilobyte each for 20,000 directories 400 levels deep)
+        self._root = root if root != "/" else None
+        self._below: dict[str, int] = {}
 
     def index(self, path: str) -> int:
         ids = self._ids
         found = ids.get(path)
         if found is not None:
             return found
+        root = self._root
+        if (root is not None and path.startswith(root) and path[len(root):len(root) + 1] == "/"
+                and not path.endswith("/") and "//" not in path):
+            return self.index_below(path[len(root) + 1:])
         if not path.startswith("/") or path.endswith("/") or "//" in path:
             ids[path] = len(self.rows)
             self.rows.append([-2, path])
@@ -129,6 +137,30 @@ class PathTable:
             self.rows.append([parent, one.rpartition("/")[2]])
             parent = ids[one]
         return ids[path]
+
+
+    def index_below(self, key: str) -> int:
+        """The row of the path `key` relative to the table's root ("": the root itself)."""
+        assert self._root is not None
+        below = self._below
+        found = below.get(key)
+        if found is not None:
+            return found
+        if not key:
+            below[key] = self.index(self._root)
+            return below[key]
+        missing: list[str] = []  # the key and its ancestors not in the table yet
+        current = key
+        while current and current not in below:
+            missing.append(current)
+            current = current.rpartition("/")[0]
+        parent = below.get(current) if current else self.index_below("")
+        assert parent is not None
+        for one in reversed(missing):
+            below[one] = len(self.rows)
+            self.rows.append([parent, one.rpartition("/")[2]])
+            parent = below[one]
+        return below[key]
 
 
 def decode_paths(rows: list[list[Any]]) -> list[str]:

@@ -18,7 +18,9 @@ A listing from git (`RULEMAP_GIT_LIST=1`) depends on git's index: such a run is 
 from __future__ import annotations
 
 import os
+import sys
 import time
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from rulemap.readers import check_store
@@ -35,6 +37,11 @@ class Recording:
     def __init__(self, start_ns: int | None = None) -> None:
         self.start_ns = time.time_ns() if start_ns is None else start_ns
         self.dirs: dict[str, tuple[Signature, str]] = {}
+        # the directories listed below `walk_root` (the root of the walk, when the recording
+        # reader is at one) by their workspace keys, the walk's own strings: keyed by their
+        # absolute paths, a tree 400 levels deep held 20 MB of them for the record alone
+        self.walk_root: str | None = None
+        self.root_dirs: dict[str, tuple[Signature, str]] = {}
         self.files: dict[str, tuple[Signature, str]] = {}
         self.exists: dict[str, bool] = {}
         self.is_dir: dict[str, bool] = {}
@@ -43,7 +50,9 @@ class Recording:
         self.usable = True
         # the names in each directory the walk listed: a path below one that names no entry
         # of it is missing for as long as the directory's recorded signature holds
-        self.listed: dict[str, frozenset[str]] = {}
+        self.listed: dict[str, Collection[str]] = {}
+        # as `listed`, by workspace key; a few names as a tuple (a frozenset is 216 bytes)
+        self.root_listed: dict[str, Collection[str]] = {}
         # every listed directory's entries as one hash (`check_store.listing_digest`), for a
         # workspace snapshot (cli/check_resume.py): a directory whose signature changed
         # because a file in it was saved by a rename is the same directory if these match.
@@ -57,11 +66,49 @@ class Recording:
         20,000 directories 400 levels deep made a 68 MB entry, over the size a cache entry
         may have. Never once `stop_listing_answers` was called (a language server's
         workspace outlives the walk)."""
+        root = self.walk_root
+        if root is not None and path.startswith(root) and path[len(root):len(root) + 1] == "/":
+            return missing_by_listing(self.root_listed, path[len(root) + 1:])
         return missing_by_listing(self.listed, path)
 
     def stop_listing_answers(self) -> None:
         """From now on every probe asks the disk: files are created after the walk."""
         self.listed = {}
+        self.root_listed = {}
+
+    def below_root(self, path: str) -> str | None:
+        """`path`'s workspace key when it is `walk_root` or below it, else None."""
+        root = self.walk_root
+        if root is None or not path.startswith(root):
+            return None
+        if len(path) == len(root):
+            return ""
+        return path[len(root) + 1:] if path[len(root)] == "/" else None
+
+    def note_dir(self, path: str, answer: tuple[Signature, str], key: str | None) -> None:
+        """Directory `path` listed, with `answer`; `key`: its workspace key (the walk's
+        string), when it is below `walk_root`."""
+        if key is None:
+            self.note(self.dirs, path, answer)
+        else:
+            self.note(self.root_dirs, key, answer)
+
+    def set_dir(self, path: str, answer: tuple[Signature, str]) -> None:
+        """Directory `path`'s answer as it is now (a resumed check's)."""
+        key = self.below_root(path)
+        if key is None:
+            self.dirs[path] = answer
+        else:
+            self.root_dirs[sys.intern(key)] = answer
+
+    def all_dirs(self) -> dict[str, tuple[Signature, str]]:
+        """Every listed directory by its absolute path."""
+        out = dict(self.dirs)
+        root = self.walk_root
+        if root is not None:
+            for key, answer in self.root_dirs.items():
+                out[f"{root}/{key}" if key else root] = answer
+        return out
 
     def note(self, table: dict[str, Any], key: str, answer: Any) -> None:
         if table.setdefault(key, answer) != answer:
@@ -99,11 +146,15 @@ class Recording:
         path its parent's index and its last name, so a tree 400 levels deep is not written
         out in full 20,000 times); `with_listings`: each listed directory's entries' hash too,
         for a snapshot's validation (`check_store.changes_since`)."""
-        table = check_store.PathTable()
+        table = check_store.PathTable(self.walk_root)
         at = table.index
+        below = table.index_below
         return {
             "paths": table.rows,
-            "dirs": [[at(p), sig, listing] for p, (sig, listing) in self.dirs.items()],
+            "dirs": [
+                *([at(p), sig, listing] for p, (sig, listing) in self.dirs.items()),
+                *([below(key), sig, listing] for key, (sig, listing) in self.root_dirs.items()),
+            ],
             "files": [[at(p), sig, result] for p, (sig, result) in self.files.items()],
             "exists": [[at(p), answer] for p, answer in self.exists.items()],
             "is_dir": [[at(p), answer] for p, answer in self.is_dir.items()],

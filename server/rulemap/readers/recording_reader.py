@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Callable, Iterable, Sequence
+import sys
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from rulemap.readers import check_store
 from rulemap.readers.base import MAX_FILE_BYTES, ReadError
@@ -28,6 +29,8 @@ class RecordingReader(LocalReader):
     ) -> None:
         super().__init__(root, allowed, max_bytes)
         self._recording = recording
+        if recording.walk_root is None:
+            recording.walk_root = self.root
         # the real paths the reader resolved once, for confinement and plain identities
         resolved = zip(self.allowed, self._real_allowed, strict=True)
         for path, real in [(self.root, self._real_root), *resolved]:
@@ -79,11 +82,17 @@ class RecordingReader(LocalReader):
         except OSError:
             recording.note(recording.dirs, directory, (sig, "!"))
             raise
-        recording.listed[directory.rstrip("/") or "/"] = frozenset(e.name for e in entries)
+        names: Collection[str] = [e.name for e in entries]
+        names = tuple(names) if len(names) <= 8 else frozenset(names)
         racy = check_store.racy(sig, recording.start_ns)
-        recording.note(
-            recording.dirs, directory, (sig, check_store.listing_digest(entries) if racy else "")
-        )
+        answer = (sig, check_store.listing_digest(entries) if racy else "")
+        key = recording.below_root(directory.rstrip("/") or "/")
+        if key is None:
+            recording.listed[directory.rstrip("/") or "/"] = names
+        else:
+            key = sys.intern(key)  # the walk's string for it (readers/local.py)
+            recording.root_listed[key] = names
+        recording.note_dir(directory, answer, key)
         return entries
 
     def list_files(self) -> Iterable[str]:

@@ -1,0 +1,215 @@
+"""Values that many objects share instead of each holding a copy, which is what keeps a check
+of the 10x benchmark trees under 150 MB (benchmarks/README.md, "Memory"): the shared empty
+list, the derived cache's one-key dependents and one-file read sets, a load link's containers
+made on first use, one string per walked directory, and the `json` report written in pieces.
+Each test fails if its sharing is undone or breaks what the value means."""
+
+from __future__ import annotations
+
+import io
+import json
+import pickle
+from pathlib import Path
+
+import pytest
+
+from rulemap.analysis import new_workspace
+from rulemap.cli.check_cache import CheckCache, _store, _valid_entry
+from rulemap.cli.formats import _PIECE, FORMATTERS, write_report
+from rulemap.derived import DerivedCache, KeyFamily
+from rulemap.model import EMPTY, Finding, LoadedFile, Skipped, Span
+from rulemap.profiles.links import Linked
+from rulemap.readers.local import LocalReader
+from rulemap.readers.memory import MemoryReader
+from rulemap.readers.recording import Recording
+
+A: KeyFamily[list[str]] = KeyFamily("test-shared-a")
+B: KeyFamily[int] = KeyFamily("test-shared-b")
+
+
+def test_findings_share_one_empty_list_that_refuses_changes() -> None:
+    first = Finding("a.md", Span.at(0, 0), "error", "x", "one")
+    second = Finding("b.md", Span.at(1, 0), "error", "x", "two")
+    assert first.fixes is second.related is second.tags is EMPTY
+    assert EMPTY == [] and not EMPTY and list(EMPTY) == []
+    for change in (lambda: EMPTY.append(1), lambda: EMPTY.extend([1]),
+                   lambda: EMPTY.insert(0, 1), EMPTY.clear, EMPTY.pop, EMPTY.sort):
+        with pytest.raises(TypeError):
+            change()
+    with pytest.raises(TypeError):
+        EMPTY[0:0] = [1]
+    with pytest.raises(TypeError):
+        first.fixes += []
+    assert EMPTY == [] and first.fixes is EMPTY
+    loaded = pickle.loads(pickle.dumps([first, second]))
+    assert loaded == [first, second] and loaded[0].fixes is EMPTY and loaded[1].tags is EMPTY
+
+
+def test_a_broken_import_gets_a_fix_of_its_own() -> None:
+    ws = new_workspace(MemoryReader("/w", {"AGENTS.md": "See @docs/gone.md\n"}))
+    from rulemap import analysis
+
+    broken = [f for f in analysis.check(ws) if f.code == "broken-import"]
+    assert broken and all(f.fixes and f.fixes is not EMPTY for f in broken)
+    assert Finding("c.md", Span.at(0, 0), "error", "x", "m").fixes == []
+
+
+def test_derived_values_share_empty_lists_and_one_file_read_sets() -> None:
+    cache = DerivedCache()
+    assert cache.put(A.key("a.md"), [], reads=["a.md"]) is EMPTY
+    cache.put(B.key("a.md"), 1, reads={"a.md"})
+    cache.put(B.key("b.md"), 2, reads=("a.md", "b.md"))
+    reads = list(cache.read_sets())
+    assert reads[0] == ("a.md",) and reads[0] is reads[1]
+    assert cache.get(A.key("a.md")) == [] and cache.get(B.key("a.md")) == 1
+    cache.invalidate({"a.md"}, structural=False)
+    assert len(cache) == 0
+
+
+def test_a_parent_with_one_then_many_dependents_drops_them_all() -> None:
+    cache = DerivedCache()
+    parent, child, other, grandchild = (B.key(n) for n in ("p", "c", "o", "g"))
+    cache.put(parent, 0, reads=["p.md"])
+    cache.put(child, 1, reads=["c.md"], after=[parent])
+    cache.put(child, 1, reads=["c.md"], after=[parent])  # the same one again: still one
+    cache.put(grandchild, 3, reads=["g.md"], after=[child])
+    cache.invalidate({"unrelated.md"}, structural=False)
+    assert len(cache) == 3
+    cache.invalidate({"p.md"}, structural=False)
+    assert len(cache) == 0
+    for changed in ({"p.md"}, {"c.md"}):
+        cache.put(parent, 0, reads=["p.md"])
+        cache.put(child, 1, reads=["c.md"], after=[parent])
+        cache.put(other, 2, reads=["o.md"], after=[parent])
+        cache.put(grandchild, 3, reads=["g.md"], after=[child])
+        cache.invalidate(changed, structural=False)
+        if changed == {"p.md"}:
+            assert len(cache) == 0  # both children of the parent, and the grandchild
+        else:
+            assert [cache.get(k) for k in (parent, child, other, grandchild)] == [0, None, 2, None]
+    cache.put(parent, 0, reads=None)
+    cache.put(child, 1, reads=["c.md"], after=[parent])
+    cache.invalidate(set(), structural=True)
+    assert len(cache) == 0
+
+
+class _Link(Linked["_Link"]):
+    pass
+
+
+def test_a_link_makes_its_containers_when_it_first_adds() -> None:
+    parent = _Link(None)
+    child, empty = _Link(parent), _Link(parent)
+    assert child.own_files is EMPTY and child.own_skipped is EMPTY and not child.own_reads
+    parent.add_file(LoadedFile("AGENTS.md", "project", None, 0, 5), "/w/AGENTS.md")
+    parent.add_reads("AGENTS.md", "docs/a.md")
+    child.add_skip(Skipped("x.md", "unreadable", "unreadable-file"))
+    child.add_reads()
+    child.add_reads("x.md")
+    assert [f.path for f in child.files] == ["AGENTS.md"] and len(child.skipped) == 1
+    assert child.first_loaded("/w/AGENTS.md") == "AGENTS.md"
+    assert empty.first_loaded("/w/other.md") is None
+    assert parent.own_reads == {"AGENTS.md", "docs/a.md"} and child.own_reads == {"x.md"}
+    assert empty.own_files is EMPTY and empty.own_skipped is EMPTY and not empty.own_reads
+    assert parent.own_skipped is EMPTY and child.own_files is EMPTY
+
+
+def test_the_walk_keeps_one_string_per_directory(tmp_path: Path) -> None:
+    deep = tmp_path / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    (tmp_path / ".git").mkdir()
+    for directory in (tmp_path / "a", tmp_path / "a" / "b", deep):
+        (directory / "f.ts").write_text("x\n")
+    reader = LocalReader(str(tmp_path), one_shot=True)
+    files = sorted(reader.list_files())
+    assert files == ["a/b/c/f.ts", "a/b/f.ts", "a/f.ts"]
+    plain = {id(p) for p in reader._plain}
+    listed = [key for key in reader._listed or {} if key]
+    assert sorted(listed) == ["a", "a/b", "a/b/c"]
+    assert all(id(key) in plain for key in listed)
+
+
+def _findings(count: int) -> list[Finding]:
+    return [Finding("AGENTS.md", Span.at(0, 0), "warning", "budget-overflow", f"over {i} " * 9)
+            for i in range(count)]
+
+
+def test_the_json_report_is_written_in_bounded_pieces() -> None:
+    ws = new_workspace(MemoryReader("/w", {"AGENTS.md": "# Project\n"}))
+
+    class Pieces(io.StringIO):
+        def __init__(self) -> None:
+            super().__init__()
+            self.sizes: list[int] = []
+
+        def write(self, text: str) -> int:
+            self.sizes.append(len(text))
+            return super().write(text)
+
+    for count in (0, 1, 3_000):
+        out = Pieces()
+        write_report(ws, _findings(count), "json", out)
+        assert out.getvalue() == FORMATTERS["json"](ws, _findings(count))
+        assert len(json.loads(out.getvalue())["diagnostics"]) == count
+        assert max(out.sizes) < 2 * _PIECE  # a piece ends at the line past _PIECE
+    assert len(out.sizes) > 5  # 3,000 findings: many pieces, not one string
+    text = Pieces()
+    write_report(ws, _findings(2), "text", text)
+    assert text.getvalue() == FORMATTERS["text"](ws, _findings(2))
+
+
+def test_a_stored_report_comes_back_byte_for_byte(tmp_path: Path) -> None:
+    """The entry keeps the report as UTF-8 after its header line: any character, a lone
+    surrogate (a stream's error handler decides how it is printed) and newlines included."""
+    cache = CheckCache(str(tmp_path / "cache"), {"test": 1})
+    pieces = ['{"a": "ü\\n"}\n', "line\udcff two\n", "", "end"]
+    _store(cache, str(tmp_path / "repo"), pieces, 1, Recording())
+    assert _valid_entry(cache) == ("".join(pieces), 1)
+
+
+def test_a_recording_keeps_the_walks_directories_by_its_own_strings(tmp_path: Path) -> None:
+    """The record of a walk keys the directories below its root by their workspace keys, the
+    walk's own strings, and writes the same paths as before (each decoded back whole)."""
+    from rulemap.readers import check_store
+
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "a" / "b" / "c").mkdir(parents=True)
+    (root / "a" / "b" / "AGENTS.md").write_text("# B\n")
+    (root / "a" / "b" / "c" / "x.ts").write_text("x\n")
+    recording = Recording()
+    reader = recording.reader(str(root))
+    assert sorted(reader.list_files()) == ["a/b/AGENTS.md", "a/b/c/x.ts"]
+    assert not recording.dirs and sorted(recording.root_dirs) == ["", "a", "a/b", "a/b/c"]
+    plain = {id(p) for p in reader._plain}
+    assert all(id(key) in plain for key in recording.root_dirs if key)
+    assert sorted(recording.all_dirs()) == sorted(
+        str(d) for d in (root, root / "a", root / "a" / "b", root / "a" / "b" / "c"))
+    record = recording.to_json()
+    paths = check_store.decode_paths(record["paths"])
+    assert sorted(paths[at] for at, _, _ in record["dirs"]) == sorted(recording.all_dirs())
+    assert check_store.still_valid(record, recording.start_ns)
+    # a probe below a listed directory is answered by its listing, as by absolute path
+    assert recording.implied_missing(str(root / "a" / "b" / ".git"))
+    assert not recording.implied_missing(str(root / "a" / "b" / "AGENTS.md"))
+    assert not recording.implied_missing(str(tmp_path / "elsewhere" / ".git"))
+    recording.set_dir(str(root / "a"), (None, "!"))
+    recording.set_dir(str(tmp_path), (None, "!"))
+    assert recording.root_dirs["a"] == (None, "!") and str(tmp_path) in recording.dirs
+
+
+@pytest.mark.parametrize("root", ["/w", "/w/deep/er", "/"])
+def test_the_path_table_writes_paths_below_its_root_as_any_other(root: str) -> None:
+    from rulemap.readers import check_store
+
+    inside = ["" if root == "/" else root, f"{root.rstrip('/')}/a/b", f"{root.rstrip('/')}/a",
+              f"{root.rstrip('/')}/a/b/c.md", f"{root.rstrip('/')}/z"]
+    outside = ["/elsewhere/x", "relative/p", "/w2/q", "/", "//odd"]
+    paths = [p for p in inside if p] + outside
+    table = check_store.PathTable(root)
+    rows = [table.index(p) for p in paths]
+    if root != "/":
+        rows += [table.index_below("a/b"), table.index_below("")]
+        paths += [f"{root}/a/b", root]
+    decoded = check_store.decode_paths(json.loads(json.dumps(table.rows)))
+    assert [decoded[r] for r in rows] == paths
