@@ -32,7 +32,7 @@ def unreadable_document(path: str, why: str, is_rule: bool) -> Document:
     )
 
 
-def parse_document(path: str, text: str, is_rule: bool) -> Document:
+def parse_document(path: str, text: str, is_rule: bool, bom: bool = False) -> Document:
     lines = split_lines(text)
     starts = line_starts(text)
     frontmatter = parse_frontmatter(lines, starts)
@@ -63,6 +63,7 @@ def parse_document(path: str, text: str, is_rule: bool) -> Document:
         is_rule=is_rule,
         globs=globs,
         rule_skip=rule_skip,
+        bom=bom,
     )
 
 

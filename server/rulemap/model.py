@@ -184,6 +184,7 @@ class Document:
     is_rule: bool
     globs: list[Glob] | None  # None: no `paths` (unconditional); a list: path-scoped
     rule_skip: str | None = None  # why a rule is not loaded at all (invalid frontmatter, ...)
+    bom: bool = False  # the file began with a UTF-8 byte-order mark (not in `text`)
 
     @property
     def chars(self) -> int:

@@ -213,3 +213,55 @@ def test_the_path_table_writes_paths_below_its_root_as_any_other(root: str) -> N
         paths += [f"{root}/a/b", root]
     decoded = check_store.decode_paths(json.loads(json.dumps(table.rows)))
     assert [decoded[r] for r in rows] == paths
+
+
+class _CountingReader(MemoryReader):
+    def __init__(self, root: str, files: dict[str, str | bytes]) -> None:
+        super().__init__(root, files)
+        self.reads: dict[str, int] = {}
+
+    def read_bytes(self, path: str) -> bytes:
+        self.reads[path] = self.reads.get(path, 0) + 1
+        return super().read_bytes(path)
+
+
+_BYTES_CASES: dict[str, bytes] = {
+    "AGENTS.md": b"# Root\n\nSee @docs/a.md\n",
+    "docs/a.md": b"# A\r\n\r\nCRLF lines\r\n",
+    "pkg/AGENTS.md": "\ufeff# Paket\n\nGr\u00fc\u00dfe \u2014 \U0001f600 \u00e9t\u00e9\n".encode(),
+    "bad/AGENTS.md": b"# Bad\n\nnot \xff UTF-8\n",
+    "pkg/src/x.ts": b"export {}\n",
+}
+
+
+def test_codex_counts_the_bytes_a_document_was_parsed_from_without_reading_again() -> None:
+    """Codex's byte budget reads a parsed document's bytes back from its text (a byte-order
+    mark, CRLF and characters of every width included); a file that is no valid UTF-8
+    (unreadable as a document) is read for its bytes as before. A whole check with Codex
+    reads each file once."""
+    from rulemap import analysis
+    from rulemap.profiles import PROFILES
+    from rulemap.profiles.codex.files import file_bytes
+
+    reader = _CountingReader("/w", dict(_BYTES_CASES))
+    ws = new_workspace(reader, profiles=(PROFILES["codex"], PROFILES["cogitator"]))
+    assert ws.document_bytes("AGENTS.md") is None  # not parsed yet
+    analysis.check(ws)
+    # the one file that is no document is read again, for its bytes
+    assert {p: n for p, n in reader.reads.items() if n > 1} == {"/w/bad/AGENTS.md": 2}
+    for key, raw in _BYTES_CASES.items():
+        if key.endswith(".md"):
+            assert file_bytes(ws, key) == raw, key
+    assert ws.document_bytes("pkg/AGENTS.md") == _BYTES_CASES["pkg/AGENTS.md"]
+    assert ws.document("pkg/AGENTS.md").bom and not ws.document("AGENTS.md").bom
+    assert ws.document_bytes("bad/AGENTS.md") is None  # unreadable: read again for its bytes
+    assert isinstance(file_bytes(ws, "missing/AGENTS.md"), str)
+
+
+@pytest.mark.parametrize("cwd", ["", "a", "a/b"])
+@pytest.mark.parametrize("target_dir", ["", "a", "a/b", "a/b/c", "a/bc/d", "x/y", "ab"])
+def test_the_deepest_nested_directory_is_the_last_of_them_all(cwd: str, target_dir: str) -> None:
+    from rulemap.profiles.claude_code.profile import deepest_nested, nested_dirs
+
+    every = nested_dirs(cwd, target_dir)
+    assert deepest_nested(cwd, target_dir) == (every[-1] if every else None)

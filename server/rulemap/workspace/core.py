@@ -13,6 +13,7 @@ import under a directory the user granted with `allowImportsFrom`) by its absolu
 
 from __future__ import annotations
 
+import codecs
 import posixpath
 from collections import deque
 from collections.abc import Iterable, Mapping
@@ -192,7 +193,18 @@ class Workspace:
         text, why = decode(data)
         if why is not None:
             return unreadable_document(key, why, is_rule)
-        return parse_document(key, text, is_rule)
+        return parse_document(key, text, is_rule, bom=data.startswith(codecs.BOM_UTF8))
+
+    def document_bytes(self, key: str) -> bytes | None:
+        """The bytes document `key` was parsed from, made again from its text (UTF-8 decoded
+        strictly encodes back to the same bytes), so an agent that counts bytes need not read
+        the file again: on a tree 400 levels deep each read is a `stat` and an `open` of a
+        2,000-character path. None when it is not parsed (yet), or unreadable."""
+        doc = self._docs.get(key)
+        if doc is None or doc.unreadable is not None:
+            return None
+        data = doc.text.encode("utf-8")
+        return codecs.BOM_UTF8 + data if doc.bom else data
 
     def import_reach(self) -> ImportReach:
         """Every document reachable through imports from the instruction files and rules,

@@ -25,7 +25,7 @@ from rulemap.globs import (
 from rulemap.model import Explanation
 from rulemap.profiles.base import directory_chain, parent_dir
 from rulemap.profiles.claude_code.names import probe
-from rulemap.profiles.claude_code.profile import nested_dirs
+from rulemap.profiles.claude_code.profile import deepest_nested
 from rulemap.profiles.claude_code.rules import rule_globs
 from rulemap.workspace.rule_scope import RuleScope
 
@@ -68,8 +68,9 @@ def load_groups(
     out: list[tuple[Explanation, list[str]]] = []
     for (_, rules), members in groups.items():
         target = members[0]
-        below = nested_dirs(cwd_dir, parent_dir(target))
-        link_key, link = profile.nested(ws, chain, below[-1], opts) if below else startup
+        deepest = deepest_nested(cwd_dir, parent_dir(target))
+        link_key, link = (profile.nested(ws, chain, deepest, opts) if deepest is not None
+                          else startup)
         if rules:
             # kept until a file it read changes (or the link it goes on from is dropped):
             # the other side of a diff, updated from this one, reuses it

@@ -211,9 +211,9 @@ class ClaudeCodeProfile(Profile):
         chain = directory_chain(cwd_dir)
         link_key, link = self.startup(ws, chain, opts)
         if target is not None:
-            below = nested_dirs(cwd_dir, parent_dir(target))
-            if below:  # the deepest directory's link holds every one above it
-                link_key, link = self.nested(ws, chain, below[-1], opts)
+            deepest = deepest_nested(cwd_dir, parent_dir(target))
+            if deepest is not None:  # the deepest directory's link holds every one above it
+                link_key, link = self.nested(ws, chain, deepest, opts)
             scoped = self.matching_rules(ws, chain, target, opts, reads)
             if scoped:
                 link = link.child()
@@ -538,6 +538,12 @@ def _below(directory: str, cwd: str) -> bool:
     if not cwd:
         return bool(directory)
     return directory.startswith(cwd + "/")
+
+
+def deepest_nested(cwd: str, target_dir: str) -> str | None:
+    """The last of `nested_dirs(cwd, target_dir)`, without making the others (a kilobyte
+    each, 400 of them, for a file 400 levels deep)."""
+    return target_dir if _below(target_dir, cwd) else None
 
 
 def nested_dirs(cwd: str, target_dir: str) -> list[str]:

@@ -113,7 +113,11 @@ def unmarked_root(ws: Workspace, opts: CodexOptions, cwd: str) -> str:
 
 def file_bytes(ws: Workspace, key: str) -> bytes | str:
     """The file's bytes as Codex reads them (no decoding: the budget counts bytes), or why
-    it cannot be read. Cached until the file changes."""
+    it cannot be read: a parsed document's own, else read and cached until the file
+    changes."""
+    parsed = ws.document_bytes(key)
+    if parsed is not None:
+        return parsed
     cache_key = _BYTES.key(key)
     cached = ws.derived.get(cache_key)
     if cached is None:
