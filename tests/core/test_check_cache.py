@@ -567,3 +567,25 @@ def test_the_cache_directory_follows_xdg() -> None:
     home = os.path.expanduser("~")
     assert where({"XDG_CACHE_HOME": "relative"}) == os.path.join(home, ".cache", "rulemap")
     assert where({}) == os.path.join(home, ".cache", "rulemap")
+
+
+def test_a_report_that_cannot_be_spooled_is_printed_and_not_stored(
+    tree: Path, check: Check, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The report is kept for the entry in an unnamed temporary file; when there is none to
+    be had (a full or read-only temporary directory), the run prints as always and stores
+    nothing, so the next run is cold too."""
+    import tempfile
+
+    cold = check(str(tree), "--no-cache")
+
+    def no_room(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(tempfile, "TemporaryFile", no_room)
+        run = check(str(tree))
+    assert (run.code, run.out, run.err, run.hit) == (cold.code, cold.out, "", False)
+    assert entries(cache_dir) == []
+    primed(check, str(tree))
+    assert len(entries(cache_dir)) == 1

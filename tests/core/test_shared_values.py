@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from rulemap.analysis import new_workspace
-from rulemap.cli.check_cache import CheckCache, _store, _valid_entry
+from rulemap.cli.check_cache import CheckCache, Spool, _store, _valid_entry
 from rulemap.cli.formats import _PIECE, FORMATTERS, write_report
 from rulemap.derived import DerivedCache, KeyFamily
 from rulemap.model import EMPTY, Finding, LoadedFile, Skipped, Span
@@ -162,8 +162,15 @@ def test_a_stored_report_comes_back_byte_for_byte(tmp_path: Path) -> None:
     """The entry keeps the report as UTF-8 after its header line: any character, a lone
     surrogate (a stream's error handler decides how it is printed) and newlines included."""
     cache = CheckCache(str(tmp_path / "cache"), {"test": 1})
-    pieces = ['{"a": "ü\\n"}\n', "line\udcff two\n", "", "end"]
-    _store(cache, str(tmp_path / "repo"), pieces, 1, Recording())
+    pieces = ['{"a": "ü\\n"}\n', "line\udcff two\n", "", "end" * 500_000]
+    spool = Spool()
+    for piece in pieces:
+        spool.write(piece)
+    assert not list(Spool().chunks()) and spool.size == len("".join(pieces).encode(
+        "utf-8", "surrogatepass"))
+    assert len(list(spool.chunks())) > 1  # read back a megabyte at a time
+    _store(cache, str(tmp_path / "repo"), spool, 1, Recording())
+    spool.close()
     assert _valid_entry(cache) == ("".join(pieces), 1)
 
 

@@ -22,7 +22,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
 if TYPE_CHECKING:
     import argparse
@@ -199,21 +199,61 @@ def _valid_entry(cache: CheckCache) -> tuple[str, int] | None:
 _SURROGATES = "surrogatepass"
 
 
+class Spool:
+    """What a check printed, for its entry: encoded as it is written into an unnamed
+    temporary file rather than kept (an 8 MB report held until the entry was written, with
+    the whole workspace still in memory). `lost` when the file could not be made or written:
+    the run is then not stored."""
+
+    _CHUNK = 1 << 20
+
+    def __init__(self) -> None:
+        self._file: BinaryIO | None = None
+        self.size = 0
+        self.lost = False
+
+    def write(self, text: str) -> None:
+        if self.lost or not text:
+            return
+        data = text.encode("utf-8", _SURROGATES)
+        try:
+            if self._file is None:
+                import tempfile  # only a check that prints: not a hit's start-up
+
+                self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed by `close`)
+            self._file.write(data)
+        except OSError:
+            self.lost = True
+            return
+        self.size += len(data)
+
+    def chunks(self) -> Iterator[bytes]:
+        """What was written, from the start."""
+        if self._file is None:
+            return
+        self._file.seek(0)
+        while chunk := self._file.read(self._CHUNK):
+            yield chunk
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+
+
 class _Watched:
-    """A stream passed through: what is written to it is kept (`kept`) or just seen
+    """A stream passed through: what is written to it is kept (`spool`) or just seen
     (`written`)."""
 
-    def __init__(self, stream: TextIO, keep: bool) -> None:
+    def __init__(self, stream: TextIO, spool: Spool | None) -> None:
         self._stream = stream
-        self._keep = keep
-        self.kept: list[str] = []
+        self.spool = spool
         self.written = False
         self.bypassed = False
 
     def write(self, text: str) -> int:
         self.written = self.written or bool(text)
-        if self._keep:
-            self.kept.append(text)
+        if self.spool is not None:
+            self.spool.write(text)
         return self._stream.write(text)
 
     def __getattr__(self, name: str) -> Any:
@@ -256,17 +296,21 @@ def record(
         return
     recorder = _recorder(cache, root, user_home)
     recording = recorder.recording
-    out, err = _Watched(sys.stdout, keep=True), _Watched(sys.stderr, keep=False)
+    spool = Spool()
+    out, err = _Watched(sys.stdout, spool), _Watched(sys.stderr, None)
     sys.stdout, sys.stderr = cast(TextIO, out), cast(TextIO, err)
     try:
         yield recorder
     finally:
         sys.stdout, sys.stderr = out._stream, err._stream
-    if recorder.root is None or recorder.code is None:
-        return  # it did not get to print its report
-    if err.written or out.bypassed or not recording.usable:
-        return
-    _store(cache, recorder.root, out.kept, recorder.code, recording)
+    try:
+        if recorder.root is None or recorder.code is None:
+            return  # it did not get to print its report
+        if err.written or out.bypassed or spool.lost or not recording.usable:
+            return
+        _store(cache, recorder.root, spool, recorder.code, recording)
+    finally:
+        spool.close()
     if recorder.snapshot and recorder.checked is not None:
         _leave_snapshot(cache, recorder.checked, recording)
 
@@ -329,7 +373,7 @@ def _recorder(cache: CheckCache, root: str | None, user_home: str | None) -> Rec
 
 
 def _store(
-    cache: CheckCache, root: str, pieces: list[str], code: int, recording: Recording
+    cache: CheckCache, root: str, report: Spool, code: int, recording: Recording
 ) -> None:
     import itertools
     import json
@@ -339,12 +383,10 @@ def _store(
     assert cache.directory is not None
     if check_store.inside(cache.directory, root):
         return  # never in the repository: its own listing would change, or it could ship one
-    # each piece encoded twice, to count and to write, rather than all of them held at once
-    size = sum(len(piece.encode("utf-8", _SURROGATES)) for piece in pieces)
     entry = {
         "format": FORMAT, "key": cache.key, "root": root, "start_ns": recording.start_ns,
-        "code": code, "stdout_bytes": size, "record": recording.to_json(),
+        "code": code, "stdout_bytes": report.size, "record": recording.to_json(),
     }
     head = json.dumps(entry, separators=(",", ":")).encode("ascii") + b"\n"
-    report = (piece.encode("utf-8", _SURROGATES) for piece in pieces)
-    check_store.write_entry(cache.directory, cache.entry_name(), itertools.chain((head,), report))
+    check_store.write_entry(cache.directory, cache.entry_name(),
+                            itertools.chain((head,), report.chunks()))
