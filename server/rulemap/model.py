@@ -27,6 +27,7 @@ def pickled_by_fields(cls: type[T]) -> type[T]:
     cls.__reduce__ = __reduce__  # type: ignore[method-assign]
     return cls
 
+
 class EmptyList(list[Any]):
     """The one empty list that many values share instead of each making its own: a finding's
     `related`, `fixes` and `tags` are empty for most of the 20,000 findings of a large check

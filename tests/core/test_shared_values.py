@@ -199,6 +199,7 @@ def test_a_recording_keeps_the_walks_directories_by_its_own_strings(tmp_path: Pa
     # a probe below a listed directory is answered by its listing, as by absolute path
     assert recording.implied_missing(str(root / "a" / "b" / ".git"))
     assert not recording.implied_missing(str(root / "a" / "b" / "AGENTS.md"))
+    assert not recording.implied_missing(str(root))
     assert not recording.implied_missing(str(tmp_path / "elsewhere" / ".git"))
     recording.set_dir(str(root / "a"), (None, "!"))
     recording.set_dir(str(tmp_path), (None, "!"))

@@ -181,6 +181,8 @@ def _valid_entry(cache: CheckCache) -> tuple[str, int] | None:
         return None
     cache.repeated = True
     end = data.find(b"\n")
+    if end < 0:
+        return None  # no header line: truncated
     entry = json.loads(data[:end])
     report = memoryview(data)[end + 1:]  # not a copy
     if not isinstance(entry, dict) or entry.get("format") != FORMAT:
@@ -188,7 +190,7 @@ def _valid_entry(cache: CheckCache) -> tuple[str, int] | None:
     if entry.get("key") != cache.key or check_store.inside(cache.directory, entry["root"]):
         return None
     code, size = entry["code"], entry["stdout_bytes"]
-    if type(code) is not int or end < 0 or size != len(report):  # truncated: a miss
+    if type(code) is not int or size != len(report):  # truncated, or more: a miss
         return None
     if not check_store.still_valid(entry["record"], entry["start_ns"]):
         return None

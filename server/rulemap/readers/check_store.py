@@ -100,6 +100,15 @@ def read_regular(path: str, limit: int = MAX_FILE_BYTES) -> bytes | None:
         os.close(fd)
 
 
+def key_below(root: str | None, path: str) -> str | None:
+    """`path` relative to `root` when it is `root` ("") or below it, else None."""
+    if root is None or not path.startswith(root):
+        return None
+    if len(path) == len(root):
+        return ""
+    return path[len(root) + 1:] if path[len(root)] == "/" else None
+
+
 class PathTable:
     """Paths written once each as (parent's row, last name): a row's parent comes before it.
     -1: the parent is `/`; -2: the name is the whole path (one that is not absolute, or not
@@ -118,10 +127,9 @@ class PathTable:
         found = ids.get(path)
         if found is not None:
             return found
-        root = self._root
-        if (root is not None and path.startswith(root) and path[len(root):len(root) + 1] == "/"
-                and not path.endswith("/") and "//" not in path):
-            return self.index_below(path[len(root) + 1:])
+        key = key_below(self._root, path)
+        if key and not path.endswith("/") and "//" not in path:
+            return self.index_below(key)
         if not path.startswith("/") or path.endswith("/") or "//" in path:
             ids[path] = len(self.rows)
             self.rows.append([-2, path])
@@ -137,7 +145,6 @@ class PathTable:
             self.rows.append([parent, one.rpartition("/")[2]])
             parent = ids[one]
         return ids[path]
-
 
     def index_below(self, key: str) -> int:
         """The row of the path `key` relative to the table's root ("": the root itself)."""

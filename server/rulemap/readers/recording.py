@@ -66,9 +66,9 @@ class Recording:
         20,000 directories 400 levels deep made a 68 MB entry, over the size a cache entry
         may have. Never once `stop_listing_answers` was called (a language server's
         workspace outlives the walk)."""
-        root = self.walk_root
-        if root is not None and path.startswith(root) and path[len(root):len(root) + 1] == "/":
-            return missing_by_listing(self.root_listed, path[len(root) + 1:])
+        key = self.below_root(path)
+        if key is not None:  # the root itself is not missing
+            return bool(key) and missing_by_listing(self.root_listed, key)
         return missing_by_listing(self.listed, path)
 
     def stop_listing_answers(self) -> None:
@@ -78,12 +78,7 @@ class Recording:
 
     def below_root(self, path: str) -> str | None:
         """`path`'s workspace key when it is `walk_root` or below it, else None."""
-        root = self.walk_root
-        if root is None or not path.startswith(root):
-            return None
-        if len(path) == len(root):
-            return ""
-        return path[len(root) + 1:] if path[len(root)] == "/" else None
+        return check_store.key_below(self.walk_root, path)
 
     def note_dir(self, path: str, answer: tuple[Signature, str], key: str | None) -> None:
         """Directory `path` listed, with `answer`; `key`: its workspace key (the walk's

@@ -86,9 +86,10 @@ class RecordingReader(LocalReader):
         names = tuple(names) if len(names) <= 8 else frozenset(names)
         racy = check_store.racy(sig, recording.start_ns)
         answer = (sig, check_store.listing_digest(entries) if racy else "")
-        key = recording.below_root(directory.rstrip("/") or "/")
+        listed = directory.rstrip("/") or "/"
+        key = recording.below_root(listed)
         if key is None:
-            recording.listed[directory.rstrip("/") or "/"] = names
+            recording.listed[listed] = names
         else:
             key = sys.intern(key)  # the walk's string for it (readers/local.py)
             recording.root_listed[key] = names
