@@ -18,7 +18,8 @@ from rulemap.analysis import new_workspace
 from rulemap.derived import DerivedCache
 from rulemap.globs import CompiledGlobs, literal_tail, pattern_error
 from rulemap.readers.base import ReadError
-from rulemap.readers.local import LocalReader, read_regular_file
+from rulemap.readers.local import LocalReader
+from rulemap.readers.regular_file import read_regular_file
 
 T = TypeVar("T")
 

@@ -13,6 +13,7 @@ Adding an agent: a module in `profiles/` with a class implementing `Profile`, li
 from __future__ import annotations
 
 import difflib
+import functools
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -315,6 +316,10 @@ def ancestry(directory: str) -> list[str]:
     return out
 
 
+# Remembered: every agent's ancestor walks ask each directory's parent, and copying and hashing
+# a kilobyte-long parent each time was 5 % of a check 400 levels deep (3.29 → 3.16 s, 7
+# alternating runs). Bounded: past 65,536 paths the least recent go.
+@functools.lru_cache(maxsize=1 << 16)
 def parent_dir(path: str) -> str:
     # interned: the loads of 20,000 files keep their directories as keys, one copy each
     # (paths 400 directories deep are kilobytes long)

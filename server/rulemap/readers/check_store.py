@@ -54,6 +54,18 @@ def signature(path: str) -> Signature:
     return [info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino, info.st_mode]
 
 
+def signature_of_open(fd: int | None, path: str) -> Signature:
+    """`signature(path)` of a directory the walk holds open as `fd`: the same stat, without
+    resolving a path that may be 400 directories long."""
+    if fd is None:
+        return signature(path)
+    try:
+        info = os.fstat(fd)
+    except OSError:
+        return None
+    return [info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino, info.st_mode]
+
+
 def racy(sig: Signature, start_ns: int) -> bool:
     """Whether a change after the run looked could have left `sig` as it was."""
     return sig is not None and max(sig[0], sig[1]) >= start_ns - RACY_NS

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from rulemap.readers.base import ALWAYS_SKIPPED_DIRS, MAX_FILE_BYTES, ReadError, is_within
 from rulemap.readers.git_process import GitRefError
 from rulemap.readers.git_tree import MAX_LINK_HOPS, MAX_LISTINGS_PER_DIRECTORY, GitTree
-from rulemap.readers.local import read_regular_file
+from rulemap.readers.regular_file import read_regular_file
 
 
 class GitRefReader:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
 from rulemap.readers.base import MAX_FILE_BYTES, ReadError
+from rulemap.readers.regular_file import file_kind, read_regular_file, why_not_opened
 
 
 def exists(path: str) -> bool:
@@ -41,8 +42,6 @@ def missing(root: str, keys: Iterable[str]) -> list[str]:
 def read_user_file(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes | None:
     """A small file of the user's (their configuration): its bytes, None when it does not
     exist; ReadError when it exists but is no regular file, too big or unreadable."""
-    from rulemap.readers.local import read_regular_file  # the walk's module: when asked
-
     if not os.path.lexists(path):
         return None
     return read_regular_file(path, max_bytes)
@@ -57,8 +56,6 @@ def open_text_lines(path: str, max_line_bytes: int, max_bytes: int) -> TextLines
     ReadError when it exists but is no regular file (a FIFO must not hang us, a device not
     feed us endless bytes: checked before and after the open, as `read_regular_file` does), is
     over `max_bytes`, or cannot be opened."""
-    from rulemap.readers.local import file_kind, why_not_opened
-
     if not os.path.lexists(path):
         return None
     try:

@@ -36,13 +36,22 @@ import contextlib
 import errno
 import os
 import posixpath
-import stat
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 
 from rulemap.readers import base, git_listing
 from rulemap.readers.base import ALWAYS_SKIPPED_DIRS, MAX_FILE_BYTES, ReadError, is_within
 from rulemap.readers.gitignore import GitignoreSpec, ignored, ignored_in_walk, read_gitignore
+from rulemap.readers.regular_file import read_regular_file
+from rulemap.readers.walk_descent import (
+    DEEP,
+    MAX_HELD,
+    Above,
+    Held,
+    is_above,
+    open_directory,
+    release,
+)
 
 MAX_LISTINGS_PER_DIRECTORY = 8
 
@@ -52,6 +61,11 @@ Start = tuple[str, str, str, frozenset[str], bool, list[tuple[str, GitignoreSpec
 
 
 _NO_NAMES: frozenset[str] = frozenset()
+
+# a directory the walk has yet to list: (path, root-relative path, real path, real paths above
+# it, no symlink on the way, gitignores in force, reached through a link, its parent's
+# descriptor when held)
+_Pending = tuple[str, str, str, Above, bool, list[tuple[str, GitignoreSpec]], bool, Held | None]
 
 
 class LocalReader:
@@ -276,9 +290,12 @@ class LocalReader:
         return frozenset(above)
 
     # What the walk asks the disk beyond `read_bytes`, each a method so that the check cache's
-    # recording reader (readers/recording.py) can note it: a directory's entries, a .gitignore.
-    def _list_directory(self, directory: str) -> list[os.DirEntry[str]]:
-        entries = list(os.scandir(directory))
+    # recording reader (readers/recording_reader.py) can note it: a directory's entries, a
+    # directory that could not be opened, a .gitignore.
+    def _list_directory(self, directory: str, fd: int | None) -> list[os.DirEntry[str]]:
+        """The entries of `directory`, listed from its open descriptor `fd` (None: by path,
+        where descriptors cannot be listed)."""
+        entries = list(os.scandir(directory if fd is None else fd))
         if self._listed is not None and (
             directory == self.root or directory.startswith(self.root + "/")
         ):
@@ -288,6 +305,9 @@ class LocalReader:
             dots = [e.name for e in entries if e.name.startswith(".")]
             self._listed[below] = frozenset(dots) if dots else _NO_NAMES
         return entries
+
+    def _unopened(self, directory: str) -> None:
+        """`directory` could not be opened: the walk leaves it out."""
 
     def _gitignore_bytes(self, path: str) -> bytes:
         return read_regular_file(path)
@@ -337,158 +357,131 @@ class LocalReader:
                 specs.append((rel, spec))
         return specs
 
-    def _walk(self, *starts: Start) -> Iterator[str]:
+    def _walk(self, *starts: Start) -> list[str]:
         """The files below `starts` (each checked as a directory reached through a link), or
         below the root when none is given."""
+        files: list[str] = []
         listed: dict[str, int] = {}  # real directory → times listed (through links)
-        # (path, root-relative path, real path, real paths above it, no symlink on the way,
-        #  gitignores in force, reached through a link)
-        stack: list[
-            tuple[str, str, str, frozenset[str], bool, list[tuple[str, GitignoreSpec]], bool]
-        ] = (
-            [(*start, True) for start in reversed(starts)]
+        stack: list[_Pending] = (
+            [(*start, True, None) for start in reversed(starts)]
             if starts
-            else [(self.root, "", self._real_root, frozenset(), True, [], True)]
+            else [(self.root, "", self._real_root, frozenset(), True, [], True, None)]
         )
-        while stack:
-            directory, rel_dir, real, above, plain, specs, linked = stack.pop()
-            # a link back up is a loop; a link out of the workspace is never followed; one
-            # directory reached through many links is listed a bounded number of times (a
-            # plain subdirectory is none of these: it is a new directory below its parent)
-            if linked:
-                if real in above or not is_within(real, self._real_root):
+        held: set[Held] = set()  # descriptors kept for subdirectories still on the stack
+        try:
+            while stack:
+                directory, rel_dir, real, above, plain, specs, linked, parent = stack.pop()
+                # a link back up is a loop; a link out of the workspace is never followed; one
+                # directory reached through many links is listed a bounded number of times (a
+                # plain subdirectory is none of these: it is a new directory below its parent)
+                if linked and (
+                    is_above(real, above)
+                    or not is_within(real, self._real_root)
+                    or listed.get(real, 0) >= MAX_LISTINGS_PER_DIRECTORY
+                ):
+                    release(parent, held)
                     continue
-                if listed.get(real, 0) >= MAX_LISTINGS_PER_DIRECTORY:
-                    continue
-                listed[real] = listed.get(real, 0) + 1
-            try:
-                entries = self._list_directory(directory)  # the index sorts; order is irrelevant
-            except OSError:
-                continue
-            local_specs = specs
-            if ".gitignore" in [e.name for e in entries]:
-                spec = read_gitignore(posixpath.join(directory, ".gitignore"),
-                                      self._gitignore_bytes)
-                if spec is not None:
-                    local_specs = [*specs, (rel_dir, spec)]
-            below: frozenset[str] | None = None  # made for the first subdirectory
-            prefix = f"{rel_dir}/" if rel_dir else ""
-            for entry in entries:
-                name = entry.name
-                rel = prefix + name
-                is_link = False
+                if linked:
+                    listed[real] = listed.get(real, 0) + 1
+                fd = None
+                if parent is not None or directory.count("/") >= DEEP:
+                    try:
+                        fd = open_directory(directory, parent)
+                    except OSError:
+                        self._unopened(directory)
+                        continue
+                    finally:
+                        release(parent, held)
+                # kept while its subdirectories wait, as long as few are held (one per level
+                # of the path being walked: the parents with subdirectories to go)
+                holder = Held(fd) if fd is not None and len(held) < MAX_HELD else None
                 try:
-                    is_link = entry.is_symlink()
-                    is_dir = entry.is_dir()  # follows symlinks
-                    if is_link and not is_dir and not entry.is_file() and not os.path.exists(
-                        entry.path
-                    ):
-                        with contextlib.suppress(OSError):
-                            self._dangling.append((rel, os.readlink(entry.path)))
+                    try:
+                        entries = self._list_directory(directory, fd)  # the index sorts
+                    except OSError:
                         continue
-                except OSError as exc:
-                    # a symlink loop (`CLAUDE.md -> CLAUDE.md`, a -> b -> a): following it
-                    # fails with ELOOP. It leads to no file, as a dangling link does, so it is
-                    # reported as one (the git reader lists its loops there too); checks/files
-                    # tells the two apart by their targets.
-                    if is_link and exc.errno == errno.ELOOP:
-                        with contextlib.suppress(OSError):
-                            self._dangling.append((rel, os.readlink(entry.path)))
+                    if ".gitignore" in [e.name for e in entries]:
+                        spec = read_gitignore(posixpath.join(directory, ".gitignore"),
+                                              self._gitignore_bytes)
+                        if spec is not None:
+                            specs = [*specs, (rel_dir, spec)]
+                    self._entries(directory, rel_dir, real, above, plain, specs, entries, files,
+                                  stack, holder)
+                finally:
+                    if holder is not None and holder.waiting:
+                        held.add(holder)
+                    elif fd is not None:
+                        os.close(fd)
+        finally:
+            for holder in held:
+                os.close(holder.fd)
+        return files
+
+    def _entries(
+        self,
+        directory: str,
+        rel_dir: str,
+        real: str,
+        above: Above,
+        plain: bool,
+        local_specs: list[tuple[str, GitignoreSpec]],
+        entries: list[os.DirEntry[str]],
+        files: list[str],
+        stack: list[_Pending],
+        holder: Held | None,
+    ) -> None:
+        """The files of one listed directory, under the gitignores in force there
+        (`local_specs`, its own included), added to `files`; its subdirectories to walk
+        pushed on `stack`, to be opened from `holder` (its descriptor, when held)."""
+        below = (real, above)
+        prefix = f"{rel_dir}/" if rel_dir else ""
+        path_prefix = directory if directory.endswith("/") else directory + "/"
+        for entry in entries:
+            name = entry.name
+            rel = prefix + name
+            is_link = False
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir()  # follows symlinks
+                if is_link and not is_dir and not entry.is_file() and not os.path.exists(
+                    path_prefix + name
+                ):
+                    self._add_dangling(rel, path_prefix + name)
                     continue
-                if is_dir:
-                    # one string per directory for this set, the listings and the index (20 MB
-                    # saved 400 levels deep, where a directory's path is a kilobyte)
-                    rel = sys.intern(rel)
-                if plain and not is_link:
-                    self._plain.add(rel)
-                if is_dir:
-                    if name in ALWAYS_SKIPPED_DIRS or (
-                        local_specs and ignored_in_walk(local_specs, rel + "/")
-                    ):
-                        continue
-                    # only a link needs the (slow) real-path resolution
-                    child_real = os.path.realpath(entry.path) if is_link else f"{real}/{name}"
-                    if below is None:
-                        below = above | {real}
-                    stack.append(
-                        (entry.path, rel, child_real, below, plain and not is_link, local_specs,
-                         is_link)
-                    )
-                elif local_specs and ignored_in_walk(local_specs, rel):
-                    self._ignored.append(rel)
-                else:
-                    yield rel
+            except OSError as exc:
+                # a symlink loop (`CLAUDE.md -> CLAUDE.md`, a -> b -> a): following it
+                # fails with ELOOP. It leads to no file, as a dangling link does, so it is
+                # reported as one (the git reader lists its loops there too); checks/files
+                # tells the two apart by their targets.
+                if is_link and exc.errno == errno.ELOOP:
+                    self._add_dangling(rel, path_prefix + name)
+                continue
+            if is_dir:
+                # one string per directory for this set, the listings and the index (20 MB
+                # saved 400 levels deep, where a directory's path is a kilobyte)
+                rel = sys.intern(rel)
+            if plain and not is_link:
+                self._plain.add(rel)
+            if is_dir:
+                if name in ALWAYS_SKIPPED_DIRS or (
+                    local_specs and ignored_in_walk(local_specs, rel + "/")
+                ):
+                    continue
+                path = path_prefix + name
+                # only a link needs the (slow) real-path resolution
+                child_real = os.path.realpath(path) if is_link else f"{real}/{name}"
+                if holder is not None:
+                    holder.waiting += 1
+                stack.append((path, rel, child_real, below, plain and not is_link, local_specs,
+                              is_link, holder))
+            elif local_specs and ignored_in_walk(local_specs, rel):
+                self._ignored.append(rel)
+            else:
+                files.append(rel)
 
-
-def read_regular_file(path: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of a regular file (or a symlink to one), never blocking.
-
-    A FIFO, socket or device named `AGENTS.md` must not hang or feed us endless bytes: its type
-    is checked before it is opened, it is opened with O_NONBLOCK (a FIFO swapped in after the
-    check still returns at once) and its type checked again on the open descriptor."""
-    try:
-        # never open a special file at all (opening a device can have effects of its own);
-        # the check on the descriptor below catches one swapped in after this `stat`
-        mode = os.stat(path).st_mode
-        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-            raise ReadError(f"it is not a regular file (a {file_kind(mode)})")
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise ReadError(why_not_opened(exc)) from None
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise ReadError("it is a directory")
-        if not stat.S_ISREG(info.st_mode):
-            raise ReadError(f"it is not a regular file (a {file_kind(info.st_mode)})")
-        if info.st_size > max_bytes:
-            raise ReadError(
-                f"it is {info.st_size / 1048576:.1f} MiB, over the "
-                f"{max_bytes // 1048576} MiB limit"
-            )
-        # plain reads on the descriptor: no file object for a file read once (3,000 imported
-        # files in one workspace); a file that grows while we read it stops at the cap
-        chunks: list[bytes] = []
-        size = 0
-        want = min(info.st_size, max_bytes) + 1
-        while size <= max_bytes:
-            asked = want - size if size < want else 65536
-            chunk = os.read(fd, asked)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-            if len(chunk) < asked and size >= info.st_size:
-                break  # all of it, as `fstat` sized it: no read just to see the end
-        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-    except OSError as exc:
-        raise ReadError(exc.strerror or str(exc)) from None
-    finally:
-        if fd >= 0:
-            os.close(fd)
-    if len(data) > max_bytes:  # grew while we read it
-        raise ReadError(f"it is over the {max_bytes // 1048576} MiB limit")
-    return data
-
-
-def why_not_opened(exc: OSError) -> str:
-    if isinstance(exc, IsADirectoryError):
-        return "it is a directory"
-    if isinstance(exc, PermissionError):
-        return "permission denied"
-    if isinstance(exc, FileNotFoundError):
-        return "it does not exist"
-    return exc.strerror or str(exc)
-
-
-def file_kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "named pipe"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "device"
-    return "special file"
+    def _add_dangling(self, rel: str, path: str) -> None:
+        with contextlib.suppress(OSError):
+            self._dangling.append((rel, os.readlink(path)))
 
 
 def _has_entries(path: str) -> bool:

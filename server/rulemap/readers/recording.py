@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from rulemap.readers import check_store
 from rulemap.readers.base import ReadError, find_root, missing_by_listing
 from rulemap.readers.check_store import Signature, digest, signature
+from rulemap.readers.regular_file import read_regular_file
 
 if TYPE_CHECKING:
     from rulemap.readers.recording_reader import RecordingReader
@@ -118,8 +119,6 @@ class Recording:
     def note_user_file(self, path: str) -> None:
         """A file read outside any reader (the user's configuration file), read here as
         readers/host.py's `read_user_file` reads it: its signature, then its bytes' hash."""
-        from rulemap.readers.local import read_regular_file
-
         sig = signature(path)
         if not os.path.lexists(path):
             self.note(self.files, path, (sig, "!missing"))

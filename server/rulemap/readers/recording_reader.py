@@ -74,11 +74,14 @@ class RecordingReader(LocalReader):
         self._recording.note(self._recording.files, path, (sig, digest(data)))
         return data
 
-    def _list_directory(self, directory: str) -> list[os.DirEntry[str]]:
+    def _unopened(self, directory: str) -> None:
+        self._recording.note(self._recording.dirs, directory, (signature(directory), "!"))
+
+    def _list_directory(self, directory: str, fd: int | None) -> list[os.DirEntry[str]]:
         recording = self._recording
-        sig = signature(directory)
+        sig = check_store.signature_of_open(fd, directory)  # before the listing
         try:
-            entries = super()._list_directory(directory)
+            entries = super()._list_directory(directory, fd)
         except OSError:
             recording.note(recording.dirs, directory, (sig, "!"))
             raise

@@ -44,7 +44,7 @@ except ImportError:  # not on Windows: no leases there
     _fcntl = None  # type: ignore[assignment]
 
 from rulemap.readers.base import MAX_FILE_BYTES, ReadError
-from rulemap.readers.local import read_regular_file
+from rulemap.readers.regular_file import read_regular_file
 
 
 class WriteRefused(Exception):
