@@ -184,3 +184,51 @@ class DerivedCache:
 
     def __len__(self) -> int:
         return len(self._values)
+
+
+class OneLookCache(DerivedCache):
+    """The derived values of a workspace looked at once and dropped (a command's check that
+    leaves no snapshot to resume from): each value alone, without what it read or what was
+    built on it — nothing changes under such a workspace. On the 20,000-import tree that was
+    10 MB of a check's peak for 92,000 values, and 10 % of its time. A change (none is
+    expected) drops every value; there are no read sets to resume from."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._plain: dict[AnyKey, Any] = {}
+
+    @staticmethod
+    def of(cache: DerivedCache) -> OneLookCache:
+        """`cache`'s values, kept from now on as a `OneLookCache`."""
+        one = OneLookCache()
+        one._plain = {key: entry[0] for key, entry in cache._values.items()}
+        return one
+
+    @overload
+    def get(self, key: Key[V]) -> V | None: ...
+    @overload
+    def get(self, key: Key[V], default: D) -> V | D: ...
+
+    def get(self, key: AnyKey, default: object = None) -> object:
+        return self._plain.get(key, default)
+
+    def put(
+        self,
+        key: Key[V],
+        value: V,
+        reads: Iterable[str] | None,
+        after: Iterable[AnyKey] = (),
+    ) -> V:
+        if type(value) is list and not value:
+            value = EMPTY  # one empty list for all (rulemap.model.EmptyList)
+        self._plain[key] = value
+        return value
+
+    def invalidate(self, changed: set[str], structural: bool) -> None:
+        self._plain.clear()
+
+    def read_sets(self) -> Iterator[ReadSet]:
+        raise RuntimeError("a one-look workspace keeps no read sets: it cannot be resumed")
+
+    def __len__(self) -> int:
+        return len(self._plain)

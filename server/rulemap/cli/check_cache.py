@@ -387,8 +387,11 @@ def _store(
         return  # never in the repository: its own listing would change, or it could ship one
     entry = {
         "format": FORMAT, "key": cache.key, "root": root, "start_ns": recording.start_ns,
-        "code": code, "stdout_bytes": report.size, "record": recording.to_json(),
+        "code": code, "stdout_bytes": report.size,
     }
-    head = json.dumps(entry, separators=(",", ":")).encode("ascii") + b"\n"
+    # the header line written as it is made: the record a section at a time (ASCII: the
+    # JSON escapes every other character)
+    opening = json.dumps(entry, separators=(",", ":"))[:-1] + ',"record":'
+    head = itertools.chain((opening,), recording.json_pieces(), ("}\n",))
     check_store.write_entry(cache.directory, cache.entry_name(),
-                            itertools.chain((head,), report.chunks()))
+                            itertools.chain((p.encode("ascii") for p in head), report.chunks()))

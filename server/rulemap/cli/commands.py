@@ -143,6 +143,8 @@ def run_check(
         if ws is None:
             ws = open_workspace(root, allow, profiles=profiles, user_home=user_home, ref=ref,
                                 wrap=recorder.wrap if recorder else None)
+            if not (recorder and recorder.snapshot):
+                ws.look_once()  # no snapshot to resume from: its values need not say what they read
         findings = analysis.check(ws)
         write_report(ws, shown(ws, findings, output, suggest), output, sys.stdout)
         code = 1 if any(f.severity == "error" for f in findings) else 0

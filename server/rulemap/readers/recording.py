@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from typing import TYPE_CHECKING, Any
 
 from rulemap.readers import check_store
@@ -141,19 +141,44 @@ class Recording:
         out in full 20,000 times); `with_listings`: each listed directory's entries' hash too,
         for a snapshot's validation (`check_store.changes_since`)."""
         table = check_store.PathTable(self.walk_root)
+        sections = dict(self._sections(table, with_listings))
+        return {"paths": table.rows, **sections}
+
+    def json_pieces(self) -> Iterator[str]:
+        """`to_json()` as JSON text, a section at a time, each made, written out and let go
+        before the next (the whole record and its text at once were 13 MB of the peak of a
+        first check 400 levels deep); the path table last, in slices."""
+        import json
+
+        table = check_store.PathTable(self.walk_root)
+        opening = "{"
+        for name, value in self._sections(table, False):
+            yield f'{opening}"{name}":{json.dumps(value, separators=(",", ":"))}'
+            opening = ","
+            del value
+        yield ',"paths":['
+        rows = table.rows
+        for start in range(0, len(rows), _ROWS_PER_PIECE):
+            text = json.dumps(rows[start:start + _ROWS_PER_PIECE], separators=(",", ":"))
+            yield ("," if start else "") + text[1:-1]
+        yield "]}"
+
+    def _sections(
+        self, table: check_store.PathTable, with_listings: bool
+    ) -> Iterator[tuple[str, Any]]:
         at = table.index
         below = table.index_below
-        return {
-            "paths": table.rows,
-            "dirs": [
-                *([at(p), sig, listing] for p, (sig, listing) in self.dirs.items()),
-                *([below(key), sig, listing] for key, (sig, listing) in self.root_dirs.items()),
-            ],
-            "files": [[at(p), sig, result] for p, (sig, result) in self.files.items()],
-            "exists": [[at(p), answer] for p, answer in self.exists.items()],
-            "is_dir": [[at(p), answer] for p, answer in self.is_dir.items()],
-            "identity": [[at(p), answer] for p, answer in self.identity.items()],
-            "root": list(self.root) if self.root else None,
-            **({"listings": [[at(p), listing] for p, listing in self.listings.items()]}
-               if with_listings and self.listings is not None else {}),
-        }
+        yield "dirs", [
+            *([at(p), sig, listing] for p, (sig, listing) in self.dirs.items()),
+            *([below(key), sig, listing] for key, (sig, listing) in self.root_dirs.items()),
+        ]
+        yield "files", [[at(p), sig, result] for p, (sig, result) in self.files.items()]
+        yield "exists", [[at(p), answer] for p, answer in self.exists.items()]
+        yield "is_dir", [[at(p), answer] for p, answer in self.is_dir.items()]
+        yield "identity", [[at(p), answer] for p, answer in self.identity.items()]
+        yield "root", list(self.root) if self.root else None
+        if with_listings and self.listings is not None:
+            yield "listings", [[at(p), listing] for p, listing in self.listings.items()]
+
+
+_ROWS_PER_PIECE = 8192

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from rulemap.config import Config
-from rulemap.derived import IMPORT_GRAPH, DerivedCache, Key, KeyFamily
+from rulemap.derived import IMPORT_GRAPH, DerivedCache, Key, KeyFamily, OneLookCache
 from rulemap.documents import parse_document, unreadable_document
 from rulemap.globs import CompiledGlobs, FileIndex
 from rulemap.model import Document, Finding, ImportRef, ImportStatus, Resolved
@@ -103,6 +103,12 @@ class Workspace:
         if path.startswith("~") and self.home:
             return self.home + path[1:]
         return path
+
+    def look_once(self) -> None:
+        """This workspace is looked at once and dropped (a command's check that leaves no
+        snapshot): its derived values are kept without what they read (`OneLookCache`)."""
+        if not isinstance(self.derived, OneLookCache):
+            self.derived = OneLookCache.of(self.derived)
 
     # ----- paths ----------------------------------------------------------------------------
 
