@@ -206,3 +206,27 @@ def test_every_request_of_the_server_names_a_function_that_exists() -> None:
 
     for method in CUSTOM:
         assert callable(custom_handler(method)), method
+
+
+def test_the_servers_own_settings_are_read_without_the_engine(tmp_path: Path) -> None:
+    """A client's settings naming only what the server itself reads (the debounce, the hover,
+    a grant) are parsed before the start cache publishes, without importing the engine; a
+    setting of the engine's is still checked by it."""
+    out = tmp_path / "modules.txt"
+    env = {**os.environ, "PYTHONPATH": str(REPO / "server"), "RULEMAP_MODULES_OUT": str(out)}
+    probe = (
+        "import os, sys\nfrom rulemap.lsp.settings import parse_settings\n"
+        "settings, errors = parse_settings({'diagnostics': {'debounceMs': 0}, 'hover': "
+        "{'sourceFiles': 'firstLine'}, 'trace': {'server': 'off'}, 'maxChars': None})\n"
+        "assert not errors and settings.debounce_ms == 0, errors\n"
+        "open(os.environ['RULEMAP_MODULES_OUT'], 'w').write('\\n'.join(sorted(sys.modules)))\n"
+        "_, errors = parse_settings({'maxChars': 'big', 'profile': 'nobody', 'maxchars': 1})\n"
+        "assert len(errors) == 3 and 'maxChars' in errors[0] and 'nobody' in errors[1] "
+        "and 'did you mean `maxChars`' in errors[2], errors\n")
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    modules = set(out.read_text(encoding="utf-8").split("\n"))
+    assert "rulemap.lsp.settings" in modules  # the probe ran
+    assert loaded(modules, ("rulemap.analysis", "rulemap.profiles", "rulemap.host.catalog",
+                            "rulemap.checks")) == []

@@ -65,12 +65,10 @@ def _flatten(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, list[str]]:
-    """Validate a `rulemap` section; returns the settings and one message per problem."""
-    from rulemap.analysis import check_setting, setting_keys
+    """Validate a `rulemap` section; returns the settings and one message per problem. The
+    engine (its setting keys, the agents' names) is imported only for a key the server does
+    not know itself: a start from the cache publishes before it (~100 ms)."""
     from rulemap.config import ConfigError, parse_allow_list
-    from rulemap.host.catalog import agent_names
-
-    agents = agent_names()
 
     if raw is None:
         return Settings(), []
@@ -81,8 +79,6 @@ def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, lis
     errors: list[str] = []
     values: dict[str, Any] = {}
     overrides: dict[str, Any] = {}
-    keys = setting_keys()
-    known = ["profile", "hover.sourceFiles", "diagnostics.debounceMs", *keys]
     for key, value in _flatten(raw).items():
         if value is None or key in CLIENT_KEYS:
             continue  # null: "not set here"
@@ -107,6 +103,9 @@ def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, lis
             else:
                 values["debounce_ms"] = int(value)
         elif key == "profile":
+            from rulemap.host.catalog import agent_names
+
+            agents = agent_names()
             if value not in agents:
                 errors.append(
                     f"{source}: `profile` must be one of {', '.join(agents)}, not "
@@ -120,7 +119,9 @@ def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, lis
                 values["allow_imports_from"] = parse_allow_list(value, source)
             except ConfigError as exc:
                 errors.append(f"{exc}; ignoring it")
-        elif key in keys:
+        elif key in _engine_keys():
+            from rulemap.analysis import check_setting
+
             try:
                 check_setting(key, value, source)
             except ConfigError as exc:
@@ -128,10 +129,17 @@ def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, lis
             else:
                 overrides[key] = value
         else:
+            known = ["profile", "hover.sourceFiles", "diagnostics.debounceMs", *_engine_keys()]
             hint = difflib.get_close_matches(key, known, n=1)
             did_you_mean = f" (did you mean `{hint[0]}`?)" if hint else ""
             errors.append(f"{source}: unknown setting `rulemap.{key}`{did_you_mean}; ignoring it")
     return Settings(overrides=overrides, **values), errors
+
+
+def _engine_keys() -> tuple[str, ...]:
+    from rulemap.analysis import setting_keys
+
+    return setting_keys()
 
 
 def folder_settings(

@@ -15,6 +15,7 @@ inside a workspace; `RULEMAP_NO_CACHE=1` turns it off; any failure is a miss.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -22,6 +23,7 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import cattrs
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 
@@ -34,7 +36,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("rulemap.lsp")
 FORMAT = "rulemap-lsp-start/1"
-_CONVERTER = get_converter()
+
+
+@functools.cache
+def _converter() -> cattrs.Converter:
+    # made when first needed (a diagnostic the hand decoding below does not cover, or the
+    # store after the check): building cattrs' converter took ~30 ms of every start
+    return get_converter()
 
 
 @dataclass
@@ -163,7 +171,7 @@ def diagnostic_from_json(item: dict[str, Any]) -> types.Diagnostic:
     the converter for anything else."""
     if not _DIAGNOSTIC_KEYS.issuperset(item) or item.get("relatedInformation") \
             or not isinstance(item.get("range"), dict):
-        return _CONVERTER.structure(item, types.Diagnostic)
+        return _converter().structure(item, types.Diagnostic)
     try:
         start, end = item["range"]["start"], item["range"]["end"]
         href = (item.get("codeDescription") or {}).get("href")
@@ -179,7 +187,7 @@ def diagnostic_from_json(item: dict[str, Any]) -> types.Diagnostic:
             tags=[types.DiagnosticTag(t) for t in item["tags"]] if item.get("tags") else None,
             data=item.get("data"))
     except (KeyError, TypeError, ValueError):
-        return _CONVERTER.structure(item, types.Diagnostic)
+        return _converter().structure(item, types.Diagnostic)
 
 
 def finish(engine: Engine, folder: Folder, start: Start, quiet: bool) -> None:
@@ -189,7 +197,7 @@ def finish(engine: Engine, folder: Folder, start: Start, quiet: bool) -> None:
         return
     prefix = folder.uri + "/"
     diagnostics = {
-        uri: [_CONVERTER.unstructure(d) for d in state.diagnostics]
+        uri: [_converter().unstructure(d) for d in state.diagnostics]
         for uri, state in engine.ledger.docs.items()
         if uri.startswith(prefix) and state.diagnostics
     }
