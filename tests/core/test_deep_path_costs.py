@@ -6,25 +6,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rulemap.checks.drifted_copy import scope
 from rulemap.globs import FileIndex
 from rulemap.profiles.base import parent_dir
 
 SEGMENT = st.sampled_from(["a", "b", ".github", ".x", "src", "docs", "n1", "x.ts", "."])
 PATH = st.lists(SEGMENT, min_size=1, max_size=7).map("/".join)
-
-
-def _scope_by_parts(path: str) -> str:
-    parts = path.split("/")[:-1]
-    for n, part in enumerate(parts):
-        if part.startswith("."):
-            return "/".join(parts[:n])
-    return "/".join(parts)
-
-
-@given(PATH)
-def test_a_files_scope_is_found_without_splitting_its_path(path: str) -> None:
-    assert scope(path) == _scope_by_parts(path)
 
 
 @given(st.lists(st.tuples(st.booleans(), PATH), max_size=30))

@@ -124,11 +124,11 @@ def scope(path: str) -> str:
     """The directory a file speaks for: its own, above any dot-directory it sits in (an
     agent's own folder of rules or settings — `.github/…`, `.cursor/rules/…` — speaks for the
     directory holding that folder). Copies for different agents speak for the same one."""
-    directory = path.rpartition("/")[0]
-    # the first directory whose name starts with a dot, found without splitting the path
-    # (a file 400 directories deep)
-    dot = f"/{directory}".find("/.")
-    return directory if dot < 0 else directory[:max(dot - 1, 0)]
+    parts = path.split("/")[:-1]
+    for n, part in enumerate(parts):
+        if part.startswith("."):
+            return "/".join(parts[:n])
+    return "/".join(parts)
 
 
 def _worth_aligning(left: tuple[Paragraph, ...], right: tuple[Paragraph, ...]) -> bool:

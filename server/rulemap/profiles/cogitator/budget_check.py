@@ -232,15 +232,10 @@ class TargetGroups:
         anchor = self.anchor
         by_group: dict[Group, list[str]] = {}
         group_of = self.group_of
-        directory, anchored = "", anchor("")
-        for path in ws.files:  # sorted: a directory's files mostly one after another
+        for path in ws.files:
             slash = path.rfind("/")
-            if slash != len(directory) or not path.startswith(directory):
-                # (its own directory's string only when it changes: 400 levels deep, copying
-                # and hashing each file's kilobyte of directory was 2 % of a check)
-                directory = sys.intern(path[:slash]) if slash > 0 else ""
-                anchored = anchor(directory)
-            group = (anchored, index.get(path, ()))
+            group = (anchor(sys.intern(path[:slash]) if slash > 0 else ""),
+                     index.get(path, ()))
             group_of[path] = group
             members = by_group.get(group)
             if members is None:
