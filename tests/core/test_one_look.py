@@ -57,12 +57,13 @@ def test_a_workspace_looked_at_once_finds_what_a_kept_one_finds(
 ) -> None:
     root = tmp_path / case
     shutil.copytree(CASES / case / "workspace", root, symlinks=True)
-    reports = []
+    reports: list[object] = []
     for once in (False, True):
         try:
             ws = analysis.open_workspace(str(root), LocalReader(str(root), one_shot=True))
-        except ConfigError:
-            pytest.skip("the case's configuration is refused: no check to compare")
+        except ConfigError as exc:  # a case about a refused configuration: refused alike
+            reports.append(("refused", str(exc)))
+            continue
         if once:
             ws.look_once()
         assert isinstance(ws.derived, OneLookCache) == once
