@@ -273,3 +273,43 @@ def test_the_deepest_nested_directory_is_the_last_of_them_all(cwd: str, target_d
 
     every = nested_dirs(cwd, target_dir)
     assert deepest_nested(cwd, target_dir) == (every[-1] if every else None)
+
+
+def test_a_first_checks_record_shares_its_strings_and_numbers(tmp_path: Path) -> None:
+    """What a first check's record keeps for the cache is shared where it can be (the peak of
+    a first check 400 levels deep is its store): a document is read by its identity's own
+    string, which the record keys the read by; the listings' names and the path table's
+    names are interned; a signature's ctime is its mtime's int when they are equal, and its
+    mode one int for all."""
+    import os
+    import sys
+
+    from rulemap import analysis
+    from rulemap.readers import check_store
+
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    for pkg in ("a", "b"):
+        (root / "pkg" / pkg).mkdir(parents=True)
+        (root / "pkg" / pkg / "AGENTS.md").write_text(f"# {pkg}\n")
+    recording = Recording()
+    ws = analysis.open_workspace(str(root), recording.reader(str(root)))
+    analysis.check(ws)
+    path = str(root / "pkg" / "a" / "AGENTS.md")
+    recorded = next(p for p in recording.files if p == path)
+    assert recorded is ws.identity("pkg/a/AGENTS.md")
+    names = [n for listed in recording.root_listed.values() for n in listed]
+    assert names.count("AGENTS.md") == 2 and all(n is sys.intern(n) for n in names)
+    table = check_store.PathTable(str(root))
+    rows = [table.index(p) for p in (path, str(root / "pkg" / "b" / "AGENTS.md"))]
+    assert table.rows[rows[0]][1] is table.rows[rows[1]][1]
+    assert check_store.decode_paths(json.loads(json.dumps(table.rows)))[rows[0]] == path
+    os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    sig = check_store.signature(path)
+    other = check_store.signature(str(root / "pkg" / "b" / "AGENTS.md"))
+    assert sig is not None and other is not None
+    info = os.stat(path)
+    assert sig == [info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino, info.st_mode]
+    assert sig[4] is other[4]  # one mode
+    if other[0] == other[1]:
+        assert other[1] is other[0]  # one int for an equal ctime

@@ -51,7 +51,7 @@ def signature(path: str) -> Signature:
         info = os.stat(path)
     except (OSError, ValueError):
         return None
-    return [info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino, info.st_mode]
+    return _signature_of(info)
 
 
 def signature_of_open(fd: int | None, path: str) -> Signature:
@@ -63,7 +63,18 @@ def signature_of_open(fd: int | None, path: str) -> Signature:
         info = os.fstat(fd)
     except OSError:
         return None
-    return [info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino, info.st_mode]
+    return _signature_of(info)
+
+
+_MODES: dict[int, int] = {}  # one int object per mode (a dozen in a tree, 65,536 at most)
+
+
+def _signature_of(info: os.stat_result) -> list[int]:
+    # a record keeps 20,000 signatures 400 levels deep: the ctime is the mtime's own int
+    # where they are equal (most files), the mode a shared one (1.2 MB)
+    mtime, ctime = info.st_mtime_ns, info.st_ctime_ns
+    return [mtime, mtime if ctime == mtime else ctime, info.st_size, info.st_ino,
+            _MODES.setdefault(info.st_mode, info.st_mode)]
 
 
 def racy(sig: Signature, start_ns: int) -> bool:
@@ -127,7 +138,9 @@ class PathTable:
     in normal form: `/`, a trailing `/`, `//`)."""
 
     def __init__(self, root: str | None = None) -> None:
-        self.rows: list[list[Any]] = []
+        # (parent's row, name): a tuple each, its name interned — the same few names in
+        # thousands of directories (the peak of a first check 400 levels deep is its store)
+        self.rows: list[tuple[int, str]] = []
         self._ids: dict[str, int] = {}
         # the paths below `root` by their keys relative to it: their absolute paths are not
         # made (a kilobyte each for 20,000 directories 400 levels deep)
@@ -147,11 +160,11 @@ class PathTable:
             above, _, name = key.rpartition("/")
             row = self.index_below(above)
             ids[path] = len(self.rows)
-            self.rows.append([row, name])
+            self.rows.append((row, sys.intern(name)))
             return ids[path]
         if not path.startswith("/") or path.endswith("/") or "//" in path:
             ids[path] = len(self.rows)
-            self.rows.append([-2, path])
+            self.rows.append((-2, path))
             return ids[path]
         missing: list[str] = []  # the path and its ancestors not in the table yet
         current = path
@@ -161,7 +174,7 @@ class PathTable:
         parent = ids.get(current, -1)
         for one in reversed(missing):
             ids[one] = len(self.rows)
-            self.rows.append([parent, one.rpartition("/")[2]])
+            self.rows.append((parent, sys.intern(one.rpartition("/")[2])))
             parent = ids[one]
         return ids[path]
 
@@ -184,7 +197,7 @@ class PathTable:
         assert parent is not None
         for one in reversed(missing):
             below[one] = len(self.rows)
-            self.rows.append([parent, one.rpartition("/")[2]])
+            self.rows.append((parent, sys.intern(one.rpartition("/")[2])))
             parent = below[one]
         return below[key]
 

@@ -85,7 +85,8 @@ class RecordingReader(LocalReader):
         except OSError:
             recording.note(recording.dirs, directory, (sig, "!"))
             raise
-        names: Collection[str] = [e.name for e in entries]
+        # the names interned: the same few (`AGENTS.md`, `src`) in thousands of directories
+        names: Collection[str] = [sys.intern(e.name) for e in entries]
         names = tuple(names) if len(names) <= 8 else frozenset(names)
         racy = check_store.racy(sig, recording.start_ns)
         answer = (sig, check_store.listing_digest(entries) if racy else "")

@@ -192,8 +192,14 @@ class Workspace:
 
     def _parse(self, key: str) -> Document:
         is_rule = self.layout.rule_scope(key) is not None and not key.startswith("/")
+        # read by the identity's own string when the identity is the path itself: the cache's
+        # record of the read keeps it, so the two share one (a kilobyte each, 400 levels deep)
+        path = self.abs(key)
+        identity = self.identity(key)
+        if identity == path:
+            path = identity
         try:
-            data = self.reader.read_bytes(self.abs(key))
+            data = self.reader.read_bytes(path)
         except ReadError as exc:
             return unreadable_document(key, str(exc), is_rule)
         text, why = decode(data)
