@@ -100,6 +100,11 @@ def read_set(reads: Iterable[str]) -> ReadSet:
     return reads if len(reads) <= _SMALL_READS else frozenset(reads)
 
 
+def _shared_empty(value: V) -> V:
+    """One empty list for all stored empty lists (rulemap.model.EmptyList)."""
+    return EMPTY if type(value) is list and not value else value
+
+
 class DerivedCache:
     """Derived values with what they read. A value built on another one (a nested load on its
     parent's) names it in `after`: dropping the parent drops it too, so the child need not
@@ -139,8 +144,7 @@ class DerivedCache:
             kept = read_set(reads)
             if len(kept) == 1 and type(kept) is tuple:
                 kept = self._alone.setdefault(kept[0], kept)
-        if type(value) is list and not value:
-            value = EMPTY  # one empty list for all (rulemap.model.EmptyList)
+        value = _shared_empty(value)
         self._values[key] = (value, kept)
         dependents = self._dependents
         for parent in after:
@@ -219,8 +223,7 @@ class OneLookCache(DerivedCache):
         reads: Iterable[str] | None,
         after: Iterable[AnyKey] = (),
     ) -> V:
-        if type(value) is list and not value:
-            value = EMPTY  # one empty list for all (rulemap.model.EmptyList)
+        value = _shared_empty(value)
         self._plain[key] = value
         return value
 

@@ -77,6 +77,7 @@ def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, lis
             f"{source}: the `rulemap` section must be an object, not {type(raw).__name__}"
         ]
     errors: list[str] = []
+    engine_keys: tuple[str, ...] | None = None  # asked of the engine once, when needed
     values: dict[str, Any] = {}
     overrides: dict[str, Any] = {}
     for key, value in _flatten(raw).items():
@@ -119,7 +120,7 @@ def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, lis
                 values["allow_imports_from"] = parse_allow_list(value, source)
             except ConfigError as exc:
                 errors.append(f"{exc}; ignoring it")
-        elif key in _engine_keys():
+        elif key in (engine_keys := engine_keys or _engine_keys()):
             from rulemap.analysis import check_setting
 
             try:
@@ -129,7 +130,7 @@ def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, lis
             else:
                 overrides[key] = value
         else:
-            known = ["profile", "hover.sourceFiles", "diagnostics.debounceMs", *_engine_keys()]
+            known = ["profile", "hover.sourceFiles", "diagnostics.debounceMs", *engine_keys]
             hint = difflib.get_close_matches(key, known, n=1)
             did_you_mean = f" (did you mean `{hint[0]}`?)" if hint else ""
             errors.append(f"{source}: unknown setting `rulemap.{key}`{did_you_mean}; ignoring it")

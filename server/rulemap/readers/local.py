@@ -148,7 +148,7 @@ class LocalReader:
             else:
                 self.listed_by_git = True
                 return files
-        return list(self._walk())
+        return self._walk()
 
     def _git_list(self) -> list[str]:
         """The listing from git (module docstring): git's paths, typed by a scan of the
@@ -336,11 +336,11 @@ class LocalReader:
     def files_under(self, key: str) -> list[str]:
         """The files a walk lists below directory `key` (one created after the walk)."""
         if not key or self.is_ignored(key + "/x"):
-            return [] if key else list(self._walk())
+            return [] if key else self._walk()
         path = posixpath.join(self.root, key)
         parent = key.rsplit("/", 1)[0] if "/" in key else ""
         specs = self._specs_in(parent)
-        return list(self._walk((path, key, os.path.realpath(path), frozenset(), False, specs)))
+        return self._walk((path, key, os.path.realpath(path), frozenset(), False, specs))
 
     def _specs_in(self, directory: str) -> list[tuple[str, GitignoreSpec]]:
         """The .gitignore files in force in `directory` (its own included), root first."""
