@@ -12,11 +12,13 @@ files (so the server does not start its own file watcher), UTF-16 positions. Mea
   publish of the initial wave (when nothing new arrived for --settle seconds);
 - `didChange` of an open AGENTS.md → its `publishDiagnostics` (each edit adds a different missing
   `@import`, so the file's diagnostics change every time and must be re-published);
-  p50/p95, target p95 < 50 ms. The server debounces edits (`diagnostics.debounceMs`, 150 ms by
+  p50/p95, target p95 < 20 ms. The server debounces edits (`diagnostics.debounceMs`, 150 ms by
   default); the benchmark sets it through initializationOptions (--debounce-ms, default 0) so
   the figure is the server's own work, and reports the value used;
 - `textDocument/hover` at (0,0) of source files (each opened first), first hover per file and
-  repeated hovers; target p95 < 10 ms;
+  repeated hovers, once the server is idle; target p95 < 10 ms. Apart from those, hovers sent
+  right after an edit that makes the server check the whole workspace in its worker thread
+  (the two share one interpreter): what a hover costs while a check runs;
 - `rulemap/effectiveInstructions` for source files;
 - the root AGENTS.md opened after the initial wave: time to its "who loads it" code lens, then
   code lenses, paragraph hovers ("who sees this paragraph") and `rulemap/unseenLines`.
@@ -55,7 +57,7 @@ from _common import (  # noqa: E402
 )
 
 TARGET_FIRST_DIAG_S = 2.0
-TARGET_EDIT_P95_S = 0.050
+TARGET_EDIT_P95_S = 0.020  # issue #18 (was 50 ms)
 TARGET_HOVER_P95_S = 0.010
 TARGET_LENS_S = 0.050  # the "who loads it" lens once the graph is ready (issue: <= 50 ms)
 
@@ -212,6 +214,28 @@ def _start_cache_times(cmd: list[str], init_params: dict, runs: int, log: str,
                 client.settle("textDocument/publishDiagnostics", settle, timeout=120)
             finally:
                 client.close()
+    return times
+
+
+def _hovers_during_checks(client: Client, path: str, text: str, tree: str,
+                          sources: list[str], runs: int = 10) -> list[float]:
+    """Hovers sent right after an edit of `path` that adds or removes an import: the server
+    answers them while its worker checks the whole workspace again."""
+    doc = {"uri": uri(path)}
+    client.notify("textDocument/didOpen", {"textDocument": {
+        **doc, "languageId": "markdown", "version": 1, "text": text}})
+    client.settle("textDocument/publishDiagnostics", 0.3, timeout=30)
+    times: list[float] = []
+    for i in range(runs):
+        changed = text + (f"\n- See @docs/busy-{i}.md\n" if i % 2 == 0 else "")
+        client.notify("textDocument/didChange", {"textDocument": {**doc, "version": i + 2},
+                                                 "contentChanges": [{"text": changed}]})
+        source = {"uri": uri(os.path.join(tree, sources[i % len(sources)]))}
+        times.append(client.request("textDocument/hover", {
+            "textDocument": source, "position": {"line": 0, "character": 0}})[0])
+        client.settle("textDocument/publishDiagnostics", 0.3, timeout=30)
+    client.notify("textDocument/didClose", {"textDocument": doc})
+    client.settle("textDocument/publishDiagnostics", 0.3, timeout=30)
     return times
 
 
@@ -468,6 +492,10 @@ def main(argv: list[str] | None = None) -> int:
                 graph_lat.append(got[0] - t0)
             time.sleep(0.2)
         client.notify("textDocument/didClose", {"textDocument": {"uri": edit_uri}})
+        # closing the edited file brings its disk text back, which the server checks whole
+        # once more (~40 ms in its worker); the hovers below are timed once that is published,
+        # with the server idle. Hovers during a whole check are timed apart, further down.
+        client.settle("textDocument/publishDiagnostics", 0.3, timeout=30)
 
         # ------------------------------------------------------------ hovers
         hover_first: list[float] = []
@@ -494,6 +522,8 @@ def main(argv: list[str] | None = None) -> int:
                 lat, _ = client.request("textDocument/hover", params)
                 hover_again.append(lat)
             client.notify("textDocument/didClose", {"textDocument": {"uri": su}})
+
+        hover_busy = _hovers_during_checks(client, edit_path, original, tree, sources)
 
         # ------------------------------------------------------------ who sees it
         # the root AGENTS.md opened once the initial wave settled (the graph is ready): time
@@ -535,6 +565,7 @@ def main(argv: list[str] | None = None) -> int:
         "hover_first_s": summarize(hover_first) if hover_first else None,
         "hover_repeat_s": summarize(hover_again) if hover_again else None,
         "hover_empty": empty_hovers,
+        "hover_during_check_s": summarize(hover_busy) if hover_busy else None,
         "effective_instructions_s": summarize(eff) if eff else None,
         "effective_instructions_mean_files": (sum(eff_files) / len(eff_files))
         if eff_files
@@ -593,6 +624,7 @@ def main(argv: list[str] | None = None) -> int:
     row("didChange → graph-wide finding published", results["graph_edit_to_publish_s"], None)
     row("hover (0,0) on a source file, first", results["hover_first_s"], TARGET_HOVER_P95_S)
     row("hover (0,0) on a source file, repeated", results["hover_repeat_s"], TARGET_HOVER_P95_S)
+    row("hover while a whole check runs", results["hover_during_check_s"], None)
     row("rulemap/effectiveInstructions", results["effective_instructions_s"], None)
     ready = results.get("who_loads_it_lens_ready_s")
     label = 'open AGENTS.md → "who loads it" lens'

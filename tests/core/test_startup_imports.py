@@ -9,6 +9,7 @@ not import times: times are too noisy on a shared machine to assert.
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -230,3 +231,46 @@ def test_the_servers_own_settings_are_read_without_the_engine(tmp_path: Path) ->
     assert "rulemap.lsp.settings" in modules  # the probe ran
     assert loaded(modules, ("rulemap.analysis", "rulemap.profiles", "rulemap.host.catalog",
                             "rulemap.checks")) == []
+
+
+def _view_imports() -> set[str]:
+    """The modules the editor's views import inside a function (on their first use): the
+    view modules' own functions and the server's `@server.feature` handlers."""
+    lsp = REPO / "server" / "rulemap" / "lsp"
+    found: set[str] = set()
+    sources = [lsp / "reach_lens.py", lsp / "reverse.py", *sorted((lsp / "features").glob("*.py"))]
+    for path in [*sources, lsp / "server.py"]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if path.name == "server.py" and not any(
+                "server.feature" in ast.unparse(d) for d in fn.decorator_list
+            ):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    found.add(node.module)
+                elif isinstance(node, ast.Import):
+                    found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_the_views_import_nothing_on_their_first_use(tmp_path: Path) -> None:
+    """A module a hover, a lens or a reverse view imports inside a function is imported by
+    the server's preload (`_preload_views`, once the folders are indexed), not by the user's
+    first hover: "who sees this paragraph" importing `rulemap.unseen` on the first hover made
+    it ~15 ms slower than the next one."""
+    wanted = _view_imports()
+    assert {"rulemap.unseen", "rulemap.reach", "rulemap.lsp.reach_lens"} <= wanted  # parsed
+    out = tmp_path / "modules.txt"
+    env = {**os.environ, "PYTHONPATH": str(REPO / "server"), "RULEMAP_MODULES_OUT": str(out)}
+    probe = ("import os, sys\nimport rulemap.lsp.server as server\nserver._preload_views()\n"
+             "open(os.environ['RULEMAP_MODULES_OUT'], 'w').write('\\n'.join(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    modules = set(out.read_text(encoding="utf-8").split("\n"))
+    # the file watcher is the server's fallback when the client watches nothing (imported
+    # then, at start, not on a view's first use)
+    assert sorted(wanted - modules - {"rulemap.lsp.watch"}) == []

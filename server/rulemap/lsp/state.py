@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from lsprotocol import types
 
 from rulemap.host.cancel import CancelToken
-from rulemap.lsp import start_cache
+from rulemap.lsp import heap, start_cache
 from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.events import classify_events, content_matters
 from rulemap.lsp.folders import Folder, Port, in_worker, path_of
@@ -102,6 +102,7 @@ class Engine(DiagnosticsFlow):
         folder = self.folders.pop(path or "", None)
         if folder is None:
             return
+        heap.replacing()  # its workspace is cyclic: the collector must be able to free it
         folder.stop_timers()
         prefix = folder.uri + "/"
         for uri_ in [u for u in self.ledger.docs if u.startswith(prefix)]:
@@ -175,6 +176,7 @@ class Engine(DiagnosticsFlow):
             return
         folder.epoch += 1
         epoch = folder.epoch
+        heap.replacing()  # the old workspace, cyclic, must be collectable once replaced
         folder.indexing = True
         folder.ready.clear()
         overrides = dict(folder.settings.overrides)
@@ -287,6 +289,7 @@ class Engine(DiagnosticsFlow):
         folder.replica = replica
         folder.replica_ready.set()
         await self._run_full(folder)
+        heap.settled()  # full collections no longer scan the indexed folder (heap.py)
         self.graph_changed([])
 
     def _update(
