@@ -109,6 +109,7 @@ def test_a_profile_explanation_is_stored_under_the_explain_family() -> None:
     load = ws.derived.get(reach.BASE_LOAD.key(("",), "pkg"))
     assert load is not None and [f.path for f in load.files] == ["AGENTS.md", "pkg/AGENTS.md"]
     # an edit of the nested file drops the load and the explanation built on it
+    ws.reader.files[ws.abs("pkg/AGENTS.md")] = b"nested, edited\n"
     ws.update(changed={"pkg/AGENTS.md"})
     assert ws.derived.get(EXPLAIN.key(profile.name, "pkg/x.py", "")) is None
 

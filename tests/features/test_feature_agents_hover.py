@@ -64,6 +64,10 @@ def test_repeated_hover_recomputes_nothing(toys):
     assert [t.computed for t in toys] == [1, 1]
     hover(ws, "src/api/users.ts", P(0, 0))
     assert [t.computed for t in toys] == [1, 1]
+    ws.update(changed=["src/TOY.md"])  # saved as it was: nothing to compute again
+    hover(ws, "src/api/users.ts", P(0, 0))
+    assert [t.computed for t in toys] == [1, 1]
+    ws.reader.files[ws.abs("src/TOY.md")] += b" edited"
     ws.update(changed=["src/TOY.md"])
     hover(ws, "src/api/users.ts", P(0, 0))
     assert [t.computed for t in toys] == [2, 1]

@@ -351,6 +351,20 @@ class Workspace:
         self.resolver.drop(key)
         return self._docs.pop(key, None)
 
+    def reads_as_before(self, key: str) -> bool:
+        """Whether `key`, read again, is the document it was parsed as, at the same real path:
+        a change that changed nothing (a buffer closed as it is on disk, a file saved or
+        touched unmodified). A document is parsed from its key, its text, its byte-order mark
+        and whether it is a rule alone, so the same bytes parse the same. False when it was
+        never parsed."""
+        old = self._docs.get(key)
+        before = self._identity.get(key)
+        if old is None or before is None or self.reader.identity(self.abs(key)) != before:
+            return False
+        new = self._parse(key)
+        return (new.text, new.bom, new.unreadable, new.is_rule) == (
+            old.text, old.bom, old.unreadable, old.is_rule)
+
     def aliases_of(self, keys: set[str]) -> set[str]:
         """Keys whose identity (real path) is that of one of `keys`: a symlinked alias
         (CLAUDE.md → AGENTS.md) reads the same bytes as its target."""
