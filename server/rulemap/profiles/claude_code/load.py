@@ -78,6 +78,18 @@ class ClaudeLoad(Linked["ClaudeLoad"]):
     def child(self) -> ClaudeLoad:
         return ClaudeLoad(self.ws, self.settings, self)
 
+    def brought_by(self, importer: str) -> list[LoadedFile]:
+        """The files `importer`'s own imports brought into this load. `add` takes a file's
+        imports at once, into the link that adds the file, so the links are searched from
+        this one up to that link, not all of them: a load 400 levels deep has a link per
+        level, and the duplicate check asks this of every importer."""
+        link: ClaudeLoad | None = self
+        while link is not None:
+            if any(f.path == importer for f in link.own_files):
+                return [f for f in link.own_files if f.imported_by == importer]
+            link = link.parent
+        return []
+
     def skip(self, path: str, why: str, code: str) -> None:
         self.add_skip(Skipped(path, why, code))
 

@@ -201,8 +201,7 @@ class ClaudeCodeProfile(Profile):
     def brought_through(self, ws: Workspace, importer: str, cwd: str) -> frozenset[str]:
         """From the load's links, no list of the whole load made (`Profile`)."""
         _, link = self._target_link(ws, importer, normalize(cwd), self.settings_of(ws), set())
-        return frozenset(f.path for each in link.links() for f in each.own_files
-                         if f.imported_by == importer)
+        return frozenset(f.path for f in link.brought_by(importer))
 
     def _target_link(self, ws: Workspace, target: str | None, cwd_dir: str, opts: Options,
                      reads: set[str]) -> tuple[LoadKey, ClaudeLoad]:
