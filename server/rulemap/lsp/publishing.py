@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
+from rulemap.lsp import heap
 from rulemap.lsp.diagnostics import to_diagnostics, uri_for
 from rulemap.model import Finding
 
@@ -197,6 +198,8 @@ class DiagnosticsFlow:
                         await self._renames(folder)
                 if not folder.check_again:
                     from rulemap.lsp.reach_lens import after_check
+
+                    heap.settled()  # its findings live until the next check (heap.py)
 
                     after_check(self, folder)  # type: ignore[arg-type]
                     return

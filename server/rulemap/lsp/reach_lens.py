@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from rulemap.lsp import heap
+
 if TYPE_CHECKING:
     from rulemap.lsp.folders import Folder
     from rulemap.lsp.state import Engine
@@ -208,6 +210,7 @@ async def _compute(engine: Engine, folder: Folder, generation: int) -> None:
     ws = folder.ws
     if ws is not None and ws.generation == generation:
         folder.overviews = Overviews(generation, agents)
+        heap.settled()  # kept until the next overview: out of the full collections (heap.py)
         if folder.overview_refresh is not None:
             folder.overview_refresh()
 
