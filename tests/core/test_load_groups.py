@@ -1,4 +1,5 @@
-"""`Profile.load_groups` of Gemini CLI, Copilot, Cursor and Mastra (profiles/place_groups.py):
+"""`Profile.load_groups` of Gemini CLI, Copilot, Cursor and Mastra (profiles/place_groups.py),
+and of Claude Code (profiles/claude_code/groups.py, its grouping kept between questions):
 on generated workspaces — instruction files nested at various depths, rules whose globs match
 some files, none, or overlap, files at the root and in hidden directories, a cwd below the
 root — the groups cover every workspace file exactly once, and every file's own explanation
@@ -271,3 +272,71 @@ def test_a_monorepo_shaped_tree_gives_few_groups() -> None:
     assert _check(ws, "cursor", "") == 9
     # each AGENTS.md alone (a path with its name is used directly), each package, the root
     assert _check(ws, "mastra", "") == 18
+
+
+# ----- Claude Code: its groups are kept between questions, and follow edits -----------------
+
+CLAUDE_GLOBS = ["src/**", "**/*.ts", "a/**", "lib/*.py", "nothing/**", "**/*.{ts,py}"]
+
+
+def _claude_files(files: list[str], rules: list[str], memory: list[str]) -> dict[str, str]:
+    tree = {path: "" for path in files}
+    for directory in memory:
+        tree[_at(directory, "CLAUDE.md")] = f"memory of {directory or 'the root'}\n"
+    for i, glob in enumerate(rules):
+        tree[f".claude/rules/r{i}.md"] = f"---\npaths: ['{glob}']\n---\nrule {i}\n"
+    return tree
+
+
+def _groups_of(ws: Workspace, cwd: str) -> list[tuple[str, list[str]]]:
+    groups = get_profile("claude-code").load_groups(ws, cwd)
+    assert groups is not None
+    return sorted((e.target, sorted(members)) for e, members in groups)
+
+
+@SETTINGS
+@given(files=_files(), rules=st.lists(st.sampled_from(CLAUDE_GLOBS), max_size=3),
+       memory=st.lists(st.sampled_from(DIRS), max_size=3), cwd=st.sampled_from(["", "a"]),
+       edits=st.lists(st.tuples(st.sampled_from(["glob", "text", "create"]),
+                                st.integers(0, 10)), max_size=4))
+def test_claude_code_groups_kept_between_questions_follow_edits(
+    files: list[str], rules: list[str], memory: list[str], cwd: str,
+    edits: list[tuple[str, int]],
+) -> None:
+    tree = _claude_files(files, rules, memory)
+    ws = _workspace(tree, "claude-code", {})
+    assert _groups_of(ws, cwd) == _groups_of(ws, cwd)  # the second answer is the kept one
+    for kind, n in edits:
+        if kind == "glob" and rules:
+            key = f".claude/rules/r{n % len(rules)}.md"
+            tree[key] = f"---\npaths: ['{CLAUDE_GLOBS[n % len(CLAUDE_GLOBS)]}']\n---\nedited\n"
+            change = {"changed": [key]}
+        elif kind == "text" and memory:
+            key = _at(memory[n % len(memory)], "CLAUDE.md")
+            tree[key] = f"edited {n}\n"
+            change = {"changed": [key]}
+        else:
+            key = _at(DIRS[n % len(DIRS)], "CLAUDE.md")
+            if key in tree:
+                continue
+            tree[key] = "new memory\n"
+            change = {"created": [key]}
+        ws.reader.files[ws.abs(key)] = tree[key].encode()
+        ws.update(**change)
+        fresh = _workspace(tree, "claude-code", {})
+        assert _groups_of(ws, cwd) == _groups_of(fresh, cwd), (kind, key)
+        _check(ws, "claude-code", cwd)
+
+
+def test_claude_code_globs_matching_a_directory_attach_to_the_files_below_it() -> None:
+    # gitignore-style: `*.py` matches the directory `x.py/`, `**/*.ts` the directory `a/b.ts/`
+    tree = _claude_files(["x.py/c.txt", "a/b.ts/d.md", "a/e.ts", "f.txt"], ["*.py", "**/*.ts"], [])
+    ws = _workspace(tree, "claude-code", {})
+    groups = {e.target: ([f.path for f in e.files], sorted(m))
+              for e, m in get_profile("claude-code").load_groups(ws, "") or []}
+    rules = {path: files for files, members in groups.values() for path in members}
+    assert rules["x.py/c.txt"] == [".claude/rules/r0.md"]
+    assert rules["a/b.ts/d.md"] == [".claude/rules/r1.md"]
+    assert rules["a/e.ts"] == [".claude/rules/r1.md"]
+    assert rules["f.txt"] == []
+    _check(ws, "claude-code", "")

@@ -201,25 +201,38 @@ async def _compute(engine: Engine, folder: Folder, generation: int) -> None:
         # wait for that check, which comes first on the worker
         while folder.check_running or folder.full_timer is not None:
             await asyncio.sleep(POLL_S)
-        if folder.ws is None or folder.ws.generation != generation:
-            return  # edited meanwhile: the next lens request asks for the newer graph
-        agents = await engine.on_replica(folder, _overviews)
+        names = await engine.on_replica(folder, _selected)
+        agents = []
+        for name in names:
+            # an agent at a time: a request queued meanwhile on the one worker (the sidebar's
+            # effectiveInstructions, rulemap/unseenLines) waits for one agent's overview, not
+            # for every agent's (~180 ms on the monorepo)
+            if folder.ws is None or folder.ws.generation != generation:
+                return  # edited meanwhile: the next lens request asks for the newer graph
+            agents.append(await engine.on_replica(folder, _overview_of, name))
     finally:
         if folder.overviews_for == generation:
             folder.overviews_for = None
     ws = folder.ws
     if ws is not None and ws.generation == generation:
-        folder.overviews = Overviews(generation, agents)
+        folder.overviews = Overviews(generation, tuple(agents))
         heap.settled()  # kept until the next overview: out of the full collections (heap.py)
         if folder.overview_refresh is not None:
             folder.overview_refresh()
 
 
-def _overviews(replica: Workspace) -> tuple[tuple[str, str, dict[str, Glimpse] | None], ...]:
-    """Runs in the worker: every selected agent's overview."""
+def _selected(replica: Workspace) -> list[str]:
+    """Runs in the worker: the selected agents' names, in their order."""
+    from rulemap import analysis
+
+    return [p.name for p in analysis.select_profiles(replica)]
+
+
+def _overview_of(replica: Workspace, name: str) -> tuple[str, str, dict[str, Glimpse] | None]:
+    """Runs in the worker: one selected agent's overview."""
     from rulemap import analysis
     from rulemap.reach import overview
 
+    profile = next(p for p in analysis.select_profiles(replica) if p.name == name)
     cwd = replica.config.cwd
-    return tuple((p.name, p.title, overview(replica, p, "" if cwd == "." else cwd))
-                 for p in analysis.select_profiles(replica))
+    return profile.name, profile.title, overview(replica, profile, "" if cwd == "." else cwd)
