@@ -72,6 +72,18 @@ def imported(args: list[str], cwd: Path) -> tuple[int, set[str]]:
     return int(code), set(modules)
 
 
+def modules_after(code: str, tmp_path: Path) -> set[str]:
+    """Every module imported once `code` ran in a fresh interpreter (the engine on its path)."""
+    out = tmp_path / "modules.txt"
+    env = {**os.environ, "PYTHONPATH": str(REPO / "server"), "RULEMAP_MODULES_OUT": str(out)}
+    probe = (f"import os, sys\n{code}\n"
+             "open(os.environ['RULEMAP_MODULES_OUT'], 'w').write('\\n'.join(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    return set(out.read_text(encoding="utf-8").split("\n"))
+
+
 def loaded(modules: set[str], packages: tuple[str, ...]) -> list[str]:
     """The modules of `modules` that are one of `packages` or inside one."""
     return sorted(m for m in modules if any(m == p or m.startswith(p + ".") for p in packages))
@@ -184,14 +196,7 @@ def test_the_language_server_starts_without_the_engine(tmp_path: Path) -> None:
     """`rulemap serve` publishes from its start cache before a folder is indexed: importing the
     server must not import the profiles, the checks, the workspace or the analysis (they
     come with the first indexing, or the first request that needs them)."""
-    out = tmp_path / "modules.txt"
-    env = {**os.environ, "PYTHONPATH": str(REPO / "server"), "RULEMAP_MODULES_OUT": str(out)}
-    probe = ("import os, sys\nimport rulemap.lsp.server\n"
-             "open(os.environ['RULEMAP_MODULES_OUT'], 'w').write('\\n'.join(sorted(sys.modules)))")
-    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
-    assert done.returncode == 0, done.stderr
-    modules = set(out.read_text(encoding="utf-8").split("\n"))
+    modules = modules_after("import rulemap.lsp.server", tmp_path)
     assert "rulemap.lsp.server" in modules and "pygls" in modules  # the probe ran
     heavy = ("rulemap.profiles", "rulemap.checks", "rulemap.workspace", "rulemap.analysis",
              "rulemap.host.snapshot", "rulemap.documents", "yaml",
@@ -258,19 +263,13 @@ def _view_imports() -> set[str]:
 
 def test_the_views_import_nothing_on_their_first_use(tmp_path: Path) -> None:
     """A module a hover, a lens or a reverse view imports inside a function is imported by
-    the server's preload (`_preload_views`, once the folders are indexed), not by the user's
+    the server's preload (`lsp/preload.py`, once the folders are indexed), not by the user's
     first hover: "who sees this paragraph" importing `rulemap.unseen` on the first hover made
     it ~15 ms slower than the next one."""
     wanted = _view_imports()
     assert {"rulemap.unseen", "rulemap.reach", "rulemap.lsp.reach_lens"} <= wanted  # parsed
-    out = tmp_path / "modules.txt"
-    env = {**os.environ, "PYTHONPATH": str(REPO / "server"), "RULEMAP_MODULES_OUT": str(out)}
-    probe = ("import os, sys\nimport rulemap.lsp.server as server\nserver._preload_views()\n"
-             "open(os.environ['RULEMAP_MODULES_OUT'], 'w').write('\\n'.join(sorted(sys.modules)))")
-    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
-    assert done.returncode == 0, done.stderr
-    modules = set(out.read_text(encoding="utf-8").split("\n"))
+    modules = modules_after("from rulemap.lsp.preload import preload_views\npreload_views()",
+                            tmp_path)
     # the file watcher is the server's fallback when the client watches nothing (imported
     # then, at start, not on a view's first use)
     assert sorted(wanted - modules - {"rulemap.lsp.watch"}) == []

@@ -11,7 +11,6 @@ to read. Logic never lands here (tests/core/test_layers.py: no loading facts in 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import sys
 import uuid
@@ -26,6 +25,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.folders import Folder, path_of
 from rulemap.lsp.framing import refused_after_shutdown, serve_stdio
+from rulemap.lsp.preload import preload_views
 from rulemap.lsp.requests import register_requests
 from rulemap.lsp.state import Engine
 from rulemap.text.names import printable_data
@@ -198,22 +198,6 @@ def _features() -> Any:
     return features
 
 
-# What the editor's views import on their first use: the feature providers (hovers, lenses,
-# links), "who loads it" and "who sees this paragraph" (reach_lens, reach, unseen), the
-# reverse requests (reverse, why). Importing them on the first hover made it ~15 ms slower
-# than the next one; `_preload_views` imports them once the folders are indexed, while the
-# server waits for the user.
-VIEW_MODULES = (
-    "rulemap.lsp.features", "rulemap.lsp.reach_lens", "rulemap.reach", "rulemap.unseen",
-    "rulemap.lsp.reverse", "rulemap.why",
-)
-
-
-def _preload_views() -> None:
-    for name in VIEW_MODULES:
-        importlib.import_module(name)
-
-
 async def _target(uri: str) -> tuple[Folder, Snapshot, str] | None:
     """(folder, snapshot, key) of a document inside a folder, once the folder is indexed; the
     snapshot speaks in the folder's `profile` setting (hovers, lenses, hints, completion)."""
@@ -324,7 +308,7 @@ async def initialized(ls: RulemapServer, params: types.InitializedParams) -> Non
         watching = asyncio.ensure_future(_watch(folders))
         watching.add_done_callback(lambda t: t.cancelled() or t.exception())
     await indexing
-    _preload_views()
+    preload_views()  # what the views import on first use, while the server waits
 
 
 async def _watch(folders: list[Folder]) -> None:
