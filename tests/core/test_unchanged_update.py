@@ -1,4 +1,5 @@
-"""A change event that changed nothing touches nothing (`Workspace.reads_as_before`).
+"""A change event that changed nothing touches nothing (`Workspace.reread` gives back the very
+document).
 
 The language server closing a buffer that is as it is on disk, an editor saving a file
 unmodified, `touch`: each arrives as "changed". The same bytes at the same real path parse to
@@ -89,3 +90,20 @@ def test_resaves_among_edits_answer_as_a_fresh_workspace() -> None:
             assert analysis.check(ws) == analysis.check(fresh), f"step {step} ({key})"
             assert [ws.document(k).text for k in files if k.endswith(".md")] == [
                 fresh.document(k).text for k in files if k.endswith(".md")]
+
+
+def test_an_edit_is_read_and_parsed_once() -> None:
+    # the comparison's parse is the one the update keeps (every keystroke in the editor)
+    ws = _checked()
+    reads: list[str] = []
+    read = ws.reader.read_bytes
+
+    def counted(path: str) -> bytes:
+        reads.append(path)
+        return read(path)
+
+    ws.reader.read_bytes = counted  # type: ignore[method-assign]
+    ws.reader.files[ws.abs("AGENTS.md")] = b"# Project\n\nSee @docs/style.md only\n"
+    ws.update(changed=["AGENTS.md"])
+    assert ws.document("AGENTS.md").text == "# Project\n\nSee @docs/style.md only\n"
+    assert reads.count(ws.abs("AGENTS.md")) == 1

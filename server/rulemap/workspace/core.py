@@ -351,19 +351,25 @@ class Workspace:
         self.resolver.drop(key)
         return self._docs.pop(key, None)
 
-    def reads_as_before(self, key: str) -> bool:
-        """Whether `key`, read again, is the document it was parsed as, at the same real path:
-        a change that changed nothing (a buffer closed as it is on disk, a file saved or
-        touched unmodified). A document is parsed from its key, its text, its byte-order mark
-        and whether it is a rule alone, so the same bytes parse the same. False when it was
-        never parsed."""
+    def reread(self, key: str) -> Document | None:
+        """`key` parsed again for a change event: the very document it was parsed as when it
+        reads the same at the same real path — a change that changed nothing (a buffer closed
+        as it is on disk, a file saved or touched unmodified) —, else the new one; None when it
+        was never parsed or its real path moved. A document is parsed from its key, its text,
+        its byte-order mark and whether it is a rule alone, so the same bytes parse the same."""
         old = self._docs.get(key)
         before = self._identity.get(key)
         if old is None or before is None or self.reader.identity(self.abs(key)) != before:
-            return False
+            return None
         new = self._parse(key)
-        return (new.text, new.bom, new.unreadable, new.is_rule) == (
-            old.text, old.bom, old.unreadable, old.is_rule)
+        if (new.text, new.bom, new.unreadable, new.is_rule) == (
+                old.text, old.bom, old.unreadable, old.is_rule):
+            return old
+        return new
+
+    def keep_document(self, key: str, doc: Document) -> None:
+        """Take `doc` (from `reread`) as `key`'s document, after `forget_file`: parsed once."""
+        self._docs[key] = doc
 
     def aliases_of(self, keys: set[str]) -> set[str]:
         """Keys whose identity (real path) is that of one of `keys`: a symlinked alias
