@@ -233,6 +233,8 @@ def _overview_of(replica: Workspace, name: str) -> tuple[str, str, dict[str, Gli
     from rulemap import analysis
     from rulemap.reach import overview
 
-    profile = next(p for p in analysis.select_profiles(replica) if p.name == name)
+    profile = next((p for p in analysis.select_profiles(replica) if p.name == name), None)
+    if profile is None:  # no longer selected (its folder being re-read): no glimpses
+        return name, name, None
     cwd = replica.config.cwd
     return profile.name, profile.title, overview(replica, profile, "" if cwd == "." else cwd)
