@@ -358,9 +358,18 @@ class RuleIndex:
         directory's order."""
         probe = relative if case_sensitive else relative.lower()
         found = set(self.always)
-        for name in probe.split("/"):  # a glob matching a directory matches what is in it
-            found.update(self.by_name.get(name, ()))
-            found.update(self.by_end.get(name[-_END:], ()))
+        # every segment, as a glob matching a directory matches what is in it; by set
+        # operations rather than two look-ups a segment (800 a file 400 levels deep)
+        names = set(probe.split("/"))
+        for name in names.intersection(self.by_name):
+            found.update(self.by_name[name])
+        if len(self.by_end) * 4 < len(names):  # few endings, a deep path: search for each
+            for end, rules in self.by_end.items():
+                if probe.endswith(end) or end + "/" in probe:
+                    found.update(rules)
+        else:
+            for end in {name[-_END:] for name in names}.intersection(self.by_end):
+                found.update(self.by_end[end])
         return sorted(found, key=self.order.__getitem__)
 
 
