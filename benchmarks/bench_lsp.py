@@ -218,7 +218,7 @@ def _start_cache_times(cmd: list[str], init_params: dict, runs: int, log: str,
     return times
 
 
-def _hovers_during_checks(client: Client, path: str, text: str, tree: str,
+def _hovers_after_edits(client: Client, path: str, text: str, tree: str,
                           sources: list[str], runs: int = 10) -> list[float]:
     """Hovers sent right after an edit of `path` that adds or removes an import: the server
     answers each once it has handled the edit (its document's own findings, on the loop),
@@ -496,7 +496,7 @@ def main(argv: list[str] | None = None) -> int:
         client.notify("textDocument/didClose", {"textDocument": {"uri": edit_uri}})
         # closing the edited file brings its disk text back, which the server checks whole
         # once more (~40 ms in its worker); the hovers below are timed once that is published,
-        # with the server idle. Hovers during a whole check are timed apart, further down.
+        # with the server idle. Hovers sent right after an edit are timed apart, further down.
         client.settle("textDocument/publishDiagnostics", 0.3, timeout=30)
 
         # ------------------------------------------------------------ hovers
@@ -525,7 +525,7 @@ def main(argv: list[str] | None = None) -> int:
                 hover_again.append(lat)
             client.notify("textDocument/didClose", {"textDocument": {"uri": su}})
 
-        hover_busy = _hovers_during_checks(client, edit_path, original, tree, sources)
+        hover_after_edit = _hovers_after_edits(client, edit_path, original, tree, sources)
 
         # ------------------------------------------------------------ who sees it
         # the root AGENTS.md opened once the initial wave settled (the graph is ready): time
@@ -567,7 +567,7 @@ def main(argv: list[str] | None = None) -> int:
         "hover_first_s": summarize(hover_first) if hover_first else None,
         "hover_repeat_s": summarize(hover_again) if hover_again else None,
         "hover_empty": empty_hovers,
-        "hover_during_check_s": summarize(hover_busy) if hover_busy else None,
+        "hover_after_edit_s": summarize(hover_after_edit) if hover_after_edit else None,
         "effective_instructions_s": summarize(eff) if eff else None,
         "effective_instructions_mean_files": (sum(eff_files) / len(eff_files))
         if eff_files
@@ -626,7 +626,7 @@ def main(argv: list[str] | None = None) -> int:
     row("didChange → graph-wide finding published", results["graph_edit_to_publish_s"], None)
     row("hover (0,0) on a source file, first", results["hover_first_s"], TARGET_HOVER_P95_S)
     row("hover (0,0) on a source file, repeated", results["hover_repeat_s"], TARGET_HOVER_P95_S)
-    row("hover sent right after an edit", results["hover_during_check_s"], None)
+    row("hover sent right after an edit", results["hover_after_edit_s"], None)
     row("rulemap/effectiveInstructions", results["effective_instructions_s"], None)
     ready = results.get("who_loads_it_lens_ready_s")
     label = 'open AGENTS.md → "who loads it" lens'
