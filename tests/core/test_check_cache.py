@@ -27,7 +27,7 @@ from tests.core.test_startup_imports import ENGINE, GIT, OTHER_COMMANDS, RICH, S
 
 from rulemap.cli.check_cache import FORMAT, CheckCache, lookup, uncached
 from rulemap.cli.main import main
-from rulemap.readers import check_store
+from rulemap.readers import cache_entries, check_store
 
 REPO = Path(__file__).resolve().parents[2]
 CASES = REPO / "tests" / "conformance" / "cases"
@@ -101,13 +101,16 @@ def entries(cache_dir: Path) -> list[Path]:
 
 
 def read_entry(entry: Path) -> tuple[dict[str, object], bytes]:
-    """An entry's header (its first line, JSON) and the report that follows it."""
-    head, _, report = entry.read_bytes().partition(b"\n")
+    """An entry's header (its first line, JSON) and the report that follows it (its seal,
+    the last line, left off)."""
+    data = entry.read_bytes()
+    head, _, report = data[: data.rindex(b"\nrulemap-seal ")].partition(b"\n")
     return json.loads(head), report
 
 
 def write_entry(entry: Path, header: dict[str, object], report: bytes) -> None:
-    entry.write_bytes(json.dumps(header).encode() + b"\n" + report)
+    """An entry as the cache writes one, sealed: what it says is believed."""
+    entry.write_bytes(cache_entries.seal(json.dumps(header).encode() + b"\n" + report))
 
 
 def primed(check: Check, *args: str, cwd: Path | None = None) -> Run:
@@ -225,12 +228,13 @@ def test_a_warm_hit_imports_no_engine_and_less_than_a_cold_check(
     assert loaded(warm, ("rulemap.cli.commands", "rulemap.cli.formats", "rulemap.readers.local",
                          "rulemap.readers.recording", "rulemap.globs", "hashlib")) == []
     assert warm < cold
-    # what a hit does import of Rulemap: the parser's module, the cache and its store
+    # what a hit does import of Rulemap: the parser's module, the cache and its store, the
+    # guard of stderr
     assert sorted(m for m in warm if m.startswith("rulemap")) == [
         "rulemap", "rulemap.cli", "rulemap.cli.check_cache", "rulemap.cli.check_flags",
-        "rulemap.cli.main",
-        "rulemap.readers", "rulemap.readers.base", "rulemap.readers.check_store",
-        "rulemap.text", "rulemap.text.names",
+        "rulemap.cli.main", "rulemap.cli.terminal",
+        "rulemap.readers", "rulemap.readers.base", "rulemap.readers.cache_entries",
+        "rulemap.readers.check_store", "rulemap.text", "rulemap.text.names",
     ]
 
 
@@ -467,7 +471,7 @@ def _damage(kind: str, entry: Path) -> None:
     elif kind == "no-header-end":
         entry.write_bytes(data.replace(b"\n", b" ", 1))
     elif kind == "foreign-version":
-        entry.write_bytes(data.replace(b"rulemap-check-cache/3", b"rulemap-check-cache/0"))
+        entry.write_bytes(data.replace(b"rulemap-check-cache/4", b"rulemap-check-cache/0"))
     elif kind == "foreign-key":
         header, report = read_entry(entry)
         header["key"]["version"] = "0.0.0"  # type: ignore[index]
@@ -546,16 +550,16 @@ def test_two_concurrent_writers_leave_a_valid_entry(tree: Path, cache_dir: Path)
 
 
 def test_the_store_keeps_the_newest_entries(tmp_path: Path) -> None:
-    for number in range(check_store.KEEP_ENTRIES + 6):
-        assert check_store.write_entry(str(tmp_path), f"check-{number:03}.json", b"{}")
+    for number in range(cache_entries.KEEP_ENTRIES + 6):
+        assert cache_entries.write_entry(str(tmp_path), f"check-{number:03}.json", b"{}")
         os.utime(tmp_path / f"check-{number:03}.json", ns=(number * 10**9, number * 10**9))
-    check_store.prune(str(tmp_path))
+    cache_entries.prune(str(tmp_path))
     kept = sorted(p.name for p in tmp_path.iterdir())
-    assert len(kept) == check_store.KEEP_ENTRIES and kept[0] == "check-006.json"
+    assert len(kept) == cache_entries.KEEP_ENTRIES and kept[0] == "check-006.json"
     stale = tmp_path / ".check-x.json.1.ab.tmp"
     stale.write_text("partial")
     os.utime(stale, ns=(0, 0))
-    check_store.prune(str(tmp_path))
+    cache_entries.prune(str(tmp_path))
     assert not stale.exists()
 
 

@@ -40,7 +40,7 @@ from rulemap.documents import parse_document
 from rulemap.host import resume as carried
 from rulemap.model import ImportRef, ImportStatus
 from rulemap.profiles import PROFILES
-from rulemap.readers import check_store
+from rulemap.readers import cache_entries, check_store
 
 
 def snapshots(store: Path) -> list[Path]:
@@ -114,7 +114,7 @@ def _resumes_as_from_scratch_after_editing_each_read_file(
     if not with_snapshot(run_check, root, *args):
         return 0
     edited = 0
-    for path in _read_files(root, _newest(store, check_store.SNAPSHOT_SUFFIX))[:40]:
+    for path in _read_files(root, _newest(store, cache_entries.SNAPSHOT_SUFFIX))[:40]:
         path.write_text(path.read_text(encoding="utf-8", errors="replace") + EDIT,
                         encoding="utf-8")
         assert_as_from_scratch(run_check, str(root), *args, resumed=True)
@@ -280,12 +280,12 @@ def test_a_resumed_workspace_holds_the_registry_profiles(
 
 
 def test_the_store_keeps_a_few_snapshots(tmp_path: Path) -> None:
-    for i in range(check_store.KEEP_SNAPSHOTS + 3):
-        check_store.write_entry(str(tmp_path), f"check-{i:04d}.snapshot", b"x")
+    for i in range(cache_entries.KEEP_SNAPSHOTS + 3):
+        cache_entries.write_entry(str(tmp_path), f"check-{i:04d}.snapshot", b"x")
         os.utime(tmp_path / f"check-{i:04d}.snapshot", ns=(i * 10**9, i * 10**9))
-    check_store.prune(str(tmp_path))
+    cache_entries.prune(str(tmp_path))
     kept = sorted(p.name for p in tmp_path.glob("*.snapshot"))
-    assert kept == [f"check-{i:04d}.snapshot" for i in range(3, check_store.KEEP_SNAPSHOTS + 3)]
+    assert kept == [f"check-{i:04d}.snapshot" for i in range(3, cache_entries.KEEP_SNAPSHOTS + 3)]
 
 
 def test_the_entry_point_leaves_the_snapshot_from_a_child_process(
@@ -384,6 +384,6 @@ def test_without_user_ids_no_snapshot_is_read(
     """Where the owner of a file cannot be compared with the user's (Windows), nothing is
     unpickled: every check after an edit is a whole one."""
     with_snapshot(check, tree)
-    monkeypatch.setattr(check_store, "_GETUID", None)
+    monkeypatch.setattr(cache_entries, "_GETUID", None)
     (tree / "docs" / "style.md").write_text("Use spaces.\n")
     assert_as_from_scratch(check, str(tree), resumed=False)

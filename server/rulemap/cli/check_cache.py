@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 # An entry is a line of JSON (the format, key, record and exit code, and the report's length in
 # bytes), then the report itself as UTF-8: kept raw rather than as a JSON string, which made an
 # 8 MB report 10 MB of escapes and held three copies of it at once while written and read.
-FORMAT = "rulemap-check-cache/3"
+FORMAT = "rulemap-check-cache/4"
 DIR_ENV = "RULEMAP_CACHE_DIR"
 OFF_ENV = "RULEMAP_NO_CACHE"
 # what a check reads from the environment, besides the cache's own variables
@@ -79,7 +79,8 @@ class CheckCache:
     def entry_name(self) -> str:
         import json
 
-        from rulemap.readers.check_store import digest, entry_name
+        from rulemap.readers.cache_entries import entry_name
+        from rulemap.readers.check_store import digest
 
         return entry_name(digest(json.dumps(self.key, sort_keys=True).encode("ascii")))
 
@@ -123,11 +124,15 @@ def lookup(argv: Sequence[str]) -> CheckCache:
     if uncached(argv, os.environ):
         return CheckCache()
     from rulemap.cli.main import configure_output
+    from rulemap.cli.terminal import guard_errors
 
     configure_output()
+    guard_errors()
     try:
         cache = CheckCache(cache_dir(os.environ), cache_key(argv, os.environ))
     except Exception:
+        return CheckCache()
+    if not _private_directory(cache.directory):
         return CheckCache()
     try:
         found = _valid_entry(cache)
@@ -145,6 +150,21 @@ def lookup(argv: Sequence[str]) -> CheckCache:
 
     cache.found = check_resume.find(cache)
     return cache
+
+
+def _private_directory(directory: str | None) -> bool:
+    """Whether `directory` may hold the cache (the user's own, writable by no one else);
+    else a warning, once, and the check runs without the cache."""
+    from rulemap.readers.cache_entries import directory_problem, not_used
+
+    if directory is None:
+        return False
+    problem = directory_problem(directory)
+    if problem is None:
+        return True
+    print(f"rulemap: warning: {not_used(directory, problem, 'result cache', DIR_ENV)}",
+          file=sys.stderr)
+    return False
 
 
 def cache_key(argv: Sequence[str], env: Mapping[str, str]) -> dict[str, Any]:
@@ -173,10 +193,10 @@ def cache_key(argv: Sequence[str], env: Mapping[str, str]) -> dict[str, Any]:
 def _valid_entry(cache: CheckCache) -> tuple[str, int] | None:
     import json
 
-    from rulemap.readers import check_store
+    from rulemap.readers import cache_entries, check_store
 
     assert cache.directory is not None
-    data = check_store.read_entry(cache.directory, cache.entry_name())
+    data = cache_entries.read_entry(cache.directory, cache.entry_name())
     if data is None:
         return None
     cache.repeated = True
@@ -299,12 +319,13 @@ def record(
     recorder = _recorder(cache, root, user_home)
     recording = recorder.recording
     spool = Spool()
-    out, err = _Watched(sys.stdout, spool), _Watched(sys.stderr, None)
-    sys.stdout, sys.stderr = cast(TextIO, out), cast(TextIO, err)
+    stdout, stderr = sys.stdout, sys.stderr
+    out, err = _Watched(_beneath_guard(stdout), spool), _Watched(stderr, None)
+    sys.stdout, sys.stderr = _guarded_as(stdout, out), cast(TextIO, err)
     try:
         yield recorder
     finally:
-        sys.stdout, sys.stderr = out._stream, err._stream
+        sys.stdout, sys.stderr = stdout, stderr
     try:
         if recorder.root is None or recorder.code is None:
             return  # it did not get to print its report
@@ -315,6 +336,22 @@ def record(
         spool.close()
     if recorder.snapshot and recorder.checked is not None:
         _leave_snapshot(cache, recorder.checked, recording)
+
+
+def _beneath_guard(stream: TextIO) -> TextIO:
+    """The stream below stdout's guard (cli/terminal.py): the report is kept as it was
+    printed, escaped, and a hit prints it as it is."""
+    from rulemap.cli.terminal import Guarded
+
+    return stream.raw if isinstance(stream, Guarded) else stream
+
+
+def _guarded_as(stream: TextIO, watched: _Watched) -> TextIO:
+    from rulemap.cli.terminal import Guarded
+
+    if isinstance(stream, Guarded):
+        return cast(TextIO, Guarded(cast(TextIO, watched), stream.mode))
+    return cast(TextIO, watched)
 
 
 def _leave_snapshot(cache: CheckCache, ws: OpenWorkspace, recording: Recording) -> None:
@@ -339,7 +376,7 @@ def _leave_snapshot(cache: CheckCache, ws: OpenWorkspace, recording: Recording) 
     if pid:
         return
     try:  # the child: never back into the caller's code
-        from rulemap.readers.check_store import let_go_of_output
+        from rulemap.readers.cache_entries import let_go_of_output
 
         let_go_of_output()
         with suppress(OSError):
@@ -380,7 +417,7 @@ def _store(
     import itertools
     import json
 
-    from rulemap.readers import check_store
+    from rulemap.readers import cache_entries, check_store
 
     assert cache.directory is not None
     if check_store.inside(cache.directory, root):
@@ -393,5 +430,5 @@ def _store(
     # JSON escapes every other character)
     opening = json.dumps(entry, separators=(",", ":"))[:-1] + ',"record":'
     head = itertools.chain((opening,), recording.json_pieces(), ("}\n",))
-    check_store.write_entry(cache.directory, cache.entry_name(),
+    cache_entries.write_entry(cache.directory, cache.entry_name(),
                             itertools.chain((p.encode("ascii") for p in head), report.chunks()))

@@ -16,7 +16,7 @@ file edited, more than `MAX_CHANGED` files, a snapshot unreadable or of another 
 whole check, as before.
 
 Pickle runs code the file names: a snapshot is read only when the user owns it and its
-directory and neither is writable by anyone else (`check_store.open_private`), as is true of
+directory and neither is writable by anyone else (`cache_entries.open_private`), as is true of
 what this module writes. The snapshot is not rewritten by the checks that resume from it:
 each reads every change since it, so the cost grows with the files edited since the last
 whole check, up to `MAX_CHANGED`.
@@ -29,14 +29,14 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO
 
-from rulemap.readers import check_store
+from rulemap.readers import cache_entries, check_store
 
 if TYPE_CHECKING:
     from rulemap.cli.check_cache import CheckCache
     from rulemap.host.commands import OpenWorkspace
     from rulemap.readers.recording import Recording
 
-FORMAT = b"rulemap-check-snapshot/1\n"
+FORMAT = b"rulemap-check-snapshot/2\n"
 MAX_CHANGED = 64
 _HEADER_LENGTH_BYTES = 8
 
@@ -52,21 +52,22 @@ class Found:
 
 
 def snapshot_name(cache: CheckCache) -> str:
-    return cache.entry_name().removesuffix(check_store.ENTRY_SUFFIX) + check_store.SNAPSHOT_SUFFIX
+    stem = cache.entry_name().removesuffix(cache_entries.ENTRY_SUFFIX)
+    return stem + cache_entries.SNAPSHOT_SUFFIX
 
 
 def find(cache: CheckCache) -> Found | None:
     """The snapshot of `cache`'s key when only a few of the files it read changed since;
     None otherwise (never raises: a snapshot in doubt is a whole check)."""
     assert cache.directory is not None
-    stream = check_store.open_private(cache.directory, snapshot_name(cache))
+    stream = cache_entries.open_private(cache.directory, snapshot_name(cache))
     if stream is None:
         return None
     try:
         if stream.read(len(FORMAT)) != FORMAT:
             raise ValueError("not a snapshot")
         length = int.from_bytes(stream.read(_HEADER_LENGTH_BYTES), "big")
-        if length > check_store.MAX_ENTRY_BYTES:
+        if length > cache_entries.MAX_ENTRY_BYTES:
             raise ValueError("a header longer than a snapshot may be")
         header = json.loads(stream.read(length))
         if header.get("key") != cache.key or check_store.inside(cache.directory, header["root"]):
@@ -126,7 +127,7 @@ def snapshot(cache: CheckCache, ws: OpenWorkspace, recording: Recording) -> bool
         return False
     head = json.dumps(header, separators=(",", ":")).encode("ascii")
     size = len(FORMAT) + _HEADER_LENGTH_BYTES + len(head) + len(payload)
-    if size > check_store.MAX_ENTRY_BYTES:
+    if size > cache_entries.MAX_ENTRY_BYTES:
         return False
     data = b"".join([FORMAT, len(head).to_bytes(_HEADER_LENGTH_BYTES, "big"), head, payload])
-    return check_store.write_entry(cache.directory, snapshot_name(cache), data)
+    return cache_entries.write_entry(cache.directory, snapshot_name(cache), data)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from rulemap.cli.terminal import markup_text
 from rulemap.compare import Column, Comparison, is_cut, size_of, unit_of
+from rulemap.text.names import terminal_text
 
 GAP = 2  # blanks between two columns (padding plus the divider); 1 when the table is tight
 MIN_WIDTH = 6  # an agent's column never gets narrower than this
@@ -59,7 +60,7 @@ def _cells(col: Column, width: int | None) -> list[tuple[str, str, str]]:
     unit = unit_of(explanation)
 
     def shown(path: str) -> str:
-        return path if width is None else shorten_middle(path, width)
+        return path if width is None else shorten_middle(terminal_text(path), width)
 
     rows = [
         (shown(f.path), f"{size_of(f, unit):,}", "cut" if is_cut(f) else "")
@@ -76,7 +77,7 @@ def _one_line(path: str, size: str, mark: str) -> str:
 def _render(path: str, size: str, mark: str, width: int) -> str:
     """One line when it fits, else the size (compacted if need be) indented under the path."""
     styled_mark = f"[red]{mark}[/]" if mark else ""
-    shown_path = f"[dim]{escape(path)}[/]" if mark == "left out" else escape(path)
+    shown_path = f"[dim]{markup_text(path)}[/]" if mark == "left out" else markup_text(path)
     if len(_one_line(path, size, mark)) <= width:
         return " ".join(p for p in (shown_path, size, styled_mark) if p)
     indent = "  " if len(_one_line("  " + size, "", mark)) <= width else ""
@@ -130,7 +131,7 @@ def comparison_table(comparison: Comparison, width: int = 80) -> Table:
     table.add_column("#", justify="right", width=number_width, no_wrap=True)
     for col, w in zip(columns, widths, strict=True):
         table.add_column(
-            f"{escape(col.profile)}\n[dim]{unit_of(col.explanation)}[/]", width=w,
+            f"{markup_text(col.profile)}\n[dim]{unit_of(col.explanation)}[/]", width=w,
             overflow="fold",
         )
     cells = [_cells(c, w) for c, w in zip(columns, widths, strict=True)]
@@ -149,7 +150,7 @@ def print_comparison(comparison: Comparison, console: Console | None = None) -> 
     console = console or Console(highlight=False)
     target = comparison.target or "(start-up)"
     console.print(
-        f"loaded for {escape(target)} from cwd {escape(comparison.cwd)}, by agent",
+        f"loaded for {markup_text(target)} from cwd {markup_text(comparison.cwd)}, by agent",
         soft_wrap=False,
     )
     if not comparison.columns:
@@ -157,5 +158,5 @@ def print_comparison(comparison: Comparison, console: Console | None = None) -> 
         return
     console.print(comparison_table(comparison, min(console.width, 200)))
     for col in comparison.columns:
-        console.print(f"{escape(col.profile)}: {escape(col.summary)}", soft_wrap=False)
+        console.print(f"{markup_text(col.profile)}: {markup_text(col.summary)}", soft_wrap=False)
     console.print("[dim]why each file loads: rulemap explain TARGET --profile NAME[/]")

@@ -8,12 +8,13 @@ size column counts in the agent's own unit (characters, bytes or tokens)."""
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from rulemap.cli.compare_table import shorten_middle
+from rulemap.cli.terminal import markup_text
 from rulemap.compare import amount, is_cut, size_of, total_of, unit_of
 from rulemap.model import Explanation
+from rulemap.text.names import terminal_text
 
 REASON_STYLE = {
     "project": "bold",
@@ -69,15 +70,18 @@ def print_explanation(explanation: Explanation, console: Console | None = None) 
         row = [str(number)]
         if show_step:
             row.append(str(f.step) if f.step is not None else "")
-        row.append(escape(indent + shorten_middle(f.path, max(1, path_width - len(indent)))))
+        path = shorten_middle(terminal_text(f.path), max(1, path_width - len(indent)))
+        row.append(markup_text(indent + path))
         row.append(f"[{REASON_STYLE.get(f.reason, '')}]{f.reason}[/]")
         if show_importer:
-            row.append(escape(shorten_middle(f.imported_by or "", importer_width)))
+            importer = shorten_middle(terminal_text(f.imported_by or ""), importer_width)
+            row.append(markup_text(importer))
         row.extend([size, f"[red]{mark}[/]" if mark else ""])
         table.add_row(*row)
     for path in explanation.left_out:
         row = ["–"] + ([""] if show_step else [])
-        row += [f"[dim]{escape(shorten_middle(path, path_width))}[/]", "[red]left out[/]"]
+        short = shorten_middle(terminal_text(path), path_width)
+        row += [f"[dim]{markup_text(short)}[/]", "[red]left out[/]"]
         row += ([""] if show_importer else []) + ["", ""]
         table.add_row(*row)
     console.print(table)

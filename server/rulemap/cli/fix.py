@@ -101,10 +101,17 @@ def run(
     if preview:
         refusals(result)
         # the files' own bytes (UTF-8; a name that is not UTF-8 as its exact bytes), whatever
-        # the locale says stdout can encode: a patch with a replaced character would not apply
-        sys.stdout.flush()
-        sys.stdout.buffer.write(diff(result).encode("utf-8", "surrogateescape"))
-        sys.stdout.buffer.flush()
+        # the locale says stdout can encode: a patch with a replaced character would not apply.
+        # On a terminal it is read, not applied: its control characters escaped (cli/terminal.py)
+        from rulemap.cli.terminal import Guarded
+
+        if isinstance(sys.stdout, Guarded) and sys.stdout.mode == "text":
+            sys.stdout.write(diff(result))
+            sys.stdout.flush()  # before the summary on stderr
+        else:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(diff(result).encode("utf-8", "surrogateescape"))
+            sys.stdout.buffer.flush()
         return ws, findings, report(result, result.changed, verb="Would fix"), result
     written = write(ws, result)
     refusals(result)

@@ -171,11 +171,12 @@ def render_messages(result: SessionReplay) -> str:
 def print_session(result: SessionReplay, console: Console | None = None) -> None:
     from rich import box
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
 
     from rulemap.cli.compare_table import shorten_middle
     from rulemap.cli.explain_table import REASON_STYLE
+    from rulemap.cli.terminal import markup_text
+    from rulemap.text.names import terminal_text
 
     console = console or Console(highlight=False)
     width = console.width or 80
@@ -202,17 +203,18 @@ def print_session(result: SessionReplay, console: Console | None = None) -> None
     if shared:
         table.add_column("left", justify="right", no_wrap=True, min_width=fixed[4])
     for step in steps:
-        head = escape(shorten_middle(access(step), path_width))
+        head = markup_text(shorten_middle(terminal_text(access(step)), path_width))
         left = [f"{step.left:,}" if step.left is not None else ""] if shared else []
         table.add_row(str(step.index), f"[bold]{head}[/]", "", "", f"{step.used:,}", *left)
         for f in step.joined:
             indent = "  " + "  " * f.depth
-            path = escape(shorten_middle(f.path, max(1, path_width - len(indent))))
+            short = shorten_middle(terminal_text(f.path), max(1, path_width - len(indent)))
+            path = markup_text(short)
             size = sizes[id(f)]
             table.add_row("", indent + path, f"[{REASON_STYLE.get(f.reason, '')}]{f.reason}[/]",
                           f"[red]{size}[/]" if f.cut else size, "", *([""] if shared else []))
         for path in step.left_out:
-            short = escape(shorten_middle(path, path_width - 2))
+            short = markup_text(shorten_middle(terminal_text(path), path_width - 2))
             table.add_row("", f"  [dim]{short}[/]", "[red]left out[/]", "", "",
                           *([""] if shared else []))
         if not step.joined and not step.left_out:
@@ -227,11 +229,11 @@ def print_session(result: SessionReplay, console: Console | None = None) -> None
 
 
 def _title(result: SessionReplay) -> str:
-    from rich.markup import escape
+    from rulemap.cli.terminal import markup_text
 
     steps = len(result.steps) - 1
-    return escape(f"{result.profile}: a run of {steps} step{'s' if steps != 1 else ''} "
-                  f"from cwd {result.cwd}")
+    return markup_text(f"{result.profile}: a run of {steps} step{'s' if steps != 1 else ''} "
+                       f"from cwd {result.cwd}")
 
 
 def summary(result: SessionReplay) -> list[str]:

@@ -123,10 +123,11 @@ MARK = {"agree": "[green]agree[/]", "missing": "[red]missing in log[/]",
 def print_verification(result: Verification, console: Console | None = None) -> None:
     from rich import box
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
 
     from rulemap.cli.compare_table import shorten_middle
+    from rulemap.cli.terminal import markup_text
+    from rulemap.text.names import terminal_text
 
     console = console or Console(highlight=False)
     width = console.width or 80
@@ -143,11 +144,13 @@ def print_verification(result: Verification, console: Console | None = None) -> 
     for row in result.rows:
         if row.step != last:
             step = "?" if row.step is None else str(row.step)
-            table.add_row(step, f"[bold]{escape(shorten_middle(row.access, path_width))}[/]",
+            access = shorten_middle(terminal_text(row.access), path_width)
+            table.add_row(step, f"[bold]{markup_text(access)}[/]",
                           "", "", "")
             last = row.step
-        table.add_row("", "  " + escape(shorten_middle(row.path, path_width - 2)),
-                      escape(row.observed or "—"), escape(row.predicted or "—"),
+        path = shorten_middle(terminal_text(row.path), path_width - 2)
+        table.add_row("", "  " + markup_text(path),
+                      markup_text(row.observed or "—"), markup_text(row.predicted or "—"),
                       MARK[row.verdict])
     if not result.rows:
         table.add_row("", "[dim](nothing to compare)[/]", "", "", "")

@@ -27,7 +27,7 @@ import cattrs
 from lsprotocol import types
 from lsprotocol.converters import get_converter
 
-from rulemap.readers import check_store
+from rulemap.readers import cache_entries, check_store
 from rulemap.readers.recording import Recording
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from rulemap.lsp.state import Engine
 
 log = logging.getLogger("rulemap.lsp")
-FORMAT = "rulemap-lsp-start/1"
+FORMAT = "rulemap-lsp-start/2"
 
 
 @functools.cache
@@ -76,13 +76,27 @@ def start_key(root: str, overrides: dict[str, Any], home: str, granted: tuple[st
 
 
 def _directory() -> str | None:
-    from rulemap.cli.check_cache import cache_dir, cache_off
+    """The cache directory, None when the cache is off or the directory is not private (the
+    user's own, writable by no one else: docs/security.md), which is logged once."""
+    from rulemap.cli.check_cache import DIR_ENV, cache_dir, cache_off
 
-    return None if cache_off(os.environ) else cache_dir(os.environ)
+    if cache_off(os.environ):
+        return None
+    directory = cache_dir(os.environ)
+    problem = cache_entries.directory_problem(directory)
+    if problem is None:
+        return directory
+    if directory not in _refused:
+        _refused.add(directory)
+        log.warning("%s", cache_entries.not_used(directory, problem, "start cache", DIR_ENV))
+    return None
+
+
+_refused: set[str] = set()  # directories already warned about
 
 
 def _name(key: dict[str, Any]) -> str:
-    return check_store.entry_name(
+    return cache_entries.entry_name(
         check_store.digest(json.dumps(key, sort_keys=True).encode("ascii")))
 
 
@@ -93,7 +107,7 @@ def lookup(key: dict[str, Any]) -> dict[str, list[Any]] | None:
     if directory is None or check_store.inside(directory, key["root"]):
         return None
     try:
-        data = check_store.read_entry(directory, _name(key))
+        data = cache_entries.read_entry(directory, _name(key))
         if data is None:
             return None
         entry = json.loads(data)
@@ -121,7 +135,7 @@ def store(start: Start, root: str, diagnostics: dict[str, list[Any]]) -> None:
              "diagnostics": diagnostics, "record": start.recording.to_json()}
     try:
         data = json.dumps(entry, separators=(",", ":"), sort_keys=True).encode("ascii")
-        check_store.write_entry(directory, _name(start.key), data)
+        cache_entries.write_entry(directory, _name(start.key), data)
     except Exception:  # never fail the server for the cache's sake
         log.exception("storing the start cache of %s", root)
 

@@ -14,12 +14,11 @@ directory listed again and its entries (names and kinds) compared.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
 import sys
 from collections.abc import Iterable, Mapping
-from typing import Any, BinaryIO, Final
+from typing import Any, Final
 
 from rulemap.readers.base import MAX_FILE_BYTES, find_root, is_within
 
@@ -28,15 +27,7 @@ try:  # hashlib's own import loads OpenSSL (~3 ms); blake2b is built in
 except ImportError:  # pragma: no cover - an interpreter built without it
     from hashlib import blake2b
 
-ENTRY_PREFIX = "check-"
-ENTRY_SUFFIX = ".json"
-KEEP_ENTRIES = 64  # the most recently written; older ones are removed when one is written
-_GETUID = getattr(os, "getuid", None)  # None: no user ids (Windows)
-SNAPSHOT_SUFFIX = ".snapshot"  # a workspace snapshot beside an entry (cli/check_resume.py)
-KEEP_SNAPSHOTS = 4  # of up to 64 MB each
-MAX_ENTRY_BYTES = 64 * 1024 * 1024
 RACY_NS = 2_000_000_000
-STALE_TEMP_NS = 600_000_000_000  # a temporary file this old was left by a killed writer
 
 # mtime_ns, ctime_ns, size, inode, mode; None: the path cannot be stat'ed
 Signature = list[int] | None
@@ -380,118 +371,3 @@ def installed_signatures() -> list[str]:
 def inside(path: str, root: str) -> bool:
     """Whether `path` is `root` or below it, both by their real paths."""
     return is_within(os.path.realpath(path), os.path.realpath(root))
-
-
-def entry_name(key_digest: str) -> str:
-    return f"{ENTRY_PREFIX}{key_digest}{ENTRY_SUFFIX}"
-
-
-def read_entry(directory: str, name: str) -> bytes | None:
-    """An entry's bytes, None when there is none (or something else is in its place)."""
-    return read_regular(os.path.join(directory, name), MAX_ENTRY_BYTES)
-
-
-def open_private(directory: str, name: str) -> BinaryIO | None:
-    """An entry opened for reading when the user alone could have written it: the file and
-    `directory` are the user's and writable by nobody else (a snapshot is unpickled: whoever
-    can write it can run code as the user). None otherwise, or when there is none. Read as a
-    stream: a 40 MB snapshot is not held in memory while it is unpickled. Where there are no
-    user ids to compare (Windows), never."""
-    getuid = _GETUID
-    if getuid is None:
-        return None
-    try:
-        folder = os.stat(directory)
-        fd = os.open(os.path.join(directory, name),
-                     os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
-    except (OSError, ValueError):
-        return None
-    try:
-        info = os.fstat(fd)
-        uid = getuid()
-        if (info.st_uid != uid or folder.st_uid != uid
-                or (info.st_mode | folder.st_mode) & (stat.S_IWGRP | stat.S_IWOTH)):
-            os.close(fd)
-            return None
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
-            os.close(fd)
-            return None
-        return os.fdopen(fd, "rb")
-    except OSError:
-        os.close(fd)
-        return None
-
-
-def write_entry(directory: str, name: str, data: bytes | Iterable[bytes]) -> bool:
-    """Write an entry (its bytes, or the pieces they are made of) atomically: a temporary
-    file in `directory`, then renamed over the entry (a reader sees the old entry or the new
-    one, never part of one; of two writers the last rename wins). Then keep only the
-    `KEEP_ENTRIES` newest. False when it could not be written (no error: the next run is just
-    cold)."""
-    target = os.path.join(directory, name)
-    temporary = os.path.join(directory, f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
-    try:
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-        fd = os.open(temporary, flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    except (OSError, ValueError):
-        return False
-    try:
-        with os.fdopen(fd, "wb") as out:
-            for piece in (data,) if isinstance(data, bytes) else data:
-                out.write(piece)
-        os.replace(temporary, target)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        return False
-    prune(directory)
-    return True
-
-
-def let_go_of_output() -> None:
-    """Standard input, output and error to the null device: a process left writing a
-    snapshot holds no terminal or pipe of the check that started it."""
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    if null > 2:  # else it is one of them now
-        os.close(null)
-
-
-def prune(directory: str, keep: int = KEEP_ENTRIES, now_ns: int | None = None) -> None:
-    """Remove all but the `keep` newest entries (and `KEEP_SNAPSHOTS` newest snapshots), and
-    temporary files left by killed writers."""
-    entries: list[tuple[int, str]] = []
-    snapshots: list[tuple[int, str]] = []
-    stale: list[str] = []
-    try:
-        with os.scandir(directory) as found:
-            for entry in found:
-                name = entry.name
-                try:
-                    if name.startswith(ENTRY_PREFIX) and name.endswith(ENTRY_SUFFIX):
-                        entries.append((entry.stat(follow_symlinks=False).st_mtime_ns, name))
-                    elif name.startswith(ENTRY_PREFIX) and name.endswith(SNAPSHOT_SUFFIX):
-                        snapshots.append((entry.stat(follow_symlinks=False).st_mtime_ns, name))
-                    elif name.startswith("." + ENTRY_PREFIX) and name.endswith(".tmp") and (
-                        _older(entry, now_ns)
-                    ):
-                        stale.append(name)
-                except OSError:
-                    continue
-    except OSError:
-        return
-    entries.sort(reverse=True)
-    snapshots.sort(reverse=True)
-    old = [n for _, n in entries[keep:]] + [n for _, n in snapshots[min(keep, KEEP_SNAPSHOTS):]]
-    for name in old + stale:
-        with contextlib.suppress(OSError):
-            os.unlink(os.path.join(directory, name))
-
-
-def _older(entry: os.DirEntry[str], now_ns: int | None) -> bool:
-    import time
-
-    now = time.time_ns() if now_ns is None else now_ns
-    return entry.stat(follow_symlinks=False).st_mtime_ns < now - STALE_TEMP_NS

@@ -1,0 +1,102 @@
+"""The net under everything the CLI prints: a repository's file names and instruction text
+never reach the user's terminal as control sequences (docs/security.md, "Repository text
+never drives your terminal").
+
+Each command's stdout gets the guard of what it prints (`guard_output`):
+
+- text for a person (findings, graphs, diffs of instructions): every control character
+  escaped (`\\x1b`, `\\u009b`); the tables of `explain`, `compare`, `session` and `verify`
+  the same, but their own styles (SGR sequences rich writes on a terminal) kept;
+- JSON and SARIF: exact — its encoder escapes C0, and the guard writes what the encoder
+  leaves raw (DEL, C1, bidirectional controls) as `\\uXXXX`: the same value;
+- data that must be exact (`check --diff`'s patch for `git apply`, `explain --text`'s prompt):
+  exact when piped, escaped like text on a terminal, as `ls` shows names.
+
+stderr (messages for a person) is always guarded as text. The rich tables escape the text
+they are given themselves (`terminal_text`), so a repository's own style sequence cannot
+pass for one of theirs.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any, Literal, TextIO, cast
+
+from rulemap.text.names import json_output, terminal_output, terminal_text
+
+Mode = Literal["text", "styled", "json", "exact"]
+
+_GUARDS: dict[str, Callable[[str], str]] = {
+    "text": terminal_text, "styled": terminal_output, "json": json_output,
+}
+# the commands whose text output is rich's tables, styled on a terminal
+_STYLED = ("explain", "compare", "session", "verify")
+
+
+class Guarded:
+    """A text stream whose writes pass through its mode's guard first."""
+
+    def __init__(self, raw: TextIO, mode: Mode) -> None:
+        self.raw = raw
+        self.mode = mode
+        self._guard = _GUARDS.get(mode)
+
+    def write(self, text: str) -> int:
+        self.raw.write(text if self._guard is None else self._guard(text))
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+
+def unguarded(stream: TextIO) -> TextIO:
+    """The stream beneath any guard."""
+    while isinstance(stream, Guarded):
+        stream = stream.raw
+    return stream
+
+
+def guard(stream: TextIO, mode: Mode) -> TextIO:
+    """`stream` guarded as `mode` (a guard already there replaced)."""
+    return cast(TextIO, Guarded(unguarded(stream), mode))
+
+
+def guard_errors() -> None:
+    """stderr guarded as text: its messages are for a person."""
+    sys.stderr = guard(sys.stderr, "text")
+
+
+def guard_output(mode: Mode) -> None:
+    """stdout guarded as `mode`; "exact" is guarded as text on a terminal."""
+    if mode == "exact" and _on_terminal(sys.stdout):
+        mode = "text"
+    sys.stdout = guard(sys.stdout, mode)
+
+
+def output_mode(args: Any) -> Mode:
+    """What a parsed command line prints on stdout."""
+    if getattr(args, "json", False) or getattr(args, "format", None) in ("json", "sarif"):
+        return "json"
+    if getattr(args, "diff", False) is True or getattr(args, "text", False) is True:
+        return "exact"  # `check --diff`'s patch, `explain --text`'s prompt
+    return "styled" if getattr(args, "command", None) in _STYLED else "text"
+
+
+def _on_terminal(stream: TextIO) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def markup_text(text: str) -> str:
+    """Text a repository wrote, for a rich table: its control characters escaped
+    (`terminal_text`), then its markup (`[...]`)."""
+    from rich.markup import escape
+
+    return escape(terminal_text(text))
