@@ -269,6 +269,48 @@ async function openBrowser(tmp, name) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The Instruction Map's Content-Security-Policy
+
+// How Chromium reports a violation on the console: "Refused to …" (older versions) or "… violates
+// the following Content Security Policy directive …" (newer ones).
+const CSP_LINE = /^Refused to |Content Security Policy/;
+
+/** From now on, every console line of every frame of `page` (the webviews' too) about a Content-Security-Policy. */
+function watchCspConsole(page) {
+  const lines = [];
+  page.on('console', (m) => {
+    if (CSP_LINE.test(m.text())) lines.push({ text: m.text(), url: m.location().url });
+  });
+  return lines;
+}
+
+/** The frame showing the map page (the webview's inner frame), or null. */
+async function mapFrame(page) {
+  for (const f of page.frames()) {
+    if (await f.evaluate(() => document.getElementById('rulemap-data') !== null).catch(() => false)) return f;
+  }
+  return null;
+}
+
+/**
+ * In the map's frame, from now on: every `securitypolicyviolation` event, kept in
+ * `window.__rulemapCsp`. (Installed once the page is there: VS Code writes a webview's page
+ * with document.open, which drops listeners added before; violations while the page loads
+ * show on the console, which watchCspConsole sees.)
+ */
+async function listenForViolations(frame) {
+  await frame.evaluate(() => {
+    if (window.__rulemapCsp) return;
+    window.__rulemapCsp = [];
+    document.addEventListener(
+      'securitypolicyviolation',
+      (e) => window.__rulemapCsp.push({ directive: e.effectiveDirective, blocked: e.blockedURI, sample: e.sample }),
+      true,
+    );
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
 // Workbench helpers
 
 async function quickOpen(page, fileName) {
@@ -1064,7 +1106,8 @@ async function trustedRun(tmp) {
       await shot(page, 'why-not-seen-details');
     });
 
-    await step("Open Instruction Map: the server's page in a webview (screenshot)", page, async () => {
+    await step("Open Instruction Map: the server's page in a webview, used, with no Content-Security-Policy violation (screenshot)", page, async () => {
+      const cspLines = watchCspConsole(page); // from before the page loads: its load-time violations too
       await quickOpen(page, STYLE_RULE);
       await runCommand(page, 'Rulemap: Open Instruction Map');
       await page.locator('.tabs-container .tab[aria-label*="Instruction Map"]').first().waitFor({ state: 'visible' });
@@ -1074,9 +1117,48 @@ async function trustedRun(tmp) {
         return b.trim().length > 0 && b;
       }, 45000);
       log(`map page: ${content.slice(0, 300).replace(/\s+/g, ' ')}`);
+      assert(!/No map from the server|could not draw the map|not running|was not shown/.test(content), `the map should be the server's page: ${content.slice(0, 300)}`);
+      const frame = await until('the map page frame', () => mapFrame(page), 20000);
+      await frame.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+      await listenForViolations(frame);
+      // its policy: the server's strict one, naming the webview's own source for images
+      const policy = await frame.evaluate(() => document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.getAttribute('content') ?? '');
+      log(`map policy: ${policy}`);
+      assert(
+        /^default-src 'none'; script-src 'nonce-[A-Za-z0-9_-]{22,}'; style-src 'nonce-[A-Za-z0-9_-]{22,}'; img-src data: \S+/.test(policy) && !/unsafe/.test(policy),
+        `the map page's policy should be strict: ${policy}`,
+      );
+      // used: the stylesheet applies, a directory of the tree shows its details, another agent colours the tree
+      const styled = await frame.evaluate(() => [getComputedStyle(document.querySelector('main')).display, getComputedStyle(document.getElementById('graph')).position]);
+      assert(JSON.stringify(styled) === '["grid","relative"]', `the page's styles should apply: ${JSON.stringify(styled)}`);
+      await frame.click('#tree .row[data-dir=""] .name');
+      await frame.waitForSelector('#details table#dir-agents', { timeout: 10000 });
+      const agents = await frame.$$('#agents button');
+      if (agents.length > 1) await agents[agents.length - 1].click();
+      await frame.waitForSelector('#agents button[aria-selected="true"]');
       await page.waitForTimeout(800);
       await shot(page, 'instruction-map');
-      assert(!/No map from the server|could not draw the map|not running/.test(content), `the map should be the server's page: ${content.slice(0, 300)}`);
+      const violations = await frame.evaluate(() => window.__rulemapCsp);
+      assert(violations.length === 0 && cspLines.length === 0, `Content-Security-Policy violations in the map: ${JSON.stringify({ violations, console: cspLines })}`);
+      // the policy is in force in the webview, and both watchers see a violation there: a style
+      // without the nonce is refused, reported to the page and on the console
+      const probe = await frame.evaluate(async () => {
+        const target = document.createElement('div');
+        target.id = 'csp-probe';
+        document.body.appendChild(target);
+        const style = document.createElement('style');
+        style.textContent = '#csp-probe { outline: 7px solid rgb(1, 2, 3); }';
+        document.head.appendChild(style);
+        await new Promise((r) => setTimeout(r, 300));
+        const applied = getComputedStyle(target).outlineColor === 'rgb(1, 2, 3)';
+        target.remove();
+        style.remove();
+        return { applied, events: window.__rulemapCsp.map((v) => v.directive) };
+      });
+      await until('the probe on the console', () => cspLines.length > 0, 5000).catch(() => {});
+      log(`probe: ${JSON.stringify(probe)}; console: ${JSON.stringify(cspLines.map((l) => l.text.slice(0, 80)))}`);
+      assert(!probe.applied && probe.events.includes('style-src-elem'), `a style without the nonce should be refused and reported: ${JSON.stringify(probe)}`);
+      assert(cspLines.length === 1, `the refused style should be on the console (the watcher sees the webview): ${JSON.stringify(cspLines)}`);
     });
 
     await step('a Python without rulemap: a short message, at most two buttons, no `pip install rulemap`', page, async () => {

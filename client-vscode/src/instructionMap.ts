@@ -1,8 +1,11 @@
 // "Open Instruction Map": the repository map page the server renders (`rulemap/map`, a
 // self-contained HTML page with inline scripts and data) in a webview panel. The page is the
-// server's; this only hosts it, with a refresh and a clear message when there is no page.
+// server's; this only hosts it, with a refresh and a clear message when there is no page. It
+// tells the server the webview's own source (for the page's Content-Security-Policy) and shows
+// the page only when that policy is strict (mapPolicy.ts).
 
 import * as vscode from 'vscode';
+import { newNonce, policyProblem } from './mapPolicy';
 import { MapParams, MapResult, RequestError } from './protocol';
 
 export const MAP_VIEW_TYPE = 'rulemap.instructionMap';
@@ -12,20 +15,23 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 }
 
-/** Pure: a page with a message (no map to show), styled with the theme's colours. */
-export function messagePage(title: string, message: string): string {
+/** A page with a message (no map to show), styled with the theme's colours; its style by `nonce` (default: a fresh one). */
+export function messagePage(title: string, message: string, nonce: string = newNonce()): string {
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline';">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'nonce-${escapeHtml(nonce)}'; base-uri 'none'; form-action 'none'">
 <title>${escapeHtml(MAP_TITLE)}</title>
-<style>body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);padding:2em;max-width:48em}
+<style nonce="${escapeHtml(nonce)}">body{font-family:var(--vscode-font-family);color:var(--vscode-foreground);padding:2em;max-width:48em}
 h1{font-size:1.3em;font-weight:600}p{line-height:1.5}code{font-family:var(--vscode-editor-font-family)}</style>
 </head><body><h1>${escapeHtml(title)}</h1><p class="rulemap-map-message">${escapeHtml(message)}</p>
 <p>Run <b>Rulemap: Refresh Instruction Map</b> to try again.</p></body></html>`;
 }
 
-/** Pure: the HTML to show for an answer (the server's page, or a page saying why there is none). */
-export function mapHtml(result: MapResult | RequestError | null | undefined, ready: boolean): { html: string; ok: boolean } {
+/**
+ * The HTML to show for an answer: the server's page when its policy is strict for the webview
+ * whose own source is `cspSource`, else a page saying why there is none.
+ */
+export function mapHtml(result: MapResult | RequestError | null | undefined, ready: boolean, cspSource: string): { html: string; ok: boolean } {
   if (!ready) {
     return { ok: false, html: messagePage('The Rulemap language server is not running', 'Start it (Rulemap: Restart Server) or see "Rulemap: Show Output".') };
   }
@@ -44,12 +50,23 @@ export function mapHtml(result: MapResult | RequestError | null | undefined, rea
   if (typeof result.html !== 'string' || result.html.trim() === '') {
     return { ok: false, html: messagePage('No map from the server', 'The server answered rulemap/map without a page.') };
   }
+  const problem = policyProblem(result.html, cspSource);
+  if (problem !== undefined) {
+    return {
+      ok: false,
+      html: messagePage(
+        "The map was not shown: the server's page has no strict Content-Security-Policy",
+        `The server's page would run with scripts enabled, but ${problem}. Update the Rulemap server (an older one does not write the policy).`,
+      ),
+    };
+  }
   return { ok: true, html: result.html };
 }
 
 /** The part of a webview panel the map drives (a real panel, or a stand-in in tests). */
 export interface MapPanel {
-  readonly webview: { html: string };
+  /** `cspSource`: the webview's own source, which the page's policy names for images. */
+  readonly webview: { html: string; readonly cspSource: string };
   title: string;
   readonly visible: boolean;
   reveal(): void;
@@ -100,9 +117,10 @@ export class InstructionMap implements vscode.Disposable {
       panel.webview.html = messagePage('No workspace folder', 'Open a folder (or a file inside one) to map the instructions its agents load.');
       return false;
     }
-    const result = this.api.isReady ? await this.progress(() => this.api.map({ uri })) : undefined;
+    const cspSource = panel.webview.cspSource;
+    const result = this.api.isReady ? await this.progress(() => this.api.map({ uri, cspSource })) : undefined;
     if (seq !== this.seq || this.panel !== panel) return false;
-    const page = mapHtml(result, this.api.isReady);
+    const page = mapHtml(result, this.api.isReady, cspSource);
     panel.webview.html = page.html;
     return page.ok;
   }

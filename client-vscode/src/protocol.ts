@@ -363,10 +363,12 @@ export interface WhyResult {
 export interface MapParams {
   uri: string;
   profiles?: string[];
+  /** The webview's own source (`webview.cspSource`): the page's policy lets images come from it besides `data:`. */
+  cspSource?: string;
 }
 
 export interface MapResult {
-  /** A self-contained HTML page (inline scripts and data). */
+  /** A self-contained HTML page (inline scripts and data), headed by a strict Content-Security-Policy whose nonces its scripts and styles carry. */
   html: string;
 }
 

@@ -2,12 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { InstructionMap, MapPanel, mapHtml, messagePage } from '../src/instructionMap';
 import { fakeApi } from './fixtures';
 
-const PAGE = '<!DOCTYPE html><html><body><script>const data = {"files": 3};</script><div id="map"></div></body></html>';
+const SOURCE = 'https://*.vscode-cdn.net';
+const NONCE = 'AAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+const POLICY = `default-src 'none'; script-src 'nonce-${NONCE}'; style-src 'nonce-${NONCE}'; img-src data: ${SOURCE}; base-uri 'none'; form-action 'none'`;
+const PAGE = `<!DOCTYPE html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${POLICY}"></head><body><script nonce="${NONCE}">const data = {"files": 3};</script><div id="map"></div></body></html>`;
+// what an older server answers: no policy
+const OPEN_PAGE = '<!DOCTYPE html><html><body><script>const data = {"files": 3};</script><div id="map"></div></body></html>';
 
 function panel() {
   let disposeListener: (() => void) | undefined;
   const p: MapPanel & { reveals: number; dispose(): void } = {
-    webview: { html: '' },
+    webview: { html: '', cspSource: SOURCE },
     title: 'Instruction Map',
     visible: true,
     reveals: 0,
@@ -26,22 +31,39 @@ function panel() {
 }
 
 describe('mapHtml', () => {
-  it("shows the server's page as it is", () => {
-    expect(mapHtml({ html: PAGE }, true)).toEqual({ ok: true, html: PAGE });
+  it("shows the server's page as it is when its policy is strict", () => {
+    expect(mapHtml({ html: PAGE }, true, SOURCE)).toEqual({ ok: true, html: PAGE });
+  });
+
+  it('never shows a page without a strict policy (an older server), and says why', () => {
+    const open = mapHtml({ html: OPEN_PAGE }, true, SOURCE);
+    expect(open.ok).toBe(false);
+    expect(open.html).toContain('no strict Content-Security-Policy');
+    expect(open.html).toContain('has no Content-Security-Policy');
+    expect(open.html).not.toContain('const data');
+    // a policy for another webview's source is not this one's
+    expect(mapHtml({ html: PAGE }, true, 'https://other.test').ok).toBe(false);
   });
 
   it('says why there is no map: not running, no folder, no answer, an error, an empty page', () => {
-    expect(mapHtml(undefined, false).html).toContain('not running');
-    expect(mapHtml(null, true).html).toContain('No workspace folder');
-    expect(mapHtml(undefined, true).html).toContain('did not answer rulemap/map');
-    expect(mapHtml({ error: 'boom <b>' }, true)).toMatchObject({ ok: false });
-    expect(mapHtml({ error: 'boom <b>' }, true).html).toContain('boom &lt;b&gt;');
-    expect(mapHtml({ html: ' ' }, true).html).toContain('without a page');
+    expect(mapHtml(undefined, false, SOURCE).html).toContain('not running');
+    expect(mapHtml(null, true, SOURCE).html).toContain('No workspace folder');
+    expect(mapHtml(undefined, true, SOURCE).html).toContain('did not answer rulemap/map');
+    expect(mapHtml({ error: 'boom <b>' }, true, SOURCE)).toMatchObject({ ok: false });
+    expect(mapHtml({ error: 'boom <b>' }, true, SOURCE).html).toContain('boom &lt;b&gt;');
+    expect(mapHtml({ html: ' ' }, true, SOURCE).html).toContain('without a page');
   });
 
-  it('a message page runs no script', () => {
-    expect(messagePage('t', 'm')).toContain("default-src 'none'");
-    expect(messagePage('t', 'm')).not.toContain('<script');
+  it('a message page runs no script, and styles itself by a fresh nonce only', () => {
+    const page = messagePage('t', 'm');
+    expect(page).toContain("default-src 'none'");
+    expect(page).not.toContain('<script');
+    expect(page).not.toContain('unsafe-inline');
+    const nonce = /style-src 'nonce-([^']+)'/.exec(page)?.[1];
+    expect(nonce).toMatch(/^[A-Za-z0-9+/]{22}==$/);
+    expect(page).toContain(`<style nonce="${nonce}">`);
+    expect(messagePage('t', 'm')).not.toContain(nonce);
+    expect(page).not.toMatch(/\sstyle=|\son[a-z]+=/i);
   });
 });
 
@@ -55,7 +77,8 @@ describe('InstructionMap', () => {
       return p;
     });
     expect(await map.open('file:///ws/AGENTS.md')).toBe(true);
-    expect(api.calls).toEqual([{ method: 'map', params: { uri: 'file:///ws/AGENTS.md' } }]);
+    // the webview's own source goes with the request, for the page's policy
+    expect(api.calls).toEqual([{ method: 'map', params: { uri: 'file:///ws/AGENTS.md', cspSource: SOURCE } }]);
     expect(made[0].webview.html).toBe(PAGE);
     // a second open reveals the same panel and reloads
     await map.open(undefined);
@@ -81,5 +104,13 @@ describe('InstructionMap', () => {
     const none = new InstructionMap(fakeApi(), () => q);
     await none.open(undefined);
     expect(q.webview.html).toContain('No workspace folder');
+  });
+
+  it("does not show a page without a strict policy", async () => {
+    const p = panel();
+    const map = new InstructionMap(fakeApi({ map: async () => ({ html: OPEN_PAGE }) }), () => p);
+    expect(await map.open('file:///ws/a.md')).toBe(false);
+    expect(p.webview.html).toContain('no strict Content-Security-Policy');
+    expect(p.webview.html).not.toContain('const data');
   });
 });

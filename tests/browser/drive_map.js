@@ -1,6 +1,10 @@
 // Drives one map page (`rulemap map --html`) in headless Chromium, as a person would: waits
 // until it is interactive, clicks an instruction file in the graph, opens a directory of the
 // tree, selects it, switches the agent that colours the tree, opens a group of the graph.
+// Every Content-Security-Policy violation meanwhile is recorded (the page's own listener,
+// installed before the page runs, and Chromium's console lines about the policy); at the end,
+// a probe injects what the policy must refuse (a style and a script without the nonce, a
+// style attribute, an inline handler, an image from the network) and records what happened.
 // Prints one JSON object of what it saw; tests/browser/test_map_page.py asserts on it.
 //
 //   node drive_map.js PAGE.html OUT_DIR NAME
@@ -12,7 +16,20 @@ const path = require("path");
 const { chromium } = require(path.join(__dirname, "..", "..", "client-vscode", "node_modules", "playwright-core"));
 
 const [page_path, out_dir, name] = process.argv.slice(2);
-const result = { name, requests: [], errors: [], steps: {} };
+const result = { name, requests: [], errors: [], refused: [], steps: {} };
+let probing = null; // during the probe, what the console says goes here
+// how Chromium reports a violation on the console: "Refused to …" (older), "… violates the
+// following Content Security Policy directive …" (newer)
+const CSP_LINE = /^Refused to |Content Security Policy/;
+
+// runs in the page before its own scripts (Playwright's init scripts are not subject to the
+// page's policy): every violation the page reports, kept for the driver
+function listenForViolations() {
+  window.__cspViolations = [];
+  document.addEventListener("securitypolicyviolation", (e) => {
+    window.__cspViolations.push({ directive: e.effectiveDirective, blocked: e.blockedURI, sample: e.sample });
+  });
+}
 
 async function shot(page, what) {
   const file = path.join(out_dir, `${name}-${what}.png`);
@@ -42,9 +59,18 @@ async function clickNode(page, id) {
   });
   try {
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    page.on("request", (r) => { if (!r.url().startsWith("file:")) result.requests.push(r.url()); });
-    page.on("pageerror", (e) => result.errors.push(String(e)));
-    page.on("console", (m) => { if (m.type() === "error") result.errors.push(m.text()); });
+    page.on("request", (r) => { if (!r.url().startsWith("file:")) (probing ? probing.requests : result.requests).push(r.url()); });
+    page.on("requestfailed", (r) => { if (probing) probing.failed.push(r.failure() ? r.failure().errorText : "failed"); });
+    page.on("pageerror", (e) => (probing ? probing.console : result.errors).push(String(e)));
+    page.on("console", (m) => {
+      const text = m.text();
+      if (probing) probing.console.push(text);
+      else {
+        if (CSP_LINE.test(text)) result.refused.push(text);
+        if (m.type() === "error") result.errors.push(text);
+      }
+    });
+    await page.addInitScript(listenForViolations);
     const started = Date.now();
     await page.goto("file://" + path.resolve(page_path));
     await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
@@ -162,6 +188,53 @@ async function clickNode(page, id) {
       result.steps.find.path = nested;
       await shot(page, "find");
     }
+
+    // the page's own policy, and every violation while it was used (none, the test says)
+    result.policy = await page.evaluate(() => {
+      const meta = document.querySelector('meta[http-equiv="Content-Security-Policy"]');
+      return meta ? meta.getAttribute("content") : null;
+    });
+    result.violations = await page.evaluate(() => window.__cspViolations);
+    result.styled = await page.evaluate(() => ({
+      // the stylesheet applied: the grid of panels, the header's flex row
+      main: getComputedStyle(document.querySelector("main")).display,
+      header: getComputedStyle(document.querySelector("header")).display,
+      graphPosition: getComputedStyle(document.getElementById("graph")).position,
+    }));
+
+    // the probe: what an escaping bug would put in the page is refused
+    probing = { console: [], requests: [], failed: [] };
+    const before = result.violations.length;
+    result.probe = await page.evaluate(async () => {
+      const target = document.createElement("div");
+      target.id = "csp-probe";
+      document.body.appendChild(target);
+      const style = document.createElement("style");
+      style.textContent = "#csp-probe { outline: 7px solid rgb(1, 2, 3); }";
+      document.head.appendChild(style);
+      target.setAttribute("style", "color: rgb(4, 5, 6)");
+      target.setAttribute("onclick", "window.__handlerRan = true");
+      target.click();
+      const script = document.createElement("script");
+      script.textContent = "window.__scriptRan = true";
+      document.body.appendChild(script);
+      const img = document.createElement("img");
+      img.src = "https://example.invalid/x.png";
+      document.body.appendChild(img);
+      await new Promise((r) => setTimeout(r, 300)); // violation events are queued as tasks
+      const seen = getComputedStyle(target);
+      return {
+        styleApplied: seen.outlineColor === "rgb(1, 2, 3)",
+        attributeApplied: seen.color === "rgb(4, 5, 6)",
+        handlerRan: window.__handlerRan === true,
+        scriptRan: window.__scriptRan === true,
+      };
+    });
+    result.probe.violations = (await page.evaluate(() => window.__cspViolations)).slice(before).map((v) => v.directive);
+    result.probe.console = probing.console.filter((line) => CSP_LINE.test(line));
+    result.probe.requests = probing.requests;
+    result.probe.failed = probing.failed;
+    probing = null;
   } finally {
     await browser.close();
   }

@@ -1,7 +1,9 @@
 """The map page (`rulemap map --html`, docs/map.md) in a real browser: headless Chromium, driven
 by `drive_map.js` (playwright-core from client-vscode's dependencies, Debian's Chromium), on the
-demo and on a generated 20,000-file monorepo. Screenshots go to tests/browser/out/ (ignored by
-git); with RULEMAP_MAP_SCREENSHOT=1 the demo's is copied to docs/images/ for the README.
+demo and on a generated 20,000-file monorepo, with no Content-Security-Policy violation (and
+the policy shown to refuse what an escaping bug would inject). Screenshots go to
+tests/browser/out/ (ignored by git); with RULEMAP_MAP_SCREENSHOT=1 the demo's is copied to
+docs/images/ for the README.
 
 Not part of the default `pytest` run (marker `browser`): `make test-browser` installs what it
 needs first, and these tests fail — never skip — when something is missing."""
@@ -55,7 +57,26 @@ def _drive(page: Path, name: str) -> dict[str, Any]:
     result: dict[str, Any] = json.loads(done.stdout)
     assert result["errors"] == [], result["errors"]
     assert result["requests"] == [], "the page reached for the network"
+    _strict(result)
     return result
+
+
+def _strict(result: dict[str, Any]) -> None:
+    """The page worked under its Content-Security-Policy (docs/security.md) with no violation,
+    styled, and the policy refused what an escaping bug would inject."""
+    policy = result["policy"]
+    assert policy and policy.startswith("default-src 'none'; script-src 'nonce-"), policy
+    assert "unsafe" not in policy and "img-src data:;" in policy
+    assert result["violations"] == [] and result["refused"] == [], (
+        result["violations"], result["refused"])
+    assert result["styled"] == {"main": "grid", "header": "flex", "graphPosition": "relative"}
+    probe = result["probe"]
+    assert not (probe["styleApplied"] or probe["attributeApplied"] or probe["handlerRan"]
+                or probe["scriptRan"]), probe
+    # each refusal reported: the listener above would have seen the page's own
+    assert {"style-src-elem", "style-src-attr", "script-src-attr", "script-src-elem",
+            "img-src"} <= set(probe["violations"]), probe
+    assert len(probe["console"]) >= 5 and probe["failed"] == ["csp"], probe
 
 
 @pytest.fixture(scope="module")

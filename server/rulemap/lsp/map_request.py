@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rulemap.host import CancelToken
-from rulemap.lsp.custom import folder_of, params_dict, profiles_param, uri_param
+from rulemap.lsp.custom import InvalidParams, folder_of, params_dict, profiles_param, uri_param
+from rulemap.repo_map.csp import SourceRefused, image_sources
 
 if TYPE_CHECKING:
     from rulemap.lsp.state import Engine
@@ -17,20 +18,36 @@ if TYPE_CHECKING:
 async def map_request(engine: Engine, raw: Any) -> dict[str, Any] | None:
     """`{"html": page}` for the workspace folder `uri` names (the folder, or a file in it);
     None when `uri` is inside no folder. `profiles`: the agents to map (default: the folder's
-    selected agents)."""
+    selected agents). `cspSource`: the webview's own source (VS Code's `webview.cspSource`),
+    which the page's policy lets images come from besides `data:`."""
     params = params_dict(raw)
     uri = uri_param(params)
     names = profiles_param(params)
+    images = _csp_source_param(params)
     indexed = await folder_of(engine, uri)
     if indexed is None:
         return None
     folder = indexed[0]
-    html = await engine.on_replica(folder, _page, names,
+    html = await engine.on_replica(folder, _page, names, images,
                                    cancel=CancelToken())
     return {"html": html}
 
 
-def _page(replica: Workspace, names: list[str] | None) -> str:
+def _csp_source_param(params: dict[str, Any]) -> list[str]:
+    """The `cspSource` param's host sources (none: absent). Refused unless each is a plain
+    host source: the value goes into the page's policy, which it must not widen or end."""
+    value = params.get("cspSource")
+    if value is None:
+        return []
+    if not isinstance(value, str):
+        raise InvalidParams("`cspSource` must be a string")
+    try:
+        return image_sources(value)
+    except SourceRefused as exc:
+        raise InvalidParams(f"`cspSource`: {exc}") from None
+
+
+def _page(replica: Workspace, names: list[str] | None, images: list[str]) -> str:
     """Runs in the worker: the map's page."""
     from rulemap import analysis
     from rulemap.profiles import get_profile
@@ -39,4 +56,4 @@ def _page(replica: Workspace, names: list[str] | None) -> str:
 
     profiles = ([get_profile(n) for n in names] if names is not None
                 else list(analysis.select_profiles(replica)))
-    return render_page(build_map(replica, profiles))
+    return render_page(build_map(replica, profiles), image_sources=images)

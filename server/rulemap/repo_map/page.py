@@ -1,24 +1,34 @@
 """The map as one self-contained HTML page (docs/map.md): the template, its style, the
 vendored graph library (cytoscape.js, MIT: its licence heads the file) and the page's script
 inlined, the map's data embedded as JSON. No network reference: it opens from a CI artifact,
-a file, or the editor's webview (inline scripts and styles only; nothing stored)."""
+a file, or the editor's webview. A strict Content-Security-Policy heads it (`repo_map.csp`):
+its scripts and styles run by the render's nonce, and nothing else does."""
 
 from __future__ import annotations
 
 import html
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from rulemap.readers.page_files import asset
+from rulemap.repo_map.csp import new_nonce, policy
 
-_PLACEHOLDER = re.compile(r"@(TITLE|STYLE|DATA|CYTOSCAPE|APP)@")
+_PLACEHOLDER = re.compile(r"@(TITLE|POLICY|NONCE|STYLE|DATA|CYTOSCAPE|APP)@")
 
 
-def render_page(data: dict[str, Any]) -> str:
-    """The page for `build_map`'s `data`."""
+def render_page(data: dict[str, Any], *, image_sources: Sequence[str] = (),
+                nonce: str | None = None) -> str:
+    """The page for `build_map`'s `data`, under a policy that lets images come from `data:`
+    and `image_sources` (host sources: the editor's webview names its own), with `nonce`
+    (default: a fresh one — give one only to test)."""
+    nonce = new_nonce() if nonce is None else nonce
     parts = {
         "TITLE": html.escape(str(data.get("root", ""))),
+        # the policy's characters are checked (`csp.policy`): no quote can end the attribute
+        "POLICY": html.escape(policy(nonce, image_sources), quote=False),
+        "NONCE": nonce,
         "STYLE": _in_element(asset("map.css"), "style"),
         "DATA": embedded_json(data),
         "CYTOSCAPE": _in_element(asset("cytoscape.min.js"), "script"),
