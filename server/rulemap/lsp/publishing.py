@@ -245,6 +245,8 @@ class DiagnosticsFlow:
                 target = ws.generation if ws is not None else -1
             if ws is None or folder.checked_gen >= target:
                 return
+            if folder.replica is None and folder.replica_ready.is_set():
+                return  # no copy for the worker (making it failed): no check will come
             ended = folder.check_ended
             if folder.full_timer is not None:  # debounced: a pull is waiting, so now
                 folder.full_timer.cancel()
