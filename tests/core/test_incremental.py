@@ -72,3 +72,37 @@ def test_random_edits_match_a_fresh_workspace():
         if step % 3 == 0:
             fresh = make_ws(dict(files), maxChars=2500)
             assert _snapshot(ws) == _snapshot(fresh), f"differs after step {step} ({key})"
+
+
+def test_created_and_deleted_files_re_resolve_only_the_imports_naming_them():
+    """Files that many imports name appear and vanish in batches (a checkout): each importer
+    re-resolves only the imports naming them, the others keep their resolution (the same
+    objects), and everything answers as a fresh workspace of the same files."""
+    rng = random.Random(11)
+    names = [f"docs/m/{i}.md" for i in range(40)]
+    files = {
+        "AGENTS.md": "root @docs/many.md @docs/m/0.md\n",
+        "docs/many.md": "".join(f"- @m/{i}.md\n" for i in range(40)) + "@../CLAUDE.md\n",
+        "CLAUDE.md": "@docs/m/7.md and @docs/m/39.md\n",
+    }
+    ws = make_ws(files)
+    analysis.check(ws)
+    for step in range(30):
+        batch = rng.sample(names, rng.randint(1, 8))
+        created = [n for n in batch if n not in files]
+        deleted = [n for n in batch if n in files]
+        for name in created:
+            files[name] = f"m {name} @{rng.choice(['../../AGENTS.md', 'gone.md', '0.md'])}\n"
+            ws.reader.files[ws.abs(name)] = files[name].encode()
+        for name in deleted:
+            del files[name]
+            del ws.reader.files[ws.abs(name)]
+        before = {ref.raw: resolved for ref, resolved in ws.imports("docs/many.md")}
+        ws.update(created=created, deleted=deleted)
+        after = {ref.raw: resolved for ref, resolved in ws.imports("docs/many.md")}
+        named = {f"m/{n.rsplit('/', 1)[1]}" for n in batch}
+        kept = [raw for raw in before if raw not in named]
+        assert all(after[raw] is before[raw] for raw in kept)  # not resolved again
+        fresh = make_ws(dict(files))
+        assert after == {ref.raw: res for ref, res in fresh.imports("docs/many.md")}
+        assert _snapshot(ws) == _snapshot(fresh), f"differs after step {step}"

@@ -107,6 +107,9 @@ class Folder:
     reopen_timer: asyncio.TimerHandle | None = None
     check_running: bool = False
     check_again: bool = False
+    checked_gen: int = -1  # the generation the last whole check ran for (whatever its outcome)
+    # set (and replaced) when a whole check ends: what a pull waits on (publishing.checked)
+    check_ended: asyncio.Event = field(default_factory=asyncio.Event)
     start: Start | None = None  # the start cache's part in the current indexing
     overviews: Overviews | None = None  # every agent's reach of every file (lsp/reach_lens.py)
     overviews_for: int | None = None  # the generation the worker is computing them for

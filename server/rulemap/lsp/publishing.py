@@ -9,6 +9,7 @@ have moved). A part of the `Engine` (state.py), which holds the folders."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import posixpath
 import time
@@ -33,6 +34,7 @@ log = logging.getLogger("rulemap.lsp")
 T = TypeVar("T")
 
 MAX_LOCAL_BATCH = 25  # more touched documents than this → wait for the full check
+CHECK_POLL_S = 1.0  # a pull waiting for a whole check looks again this often (a re-index)
 
 
 class DiagnosticsFlow:
@@ -69,6 +71,8 @@ class DiagnosticsFlow:
         async def ready_all(self) -> None: ...
 
         def schedule_reopen(self, folder: Folder, delay: float | None = None) -> None: ...
+
+        async def file_events_applied(self) -> None: ...
 
     # ----- diagnostics scheduling -----------------------------------------------------------
 
@@ -194,8 +198,9 @@ class DiagnosticsFlow:
                 if findings is not None:
                     self._set_full(folder, findings, generation)
                     self._publish(folder, None)
-                    if any(f.code == "stale-reference" for f in findings.all):
-                        await self._renames(folder)
+                self._check_ended(folder, generation)  # (a failed check too: no pull hangs)
+                if findings is not None and any(f.code == "stale-reference" for f in findings.all):
+                    await self._renames(folder)
                 if not folder.check_again:
                     from rulemap.lsp.reach_lens import after_check
 
@@ -219,6 +224,39 @@ class DiagnosticsFlow:
             return
         if folder.ws is not None:
             stale_reference.keep_renames(folder.ws, found)
+
+    @staticmethod
+    def _check_ended(folder: Folder, generation: int) -> None:
+        folder.checked_gen = max(folder.checked_gen, generation)
+        folder.check_ended.set()
+        folder.check_ended = asyncio.Event()
+
+    async def checked(self, folder: Folder) -> None:
+        """Until a whole check of the folder has run for every update applied before this was
+        called (run now when it waits for its debounce): what a pull answers from then is the
+        findings of the latest text the server received, the graph-wide ones too. Updates that
+        come meanwhile are the next pull's."""
+        ws = folder.ws
+        target = ws.generation if ws is not None else -1
+        while not self.closed and self.folders.get(folder.root) is folder:
+            if folder.ws is not ws:  # indexed again meanwhile: its first check, then
+                await folder.ready.wait()
+                ws = folder.ws
+                target = ws.generation if ws is not None else -1
+            if ws is None or folder.checked_gen >= target:
+                return
+            if folder.replica is None and folder.replica_ready.is_set():
+                return  # no copy for the worker (making it failed): no check will come
+            ended = folder.check_ended
+            if folder.full_timer is not None:  # debounced: a pull is waiting, so now
+                folder.full_timer.cancel()
+                folder.full_timer = None
+                self._spawn(self._run_full(folder))
+            elif not folder.check_running and folder.replica is not None:
+                self._spawn(self._run_full(folder))  # (none scheduled: nothing left behind)
+            # woken when a check ends; the timeout re-reads the state (a re-index, say)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(ended.wait(), CHECK_POLL_S)
 
     def _set_full(self, folder: Folder, findings: Checked, generation: int) -> None:
         """Findings of a whole-workspace check of the graph as it was at `generation`."""
@@ -305,7 +343,12 @@ class DiagnosticsFlow:
         if found is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
         folder, key = found
+        await self.file_events_applied()
         ws = await self.ready(folder)
+        if ws is None:
+            return types.RelatedFullDocumentDiagnosticReport(items=[])
+        await self.checked(folder)
+        ws = folder.ws
         if ws is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
         self.flush(folder)
@@ -318,7 +361,10 @@ class DiagnosticsFlow:
     async def workspace_report(
         self, previous: dict[str, str], long_poll: bool
     ) -> types.WorkspaceDiagnosticReport:
+        await self.file_events_applied()
         await self.ready_all()
+        for folder in list(self.folders.values()):
+            await self.checked(folder)
         for folder in self.folders.values():
             self.flush(folder)
         return await self.ledger.workspace_report(

@@ -399,7 +399,7 @@ def did_change_watched_files(ls: RulemapServer, params: types.DidChangeWatchedFi
         path = path_of(change.uri)
         if path is not None:
             events.append((_KINDS.get(change.type, "changed"), path))
-    _engine().file_events(events)
+    _engine().queue_file_events(events)  # batched with the next ones, as our watcher's are
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)

@@ -24,14 +24,15 @@ from lsprotocol import types
 from rulemap.host.cancel import CancelToken
 from rulemap.lsp import heap, start_cache
 from rulemap.lsp.diagnostics import uri_for
-from rulemap.lsp.events import classify_events, content_matters
+from rulemap.lsp.event_flow import FileEventFlow
+from rulemap.lsp.events import content_matters
 from rulemap.lsp.folders import Folder, Port, in_worker, path_of
 from rulemap.lsp.ledger import DiagnosticsLedger
 from rulemap.lsp.opening import make_replica, open_workspace, warm
 from rulemap.lsp.publishing import MAX_LOCAL_BATCH, DiagnosticsFlow
 from rulemap.lsp.settings import folder_settings
 from rulemap.readers import host
-from rulemap.readers.base import MAX_FILE_BYTES, in_skipped_dir, is_within
+from rulemap.readers.base import MAX_FILE_BYTES, is_within
 from rulemap.text.positions import Encoding
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ T = TypeVar("T")
 PROGRESS_AFTER_S = 0.3  # index longer than this → window/workDoneProgress
 
 
-class Engine(DiagnosticsFlow):
+class Engine(DiagnosticsFlow, FileEventFlow):
     def __init__(self, port: Port, loop: asyncio.AbstractEventLoop | None = None):
         from rulemap.readers.git_renames import no_git_on_this_thread
 
@@ -64,8 +65,10 @@ class Engine(DiagnosticsFlow):
         self._graph_uris: set[str] = set()
         self._graph_timer: asyncio.TimerHandle | None = None
         self._graph_rules_changed = False  # any of the pending graphChanged moved rule matches
-        self._fs_events: list[tuple[str, str]] = []
-        self._fs_timer: asyncio.TimerHandle | None = None
+        self._fs_events: list[tuple[str, str]] = []  # (kind, path) not yet applied
+        self._fs_timer: asyncio.Handle | None = None
+        self._fs_first: float | None = None  # loop time of the oldest queued event
+        self._fs_last = 0.0  # … and of the newest
         self.closed = False
 
     # ----- folders -------------------------------------------------------------------------
@@ -240,13 +243,15 @@ class Engine(DiagnosticsFlow):
         folder.replica_log = []
         folder.indexing = False
         folder.full, folder.full_gen, folder.local, folder.dirty = {}, -1, {}, {}
+        folder.checked_gen = -1
         folder.graph = {}  # a new workspace: no graph-wide finding of the old one carries over
         folder.local_queue.clear()
         if ws is None or overlay is None:
             folder.ready.set()
             return
+        covered = ws.generation  # what the findings of the walk's check are of
         if findings is not None:
-            self._set_full(folder, findings, ws.generation)
+            self._set_full(folder, findings, covered)
         for uri in self.open_docs:
             found = self.locate(uri)
             if found and found[0] is folder:
@@ -277,6 +282,7 @@ class Engine(DiagnosticsFlow):
             self._spawn(warm(ws, lambda: folder.ws is ws and not self.closed))
         else:
             self._publish(folder, None)
+            self._check_ended(folder, covered)
             if folder.start is not None:  # store what the client was given, for next time
                 start_cache.finish(self, folder, folder.start, quiet=not pending and not events)
         # Then the worker's copy (updates made meanwhile are in the log and replay on it).
@@ -306,7 +312,15 @@ class Engine(DiagnosticsFlow):
         touched = host.apply_change(changed, created, deleted)
         keys = changed | created | deleted
         buffers = {k: overlay.buffers.get(posixpath.normpath(ws.abs(k))) for k in keys}
-        folder.replica_log.append((changed, created, deleted, buffers))
+        log = folder.replica_log
+        if log and not (created or deleted or log[-1][1] or log[-1][2]):
+            # edits only, after edits only: one update of the union with the newest texts
+            # ends in the same state, and keeps one text per document, not one per keystroke
+            # (500 edits of a 1 MB AGENTS.md held ~500 MB until the worker replayed them)
+            log[-1][0].update(changed)
+            log[-1][3].update(buffers)
+        else:
+            log.append((changed, created, deleted, buffers))
         return touched
 
     async def on_replica(
@@ -417,64 +431,6 @@ class Engine(DiagnosticsFlow):
             touched = self._update(folder, changed=[key])
         self._touch(folder, touched)
         self.graph_changed([uri], self._rules_moved(folder, touched, created))
-
-    # ----- file events ---------------------------------------------------------------------
-
-    def file_events(self, events: Iterable[tuple[str, str]]) -> None:
-        """`(kind, absolute path)` with kind created | changed | deleted, from the client's
-        watchers or ours."""
-        by_folder: dict[str, list[tuple[str, str]]] = {}
-        for kind, path in events:
-            path = posixpath.normpath(path)
-            if in_skipped_dir(path):
-                continue
-            found = self.locate_path(path)
-            if found is None:
-                continue
-            by_folder.setdefault(found[0].root, []).append((kind, path))
-        for root, items in by_folder.items():
-            folder = self.folders[root]
-            if folder.refused:
-                continue
-            if folder.ws is None or folder.indexing:
-                folder.pending_events.extend(items)
-                continue
-            self._apply_events(folder, items)
-
-    def queue_fs_event(self, kind: str, path: str) -> None:
-        """From the watchdog thread (through call_soon_threadsafe): batch for 50 ms."""
-        self._fs_events.append((kind, path))
-        if self._fs_timer is None:
-            self._fs_timer = self.loop.call_later(0.05, self._flush_fs_events)
-
-    def _flush_fs_events(self) -> None:
-        self._fs_timer = None
-        events, self._fs_events = self._fs_events, []
-        self.file_events(events)
-
-    def _apply_events(self, folder: Folder, events: list[tuple[str, str]]) -> None:
-        ws, overlay = folder.ws, folder.overlay
-        if ws is None or overlay is None:
-            return
-        batch = classify_events(folder, ws, overlay, events)
-        created, changed, deleted = batch.created, batch.changed, batch.deleted
-        ignores = batch.gitignore_changed
-        changed = {k for k in changed if content_matters(folder, k)}
-        if not (created or changed or deleted or ignores):
-            return
-        log.debug(
-            "file events in %s: +%d ~%d -%d", folder.root, len(created), len(changed), len(deleted)
-        )
-        if batch.config_changed or ignores:
-            self.schedule_reopen(folder)
-            self.graph_changed([uri_for(ws.abs(k)) for k in created | changed | deleted])
-            return
-        touched = self._update(folder, changed=changed, created=created, deleted=deleted)
-        self._touch(folder, touched)
-        self.graph_changed(
-            [uri_for(ws.abs(k)) for k in created | changed | deleted],
-            self._rules_moved(folder, touched, bool(created or deleted)),
-        )
 
     # ----- helpers -------------------------------------------------------------------------
 

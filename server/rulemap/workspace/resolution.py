@@ -34,6 +34,24 @@ class Resolver:
                 if importers is not None:
                     importers.discard(key)
 
+    def refresh(self, importer: str, targets: set[str]) -> None:
+        """Resolve again the imports of `importer` that name one of `targets` (paths created
+        or deleted); the others keep their resolution. A `git checkout` creating 3,000 files
+        that one document imports re-resolved all 3,000 of its imports for each file, ~27 ms
+        a file on the language server's event loop (issue #34)."""
+        cached = self._resolved.get(importer)
+        if cached is None:
+            return
+        fresh = list(cached)  # a new list: a derived value may hold the old one
+        for index, (ref, resolved) in enumerate(cached):
+            if resolved.target in targets:
+                again = self._resolve(importer, ref)
+                fresh[index] = (ref, again)
+                if again.target != resolved.target:  # (a path's key never depends on it)
+                    self._importers.get(resolved.target, set()).discard(importer)
+                    self._importers.setdefault(again.target, set()).add(importer)
+        self._resolved[importer] = fresh
+
     def imports(self, key: str) -> list[tuple[ImportRef, Resolved]]:
         cached = self._resolved.get(key)
         if cached is None:

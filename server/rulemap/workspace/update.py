@@ -1,8 +1,9 @@
 """Update and invalidation: what a file event (changed, created, deleted keys) touches.
 
 It drops the cached document, identity and import resolution of those files; on create/delete
-it also re-resolves every importer of the path (reverse edges), updates rule-match lists by
-testing only the new or removed file, and re-indexes instruction files if the name matters.
+it also re-resolves the imports that name the path (reverse edges; the importer's other imports
+keep theirs), updates rule-match lists by testing only the new or removed file, and re-indexes
+instruction files if the name matters.
 Then `DerivedCache.invalidate` drops what read a touched file, plus `IMPORT_GRAPH` if a file's
 import tokens changed, `RULE_SCOPES` if a rule gained or lost `paths`, and `rules-for:<file>`
 for the files a rule's new globs match differently (the file → rules index is patched in place,
@@ -83,11 +84,15 @@ def apply_update(
                 ws.files.add(key)
         for key in deleted:
             ws.files.remove(key)
-        # resolution of every import that names a created or deleted path changes
+        # resolution of every import that names a created or deleted path changes, and only
+        # of those: each importer once, whatever the number of its paths in the batch
+        named: dict[str, set[str]] = {}
         for key in created | deleted:
-            for importer in list(ws.resolver.importers_of(key)):
-                ws.resolver.drop(importer)
-                touched.add(importer)
+            for importer in ws.resolver.importers_of(key):
+                named.setdefault(importer, set()).add(key)
+        for importer, keys in named.items():
+            ws.resolver.refresh(importer, keys)
+            touched.add(importer)
         ws.matcher.files_changed(created, deleted)
         if any(_affects_index(ws, k) for k in created | deleted):
             ws.index.rebuild()
