@@ -129,6 +129,31 @@ def test_the_language_server_gives_up_alike(tmp_path: Path) -> None:
         "was read")
 
 
+@pytest.mark.parametrize("head", [0, 2])
+def test_verify_refuses_a_junk_log_at_once(tmp_path: Path, head: int) -> None:
+    """`rulemap verify` reads its log whole (up to 64 MiB): 50 MB of one-character lines, alone
+    or after two valid events, are refused with exit 2 in bounded memory, naming the first bad
+    line (the code before held a pair per line: gigabytes)."""
+    root = workspace(tmp_path)
+    gen.hook(str(tmp_path / "hook.jsonl"), str(root), 0.001)
+    events = (tmp_path / "hook.jsonl").read_text().splitlines(keepends=True)[:head]
+    _junk(tmp_path / "junk.log", JUNK["braces"])
+    with (tmp_path / "log.jsonl").open("w") as f:
+        f.writelines(events)
+    with (tmp_path / "log.jsonl").open("ab") as out, (tmp_path / "junk.log").open("rb") as junk:
+        out.write(junk.read())
+    try:
+        out = run_cli(root, "verify", str(tmp_path / "log.jsonl"), timeout=JUNK_SECONDS)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{JUNK_MB} MB of junk not refused within {JUNK_SECONDS} s")
+    assert out.returncode == 2, out.stderr[-2000:]
+    assert "Traceback" not in out.stderr and "MemoryError" not in out.stderr
+    if head:
+        assert out.stderr.startswith(f"rulemap: {tmp_path / 'log.jsonl'}:3: not valid JSON (")
+    else:
+        assert "not a log Rulemap reads" in out.stderr
+
+
 def _steps(out: subprocess.CompletedProcess[str]) -> list[list[str]]:
     assert out.returncode == 0, out.stderr[-2000:]
     return [s["paths"] for s in json.loads(out.stdout)["steps"][1:]]
@@ -203,8 +228,10 @@ def _best_rate(size: int, work: Callable[[], object], runs: int = 3) -> float:
 
 
 # MB per CPU second, measured on the shared 2-core development machine (benchmarks/README.md,
-# "Floods of log lines"): the realistic log through the table ~26 before, ~170 after
+# "Floods of log lines"): the realistic log through the table ~26 before, ~170 after; the hook
+# log ~2 before (quadratic in the files touched), ~30 after
 SESSION_FLOOR = 60
+VERIFY_FLOOR = 12
 
 
 def test_a_realistic_transcript_is_replayed_at_speed(tmp_path: Path) -> None:
@@ -229,3 +256,27 @@ def test_a_realistic_transcript_is_replayed_at_speed(tmp_path: Path) -> None:
         os.chdir(cwd)
     print(f"realistic transcript through the table: {rate:.1f} MB/s")  # (shown with -s)
     assert rate > SESSION_FLOOR, f"{rate:.1f} MB/s"
+
+
+def test_a_hook_log_is_verified_at_speed(tmp_path: Path) -> None:
+    """A 20 MB InstructionsLoaded log of one session touching ~50,000 files, through the
+    whole command, in process."""
+    from rulemap.cli.main import main
+
+    root = workspace(tmp_path)
+    path = tmp_path / "hook.jsonl"
+    gen.hook(str(path), str(root), 20)
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        def work() -> None:
+            out, err = io.StringIO(), io.StringIO()
+            with redirect_stdout(out), redirect_stderr(err):
+                assert main(["verify", str(path), "--json"]) in (0, 1)
+            assert json.loads(out.getvalue())["rows"]
+
+        rate = _best_rate(path.stat().st_size, work, runs=2)
+    finally:
+        os.chdir(cwd)
+    print(f"hook log through verify: {rate:.1f} MB/s")
+    assert rate > VERIFY_FLOOR, f"{rate:.1f} MB/s"
