@@ -13,9 +13,11 @@ number (transcripts) or 1-based entry number (JSON lists) and skipped, never rai
 A transcript is read as a stream of lines (`parse_stream`; the edge opens the file through
 `readers/host.py`), so what one input makes us hold is bounded whatever its size: one line at
 a time (a JSON list document, read whole, up to MAX_DOCUMENT_CHARS), the first MAX_PROBLEMS
-problems (the rest counted), and the steps up to MAX_PATHS paths (the rest counted). A
-message about a transcript names its line or entry and the kind of problem, never what the
-line holds: the file may be anything a repository's symlink points at (docs/sessions.md).
+problems (the rest counted), and the steps up to MAX_PATHS paths (the rest counted); and
+what it makes us read is bounded when it is mostly junk: the readers of lines stop where
+fewer than one in ten are records of their format (`Parsed.judge`). A message about a
+transcript names its line or entry and the kind of problem, never what the line holds: the
+file may be anything a repository's symlink points at (docs/sessions.md).
 Only steps typed on the command line (`parse_tokens`) are the user's own words, echoed.
 """
 
