@@ -3,8 +3,8 @@
 - A message about a transcript names the line (or entry) and the kind of problem, never what
   the line holds: the file may be whatever a repository's symlink points at.
 - A symlink the repository ships that leads out of the workspace is not read at all.
-- A transcript is read a line at a time: a 200 MB file of invalid lines runs in a few dozen
-  MB, with the first problems listed and one line saying how many more there were.
+- A transcript is read a line at a time: a 200 MB file of mostly invalid lines runs in a few
+  dozen MB, with the first problems listed and one line saying how many more there were.
 """
 
 from __future__ import annotations
@@ -221,21 +221,27 @@ LIMIT = 160 * 1024 * 1024
 def test_a_200_mb_transcript_of_invalid_lines_runs_in_bounded_memory(
     tmp_path: Path, shape: str
 ) -> None:
+    """Eight invalid lines to one record, so that the file is read to its end (a file of
+    nothing but junk is given up at line 1,000: tests/hostile/test_hostile_logs.py)."""
     root = workspace(tmp_path)
-    if shape == "json-lines":  # a log whose every line is broken
-        line = b'{"type": "assistant", ' + b"x" * 1000 + b"\n"
-    else:  # /etc/passwd-like, one `a:b:c` token a line
-        line = b"root:x:0:0:" + MARKER.encode() + b"y" * 1000 + b":/root:/bin/sh\n"
-    lines = _write_200_mb(root / "big.log", line)
+    if shape == "json-lines":  # a log whose lines are broken but for a user turn in nine
+        bad = b'{"type": "assistant", ' + b"x" * 1000 + b"\n"
+        record = b'{"type": "user"}\n'
+    else:  # /etc/passwd-like, one `a:b:c` token a line, and a step in nine
+        bad = b"root:x:0:0:" + MARKER.encode() + b"y" * 1000 + b":/root:/bin/sh\n"
+        record = b"read:src/a.ts\n"
+    blocks = _write_200_mb(root / "big.log", bad * 8 + record)
     out = run(root, "--file", "big.log", "--json", limit=LIMIT)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "MemoryError" not in out.stderr and "Traceback" not in out.stderr
     assert MARKER not in out.stdout + out.stderr
     problems = json.loads(out.stdout)["problems"]
-    # json-lines: first a note that it is too long for a document, then every line
-    total = lines + (shape == "json-lines")
+    # json-lines: first a note that it is too long for a document, then every bad line
+    total = blocks * 8 + (shape == "json-lines")
     assert len(problems) == MAX_PROBLEMS + 1
     assert problems[-1] == {"line": None, "message": f"and {total - MAX_PROBLEMS} more "
                             f"problems like these, not listed (only the first {MAX_PROBLEMS} "
                             "are)"}
     assert len(out.stderr.splitlines()) == MAX_PROBLEMS + 1
+    steps = json.loads(out.stdout)["steps"]
+    assert len(steps) == (1 if shape == "json-lines" else blocks + 1)

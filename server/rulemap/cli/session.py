@@ -16,6 +16,8 @@ from rulemap.host.catalog import default_agent, session_formats
 # `build_parser` imports this module when `session` is parsed (or its help printed): what only
 # a session run needs (rich, the core) is imported when it runs
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from rich.console import Console
 
     from rulemap.host.commands import OpenWorkspace, Problem, SessionReplay, SessionStep
@@ -133,7 +135,7 @@ def read_session_file(path: str, ws: OpenWorkspace, flag: str = "--file") -> Par
     mean that place."""
     from rulemap.readers.base import ReadError, is_within
     from rulemap.readers.host import real_path
-    from rulemap.session.files import in_transcript_places, parse_file
+    from rulemap.session.files import NotATranscript, in_transcript_places, parse_file
 
     where = os.path.abspath(os.path.expanduser(path))
     inside = is_within(where, ws.root) or is_within(where, real_path(ws.root))
@@ -146,6 +148,8 @@ def read_session_file(path: str, ws: OpenWorkspace, flag: str = "--file") -> Par
         )
     try:
         parsed = parse_file(where, ws.root)
+    except NotATranscript as exc:  # the give-up rule (docs/sessions.md): what was counted
+        raise UsageError(f"{flag} {path} does not look like {exc.what}: {exc.why}") from None
     except ReadError as exc:  # its messages say why (size, kind, permission), never content
         raise UsageError(f"{flag} {path}: {exc}") from None
     if parsed is None:
@@ -186,7 +190,9 @@ def print_session(result: SessionReplay, console: Console | None = None) -> None
     steps = result.steps
     sizes = {id(f): f"{_size(f, unit):,}" + (" cut" if f.cut else "")
              for s in steps for f in s.joined}
-    fixed = [max(4, len(str(len(steps)))), 8, max([5, *map(len, sizes.values())])]
+    rows = _rows(steps)
+    fixed = [max(4, *(len(_label(row)) for row in rows)), 8,
+             max([5, *map(len, sizes.values())])]
     if shared:
         fixed += [max(6, len(f"{budget.limit:,}"))] * 2
     else:
@@ -202,9 +208,14 @@ def print_session(result: SessionReplay, console: Console | None = None) -> None
     table.add_column("used", justify="right", no_wrap=True, min_width=fixed[3])
     if shared:
         table.add_column("left", justify="right", no_wrap=True, min_width=fixed[4])
-    for step in steps:
-        head = markup_text(shorten_middle(terminal_text(access(step)), path_width))
+    for row in rows:
+        step = row[-1]
         left = [f"{step.left:,}" if step.left is not None else ""] if shared else []
+        if len(row) > 1:
+            table.add_row(_label(row), f"[dim]({len(row):,} steps: nothing joins)[/]", "", "",
+                          f"{step.used:,}", *left)
+            continue
+        head = markup_text(shorten_middle(terminal_text(access(step)), path_width))
         table.add_row(str(step.index), f"[bold]{head}[/]", "", "", f"{step.used:,}", *left)
         for f in step.joined:
             indent = "  " + "  " * f.depth
@@ -226,6 +237,33 @@ def print_session(result: SessionReplay, console: Console | None = None) -> None
         wrapped = textwrap.fill(line, width, subsequent_indent="  ",
                                 break_on_hyphens=False)
         console.print(wrapped, markup=False, soft_wrap=True)
+
+
+# At least this many steps in a row that bring nothing are one row of the table: a long run's
+# table shows where files join, not thousands of "(nothing joins)" (and rich takes about a
+# millisecond a row: a 30 MB Claude Code log of 1,700 steps took 1.5 s to print)
+COLLAPSED = 3
+
+
+def _rows(steps: Sequence[SessionStep]) -> list[list[SessionStep]]:
+    """The table's rows of steps: a step each, or COLLAPSED or more in a row that bring
+    nothing (no file joins or is left out) together."""
+    rows: list[list[SessionStep]] = []
+    idle: list[SessionStep] = []
+    for step in steps:
+        if step.index and not step.joined and not step.left_out:
+            idle.append(step)
+            continue
+        rows.extend([idle] if len(idle) >= COLLAPSED else [[s] for s in idle])
+        idle = []
+        rows.append([step])
+    rows.extend([idle] if len(idle) >= COLLAPSED else [[s] for s in idle])
+    return rows
+
+
+def _label(row: Sequence[SessionStep]) -> str:
+    """The step column of a row: `7`, or `8–120` for steps together."""
+    return str(row[0].index) if len(row) == 1 else f"{row[0].index}–{row[-1].index}"
 
 
 def _title(result: SessionReplay) -> str:

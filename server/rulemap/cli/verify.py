@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from rulemap.cli.main import UsageError, describe, dump_json
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from rich.console import Console
 
     from rulemap.host.commands import OpenWorkspace, Verification
@@ -92,7 +94,7 @@ def run_verify(args: argparse.Namespace) -> int:
     return 0 if result.agree else 1
 
 
-def _read(path: str, ws: OpenWorkspace) -> list[tuple[int, str]]:
+def _read(path: str, ws: OpenWorkspace) -> Iterable[tuple[int, str]]:
     """LOG's lines. As for `session --file`: a file in the workspace that is a symbolic link
     leading out of it is not read (the repository chose where it points)."""
     from rulemap.host.commands import LoadLogError, read_load_log
@@ -155,9 +157,11 @@ def print_verification(result: Verification, console: Console | None = None) -> 
     if not result.rows:
         table.add_row("", "[dim](nothing to compare)[/]", "", "", "")
     console.print(table)
-    for line in summary(result):
-        console.print(textwrap.fill(line, width, subsequent_indent="  ",
-                                    break_on_hyphens=False), markup=False, soft_wrap=True)
+    # one print for all the lines: a log of thousands of loads apart has thousands of them,
+    # and rich takes a tenth of a millisecond a print
+    console.print("\n".join(textwrap.fill(line, width, subsequent_indent="  ",
+                                          break_on_hyphens=False) for line in summary(result)),
+                  markup=False, soft_wrap=True)
 
 
 def summary(result: Verification) -> list[str]:
@@ -176,13 +180,19 @@ def summary(result: Verification) -> list[str]:
             head = f"at another step: {row.path}, loaded at step {_step(row.step)} " \
                    f"({row.access}){at}"
         lines.append(f"{head}: {row.why}")
+    # a file loaded apart again and again (each session start, each compaction) is one line
+    same: dict[tuple[str, str], list[int | None]] = {}  # (what, kind) -> its log lines
     for apart in result.apart:
+        same.setdefault((apart.what, apart.kind), []).append(apart.line)
+    for (name, kind), group in same.items():
         what = {"user": "user-level, not compared (pass --home DIR to compare)",
                 "outside": "outside the workspace, not compared",
                 "reload": "loaded again after a compaction, not compared",
-                "text": "prompt text no workspace file accounts for"}[apart.kind]
-        at = f" (log line {apart.line})" if apart.line is not None else ""
-        lines.append(f"apart: {apart.what}{at}: {what}")
+                "text": "prompt text no workspace file accounts for"}[kind]
+        at = f"log line {group[0]}" if group[0] is not None else ""
+        if len(group) > 1:
+            at += f"{', ' if at else ''}{len(group):,} times in all"
+        lines.append(f"apart: {name}{f' ({at})' if at else ''}: {what}")
     lines.extend(f"note: {note}" for note in result.notes)
     return lines
 

@@ -13,12 +13,43 @@ kind of problem, never what the line holds (docs/sessions.md: logs are read, nev
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from rulemap.profiles.transcript import loads_line
+
 # (1-based line number, the line with its ending)
 LogLine = tuple[int, str]
+_PIECE = 1 << 20  # characters of a log split into lines at a time
+
+
+class LogLines:
+    """A log's text, iterated (as often as asked) as numbered lines with their endings, each
+    line made when it is reached: a list of the pairs of 30 million one-character lines — a
+    64 MiB file of junk — would take gigabytes, the text takes its size. `text`: all of it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __iter__(self) -> Iterator[LogLine]:
+        text, start, number = self.text, 0, 1
+        while start < len(text):
+            end = text.find("\n", start + _PIECE)  # a piece ends at a line ending
+            end = len(text) if end < 0 else end + 1
+            lines = text[start:end].split("\n")
+            last = lines.pop()
+            for line in lines:
+                yield number, line + "\n"
+                number += 1
+            if last:  # the log's last line, without a line ending
+                yield number, last
+            start = end
+
+
+def log_text(lines: Iterable[LogLine]) -> str:
+    """The text of a log's lines (`LogLines` has it already)."""
+    return lines.text if isinstance(lines, LogLines) else "".join(line for _, line in lines)
 
 
 class LoadLogError(ValueError):
@@ -55,40 +86,50 @@ class LoadLog:
     cwd: str | None = None  # the agent's working directory, when the log says (absolute)
     start_up: bool = True  # whether the log shows the start-up load at all
     skipped_lines: int = 0  # lines of other events, not loads (not problems)
+    # every trigger is a file (an agent whose loads follow only a file read): no need to ask
+    # the disk which of 50,000 touched paths are directories
+    triggers_are_files: bool = False
+    # trigger -> its step: a log of 50,000 touched files searched `triggers` 50,000 times
+    _steps: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def step_of(self, trigger: str) -> int:
         """The step `trigger` (as logged) starts: a new one the first time it is seen."""
-        if trigger in self.triggers:
-            return self.triggers.index(trigger) + 1
-        self.triggers.append(trigger)
-        return len(self.triggers)
+        if len(self._steps) != len(self.triggers):  # `triggers` set another way (`replace`)
+            self._steps = {}
+            for number, known in enumerate(self.triggers, 1):
+                self._steps.setdefault(known, number)
+        step = self._steps.get(trigger)
+        if step is None:
+            self.triggers.append(trigger)
+            step = self._steps[trigger] = len(self.triggers)
+        return step
 
 
 @dataclass(frozen=True)
 class LoadLogFormat:
     """The log a profile's agent writes of what it loads. `detect(text)`: whether the text is
-    in this format (told apart by content); `read(lines)`: the lines (numbered, with endings)
-    parsed, LoadLogError naming the line it cannot read; `what`: the format for people;
-    `example`: a file name such a log has, `how`: how one gets it (both for help);
-    `source`: where the format is documented."""
+    in this format (told apart by content); `read(lines)`: the lines (numbered, with endings;
+    they may be iterated more than once) parsed, LoadLogError naming the line it cannot
+    read; `what`: the format for people; `example`: a file name such a log has, `how`: how
+    one gets it (both for help); `source`: where the format is documented."""
 
     what: str
     detect: Callable[[str], bool]
-    read: Callable[[Sequence[LogLine]], LoadLog]
+    read: Callable[[Iterable[LogLine]], LoadLog]
     example: str
     how: str = ""
     source: str = ""
 
 
-def json_objects(lines: Sequence[LogLine]) -> Iterator[tuple[int, dict[str, Any]]]:
+def json_objects(lines: Iterable[LogLine]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each non-blank line of a JSON-lines log as an object; LoadLogError naming the first
     line that is not one (the decoder's reason, never the line)."""
     for number, line in lines:
-        if not line.strip():
-            continue
         try:
-            value = json.loads(line)
+            value = loads_line(line)
         except (ValueError, RecursionError) as exc:
+            if not line or line.isspace():
+                continue
             why = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) \
                 else type(exc).__name__
             raise LoadLogError(number, f"not valid JSON ({why})") from None

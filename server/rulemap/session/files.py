@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from rulemap.profiles import PROFILES
 from rulemap.readers.base import ReadError, is_within
 from rulemap.readers.host import home_dir, open_text_lines, real_path
-from rulemap.session.transcripts import MAX_LINE_BYTES, Parsed, parse_stream
+from rulemap.session.transcripts import MAX_LINE_BYTES, NotATranscript, Parsed, parse_stream
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -51,7 +51,8 @@ def in_transcript_places(ws: Workspace, path: str) -> bool:
 
 def parse_file(path: str, root: str) -> Parsed | None:
     """The steps of the transcript at absolute `path` (None: no such file), read a line at a
-    time; ReadError when it cannot be read."""
+    time; ReadError when it cannot be read, NotATranscript (one) when it is mostly not a
+    transcript (docs/sessions.md, "Junk: given up early")."""
     lines = open_text_lines(path, MAX_LINE_BYTES, MAX_TRANSCRIPT_BYTES)
     if lines is None:
         return None
@@ -59,5 +60,5 @@ def parse_file(path: str, root: str) -> Parsed | None:
         return parse_stream(lines, root)
 
 
-__all__ = ["MAX_TRANSCRIPT_BYTES", "ReadError", "agent_log_places", "in_transcript_places",
-           "parse_file", "transcript_places"]
+__all__ = ["MAX_TRANSCRIPT_BYTES", "NotATranscript", "ReadError", "agent_log_places",
+           "in_transcript_places", "parse_file", "transcript_places"]

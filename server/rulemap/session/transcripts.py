@@ -13,9 +13,11 @@ number (transcripts) or 1-based entry number (JSON lists) and skipped, never rai
 A transcript is read as a stream of lines (`parse_stream`; the edge opens the file through
 `readers/host.py`), so what one input makes us hold is bounded whatever its size: one line at
 a time (a JSON list document, read whole, up to MAX_DOCUMENT_CHARS), the first MAX_PROBLEMS
-problems (the rest counted), and the steps up to MAX_PATHS paths (the rest counted). A
-message about a transcript names its line or entry and the kind of problem, never what the
-line holds: the file may be anything a repository's symlink points at (docs/sessions.md).
+problems (the rest counted), and the steps up to MAX_PATHS paths (the rest counted); and
+what it makes us read is bounded when it is mostly junk: the readers of lines stop where
+fewer than one in ten are records of their format (`Parsed.judge`). A message about a
+transcript names its line or entry and the kind of problem, never what the line holds: the
+file may be anything a repository's symlink points at (docs/sessions.md).
 Only steps typed on the command line (`parse_tokens`) are the user's own words, echoed.
 """
 
@@ -24,12 +26,14 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain, count, islice
 from typing import Any, Literal
 
 from rulemap.profiles import PROFILES
 from rulemap.profiles.steps import STEP_KINDS, ToolStep
 from rulemap.profiles.transcript import (
+    JUDGED_EVERY,
     MAX_DOCUMENT_CHARS,
     MAX_LINE_BYTES,
     MAX_PATH_CHARS,
@@ -38,6 +42,7 @@ from rulemap.profiles.transcript import (
     MAX_PROBLEMS,
     MIB,
     Line,
+    NotATranscript,
     Parsed,
     TranscriptFormat,
     TranscriptPaths,
@@ -46,7 +51,8 @@ from rulemap.profiles.transcript import (
 
 __all__ = [
     "MAX_DOCUMENT_CHARS", "MAX_LINE_BYTES", "MAX_PATHS", "MAX_PATH_CHARS", "MAX_PATH_LENGTH",
-    "MAX_PROBLEMS", "Parsed", "parse_steps", "parse_stream", "parse_text", "parse_tokens",
+    "MAX_PROBLEMS", "NotATranscript", "Parsed", "parse_steps", "parse_stream", "parse_text",
+    "parse_tokens",
 ]
 
 _TOKEN = re.compile(r"\S+")
@@ -78,17 +84,19 @@ def parse_tokens(tokens: Iterable[str], root: str, base: str | None = None) -> P
     return parsed.done()
 
 
-def _step_token(paths: TranscriptPaths, token: str, number: int) -> None:
+def _step_token(paths: TranscriptPaths, token: str, number: int) -> bool:
+    """Whether `token` is a step KIND:PATH (added when its paths are in the workspace)."""
     kind, sep, rest = token.partition(":")
     if not sep or kind not in STEP_KINDS or not rest:
         paths.parsed.report(number, f"step {token!r} is not KIND:PATH (KIND read or edit), "
                                     "e.g. read:src/a.ts" if paths.echo else
                                     "not a step KIND:PATH (KIND read or edit, e.g. "
                                     "read:src/a.ts): skipped")
-        return
+        return False
     keys = paths.keys(_split(rest, ","), number)
     if keys:
         paths.parsed.add(ToolStep(kind, keys, number))  # type: ignore[arg-type]
+    return True
 
 
 def _split(text: str, sep: str) -> Iterator[str]:
@@ -115,33 +123,72 @@ def parse_stream(lines: Iterable[str | None], root: str, base: str | None = None
 
 
 class _Lines:
-    """An input's (line number, line) pairs, with pairs put back to be read again."""
+    """An input's (line number, line) pairs, with pairs put back to be read again. Iterating
+    it iterates the pairs left (a C iterator: no Python call per line); a loop that breaks
+    off leaves the rest for the next."""
 
     def __init__(self, lines: Iterable[str | None]) -> None:
-        self._lines = iter(lines)
-        self._count = 0
-        self._back: list[Line] = []
+        it = iter(lines)
+        for first in it:  # the first line only, without a byte-order mark
+            if first is not None:
+                first = first.lstrip("\ufeff")
+            self._pairs: Iterator[Line] = chain(((1, first),), zip(count(2), it))
+            return
+        self._pairs = iter(())
 
     def __iter__(self) -> Iterator[Line]:
-        return self
+        return self._pairs
 
-    def __next__(self) -> Line:
-        if self._back:
-            return self._back.pop()
-        line = next(self._lines)
-        self._count += 1
-        if self._count == 1 and line is not None:
-            line = line.lstrip("\ufeff")
-        return self._count, line
-
-    def put_back(self, read: list[Line]) -> None:
+    def put_back(self, read: Iterable[Line]) -> None:
         """`read` (pairs taken in this order) comes next, before anything put back earlier."""
-        self._back.extend(reversed(read))
+        self._pairs = chain(read, self._pairs)
+
+
+class _Held:
+    """Lines read ahead (a would-be JSON document) held as text, not as a pair per line: four
+    million short lines are 8 MiB of text, not half a gigabyte of pairs. `pairs()` gives them
+    back as read."""
+
+    def __init__(self) -> None:
+        self.first: int | None = None
+        self.chunks: list[str] = []
+        self.size = 0
+        self.tail: Line | None = None  # a line over the line limit, which ended the read
+
+    def extend(self, first: int, lines: Sequence[str], size: int) -> None:
+        if self.first is None:
+            self.first = first
+        self.chunks.append("".join(lines))
+        self.size += size
+
+    def text(self) -> str:
+        return "".join(self.chunks)
+
+    def pairs(self) -> Iterator[Line]:
+        number = self.first or 1
+        for chunk in self.chunks:
+            lines = chunk.split("\n")
+            last = lines.pop()
+            for line in lines:
+                yield number, line + "\n"
+                number += 1
+            if last:  # the input's last line, without a line ending
+                yield number, last
+                number += 1
+        if self.tail is not None:
+            yield self.tail
+
+
+_BATCH = 4096  # lines taken at a time by a read ahead (a loop in C over each batch)
 
 
 def _parse(source: _Lines, root: str, base: str | None) -> Parsed:
     head: list[Line] = []
     for number, line in source:
+        if number > JUDGED_EVERY:  # (the give-up rule: no record in the first lines)
+            raise NotATranscript("a transcript", f"its first {JUDGED_EVERY:,} lines are "
+                                                 f"blank; nothing past line {JUDGED_EVERY:,} "
+                                                 "was read")
         head.append((number, line))
         if line is None or line.strip():
             break
@@ -159,23 +206,33 @@ def _parse(source: _Lines, root: str, base: str | None) -> Parsed:
     return _token_lines(source, root, base)
 
 
-def _gather(source: _Lines) -> tuple[list[Line], bool]:
+def _gather(source: _Lines) -> tuple[_Held, bool]:
     """The lines of a document read whole; False: it is over MAX_DOCUMENT_CHARS (the lines
-    read so far are returned, the next one included)."""
-    read: list[Line] = []
-    size = 0
-    for number, line in source:
-        read.append((number, line))
-        if line is None:
-            return read, False
-        size += len(line)
-        if size > MAX_DOCUMENT_CHARS:
-            return read, False
-    return read, True
-
-
-def _joined(read: list[Line]) -> str:
-    return "".join(line or "" for _, line in read)
+    read so far are returned, the next one included). Read a batch at a time: a file of
+    millions of one-character lines is gone through in a fraction of a second."""
+    held = _Held()
+    pairs = iter(source)
+    while batch := list(islice(pairs, _BATCH)):
+        lines = [line for _, line in batch]
+        end = lines.index(None) if None in lines else len(lines)
+        size = sum(map(len, lines[:end]))  # type: ignore[arg-type]
+        over = held.size + size > MAX_DOCUMENT_CHARS
+        if over:  # the line that crosses the limit is the last one read
+            size, end = held.size, 0
+            while size <= MAX_DOCUMENT_CHARS:
+                size += len(lines[end])  # type: ignore[arg-type]
+                end += 1
+            size -= held.size
+        held.extend(batch[0][0], lines[:end], size)  # type: ignore[arg-type]
+        if end < len(batch):
+            if not over:  # a line over the line limit ends the read
+                held.tail = batch[end]
+                end += 1
+            source.put_back(batch[end:])
+            return held, False
+        if over:
+            return held, False
+    return held, True
 
 
 def _json_list(source: _Lines, root: str, base: str | None) -> Parsed:
@@ -187,7 +244,7 @@ def _json_list(source: _Lines, root: str, base: str | None) -> Parsed:
                       + (f" ({lines[1].what} has no such limit)" if lines else ""))
         return parsed
     try:
-        data = json.loads(_joined(read))
+        data = json.loads(read.text())
     except (ValueError, RecursionError) as exc:
         parsed = Parsed("steps")
         parsed.report(getattr(exc, "lineno", None), f"not valid JSON: {short_reason(exc)}")
@@ -208,12 +265,12 @@ def _object_or_lines(source: _Lines, root: str, base: str | None) -> Parsed:
         # a document over several lines, or a log whose first line is broken: the document
         # if the whole input (up to the limit) is one, else JSON lines from the start
         source.put_back(read)
-        read, whole = _gather(source)
+        held, whole = _gather(source)
         if whole:
-            document = _document(_loads(_joined(read)))
+            document = _document(_loads(held.text()))
             if document is not None:
                 return _parse_list(document, root, base)
-        source.put_back(read)
+        source.put_back(held.pairs())
         return _json_lines(source, root, base, whole)
     document = _document(first)
     if document is not None:
@@ -271,7 +328,7 @@ def _token_lines(source: _Lines, root: str, base: str | None) -> Parsed:
     where: int | None = None
     for number, line in source:
         read.append((number, line))
-        if line is None:
+        if line is None or number >= JUDGED_EVERY:  # (held: a bounded number of lines)
             break
         for match in _TOKEN.finditer(line):
             where = where or number
@@ -288,13 +345,25 @@ def _token_lines(source: _Lines, root: str, base: str | None) -> Parsed:
     source.put_back(read)
     parsed = Parsed("command-line")
     paths = TranscriptPaths(root, base, parsed)
+    records = 0  # lines holding a step (the give-up rule)
+    judge_at = JUDGED_EVERY
     for number, line in source:
+        if number > judge_at:
+            if not parsed.judge(number - 1, records, _STEPS, _STEP_LINES):
+                break
+            judge_at += JUDGED_EVERY
         if line is None:
             parsed.report(number, f"a line longer than {MIB}: skipped")
             continue
+        steps = False
         for match in _TOKEN.finditer(line):
-            _step_token(paths, match.group(), number)
+            steps = _step_token(paths, match.group(), number) or steps
+        records += steps
     return parsed
+
+
+_STEPS = "steps such as read:src/a.ts, one or more a line"
+_STEP_LINES = "hold a step KIND:PATH"
 
 
 def parse_steps(data: object, root: str, base: str | None = None) -> Parsed:

@@ -10,13 +10,13 @@ a message: a `LoadLogError` names its line and the kind of problem.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from rulemap.profiles import PROFILES, UnknownProfile
-from rulemap.profiles.load_log import LoadLog, LoadLogError, LogLine
+from rulemap.profiles.load_log import LoadLog, LoadLogError, LogLine, LogLines, log_text
 from rulemap.readers.base import ReadError
-from rulemap.readers.host import open_text_lines
+from rulemap.readers.host import read_user_file
 from rulemap.verify.compare import verify_log
 from rulemap.verify.result import Apart, Row, Verification
 
@@ -41,27 +41,41 @@ def log_formats() -> tuple[LogFormat, ...]:
                  for p in PROFILES.values() if (f := p.load_log_format) is not None)
 
 
-def read_load_log(path: str) -> list[LogLine] | None:
-    """The log at absolute `path`, numbered lines with their endings (None: no such file);
-    ReadError when it cannot be read, LoadLogError naming a line over the line limit."""
-    lines = open_text_lines(path, MAX_LINE_BYTES, MAX_LOG_BYTES)
-    if lines is None:
+def read_load_log(path: str) -> LogLines | None:
+    """The log at absolute `path`, its numbered lines with their endings (None: no such
+    file); ReadError when it cannot be read, LoadLogError naming a line over the line limit.
+    Read whole (it is at most MAX_LOG_BYTES) and split into lines only as they are read: a
+    log of millions of short lines is given up at its first bad one without ever being held
+    a line at a time."""
+    data = read_user_file(path, MAX_LOG_BYTES)
+    if data is None:
         return None
-    out: list[LogLine] = []
-    with lines:
-        for number, line in enumerate(lines, 1):
-            if line is None:
-                raise LoadLogError(number, f"a line longer than "
-                                           f"{MAX_LINE_BYTES // (1024 * 1024)} MiB")
-            out.append((number, line))
-    return out
+    long = _long_line(data, MAX_LINE_BYTES)
+    if long is not None:
+        raise LoadLogError(long, f"a line longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB")
+    # split at b"\n" or decoded whole: the same lines (UTF-8 never uses that byte in a
+    # character), undecodable bytes replaced
+    return LogLines(data.decode("utf-8", errors="replace"))
 
 
-def parse_load_log(lines: Sequence[LogLine], profile: str | None = None) -> LoadLog:
+def _long_line(data: bytes, limit: int) -> int | None:
+    """The number of the first line of `data` longer than `limit` bytes (its line ending
+    aside), or None: found by a few searches a window of `limit` bytes, not a look at every
+    line."""
+    start = 0  # the start of a line
+    while len(data) - start > limit:
+        end = data.rfind(b"\n", start, start + limit + 1)
+        if end < 0:
+            return data.count(b"\n", 0, start) + 1
+        start = end + 1
+    return None
+
+
+def parse_load_log(lines: Iterable[LogLine], profile: str | None = None) -> LoadLog:
     """The log in its agent's format: the one `profile` names, else the first whose
     `detect` accepts the text. UnknownProfile for a name no agent has; LoadLogError when no
     format fits or the log breaks its format (naming the line)."""
-    text = "".join(line for _, line in lines)
+    text = log_text(lines)
     if profile is not None:
         chosen = PROFILES.get(profile)
         if chosen is None:

@@ -58,11 +58,13 @@ def verify_log(ws: Workspace, log: LoadLog, profile: str | None = None, cwd: str
                          "then; or --cwd)")
     if where is None:
         where = ws.config.cwd
-    triggers = [_key(ws, t) for t in log.triggers]
-    prediction = _predict(ws, chosen, where, triggers)
+    keys = _Keys(ws)
+    triggers = [keys(t) for t in log.triggers]
+    prediction = _predict(ws, chosen, where, triggers, log.triggers_are_files)
     access = ["start-up", *(f"touch {k}" if k else "touch (a path outside the workspace)"
                             for k in triggers)]
-    rows, apart = _Matcher(ws, chosen, log, prediction, access, home, where or ".").run()
+    rows, apart = _Matcher(ws, chosen, log, prediction, access, home, where or ".",
+                           keys).run()
     if not log.start_up:
         notes.append("the log does not show the start-up load: step 0 is not compared")
     notes.extend(prediction.notes)
@@ -78,21 +80,48 @@ def _format(profile: Profile) -> str:
 def _key(ws: Workspace, path: str, directory: bool = False) -> str | None:
     """`path` (absolute as logged, or relative to the root) as a workspace key; None when it
     lies outside the workspace. The root itself is `` for a directory."""
-    text = posixpath.normpath(path.replace("\\", "/"))
-    absolute = text if text.startswith("/") else posixpath.join(ws.root, text)
-    root = posixpath.normpath(ws.root)
-    if absolute == root:
-        return "" if directory else None
-    if absolute.startswith(root.rstrip("/") + "/"):
-        return absolute[len(root.rstrip("/")) + 1:]
-    return None
+    return _Keys(ws)(path, directory)
 
 
-def _predict(ws: Workspace, profile: Profile, cwd: str,
-             triggers: Sequence[str | None]) -> _Prediction:
+class _Keys:
+    """`_key` for one workspace, each path worked out once: a log names the same files again
+    and again (a hook log of 30,000 events, a few dozen files)."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.root = posixpath.normpath(ws.root)
+        self.prefix = self.root.rstrip("/") + "/"
+        self.known: dict[str, str | None] = {}
+
+    def __call__(self, path: str, directory: bool = False) -> str | None:
+        key = self.known.get(path, _UNKNOWN)
+        if key is _UNKNOWN:
+            text = posixpath.normpath(path.replace("\\", "/"))
+            absolute = text if text.startswith("/") else posixpath.join(self.root, text)
+            if absolute == self.root:
+                key = ""
+            elif absolute.startswith(self.prefix):
+                key = absolute[len(self.prefix):]
+            else:
+                key = None
+            if len(self.known) < 100_000:
+                self.known[path] = key
+        if key == "" and not directory:
+            return None
+        return key  # type: ignore[return-value]
+
+
+_UNKNOWN = object()
+
+
+def _predict(ws: Workspace, profile: Profile, cwd: str, triggers: Sequence[str | None],
+             files: bool = False) -> _Prediction:
+    """`files`: every trigger is a file (else the disk says which are directories)."""
     out = _Prediction()
     inside = [(n, k) for n, k in enumerate(triggers, 1) if k]
-    steps = [ToolStep("read", (k + "/" if ws.reader.is_dir(ws.abs(k)) else k,))
+    # a touched file the workspace lists is no directory: no stat for it
+    root = ws.root.rstrip("/")
+    steps = [ToolStep("read", (k + "/" if not files and k not in ws.files
+                               and ws.reader.is_dir(f"{root}/{k}") else k,))
              for _, k in inside]
     replayed = profile.replay(ws, steps, cwd)
     if replayed is not None and replayed.has_step_model:
@@ -117,8 +146,9 @@ def _predict(ws: Workspace, profile: Profile, cwd: str,
 
 class _Matcher:
     def __init__(self, ws: Workspace, profile: Profile, log: LoadLog, prediction: _Prediction,
-                 access: list[str], home: bool, cwd: str) -> None:
+                 access: list[str], home: bool, cwd: str, keys: _Keys) -> None:
         self.ws = ws
+        self.keys = keys
         self.cwd = cwd
         self.profile = profile
         self.log = log
@@ -151,7 +181,7 @@ class _Matcher:
         return self.rows, self.apart
 
     def named(self, load: ObservedLoad, path: str) -> None:
-        key = _key(self.ws, path)
+        key = self.keys(path)
         if key is None:
             if not self.home:
                 kind: ApartKind = "user" if load.user else "outside"

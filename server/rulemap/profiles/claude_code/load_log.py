@@ -16,7 +16,7 @@ A file accumulates the events of every session the hook saw: the last session's 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from rulemap.profiles.load_log import (
@@ -37,12 +37,13 @@ def detect(text: str) -> bool:
     return f'"{EVENT}"' in text and '"hook_event_name"' in text
 
 
-def read(lines: Sequence[LogLine]) -> LoadLog:
+def read(lines: Iterable[LogLine]) -> LoadLog:
     events = [(n, e) for n, e in json_objects(lines)]
     sessions = [e["session_id"] for _, e in events if isinstance(e.get("session_id"), str)
                 and e.get("hook_event_name") == EVENT]
     last = sessions[-1] if sessions else None
-    log = LoadLog("claude-code")
+    # the triggers are files Claude Code's Read tool opened (it opens no directory)
+    log = LoadLog("claude-code", triggers_are_files=True)
     step_of_file: dict[str, int | None] = {}
     for number, event in events:
         if event.get("hook_event_name") != EVENT:

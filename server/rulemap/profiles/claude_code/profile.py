@@ -48,7 +48,7 @@ from rulemap.profiles.claude_code.rules import RuleGlobs, rule_globs, rule_index
 from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from rulemap.profiles.steps import SessionReplay, ToolStep
     from rulemap.workspace import Workspace
@@ -428,30 +428,43 @@ class ClaudeCodeProfile(Profile):
         """Rules with `paths` that match `target`: the user's (matched against the target's
         workspace path), then those of root → cwd (relative to the directory owning
         `.claude/`), each with the glob that matched."""
-        out: list[tuple[str, bool, str]] = []
+        return self.rule_matcher(ws, chain, opts, reads)(target)
+
+    def rule_matcher(
+        self, ws: Workspace, chain: list[str], opts: Options, reads: set[str]
+    ) -> Callable[[str], list[tuple[str, bool, str]]]:
+        """`matching_rules` for any target, what does not depend on it looked up once: a
+        session of 50,000 steps asks it 50,000 times with one `chain`."""
         if opts.managed_only:
-            return out  # .claude/rules (the user's too) are not read
-        for rule, _, _ in self.user_files(ws, opts, scoped=True):
-            doc = claude_imports.document(ws, rule, True)
-            hit = rule_globs(ws, rule, doc, opts.case_sensitive).first_match(
-                target, opts.case_sensitive)
-            if hit is not None:
-                out.append((rule, True, f"paths: {hit}"))
+            return lambda target: []  # .claude/rules (the user's too) are not read
+        case = opts.case_sensitive
+        user = [(rule, rule_globs(ws, rule, claude_imports.document(ws, rule, True), case))
+                for rule, _, _ in self.user_files(ws, opts, scoped=True)]
+        owners: list[tuple[RuleScope, claude_rules.RuleIndex]] = []
         for directory in chain:
-            scope = RuleScope(directory)
-            relative = scope.relative(target)
             rules = list(ws.rules_of(directory))
             reads.update(rules)
-            if relative is None or not rules:
-                continue
-            index = rule_index(ws, directory, rules, opts.case_sensitive)
-            for rule in index.candidates(relative, opts.case_sensitive):
-                doc = ws.document(rule)
-                globs: RuleGlobs = rule_globs(ws, rule, doc, opts.case_sensitive)
-                hit = globs.first_match(relative, opts.case_sensitive)
+            if rules:
+                owners.append((RuleScope(directory), rule_index(ws, directory, rules, case)))
+
+        def match(target: str) -> list[tuple[str, bool, str]]:
+            out: list[tuple[str, bool, str]] = []
+            for rule, globs in user:
+                hit = globs.first_match(target, case)
                 if hit is not None:
-                    out.append((rule, False, f"paths: {hit}"))
-        return out
+                    out.append((rule, True, f"paths: {hit}"))
+            for scope, index in owners:
+                relative = scope.relative(target)
+                if relative is None:
+                    continue
+                for rule in index.candidates(relative, case):
+                    found: RuleGlobs = rule_globs(ws, rule, ws.document(rule), case)
+                    hit = found.first_match(relative, case)
+                    if hit is not None:
+                        out.append((rule, False, f"paths: {hit}"))
+            return out
+
+        return match
 
     def memory_in_chain(self, ws: Workspace, chain: list[str]) -> bool:
         """Whether a CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md exists root → cwd (then

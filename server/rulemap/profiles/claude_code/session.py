@@ -7,7 +7,7 @@ Claude Code has no shared budget. Only the Read tool brings nested memory and sc
 Edit, Write, Grep, Glob and shell commands bring none (measured in anthropics/claude-code#90449
 and #90450). A step whose tool the log does not name (`ToolStep.tool` None) counts as a read,
 as every step did before the tool was known. The pieces are the profile's own (`startup`,
-`add_nested`, `matching_rules`): the start-up link is the one `explain` uses, and each step
+`add_nested`, `rule_matcher`): the start-up link is the one `explain` uses, and each step
 a link on the run's load."""
 
 from __future__ import annotations
@@ -45,23 +45,32 @@ def replay(
     used = sum(f.chars for f in load.files)
     out = [SessionStep(0, "start-up", (), tuple(load.files), (), (), used, None,
                        skipped=tuple(load.skipped))]
-    entered: set[str] = set()
+    entered: set[str] = set()  # (a directory in it: every one above it is too)
     rules: set[str] = set()
+    matched: set[str] = set()  # files whose rules joined: opened again, they bring none
+    matching_rules = profile.rule_matcher(ws, chain, opts, set())
     for index, step in enumerate(steps, 1):
-        link: ClaudeLoad = load.child()
+        link: ClaudeLoad | None = None  # made when something joins (most steps bring nothing)
         for path in step.paths if step.tool in (None, READ_TOOL) else ():
             directory, is_dir = directory_of(path)
-            for below in nested_dirs(cwd_dir, directory):
-                if below in entered:
-                    continue
-                entered.add(below)
-                profile.add_nested(ws, link, below, opts)
-            if is_dir:
+            if directory not in entered:
+                for below in nested_dirs(cwd_dir, directory):
+                    if below in entered:
+                        continue
+                    entered.add(below)
+                    link = link or load.child()
+                    profile.add_nested(ws, link, below, opts)
+            if is_dir or path in matched:
                 continue  # a search over a directory reads no file a rule could match
-            for rule, home, note in profile.matching_rules(ws, chain, path, opts, set()):
+            matched.add(path)
+            for rule, home, note in matching_rules(path):
                 if rule not in rules:
                     rules.add(rule)
+                    link = link or load.child()
                     link.add(rule, "scoped", home=home, note=note)
+        if link is None:
+            out.append(SessionStep(index, step.kind, step.paths, (), (), (), used, None))
+            continue
         used += sum(f.chars for f in link.own_files)
         out.append(SessionStep(index, step.kind, step.paths, tuple(link.own_files), (), (),
                                used, None, skipped=tuple(link.own_skipped)))

@@ -3,18 +3,18 @@ as tool steps, a line at a time (a line is forgotten once parsed)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
 from rulemap.profiles.steps import StepKind, ToolStep
 from rulemap.profiles.transcript import (
+    JUDGED_EVERY,
     MIB,
     Line,
     Parsed,
     TranscriptFormat,
     TranscriptPaths,
-    items,
+    loads_line,
     short_reason,
 )
 
@@ -26,36 +26,60 @@ TOOLS: dict[str, StepKind] = {
 PATH_KEYS = ("file_path", "notebook_path", "path")
 
 
+RECORDS = "are Claude Code log entries"  # what a record is, for the give-up rule's messages
+
+
 def read_log(source: Iterable[Line], parsed: Parsed, paths: TranscriptPaths) -> None:
-    """A Claude Code session log, a line at a time (a line is forgotten once parsed)."""
+    """A Claude Code session log, a line at a time (a line is forgotten once parsed), judged
+    as it goes (`Parsed.judge`: an entry is a JSON object with `type` or `role`)."""
+    records = 0
+    judge_at = JUDGED_EVERY
     for number, line in source:
+        if number > judge_at:
+            if not parsed.judge(number - 1, records, FORMAT.what, RECORDS):
+                return
+            judge_at += JUDGED_EVERY
         if line is None:
             parsed.report(number, f"a line longer than {MIB}: skipped")
             continue
-        if not line.strip():
-            continue
         try:
-            entry = json.loads(line)
+            entry = loads_line(line)
         except (ValueError, RecursionError) as exc:
-            parsed.report(number, f"not valid JSON: {short_reason(exc)}: skipped")
+            if line and not line.isspace():  # a blank line is no problem
+                parsed.report(number, f"not valid JSON: {short_reason(exc)}: skipped")
             continue
-        if not isinstance(entry, dict):
+        if entry.__class__ is not dict:  # (what JSON parses to is a dict, never a subclass)
             parsed.report(number, "not a JSON object: skipped")
             continue
-        if "type" not in entry and "role" not in entry:
-            parsed.report(number, "neither a Claude Code log entry (`type`) nor a message "
-                                  "(`role`): skipped")
-            continue
-        message = entry.get("message") if "type" in entry else entry
-        if entry.get("type", "assistant") != "assistant" or not isinstance(message, dict):
-            continue  # user turns, tool results, summaries: no tool call of the agent's
-        cwd = entry.get("cwd") if isinstance(entry.get("cwd"), str) else None
-        for item in items(message.get("content")):
-            if item.get("type") != "tool_use":
+        kind = entry.get("type", _NONE)
+        if kind is _NONE:
+            if "role" not in entry:
+                parsed.report(number, "neither a Claude Code log entry (`type`) nor a message "
+                                      "(`role`): skipped")
                 continue
-            step = _tool(item, number, paths, cwd)
-            if step is not None:
-                parsed.add(step)
+            message: Any = entry
+        elif kind != "assistant":
+            records += 1
+            continue  # user turns, tool results, summaries: no tool call of the agent's
+        else:
+            message = entry.get("message")  # (Any: checked below)
+        records += 1
+        if message.__class__ is not dict:
+            continue
+        content = message.get("content")
+        if content.__class__ is not list:
+            continue
+        cwd = entry.get("cwd")
+        if cwd.__class__ is not str:
+            cwd = None
+        for item in content:
+            if item.__class__ is dict and item.get("type") == "tool_use":
+                step = _tool(item, number, paths, cwd)
+                if step is not None:
+                    parsed.add(step)
+
+
+_NONE = object()
 
 
 def _tool(item: dict[str, Any], line: int, paths: TranscriptPaths,

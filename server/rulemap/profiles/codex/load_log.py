@@ -16,9 +16,16 @@ predicted files' text in it.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable
 
-from rulemap.profiles.load_log import LoadLog, LoadLogFormat, LogLine, ObservedLoad, strings_in
+from rulemap.profiles.load_log import (
+    LoadLog,
+    LoadLogFormat,
+    LogLine,
+    ObservedLoad,
+    log_text,
+    strings_in,
+)
 
 PREFIX = "# AGENTS.md instructions for "
 OPEN = "<INSTRUCTIONS>\n"
@@ -31,8 +38,8 @@ def detect(text: str) -> bool:
     return PREFIX in text and "<INSTRUCTIONS>" in text
 
 
-def read(lines: Sequence[LogLine]) -> LoadLog:
-    text = "".join(line for _, line in lines)
+def read(lines: Iterable[LogLine]) -> LoadLog:
+    text = log_text(lines)
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):

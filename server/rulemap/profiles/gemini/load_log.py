@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from rulemap.profiles.gemini.paths import JIT_TOOLS
@@ -34,6 +34,7 @@ from rulemap.profiles.load_log import (
     LogLine,
     ObservedLoad,
     json_objects,
+    log_text,
     strings_in,
 )
 
@@ -48,7 +49,7 @@ def detect(text: str) -> bool:
     return JIT_START in text or ('"projectHash"' in text and '"sessionId"' in text)
 
 
-def read(lines: Sequence[LogLine]) -> LoadLog:
+def read(lines: Iterable[LogLine]) -> LoadLog:
     log = LoadLog("gemini", start_up=False)
     for number, call in _tool_calls(lines):
         name = call.get("name")
@@ -63,7 +64,7 @@ def read(lines: Sequence[LogLine]) -> LoadLog:
     return log
 
 
-def _tool_calls(lines: Sequence[LogLine]) -> Iterator[tuple[int, dict[str, Any]]]:
+def _tool_calls(lines: Iterable[LogLine]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Each tool call of the log, the last version of each (by message and call id), in the
     order the messages first appeared."""
     messages: dict[str, tuple[int, dict[str, Any]]] = {}
@@ -76,8 +77,8 @@ def _tool_calls(lines: Sequence[LogLine]) -> Iterator[tuple[int, dict[str, Any]]
             yield from ((number, c) for c in calls if isinstance(c, dict))
 
 
-def _records(lines: Sequence[LogLine]) -> Iterator[tuple[int, dict[str, Any]]]:
-    text = "".join(line for _, line in lines)
+def _records(lines: Iterable[LogLine]) -> Iterator[tuple[int, dict[str, Any]]]:
+    text = log_text(lines)
     stripped = text.lstrip()
     if stripped.startswith("{") and '"messages"' in text:
         try:
