@@ -35,7 +35,7 @@ NAME = f"n{TITLE}{CSI}{REVERSE}.md"
 DIRECTORY = f"pkg{CLEAR}"
 
 # what may reach a terminal raw: printable text, tab, newline, CR before LF
-RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
+RAW_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
 
 
 def _lay_out(root: Path) -> None:

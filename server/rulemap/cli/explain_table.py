@@ -11,10 +11,9 @@ from rich.console import Console
 from rich.table import Table
 
 from rulemap.cli.compare_table import shorten_middle
-from rulemap.cli.terminal import markup_text
+from rulemap.cli.terminal import markup_text, terminal_text
 from rulemap.compare import amount, is_cut, size_of, total_of, unit_of
 from rulemap.model import Explanation
-from rulemap.text.names import terminal_text
 
 REASON_STYLE = {
     "project": "bold",

@@ -179,8 +179,7 @@ def print_session(result: SessionReplay, console: Console | None = None) -> None
 
     from rulemap.cli.compare_table import shorten_middle
     from rulemap.cli.explain_table import REASON_STYLE
-    from rulemap.cli.terminal import markup_text
-    from rulemap.text.names import terminal_text
+    from rulemap.cli.terminal import markup_text, terminal_text
 
     console = console or Console(highlight=False)
     width = console.width or 80

@@ -19,11 +19,57 @@ pass for one of theirs.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from typing import Any, Literal, TextIO, cast
 
-from rulemap.text.names import json_output, terminal_output, terminal_text
+from rulemap.text.names import printable
+
+# What a terminal acts on instead of showing: the C0 controls but tab and newline (and a CR
+# before a newline), DEL, the C1 controls (U+009B is a one-byte CSI), and the bidirectional
+# embeddings, overrides and isolates, which reorder what is shown ("Trojan Source",
+# CVE-2021-42574). docs/security.md, "Repository text never drives your terminal".
+_CONTROLS = "\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"  # ESC apart
+_TERMINAL_CONTROL = re.compile(f"[{_CONTROLS}\x1b]|\r(?!\n)")
+# the same, but an SGR sequence (a colour or a weight, `ESC[1m`) passes: the styles the
+# CLI's own tables carry on a terminal; text from a repository is escaped before styling
+_CONTROL_BUT_STYLES = re.compile(f"[{_CONTROLS}]|\x1b(?!\\[[0-9;]*m)|\r(?!\n)")
+# what JSON, written with ensure_ascii=False, still carries raw: the encoder escapes C0
+_JSON_RAW = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _control_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
+
+
+def terminal_text(text: str) -> str:
+    """`text` as `printable` shows it, and each control character a terminal would act on as
+    an escape a person can read (`\\x1b`, `\\u009b`): for text a repository wrote that goes
+    to a terminal."""
+    text = printable(text)
+    if _TERMINAL_CONTROL.search(text) is None:
+        return text
+    return _TERMINAL_CONTROL.sub(_control_escape, text)
+
+
+def terminal_output(text: str) -> str:
+    """What the CLI writes to a terminal, as `terminal_text` but its own styles kept."""
+    if _CONTROL_BUT_STYLES.search(text) is None:
+        return text
+    return _CONTROL_BUT_STYLES.sub(_control_escape, text)
+
+
+def json_output(text: str) -> str:
+    """JSON text (written with ensure_ascii=False) with the control characters its encoder
+    leaves raw (DEL, C1, the bidirectional controls) as `\\uXXXX` escapes: the same JSON
+    value, exact, and nothing a terminal acts on. Only for JSON, where a character outside
+    ASCII can only stand inside a string."""
+    if _JSON_RAW.search(text) is None:
+        return text
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
 
 Mode = Literal["text", "styled", "json", "exact"]
 

@@ -128,8 +128,7 @@ def print_verification(result: Verification, console: Console | None = None) -> 
     from rich.table import Table
 
     from rulemap.cli.compare_table import shorten_middle
-    from rulemap.cli.terminal import markup_text
-    from rulemap.text.names import terminal_text
+    from rulemap.cli.terminal import markup_text, terminal_text
 
     console = console or Console(highlight=False)
     width = console.width or 80
