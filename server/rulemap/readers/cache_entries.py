@@ -158,6 +158,20 @@ def _open_directory(directory: str) -> _Directory | None:
     return None
 
 
+def _open_believable(directory: str, name: str) -> int | None:
+    """Entry `name` of `directory` opened for reading when both may be believed: the
+    directory private (`directory_problem`), the entry a private regular file of at most
+    `MAX_ENTRY_BYTES`, opened relative to the directory's descriptor. Its seal is the
+    caller's to check."""
+    folder = _open_directory(directory)
+    if folder is None:
+        return None
+    try:
+        return _open_entry(folder, name)
+    finally:
+        folder.close()
+
+
 def _open_entry(folder: _Directory, name: str) -> int | None:
     """`name` in `folder` opened for reading when it is a private regular file of at most
     `MAX_ENTRY_BYTES` (never through a symlink, never a FIFO's blocking open)."""
@@ -180,13 +194,7 @@ def _open_entry(folder: _Directory, name: str) -> int | None:
 def read_entry(directory: str, name: str) -> bytearray | None:
     """An entry's content, its seal checked and taken off; None when there is none, or it or
     its directory is not the user's alone, or the seal does not match."""
-    folder = _open_directory(directory)
-    if folder is None:
-        return None
-    try:
-        fd = _open_entry(folder, name)
-    finally:
-        folder.close()
+    fd = _open_believable(directory, name)
     if fd is None:
         return None
     try:
@@ -234,13 +242,7 @@ def open_private(directory: str, name: str) -> BinaryIO | None:
     (Windows), never: a snapshot is unpickled, and whoever can write it can run code."""
     if _GETUID is None:
         return None
-    folder = _open_directory(directory)
-    if folder is None:
-        return None
-    try:
-        fd = _open_entry(folder, name)
-    finally:
-        folder.close()
+    fd = _open_believable(directory, name)
     if fd is None:
         return None
     stream = os.fdopen(fd, "rb")
