@@ -42,7 +42,8 @@ def read(lines: Iterable[LogLine]) -> LoadLog:
     sessions = [e["session_id"] for _, e in events if isinstance(e.get("session_id"), str)
                 and e.get("hook_event_name") == EVENT]
     last = sessions[-1] if sessions else None
-    # the triggers are files Claude Code's Read tool opened (it opens no directory)
+    # the triggers are files Claude Code's Read tool opened: it opens no directory (one fails
+    # with EISDIR: anthropics/claude-code#10890), so no trigger is asked whether it is one
     log = LoadLog("claude-code", triggers_are_files=True)
     step_of_file: dict[str, int | None] = {}
     for number, event in events:
