@@ -85,6 +85,12 @@ class AnalysisHost:
         return Snapshot(self._ws, profile if profile in PROFILES else None)
 
 
+def workspace_of(snap: Snapshot) -> Workspace:
+    """The workspace a snapshot answers from: for the host's own modules (`host/*.py`), which
+    compose the engine's questions; an edge never asks it (tests/core/test_edge_imports.py)."""
+    return snap._ws
+
+
 class Snapshot:
     """Answers about the workspace as it is now, in one agent's terms. A key that names
     nothing (a vanished file, an unreadable one) gets an unreadable document, None or an empty
