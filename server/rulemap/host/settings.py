@@ -1,0 +1,19 @@
+"""The configuration as the edges see it: its file names, its errors, the allow-list syntax.
+
+`rulemap.config` reads `rulemap.toml`/`.rulemap.json` and the user's own file; the CLI names
+the configuration files in its messages and the language server validates the editor's
+`allowImportsFrom` the same way. Handed to the edges here so that `cli/` and `lsp/` import
+nothing past `rulemap.host` and `rulemap.model`.
+"""
+
+from __future__ import annotations
+
+from rulemap.config import (
+    CONFIG_FILES,
+    Config,
+    ConfigError,
+    load_user_config_text,
+    parse_allow_list,
+)
+
+__all__ = ["CONFIG_FILES", "Config", "ConfigError", "load_user_config_text", "parse_allow_list"]
