@@ -20,9 +20,9 @@ from typing import Any, TypeVar, cast
 from lsprotocol import types
 
 from rulemap.host import Snapshot
+from rulemap.host.text import Encoding
 from rulemap.lsp.convert import span_contains, to_pos, to_range
 from rulemap.model import Document, Glob, Pos, Span
-from rulemap.text.positions import Encoding
 
 log = logging.getLogger("rulemap.lsp.features")
 

@@ -17,10 +17,10 @@ from lsprotocol import types
 
 from rulemap.host import Snapshot
 from rulemap.host.fixes import FixAction, fix_actions, suppress_action
+from rulemap.host.text import Encoding
 from rulemap.lsp.convert import to_range
 from rulemap.lsp.features._util import never_raise, overlaps, readable_doc
 from rulemap.model import Finding
-from rulemap.text.positions import Encoding
 
 
 @never_raise(list)

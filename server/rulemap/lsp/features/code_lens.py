@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from rulemap.compare import short_amount, text_size
 from rulemap.host import Snapshot
+from rulemap.host.budgets import short_amount, text_size
 from rulemap.lsp.features._util import (
     never_raise,
     plural,

@@ -7,10 +7,10 @@ from __future__ import annotations
 from lsprotocol import types
 
 from rulemap.host import Snapshot
+from rulemap.host.text import Encoding
 from rulemap.lsp.convert import to_range
 from rulemap.lsp.features._util import code, link
 from rulemap.model import Document, Pos, Span
-from rulemap.text.positions import Encoding
 
 RUNS_WIDTH = 200  # a script's command line is cut past this many characters
 

@@ -9,6 +9,7 @@ from collections import Counter
 from lsprotocol import types
 
 from rulemap.host import Snapshot
+from rulemap.host.text import Encoding
 from rulemap.lsp.convert import to_range
 from rulemap.lsp.features._util import (
     core_pos,
@@ -20,7 +21,6 @@ from rulemap.lsp.features._util import (
 from rulemap.model import Document, Pos, Span
 from rulemap.text.frontmatter import frontmatter_end
 from rulemap.text.markdown import scan
-from rulemap.text.positions import Encoding
 
 MAX_ITEMS = 500
 MAX_EXTENSIONS = 6

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from rulemap.compare import (
+from rulemap.host import Snapshot
+from rulemap.host.budgets import (
+    agent_loads,
     amount,
     budget_line,
     budget_share,
@@ -12,11 +14,10 @@ from rulemap.compare import (
     limit_name,
     size_of,
     text_size,
-    total_of,
     unit_of,
 )
-from rulemap.host import Snapshot
 from rulemap.host.reach import ImportReach, import_reach
+from rulemap.host.text import Encoding
 from rulemap.lsp.convert import span_contains, to_range
 from rulemap.lsp.features._util import (
     code,
@@ -44,7 +45,6 @@ from rulemap.model import (
     ScopedGlobs,
     Span,
 )
-from rulemap.text.positions import Encoding
 
 SOURCE_FILE_MODES = HOVER_MODES
 PREVIEW_LINES = 8
@@ -333,28 +333,25 @@ def _agents_table(snap: Snapshot, key: str, shown: Explanation) -> str | None:
     if not selected or list(selected) == [shown.profile]:
         return None
     # the configured cwd, as the detailed load above: the same cache entries
-    comparison = snap.compare(key, selected[:AGENT_ROWS])
+    loads = agent_loads(snap, key, selected[:AGENT_ROWS])
     rows = [
         "| agent | files | size | cut / left out |",
         "|---|--:|--:|---|",
     ]
-    for col in comparison.columns:
-        e = col.explanation
-        unit = unit_of(e)
-        total = amount(total_of(e), unit)
-        if e.budget.kind == "shared" and e.budget.limit > 0:
-            total = f"{total_of(e):,} / {amount(e.budget.limit, unit)}"
-        cut = [f.path for f in e.files if is_cut(f)]
+    for load in loads:
+        total = amount(load.size, load.unit)
+        if load.shared_limit:
+            total = f"{load.size:,} / {amount(load.shared_limit, load.unit)}"
         over = []
-        if cut:
-            more = f" +{len(cut) - 1}" if len(cut) > 1 else ""
-            over.append(f"cut {_cell(code(cut[0]))}{more}")
-        if e.left_out:
-            over.append(f"{len(e.left_out):,} left out")
-        name = _cell(col.profile)
+        if load.cut:
+            more = f" +{len(load.cut) - 1}" if len(load.cut) > 1 else ""
+            over.append(f"cut {_cell(code(load.cut[0]))}{more}")
+        if load.left_out:
+            over.append(f"{load.left_out:,} left out")
+        name = _cell(load.profile)
         rows.append(
-            f"| {'**' + name + '**' if col.profile == shown.profile else name} | "
-            f"{len(e.files):,} | {total} | {' · '.join(over) or '—'} |"
+            f"| {'**' + name + '**' if load.profile == shown.profile else name} | "
+            f"{load.files:,} | {total} | {' · '.join(over) or '—'} |"
         )
     if len(selected) > AGENT_ROWS:
         rows.append(f"| … {len(selected) - AGENT_ROWS:,} more | | | |")

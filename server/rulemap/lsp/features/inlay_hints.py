@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from rulemap.compare import Unit, amount, short_amount, text_size
 from rulemap.host import Snapshot
+from rulemap.host.budgets import Unit, amount, short_amount, text_size
+from rulemap.host.text import Encoding
 from rulemap.lsp.convert import to_pos, to_range
 from rulemap.lsp.features._util import never_raise, readable_doc
 from rulemap.model import ImportStatus, Resolved, Span
-from rulemap.text.positions import Encoding
 
 _STATUS_LABEL = {
     ImportStatus.MISSING: "missing",

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from rulemap.compare import short_amount
 from rulemap.host import Snapshot
+from rulemap.host.budgets import short_amount
+from rulemap.host.text import Encoding
 from rulemap.lsp.convert import to_range
 from rulemap.lsp.features._util import (
     core_pos,
@@ -14,7 +15,6 @@ from rulemap.lsp.features._util import (
     readable_doc,
 )
 from rulemap.model import ImportStatus, Pos, Span
-from rulemap.text.positions import Encoding
 
 
 @never_raise(list)

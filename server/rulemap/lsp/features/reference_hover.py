@@ -8,10 +8,10 @@ from __future__ import annotations
 from lsprotocol import types
 
 from rulemap.host import Snapshot
+from rulemap.host.text import Encoding
 from rulemap.lsp.convert import to_range
 from rulemap.lsp.features._util import code, link
 from rulemap.model import Document, Pos
-from rulemap.text.positions import Encoding
 
 
 def reference_hover(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from rulemap.host import Snapshot
+from rulemap.host.text import Encoding
 from rulemap.lsp.features._util import (
     core_pos,
     file_location,
@@ -13,7 +14,6 @@ from rulemap.lsp.features._util import (
     readable_doc,
     span_location,
 )
-from rulemap.text.positions import Encoding
 
 
 @never_raise(list)

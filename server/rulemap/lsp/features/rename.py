@@ -13,9 +13,9 @@ from lsprotocol import types
 
 from rulemap.host import Snapshot
 from rulemap.host.rename import import_rewrites
+from rulemap.host.text import Encoding
 from rulemap.lsp.convert import to_range
 from rulemap.lsp.features._util import never_raise
-from rulemap.text.positions import Encoding
 
 
 @never_raise(lambda: None)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from lsprotocol import types
 
 from rulemap.host import Snapshot
+from rulemap.host.text import Encoding
 from rulemap.lsp.convert import to_range
 from rulemap.lsp.features._util import (
     file_location,
@@ -17,7 +18,6 @@ from rulemap.lsp.features._util import (
 )
 from rulemap.model import Document, ImportStatus, Pos, Span
 from rulemap.text.markdown import scan
-from rulemap.text.positions import Encoding
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
