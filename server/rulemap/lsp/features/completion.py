@@ -9,6 +9,7 @@ from collections import Counter
 from lsprotocol import types
 
 from rulemap.host import Snapshot
+from rulemap.host.markdown import frontmatter_end, markdown_layout
 from rulemap.host.text import Encoding
 from rulemap.lsp.convert import to_range
 from rulemap.lsp.features._util import (
@@ -19,8 +20,6 @@ from rulemap.lsp.features._util import (
     readable_doc,
 )
 from rulemap.model import Document, Pos, Span
-from rulemap.text.frontmatter import frontmatter_end
-from rulemap.text.markdown import scan
 
 MAX_ITEMS = 500
 MAX_EXTENSIONS = 6
@@ -51,26 +50,13 @@ def completion(
     at = core_pos(doc, pos, encoding) if doc is not None else None
     if doc is None or at is None:
         return _empty()
-    fm_end = _frontmatter_end(doc)
+    fm_end = frontmatter_end(snap, key)
     if fm_end is not None and at.line <= fm_end:
         scoped = snap.glob_key(key)
         if scoped is not None and 0 < at.line < fm_end:
             return _paths_completion(snap, key, doc, at, encoding, *scoped)
         return _empty()
     return _import_completion(snap, key, doc, at, encoding, 0 if fm_end is None else fm_end + 1)
-
-
-def _frontmatter_end(doc: Document) -> int | None:
-    """The closing fence line; an unclosed `---` block (being typed) runs to the end. None when
-    there is no frontmatter (a leading `---` of a non-rule with invalid YAML is prose)."""
-    if not doc.is_rule and doc.frontmatter.error:
-        return None
-    if doc.frontmatter.span is not None:
-        return doc.frontmatter.span.end.line
-    end = frontmatter_end(doc.lines)
-    if end is None and doc.is_rule and doc.lines and doc.lines[0].rstrip() == "---":
-        return len(doc.lines)
-    return end
 
 
 # ----- @imports -----------------------------------------------------------------------------
@@ -101,7 +87,7 @@ def _import_completion(
     start = _token_start(line, at.col)
     if start >= len(line) or line[start] != "@":
         return _empty()
-    scanned = scan(doc.text, first_line)
+    scanned = markdown_layout(snap, key, first_line)
     if at.line in scanned.code_lines or at.line in scanned.comment_lines:
         return _empty()
     offset = scanned.starts[at.line] + start

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from lsprotocol import types
 
 from rulemap.host import Snapshot
+from rulemap.host.markdown import markdown_layout
 from rulemap.host.text import Encoding
 from rulemap.lsp.convert import to_range
 from rulemap.lsp.features._util import (
@@ -17,7 +18,6 @@ from rulemap.lsp.features._util import (
     readable_doc,
 )
 from rulemap.model import Document, ImportStatus, Pos, Span
-from rulemap.text.markdown import scan
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -49,7 +49,7 @@ def document_symbols(
     if fm.span is not None and (doc.is_rule or not fm.error):
         out.append(_frontmatter_symbol(doc, encoding))
         body_start = fm.span.end.line + 1
-    headings = _headings(doc, body_start)
+    headings = _headings(snap, key, doc, body_start)
     imports = []
     for ref, resolved in snap.imports(key):
         detail = (
@@ -113,8 +113,8 @@ def _frontmatter_symbol(doc: Document, encoding: Encoding) -> types.DocumentSymb
     )
 
 
-def _headings(doc: Document, body_start: int) -> list[_Heading]:
-    scanned = scan(doc.text, body_start)
+def _headings(snap: Snapshot, key: str, doc: Document, body_start: int) -> list[_Heading]:
+    scanned = markdown_layout(snap, key, body_start)
     skip = scanned.code_lines | scanned.comment_lines
     lines = doc.lines
     found: list[_Heading] = []
