@@ -115,7 +115,7 @@ class Sight:
     stripped: bool  # the paragraph is inside an HTML comment the agent removes
 
 
-def sight(glimpse: Glimpse, comments: set[int], start: int, end: int) -> Sight:
+def sight(glimpse: Glimpse, comments: Set[int], start: int, end: int) -> Sight:
     """Who gets lines `start`..`end` (0-based, inclusive) of a file, from an agent's glimpse
     of it and the file's HTML-comment lines."""
     if glimpse.strips and all(n in comments for n in range(start, end + 1)):

@@ -267,7 +267,7 @@ def test_the_views_import_nothing_on_their_first_use(tmp_path: Path) -> None:
     first hover: "who sees this paragraph" importing `rulemap.unseen` on the first hover made
     it ~15 ms slower than the next one."""
     wanted = _view_imports()
-    assert {"rulemap.unseen", "rulemap.reach", "rulemap.lsp.reach_lens"} <= wanted  # parsed
+    assert {"rulemap.host.reaching", "rulemap.lsp.reach_lens"} <= wanted  # parsed
     modules = modules_after("from rulemap.lsp.preload import preload_views\npreload_views()",
                             tmp_path)
     # the file watcher is the server's fallback when the client watches nothing (imported

@@ -1,7 +1,7 @@
 """What the editor's views import on their first use, imported once the folders are indexed.
 
 The feature providers (hovers, lenses, links), "who loads it" and "who sees this paragraph"
-(`reach_lens`, `reach`, `unseen`), the reverse requests (`reverse`, `why`) are imported inside
+(`reach_lens`, `host.reaching`), the reverse requests (`reverse`) are imported inside
 functions, so that the server starts — and publishes from its start cache — without them.
 Imported on the first hover instead, "who sees this paragraph" took ~15 ms more than the next
 one. tests/core/test_startup_imports.py parses every view's function-level imports and fails
@@ -13,8 +13,8 @@ from __future__ import annotations
 import importlib
 
 VIEW_MODULES = (
-    "rulemap.lsp.features", "rulemap.lsp.reach_lens", "rulemap.reach", "rulemap.unseen",
-    "rulemap.lsp.reverse", "rulemap.why",
+    "rulemap.lsp.features", "rulemap.lsp.reach_lens", "rulemap.host.reaching",
+    "rulemap.lsp.reverse",
 )
 
 

@@ -16,18 +16,20 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
 from rulemap.lsp import heap
 
 if TYPE_CHECKING:
+    from rulemap.host import Snapshot
+    from rulemap.host.reaching import AgentOverview, Glimpse
     from rulemap.lsp.folders import Folder
     from rulemap.lsp.state import Engine
     from rulemap.model import LoadStatus
-    from rulemap.reach import Glimpse
-    from rulemap.workspace import Workspace
+
+T = TypeVar("T")
 
 MIN_AGENTS = 2  # with one agent selected, the first lens already says it all
 POLL_S = 0.02  # how often a waiting overview looks whether the whole check is done
@@ -36,7 +38,27 @@ POLL_S = 0.02  # how often a waiting overview looks whether the whole check is d
 @dataclass(frozen=True)
 class Overviews:
     generation: int  # of the loop's workspace the worker's copy was at
-    agents: tuple[tuple[str, str, dict[str, Glimpse] | None], ...]  # name, title, glimpses
+    agents: tuple[AgentOverview, ...]  # each selected agent's, in their order
+
+
+def on_snapshot(function: Callable[..., T]) -> Callable[..., T]:
+    """`function(snapshot, *args)` as `Engine.on_replica` runs it in the worker: over a
+    snapshot of the worker's replica, in the workspace's own agent's terms."""
+
+    def run(replica: Any, *args: Any) -> T:
+        from rulemap.host import AnalysisHost
+
+        # the replica as the worker holds it: a workspace, or a host over one
+        host = replica if isinstance(replica, AnalysisHost) else AnalysisHost(replica)
+        return function(host.snapshot(), *args)
+
+    return run
+
+
+def generation_of(folder: Folder) -> int | None:
+    """The generation of the folder's engine on the loop (None: not indexed)."""
+    host = folder.host
+    return host.generation if host is not None else None
 
 
 def lens(engine: Engine, folder: Folder, key: str,
@@ -48,8 +70,8 @@ def lens(engine: Engine, folder: Folder, key: str,
     host = folder.host
     if host is None:
         return None
-    parts = [_part(host.snapshot(name).load_status(key) if glimpses is None else None, title,
-                   glimpses, key) for name, title, glimpses in current.agents]
+    parts = [_part(host.snapshot(agent.name).load_status(key) if agent.glimpses is None
+                   else None, agent.title, agent.glimpses, key) for agent in current.agents]
     title = "who loads it: " + " · ".join(parts)
     return types.CodeLens(range=types.Range(start=types.Position(line=0, character=0),
                                             end=types.Position(line=0, character=0)),
@@ -65,8 +87,8 @@ def cut_hints(engine: Engine, folder: Folder, key: str, first: int, last: int,
     if current is None:
         return []
     out: list[types.InlayHint] = []
-    for _, title, glimpses in current.agents:
-        glimpse = glimpses.get(key) if glimpses is not None else None
+    for agent in current.agents:
+        glimpse = agent.glimpses.get(key) if agent.glimpses is not None else None
         if glimpse is None or not glimpse.cut or glimpse.cut_line is None:
             continue
         if not first <= glimpse.cut_line <= last:
@@ -74,7 +96,7 @@ def cut_hints(engine: Engine, folder: Folder, key: str, first: int, last: int,
         noun = "file" if glimpse.cut == 1 else "files"
         out.append(types.InlayHint(
             position=types.Position(line=glimpse.cut_line, character=0),
-            label=f"{title} stops reading in this line for {glimpse.cut:,} {noun} ",
+            label=f"{agent.title} stops reading in this line for {glimpse.cut:,} {noun} ",
             padding_right=True))
     return out
 
@@ -84,20 +106,19 @@ def paragraph_hover(engine: Engine, folder: Folder, key: str, line: int,
     """"Who sees this paragraph": per selected agent, how many of the files that load `key`
     get the paragraph or list item at `line` — whole, or cut inside it — or why none does
     (stripped as an HTML comment, never loaded). None until the overview is ready."""
-    from rulemap.reach import comment_lines
-    from rulemap.unseen import paragraph, sight
+    from rulemap.host.reaching import paragraph_at, sight
 
     current = _current(engine, folder, refresh)
-    ws, host = folder.ws, folder.host
-    if current is None or ws is None or host is None:
+    host = folder.host
+    if current is None or host is None:
         return None
-    comments = set(comment_lines(ws, key))
-    bounds = paragraph(ws.document(key).lines, line, comments)
-    if bounds is None:
+    para = paragraph_at(host.snapshot(), key, line)
+    if para is None:
         return None
-    start, end = bounds
+    start, end = para.start, para.end
     rows = []
-    for name, title, glimpses in current.agents:
+    for agent in current.agents:
+        name, title, glimpses = agent.name, agent.title, agent.glimpses
         if glimpses is None:  # no load groups: by the file's place
             status = host.snapshot(name).load_status(key)
             rows.append(f"- **{title}**: " + (f"{status.files:,} files (by its place)"
@@ -112,7 +133,7 @@ def paragraph_hover(engine: Engine, folder: Folder, key: str, line: int,
                     "no file's load includes it"
             rows.append(f"- **{title}**: never — {why}")
             continue
-        seen = sight(glimpse, comments, start, end)
+        seen = sight(glimpse, para)
         if seen.stripped:
             rows.append(f"- **{title}**: no — inside an HTML comment, which it removes")
             continue
@@ -152,16 +173,16 @@ def _current(engine: Engine, folder: Folder, refresh: Callable[[], None] | None
              ) -> Overviews | None:
     """The folder's overview (an older one while the new one is computed; None before the
     first), asking the worker for a new one when the graph moved on."""
-    ws = folder.ws
-    if ws is None:
+    generation = generation_of(folder)
+    if generation is None:
         return None
     if refresh is not None:  # a view asked: told when it is ready, after each whole check
         folder.overview_refresh = refresh
     current = folder.overviews
-    if (current is None or current.generation != ws.generation) \
-            and folder.overviews_for != ws.generation:
-        folder.overviews_for = ws.generation
-        engine._spawn(_compute(engine, folder, ws.generation))
+    if (current is None or current.generation != generation) \
+            and folder.overviews_for != generation:
+        folder.overviews_for = generation
+        engine._spawn(_compute(engine, folder, generation))
     return current  # an older one until the new is ready: no flickering while typing
 
 
@@ -201,40 +222,32 @@ async def _compute(engine: Engine, folder: Folder, generation: int) -> None:
         # wait for that check, which comes first on the worker
         while folder.check_running or folder.full_timer is not None:
             await asyncio.sleep(POLL_S)
-        names = await engine.on_replica(folder, _selected)
+        names = await engine.on_replica(folder, on_snapshot(_selected))
         agents = []
         for name in names:
             # an agent at a time: a request queued meanwhile on the one worker (the sidebar's
             # effectiveInstructions, rulemap/unseenLines) waits for one agent's overview, not
             # for every agent's (~180 ms on the monorepo)
-            if folder.ws is None or folder.ws.generation != generation:
+            if generation_of(folder) != generation:
                 return  # edited meanwhile: the next lens request asks for the newer graph
-            agents.append(await engine.on_replica(folder, _overview_of, name))
+            agents.append(await engine.on_replica(folder, on_snapshot(_overview_of), name))
     finally:
         if folder.overviews_for == generation:
             folder.overviews_for = None
-    ws = folder.ws
-    if ws is not None and ws.generation == generation:
+    if generation_of(folder) == generation:
         folder.overviews = Overviews(generation, tuple(agents))
         heap.settled()  # kept until the next overview: out of the full collections (heap.py)
         if folder.overview_refresh is not None:
             folder.overview_refresh()
 
 
-def _selected(replica: Workspace) -> list[str]:
+def _selected(snap: Snapshot) -> tuple[str, ...]:
     """Runs in the worker: the selected agents' names, in their order."""
-    from rulemap import analysis
-
-    return [p.name for p in analysis.select_profiles(replica)]
+    return snap.selected_agents()
 
 
-def _overview_of(replica: Workspace, name: str) -> tuple[str, str, dict[str, Glimpse] | None]:
+def _overview_of(snap: Snapshot, name: str) -> AgentOverview:
     """Runs in the worker: one selected agent's overview."""
-    from rulemap import analysis
-    from rulemap.reach import overview
+    from rulemap.host.reaching import agent_overview
 
-    profile = next((p for p in analysis.select_profiles(replica) if p.name == name), None)
-    if profile is None:  # no longer selected (its folder being re-read): no glimpses
-        return name, name, None
-    cwd = replica.config.cwd
-    return profile.name, profile.title, overview(replica, profile, "" if cwd == "." else cwd)
+    return agent_overview(snap, name)

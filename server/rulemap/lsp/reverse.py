@@ -1,14 +1,13 @@
 """The reverse requests (docs/protocol.md): who loads a file (`rulemap/reach`), which of its
 lines an agent never sees (`rulemap/unseenLines`), and whether a sentence reaches each agent's
-model (`rulemap/why`). The engine answers (`rulemap.reach`, `rulemap.unseen`, `rulemap.why`);
-these handlers check the params and run it in the worker."""
+model (`rulemap/why`). Each handler checks the params, asks the host (`rulemap.host.reaching`)
+in the worker, over a snapshot of its replica, and sends the answer's JSON."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from rulemap import analysis
 from rulemap.host import CancelToken
 from rulemap.lsp.custom import (
     InvalidParams,
@@ -18,12 +17,12 @@ from rulemap.lsp.custom import (
     profiles_param,
     uri_param,
 )
+from rulemap.lsp.reach_lens import generation_of, on_snapshot
 
 if TYPE_CHECKING:
+    from rulemap.host import Snapshot
     from rulemap.lsp.reach_lens import Overviews
     from rulemap.lsp.state import Engine
-    from rulemap.profiles.base import Profile
-    from rulemap.workspace import Workspace
 
 OVERVIEW_POLL_S = 0.02
 MAX_WHY_TEXT = 10_000  # characters: a sentence or a paragraph, not a file
@@ -42,7 +41,8 @@ async def reach_request(engine: Engine, raw: Any) -> dict[str, Any] | None:
     if found is None:
         return None
     folder, _, key = found
-    result = await engine.on_replica(folder, _reached, key, line, names, cancel=CancelToken())
+    result = await engine.on_replica(folder, on_snapshot(_reached), key, line, names,
+                                     cancel=CancelToken())
     if result is not None:
         result["uri"] = engine.canonical(uri)
     return result
@@ -59,15 +59,15 @@ async def unseen_lines(engine: Engine, raw: Any) -> dict[str, Any] | None:
     found = await located(engine, uri)
     if found is None:
         return None
-    folder, ws, key = found
-    generation = ws.generation
+    folder, _, key = found
+    generation = generation_of(folder)
     while folder.overviews_for == generation and (
             folder.overviews is None or folder.overviews.generation != generation):
         await asyncio.sleep(OVERVIEW_POLL_S)  # being computed: wait rather than do it twice
     current = folder.overviews
     if current is not None and current.generation != generation:
         current = None
-    result = await engine.on_replica(folder, _unseen, key, names, current,
+    result = await engine.on_replica(folder, on_snapshot(_unseen), key, names, current,
                                      cancel=CancelToken())
     if result is not None:
         result["uri"] = engine.canonical(uri)
@@ -101,59 +101,38 @@ async def why_request(engine: Engine, raw: Any) -> dict[str, Any] | None:
             raise InvalidParams("`target` is in another workspace folder")
         if not key or key.startswith("/") or ".." in key.split("/"):
             raise InvalidParams(f"`target` {target!r} is not a file inside the folder")
-    result = await engine.on_replica(folder, _why, text, key, names, cancel=CancelToken())
+    result = await engine.on_replica(folder, on_snapshot(_why), text, key, names,
+                                     cancel=CancelToken())
     result["uri"] = engine.canonical(uri)
     return result
 
 
-def _profiles(replica: Workspace, names: list[str] | None) -> list[Profile]:
-    from rulemap.profiles import get_profile
-
-    return ([get_profile(n) for n in names] if names is not None
-            else list(analysis.select_profiles(replica)))
-
-
-def _cwd(replica: Workspace) -> str:
-    cwd = replica.config.cwd
-    return "" if cwd == "." else cwd
-
-
-def _reached(replica: Workspace, key: str, line: int | None,
+def _reached(snap: Snapshot, key: str, line: int | None,
              names: list[str] | None) -> dict[str, Any] | None:
     """Runs in the worker: `rulemap/reach`'s answer (None: `line` is past the end)."""
-    from rulemap.reach import reach
+    from rulemap.host.reaching import reach
 
-    if line is not None and line >= len(replica.document(key).lines):
+    if line is not None and line >= len(snap.document(key).lines):
         return None
-    return reach(replica, key, line, _profiles(replica, names), _cwd(replica)).to_json()
+    return reach(snap, key, line, names).to_json()
 
 
-def _unseen(replica: Workspace, key: str, names: list[str] | None,
+def _unseen(snap: Snapshot, key: str, names: list[str] | None,
             current: Overviews | None) -> dict[str, Any] | None:
     """Runs in the worker: `rulemap/unseenLines`' answer (None: not an instruction file,
     rule or imported file of any of the agents)."""
-    from rulemap.reach import Glimpse, overview
-    from rulemap.unseen import agent_unseen
+    from rulemap.host.reaching import unseen_lines
 
-    profiles = _profiles(replica, names)
-    if not (replica.is_instruction(key) or key in replica.import_reach().imported
-            or any(p.reads(replica, key) for p in profiles)):
+    known = {agent.name: agent.glimpses for agent in current.agents} if current else {}
+    agents = unseen_lines(snap, key, names, known)
+    if agents is None:
         return None
-    known = {name: glimpses for name, _, glimpses in current.agents} if current else {}
-    agents = []
-    for profile in profiles:
-        glimpses = known[profile.name] if profile.name in known \
-            else overview(replica, profile, _cwd(replica))
-        glimpse = None if glimpses is None else glimpses.get(key)
-        if glimpses is not None and glimpse is None:
-            glimpse = Glimpse()  # no load group includes it
-        agents.append(agent_unseen(replica, profile, key, glimpse, _cwd(replica)).to_json())
-    return {"path": key, "agents": agents}
+    return {"path": key, "agents": [agent.to_json() for agent in agents]}
 
 
-def _why(replica: Workspace, text: str, target: str | None,
+def _why(snap: Snapshot, text: str, target: str | None,
          names: list[str] | None) -> dict[str, Any]:
     """Runs in the worker: `rulemap/why`'s answer."""
-    from rulemap.why import why
+    from rulemap.host.reaching import why
 
-    return why(replica, text, target, _profiles(replica, names), _cwd(replica)).to_json()
+    return why(snap, text, target, names).to_json()
