@@ -1,7 +1,7 @@
 """`rulemap reach PATH[:LINE]` (who loads a file, or one line of it, per agent) and `rulemap
 why "TEXT" [TARGET]` (does that sentence reach each agent's model, and if not, why): the
-reverse of `explain` (docs/reach.md). The engine's `rulemap.reach` and `rulemap.why` compute
-them; this module parses the arguments and prints their answers (text, or `--json`)."""
+reverse of `explain` (docs/reach.md). This module parses the arguments, asks the host
+(`rulemap.host.reaching`) and prints its answers (text, or `--json`)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,7 @@ from typing import TYPE_CHECKING
 from rulemap.cli.main import UsageError, describe, dump_json
 
 if TYPE_CHECKING:
-    from rulemap.host.commands import OpenWorkspace
-    from rulemap.reach import AgentReach, Reach, Way
-    from rulemap.why import Why
+    from rulemap.host.reaching import AgentReach, Reach, Way, Why
 
 REACH_EPILOG = """\
 examples:
@@ -74,47 +72,49 @@ def add_agent_flags(parser: argparse.ArgumentParser, names: str, what: str) -> N
 
 
 def run_reach(args: argparse.Namespace) -> int:
-    from rulemap import analysis
     from rulemap.cli.commands import inside, open_workspace, warn_untrusted
     from rulemap.cli.compare import profile_list
-    from rulemap.reach import reach
+    from rulemap.host import AnalysisHost
+    from rulemap.host.reaching import names_a_file, reach
 
     path, line = split_line(args.path)
     ws = open_workspace(args.root, args.allow_imports_from,
                         profiles=profile_list(args.profiles), user_home=args.home)
     warn_untrusted(ws)
+    snap = AnalysisHost(ws).snapshot()
     key = inside(ws, path, "PATH")
     if key == ".":
         raise UsageError("PATH is the workspace root; name a file inside it")
-    if not ws.reader.exists(ws.abs(key)) or ws.reader.is_dir(ws.abs(key)):
-        raise UsageError(f"{path}: no such file in the workspace {ws.root}")
-    lines = ws.document(key).lines
+    if not names_a_file(snap, key):
+        raise UsageError(f"{path}: no such file in the workspace {snap.root}")
+    lines = snap.document(key).lines
     count = len(lines) - (1 if lines and lines[-1] == "" else 0)  # as an editor numbers them
     if line is not None and line >= count:
         raise UsageError(f"{path}: line {line + 1} is past its end (it has {count} lines)")
-    cwd = inside(ws, args.cwd, "--cwd") if args.cwd else ws.config.cwd
-    result = reach(ws, key, line, analysis.select_profiles(ws), "" if cwd == "." else cwd)
+    # the selected agents (those of --profiles, else the configuration's or the detected),
+    # working in --cwd, else the configuration's cwd
+    result = reach(snap, key, line, cwd=inside(ws, args.cwd, "--cwd") if args.cwd else None)
     if args.json:
         dump_json(result.to_json())
     else:
-        sys.stdout.write(render(ws, result))
+        sys.stdout.write(render(result))
     return 0
 
 
 def split_line(value: str) -> tuple[str, int | None]:
     """`a.md:12` → ("a.md", 11) when the part after the last `:` is a line number and the
     whole is not itself an existing path; a line below 1 is a usage error."""
-    from rulemap.readers import host
+    from rulemap.host.disk import exists
 
     head, colon, tail = value.rpartition(":")
-    if not colon or not tail.isdigit() or host.exists(value):
+    if not colon or not tail.isdigit() or exists(value):
         return value, None
     if int(tail) < 1:
         raise UsageError(f"{value}: lines are numbered from 1")
     return head, int(tail) - 1
 
 
-def render(ws: OpenWorkspace, result: Reach, width: int | None = None) -> str:
+def render(result: Reach, width: int | None = None) -> str:
     """The text report: one block per agent, each row wrapped at `width` (None: the
     terminal's, or $COLUMNS; unwrapped when piped)."""
     from rulemap.cli.check_text import output_width
@@ -169,7 +169,7 @@ def _way(way: Way, unit: str, line: int | None) -> str:
         what += f" by {way.imported_by}"
     if way.start_up:
         what += ", at start-up"
-    from rulemap.reach import ordinal
+    from rulemap.host.reaching import ordinal
 
     place = f"{ordinal(way.position)} in the load, {way.before:,} {unit} before it"
     text = f"{way.where.phrase()}: {what}; {place}"
@@ -220,21 +220,22 @@ def add_why_arguments(why: argparse.ArgumentParser, names: str,
 
 
 def run_why(args: argparse.Namespace) -> int:
-    from rulemap import analysis
     from rulemap.cli.commands import inside, open_workspace, warn_untrusted
     from rulemap.cli.compare import profile_list
-    from rulemap.why import why, why_in_session
+    from rulemap.host import AnalysisHost
+    from rulemap.host.reaching import why, why_in_session
 
     if args.session and args.target:
         raise UsageError("give TARGET or --session, not both: each says what the agent works on")
     ws = open_workspace(args.root, args.allow_imports_from,
                         profiles=profile_list(args.profiles), user_home=args.home)
     warn_untrusted(ws)
+    snap = AnalysisHost(ws).snapshot()
     target = inside(ws, args.target, "TARGET") if args.target else None
     if target == ".":
         raise UsageError("TARGET is the workspace root; name a file inside it")
-    cwd = inside(ws, args.cwd, "--cwd") if args.cwd else ws.config.cwd
-    profiles, cwd = analysis.select_profiles(ws), "" if cwd == "." else cwd
+    # the selected agents, working in --cwd, else the configuration's cwd
+    cwd = inside(ws, args.cwd, "--cwd") if args.cwd else None
     if args.session:
         from rulemap.cli.session import read_session_file
 
@@ -242,12 +243,12 @@ def run_why(args: argparse.Namespace) -> int:
         for problem in parsed.problems:
             at = f":{problem.line}" if problem.line is not None else ""
             print(f"rulemap: {args.session}{at}: {problem.message}", file=sys.stderr)
-        result = why_in_session(ws, args.text, parsed.steps, profiles, cwd)
+        result = why_in_session(snap, args.text, parsed.steps, cwd=cwd)
     else:
-        result = why(ws, args.text, target, profiles, cwd)
+        result = why(snap, args.text, target, cwd=cwd)
     if not result.places:
         raise UsageError(f"{args.text!r} is in no instruction file, rule or imported file of "
-                         f"{ws.root}")
+                         f"{snap.root}")
     if args.json:
         dump_json(result.to_json())
     else:
