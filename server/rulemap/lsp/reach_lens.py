@@ -4,8 +4,8 @@ cut at line 210 for 300 · Gemini CLI never" (docs/reach.md) — and an inlay hi
 where each agent's budget stops it reading the file.
 
 No request pays for it on the event loop: when a lens is asked for and the folder's overview
-is missing or older than its graph, the worker computes every selected agent's
-`rulemap.reach.overview` (one pass over its load groups) once the whole check is done (after
+is missing or older than its graph, the worker asks the host for every selected agent's
+overview (`host/reaching.py`: one pass over its load groups) once the whole check is done (after
 the first whole check always, and after every later one once a view has asked in the folder),
 and the client is asked to refresh its lenses when it is ready; until then the older
 overview is shown. An agent without load groups (a plug-in profile; every built-in one has
