@@ -270,7 +270,7 @@ def test_codex_counts_the_bytes_a_document_was_parsed_from_without_reading_again
 @pytest.mark.parametrize("cwd", ["", "a", "a/b"])
 @pytest.mark.parametrize("target_dir", ["", "a", "a/b", "a/b/c", "a/bc/d", "x/y", "ab"])
 def test_the_deepest_nested_directory_is_the_last_of_them_all(cwd: str, target_dir: str) -> None:
-    from rulemap.profiles.claude_code.profile import deepest_nested, nested_dirs
+    from rulemap.profiles.claude_code.loader import deepest_nested, nested_dirs
 
     every = nested_dirs(cwd, target_dir)
     assert deepest_nested(cwd, target_dir) == (every[-1] if every else None)
