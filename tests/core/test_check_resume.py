@@ -341,10 +341,11 @@ def test_a_directory_changed_after_the_check_listed_it_leaves_no_snapshot(
     directory whose entries changed since the walk listed it makes them worthless (the next
     check would take the new entries for the ones the workspace holds)."""
     from rulemap.readers.recording import Recording
+    from rulemap.readers.recording_reader import recorded_by
 
     monkeypatch.setattr(check_store, "RACY_NS", 0)  # trusted by signature, as in a real run
     recording = Recording()
-    reader = recording.reader(str(tree))
+    reader = recorded_by(recording)(str(tree))
     list(reader.list_files())
     listings = check_store.listings_now(recording.all_dirs())
     assert listings is not None and set(listings) == set(recording.all_dirs())

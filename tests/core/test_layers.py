@@ -1,7 +1,8 @@
 """The architecture's invariants (docs/architecture.md), each asserted over the source tree.
 
 1. Layers: a module imports only its own layer or lower ones (no circle between workspace,
-   profiles and checks; the core imports no edge).
+   profiles and checks; the core imports no edge); no circle between files within a layer
+   either (test_import_circles.py).
 2. No disk access outside `readers/` (and the file watcher, whose job is the disk).
 3. No loading logic in handlers or TypeScript: no agent file name or rule directory is spelled
    in `lsp/` or `client-vscode/src/`; they ask the engine.

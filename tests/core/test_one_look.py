@@ -19,6 +19,7 @@ from rulemap.readers import recording as recording_module
 from rulemap.readers.check_store import decode_paths, still_valid
 from rulemap.readers.local import LocalReader
 from rulemap.readers.recording import Recording
+from rulemap.readers.recording_reader import recorded_by
 
 CASES = Path(__file__).resolve().parents[1] / "conformance" / "cases"
 _FAMILY = KeyFamily[object]("test-one-look")
@@ -80,7 +81,7 @@ def _recorded(tmp_path: Path) -> Recording:
     (root / "a" / "b" / "x.ts").write_text("x\n")
     (tmp_path / "outside.md").write_text("out\n")
     recording = Recording()
-    reader = recording.reader(str(root))
+    reader = recorded_by(recording)(str(root))
     list(reader.list_files())
     reader.read_bytes(str(root / "AGENTS.md"))
     reader.read_bytes(str(root / "a" / "b" / "notes.md"))

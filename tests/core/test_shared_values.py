@@ -22,6 +22,7 @@ from rulemap.profiles.links import Linked
 from rulemap.readers.local import LocalReader
 from rulemap.readers.memory import MemoryReader
 from rulemap.readers.recording import Recording
+from rulemap.readers.recording_reader import recorded_by
 
 A: KeyFamily[list[str]] = KeyFamily("test-shared-a")
 B: KeyFamily[int] = KeyFamily("test-shared-b")
@@ -185,7 +186,7 @@ def test_a_recording_keeps_the_walks_directories_by_its_own_strings(tmp_path: Pa
     (root / "a" / "b" / "AGENTS.md").write_text("# B\n")
     (root / "a" / "b" / "c" / "x.ts").write_text("x\n")
     recording = Recording()
-    reader = recording.reader(str(root))
+    reader = recorded_by(recording)(str(root))
     assert sorted(reader.list_files()) == ["a/b/AGENTS.md", "a/b/c/x.ts"]
     assert not recording.dirs and sorted(recording.root_dirs) == ["", "a", "a/b", "a/b/c"]
     plain = {id(p) for p in reader._plain}
@@ -269,7 +270,7 @@ def test_codex_counts_the_bytes_a_document_was_parsed_from_without_reading_again
 @pytest.mark.parametrize("cwd", ["", "a", "a/b"])
 @pytest.mark.parametrize("target_dir", ["", "a", "a/b", "a/b/c", "a/bc/d", "x/y", "ab"])
 def test_the_deepest_nested_directory_is_the_last_of_them_all(cwd: str, target_dir: str) -> None:
-    from rulemap.profiles.claude_code.profile import deepest_nested, nested_dirs
+    from rulemap.profiles.claude_code.loader import deepest_nested, nested_dirs
 
     every = nested_dirs(cwd, target_dir)
     assert deepest_nested(cwd, target_dir) == (every[-1] if every else None)
@@ -293,7 +294,7 @@ def test_a_first_checks_record_shares_its_strings_and_numbers(tmp_path: Path) ->
         (root / "pkg" / pkg).mkdir(parents=True)
         (root / "pkg" / pkg / "AGENTS.md").write_text(f"# {pkg}\n")
     recording = Recording()
-    ws = analysis.open_workspace(str(root), recording.reader(str(root)))
+    ws = analysis.open_workspace(str(root), recorded_by(recording)(str(root)))
     analysis.check(ws)
     path = str(root / "pkg" / "a" / "AGENTS.md")
     recorded = next(p for p in recording.files if p == path)

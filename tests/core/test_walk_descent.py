@@ -17,6 +17,7 @@ from rulemap.readers import local, walk_descent
 from rulemap.readers.check_store import signature
 from rulemap.readers.local import LocalReader
 from rulemap.readers.recording import Recording
+from rulemap.readers.recording_reader import recorded_by
 from rulemap.readers.walk_descent import is_above
 
 LEVELS = 45  # deeper than walk_descent.DEEP below any temporary directory
@@ -193,7 +194,7 @@ def test_a_recording_notes_the_same_signatures_by_descriptor(
     for deep in (0, 10**6):
         monkeypatch.setattr(local, "DEEP", deep)
         recording = Recording()
-        list(recording.reader(str(tmp_path / "w")).list_files())
+        list(recorded_by(recording)(str(tmp_path / "w")).list_files())
         records.append(recording.all_dirs())
     assert records[0] == records[1]
     chain = str(tmp_path / "w" / "/".join(f"d{i}" for i in range(LEVELS)))

@@ -300,7 +300,9 @@ class Recorder:
     def wrap(self, factory: object, root: str) -> Callable[[str, tuple[str, ...]], WalkingReader]:
         """For `open_workspace(wrap=)`, whose factory is the local disk's: the recording
         reader in its place."""
-        return self.recording.reader
+        from rulemap.readers.recording_reader import recorded_by
+
+        return recorded_by(self.recording)
 
     def done(self, ws: OpenWorkspace, code: int) -> None:
         self.checked, self.root, self.code = ws, ws.root, code

@@ -35,8 +35,10 @@ def overlay_for(
     read through `recording` (the start cache's: lsp/start_cache.py) when given."""
     from rulemap.readers.local import LocalReader
     from rulemap.readers.overlay import OverlayReader
+    from rulemap.readers.recording_reader import recorded_by
 
-    base = recording.reader(root, allowed) if recording is not None else LocalReader(root, allowed)
+    base = (recorded_by(recording)(root, allowed) if recording is not None
+            else LocalReader(root, allowed))
     overlay = OverlayReader(base)
     for path, text in buffers.items():
         if path and is_within(path, root) and len(text) <= MAX_FILE_BYTES:

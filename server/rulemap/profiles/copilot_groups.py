@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rulemap.model import Explanation
-from rulemap.profiles.base import join, options_of, parent_dir
+from rulemap.profiles.base import Profile, join, options_of, parent_dir
 from rulemap.profiles.copilot_files import (
     AGENTS,
     CODING_AGENT,
@@ -28,15 +28,15 @@ from rulemap.profiles.copilot_globs import EVERYTHING, Dialect, glob_files
 from rulemap.profiles.place_groups import Anchors, explained, grouped, rules_of_files
 
 if TYPE_CHECKING:
-    from rulemap.profiles.copilot import CopilotProfile
     from rulemap.workspace import Workspace
 
 
 def load_groups(
-    ws: Workspace, profile: CopilotProfile, cwd: str
+    ws: Workspace, profile: Profile, cwd: str
 ) -> list[tuple[Explanation, list[str]]]:
     """[(the explanation of the group's first file, every file of the group)] covering
-    `ws.files`."""
+    `ws.files`; `profile`: Copilot's (its options, its `_explain`), typed as any profile so
+    that this module stays below the one that calls it."""
     opts = options_of(ws, profile)
     agent: str = opts["agent"]
     dialect = Dialect(agent == VSCODE_CHAT)

@@ -21,15 +21,12 @@ import os
 import sys
 import time
 from collections.abc import Collection, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rulemap.readers import check_store
 from rulemap.readers.base import ReadError, find_root, missing_by_listing
 from rulemap.readers.check_store import Signature, digest, signature
 from rulemap.readers.regular_file import read_regular_file
-
-if TYPE_CHECKING:
-    from rulemap.readers.recording_reader import RecordingReader
 
 
 class Recording:
@@ -109,12 +106,6 @@ class Recording:
     def note(self, table: dict[str, Any], key: str, answer: Any) -> None:
         if table.setdefault(key, answer) != answer:
             self.usable = False  # it changed while the run looked
-
-    def reader(self, root: str, allowed: tuple[str, ...] = ()) -> RecordingReader:
-        """A reader factory (`analysis.ReaderFactory`): the working tree, recorded."""
-        from rulemap.readers.recording_reader import RecordingReader  # the walk: when used
-
-        return RecordingReader(root, self, allowed)
 
     def note_user_file(self, path: str) -> None:
         """A file read outside any reader (the user's configuration file), read here as

@@ -1,7 +1,7 @@
 """`RecordingReader`: `LocalReader`, every question it answers noted in a `Recording`
-(readers/recording.py). Apart from the record itself so that the language server, which
-builds a record before it starts from its cache, does not import the walk's glob engine
-(pathspec) before its first diagnostics."""
+(readers/recording.py); `recorded_by`, a reader factory reading through one. Apart from
+the record itself so that the language server, which builds a record before it starts from
+its cache, does not import the walk's glob engine (pathspec) before its first diagnostics."""
 
 from __future__ import annotations
 
@@ -115,3 +115,13 @@ class RecordingReader(LocalReader):
     def _note_dangling(self) -> None:
         for rel, _ in self._dangling:
             self._recording.note(self._recording.exists, posixpath.join(self.root, rel), False)
+
+
+def recorded_by(recording: Recording) -> Callable[[str, tuple[str, ...]], RecordingReader]:
+    """A reader factory (`analysis.ReaderFactory`): the working tree, recorded in `recording`.
+    Here, not a method of `Recording`: the record is light and must not import the walk."""
+
+    def reader(root: str, allowed: tuple[str, ...] = ()) -> RecordingReader:
+        return RecordingReader(root, recording, allowed)
+
+    return reader

@@ -7,17 +7,53 @@ a symlink inside the root that resolves outside is outside too."""
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from rulemap.model import ImportRef, ImportStatus, Resolved
 from rulemap.readers.base import is_within
 
 if TYPE_CHECKING:
-    from rulemap.workspace.core import Workspace
+    from rulemap.globs import FileIndex
+    from rulemap.model import Document
+    from rulemap.readers.base import Reader
+
+
+class ResolvingWorkspace(Protocol):
+    """What resolution reads of its workspace (core.py's `Workspace`, which imports this
+    module: typed by what it asks, so that this module does not import the workspace back)."""
+
+    @property
+    def root(self) -> str: ...
+
+    @property
+    def real_root(self) -> str: ...
+
+    @property
+    def home(self) -> str | None: ...
+
+    @property
+    def allowed(self) -> Sequence[str]: ...
+
+    @property
+    def files(self) -> FileIndex: ...
+
+    @property
+    def reader(self) -> Reader: ...
+
+    def document(self, key: str) -> Document: ...
+
+    def abs(self, key: str) -> str: ...
+
+    def key(self, absolute: str) -> str: ...
+
+    def identity(self, key: str) -> str: ...
+
+    def inside(self, real: str) -> bool: ...
 
 
 class Resolver:
-    def __init__(self, ws: Workspace):
+    def __init__(self, ws: ResolvingWorkspace):
         self._ws = ws
         self._resolved: dict[str, list[tuple[ImportRef, Resolved]]] = {}
         self._importers: dict[str, set[str]] = {}  # target key → importer keys (any status)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Protocol
 
 from rulemap.derived import RULE_SCOPES, Key, KeyFamily
 from rulemap.globs import (
@@ -26,7 +26,12 @@ from rulemap.retarget import Retarget, patch_rules_index
 from rulemap.workspace.rule_scope import ROOT_SCOPE, RuleScope
 
 if TYPE_CHECKING:
-    from rulemap.workspace.core import Workspace
+    from rulemap.derived import DerivedCache
+    from rulemap.globs import FileIndex
+    from rulemap.model import Document
+    from rulemap.readers.base import WalkingReader
+    from rulemap.workspace.layout import Layout
+    from rulemap.workspace.rule_scope import RuleInfo
 
 # rule, written glob → whether it matches a file
 _GLOB_ANY: Final = KeyFamily[bool]("glob-any")
@@ -39,8 +44,34 @@ _SCOPED_OF: Final = KeyFamily[frozenset[str]]("scoped-of")
 UNINDEXED_ASKS = 256  # files matched rule by rule before the file → rules index is built
 
 
+class MatchingWorkspace(Protocol):
+    """What rule matching reads of its workspace (core.py's `Workspace`, which imports this
+    module: typed by what it asks, so that this module does not import the workspace back)."""
+
+    @property
+    def layout(self) -> Layout: ...
+
+    @property
+    def files(self) -> FileIndex: ...
+
+    @property
+    def reader(self) -> WalkingReader: ...
+
+    @property
+    def derived(self) -> DerivedCache: ...
+
+    @property
+    def rules(self) -> list[RuleInfo]: ...
+
+    def document(self, key: str) -> Document: ...
+
+    def abs(self, key: str) -> str: ...
+
+    def rules_of(self, owner: str) -> list[str]: ...
+
+
 class RuleMatcher:
-    def __init__(self, ws: Workspace):
+    def __init__(self, ws: MatchingWorkspace):
         self._ws = ws
         self._compiled: dict[str, CompiledGlobs | None] = {}
         self._matches: dict[str, list[str]] = {}  # rule → matching files (sorted)

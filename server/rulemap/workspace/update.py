@@ -11,20 +11,74 @@ and `retarget_log` records which files each rule gained and lost)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from rulemap.config import CONFIG_FILES
 from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES, rules_for
 from rulemap.model import Document
 
 if TYPE_CHECKING:
-    from rulemap.workspace.core import Workspace
+    from rulemap.derived import DerivedCache
+    from rulemap.globs import FileIndex
+    from rulemap.model import Finding
+    from rulemap.readers.base import Reader
+    from rulemap.retarget import Retarget
+    from rulemap.workspace.index import InstructionIndex
+    from rulemap.workspace.layout import Layout
+    from rulemap.workspace.resolution import Resolver
+    from rulemap.workspace.rules import RuleMatcher
 
 RETARGET_LOG_LENGTH = 64
 
 
+class UpdatedWorkspace(Protocol):
+    """What an update reads and sets of its workspace (core.py's `Workspace`, which imports
+    this module: typed by what it touches, so that this module does not import it back)."""
+
+    generation: int
+    findings_cache: list[Finding] | None
+    rules_moved: bool
+    retarget_forgotten: int
+
+    @property
+    def retarget_log(self) -> list[tuple[int, tuple[Retarget, ...]]]: ...
+
+    @property
+    def layout(self) -> Layout: ...
+
+    @property
+    def files(self) -> FileIndex: ...
+
+    @property
+    def reader(self) -> Reader: ...
+
+    @property
+    def derived(self) -> DerivedCache: ...
+
+    @property
+    def index(self) -> InstructionIndex: ...
+
+    @property
+    def resolver(self) -> Resolver: ...
+
+    @property
+    def matcher(self) -> RuleMatcher: ...
+
+    def abs(self, key: str) -> str: ...
+
+    def document(self, key: str) -> Document: ...
+
+    def reread(self, key: str) -> Document | None: ...
+
+    def forget_file(self, key: str) -> Document | None: ...
+
+    def keep_document(self, key: str, doc: Document) -> None: ...
+
+    def aliases_of(self, keys: set[str]) -> set[str]: ...
+
+
 def apply_update(
-    ws: Workspace, changed: set[str], created: set[str], deleted: set[str]
+    ws: UpdatedWorkspace, changed: set[str], created: set[str], deleted: set[str]
 ) -> set[str]:
     """Apply file events (keys); returns the keys whose documents or findings may differ."""
     # a change that changed nothing touches nothing (the language server closing a buffer
@@ -120,7 +174,7 @@ def apply_update(
     return touched
 
 
-def _affects_index(ws: Workspace, key: str) -> bool:
+def _affects_index(ws: UpdatedWorkspace, key: str) -> bool:
     return ws.index.affects(key) or (
         ws.reader.is_dir(ws.abs(key)) if not key.startswith("/") else False
     )

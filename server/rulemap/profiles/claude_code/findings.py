@@ -14,19 +14,18 @@ from rulemap.model import Finding, Fix, ImportStatus, Related, Span
 from rulemap.profiles.base import directory_chain, selected
 from rulemap.profiles.claude_code import imports as claude_imports
 from rulemap.profiles.claude_code.load import ClaudeLoad
+from rulemap.profiles.claude_code.loader import ClaudeLoader, LoadKey, normalize, strictly_below
 from rulemap.profiles.claude_code.names import AGENTS_MD, MEMORY_NAMES, name_index, probe
 from rulemap.profiles.claude_code.options import (
     CLAUDE_MD_AND_AGENTS_MD,
     CLAUDE_MD_OR_AGENTS_MD,
     Options,
 )
-from rulemap.profiles.claude_code.profile import LoadKey, _below, normalize
 from rulemap.profiles.claude_code.rules import rule_globs
 from rulemap.profiles.pointers import points_only_to
 from rulemap.text.markdown import scan
 
 if TYPE_CHECKING:
-    from rulemap.profiles.claude_code.profile import ClaudeCodeProfile
     from rulemap.workspace import Workspace
 
 # chain, rule, options, home → start-up plus that scoped rule
@@ -37,7 +36,7 @@ _DOC_FINDINGS: Final = KeyFamily[tuple[list[Finding], ReadSet]]("claude-code-doc
 _SHADOW: Final = KeyFamily[Finding]("claude-code-shadow")  # AGENTS.md, cwd, options
 
 
-def check(ws: Workspace, profile: ClaudeCodeProfile) -> list[Finding]:
+def check(ws: Workspace, profile: ClaudeLoader) -> list[Finding]:
     opts = profile.settings_of(ws)
     cwd = normalize(ws.config.cwd)
     cogitator = any(p.name == "cogitator" for p in selected(ws))
@@ -54,7 +53,7 @@ def check(ws: Workspace, profile: ClaudeCodeProfile) -> list[Finding]:
 
 
 def _links(
-    ws: Workspace, profile: ClaudeCodeProfile, chain: list[str], opts: Options,
+    ws: Workspace, profile: ClaudeLoader, chain: list[str], opts: Options,
     by_dir: dict[str, ClaudeLoad],
 ) -> list[tuple[LoadKey, ClaudeLoad]]:
     """The links whose own files are all Claude Code ever loads from cwd: start-up, the link
@@ -66,7 +65,7 @@ def _links(
     out = [(start_key, start)]
     by_dir.update(dict.fromkeys(chain, start))
     for directory in sorted(name_index(ws)):
-        if _below(directory, cwd):
+        if strictly_below(directory, cwd):
             key, load = profile.nested(ws, chain, directory, opts)
             by_dir[directory] = load
             out.append((key, load))
@@ -93,7 +92,7 @@ def _scoped_load(
 
 
 def _link_findings(
-    ws: Workspace, profile: ClaudeCodeProfile, link_key: LoadKey, link: ClaudeLoad, cwd: str,
+    ws: Workspace, profile: ClaudeLoader, link_key: LoadKey, link: ClaudeLoad, cwd: str,
     opts: Options, cogitator: bool,
 ) -> list[Finding]:
     key = _LINK_FINDINGS.key(link_key, cwd, cogitator)
@@ -116,7 +115,7 @@ def _link_findings(
 
 
 def _document_findings(
-    ws: Workspace, profile: ClaudeCodeProfile, path: str, cwd: str, opts: Options,
+    ws: Workspace, profile: ClaudeLoader, path: str, cwd: str, opts: Options,
     cogitator: bool,
 ) -> tuple[list[Finding], ReadSet]:
     """One loaded document's findings, and what they read."""
@@ -301,7 +300,7 @@ def _shadow_finding(
     in_dir = shadow is not None and shadow in own.values()
     fixes: list[Fix] = []
     approval = ""
-    if not _below(directory, cwd) and directory != cwd and not opts.approve_external:
+    if not strictly_below(directory, cwd) and directory != cwd and not opts.approve_external:
         approval = (f" (Claude Code launched in `{cwd}` asks once to approve that import, "
                     f"as it is outside the launch directory)")
     if in_dir and shadow is not None:

@@ -24,14 +24,13 @@ from rulemap.globs import (
 )
 from rulemap.model import Explanation
 from rulemap.profiles.base import directory_chain, parent_dir
+from rulemap.profiles.claude_code.loader import ClaudeLoader, deepest_nested
 from rulemap.profiles.claude_code.names import probe
-from rulemap.profiles.claude_code.profile import deepest_nested
 from rulemap.profiles.claude_code.rules import rule_globs
 from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
     from rulemap.profiles.claude_code.load import ClaudeLoad
-    from rulemap.profiles.claude_code.profile import ClaudeCodeProfile
     from rulemap.workspace import Workspace
 
 # a link, target, its scoped rules → the link plus those rules
@@ -45,7 +44,7 @@ _GROUPS: Final = KeyFamily[_Groups]("claude-code-groups")
 
 
 def load_groups(
-    ws: Workspace, profile: ClaudeCodeProfile, cwd: str
+    ws: Workspace, profile: ClaudeLoader, cwd: str
 ) -> list[tuple[Explanation, list[str]]] | None:
     """[(the explanation of the group's first target, every target of the group)] covering
     `ws.files`; None when this shortcut does not apply (user-level rules from `--home` match

@@ -25,6 +25,7 @@ from rulemap.profiles.claude_code import load_log as claude_load_log
 from rulemap.profiles.claude_code import rules as claude_rules
 from rulemap.profiles.claude_code import transcript
 from rulemap.profiles.claude_code.load import APPROVAL_WHY, ClaudeLoad, Settings
+from rulemap.profiles.claude_code.loader import LoadKey, deepest_nested, normalize, strictly_below
 from rulemap.profiles.claude_code.names import (
     AGENTS_MD,
     CLAUDE_MD,
@@ -56,7 +57,6 @@ if TYPE_CHECKING:
 USER_MEMORY = ".claude/CLAUDE.md"  # under the home directory
 USER_RULES = ".claude/rules"
 
-LoadKey = Key[ClaudeLoad]
 MANAGED_WHY = ('not read: instructionFiles = "managed-only" (at start-up Claude Code loads only '
                'managed policy files and auto memory)')
 
@@ -128,7 +128,7 @@ class ClaudeCodeProfile(Profile):
         if found is not None:
             directory, name = found
             in_chain = directory in chain
-            if not in_chain and not _below(directory, cwd):
+            if not in_chain and not strictly_below(directory, cwd):
                 return False  # a sibling of the launch directory: never walked
             if opts.excludes:
                 settings = self.load_settings(ws, cwd, opts)
@@ -285,7 +285,7 @@ class ClaudeCodeProfile(Profile):
         def key_of(d: str) -> LoadKey:
             return _NESTED_LOAD.key(tuple(chain), d, opts, home)
 
-        if not _below(directory, chain[-1]):
+        if not strictly_below(directory, chain[-1]):
             return self.startup(ws, chain, opts)
         missing: list[str] = []
         current = directory
@@ -540,29 +540,3 @@ _MODE_NOTES = {
         "read"),
 }
 
-
-def normalize(cwd: str | None) -> str:
-    return "" if cwd in (None, "", ".") else str(cwd).strip("/")
-
-
-def _below(directory: str, cwd: str) -> bool:
-    """Strictly below `cwd`."""
-    if not cwd:
-        return bool(directory)
-    return directory.startswith(cwd + "/")
-
-
-def deepest_nested(cwd: str, target_dir: str) -> str | None:
-    """The last of `nested_dirs(cwd, target_dir)`, without making the others (a kilobyte
-    each, 400 of them, for a file 400 levels deep)."""
-    return target_dir if _below(target_dir, cwd) else None
-
-
-def nested_dirs(cwd: str, target_dir: str) -> list[str]:
-    """The directories strictly below `cwd` down to `target_dir`, top-down ([] when the target
-    is not below cwd: Claude Code loads nested memory for files in cwd's subtree)."""
-    if not _below(target_dir, cwd):
-        return []
-    parts = target_dir.split("/")
-    start = len(cwd.split("/")) if cwd else 0
-    return ["/".join(parts[: i + 1]) for i in range(start, len(parts))]

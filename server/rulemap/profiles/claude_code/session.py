@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 
 from rulemap.model import Budget
 from rulemap.profiles.base import directory_chain
+from rulemap.profiles.claude_code.loader import ClaudeLoader, nested_dirs, normalize
 from rulemap.profiles.steps import SessionReplay, SessionStep, ToolStep, directory_of
 
 if TYPE_CHECKING:
     from rulemap.profiles.claude_code.load import ClaudeLoad
-    from rulemap.profiles.claude_code.profile import ClaudeCodeProfile
     from rulemap.workspace import Workspace
 
 READ_TOOL = "Read"  # the one tool whose file opens bring nested memory and scoped rules
@@ -34,10 +34,8 @@ NOTE = (
 
 
 def replay(
-    profile: ClaudeCodeProfile, ws: Workspace, steps: Sequence[ToolStep], cwd: str
+    profile: ClaudeLoader, ws: Workspace, steps: Sequence[ToolStep], cwd: str
 ) -> SessionReplay:
-    from rulemap.profiles.claude_code.profile import nested_dirs, normalize
-
     cwd_dir = normalize(cwd)
     opts = profile.settings_of(ws)
     chain = directory_chain(cwd_dir)

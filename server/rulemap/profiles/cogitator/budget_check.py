@@ -17,10 +17,10 @@ from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES, Key, KeyFamily
 from rulemap.model import Finding, ImportStatus, Span
 from rulemap.profiles.base import directory_chain, parent_dir
 from rulemap.profiles.cogitator.load import Load
+from rulemap.profiles.cogitator.reach import base_load_of, group_load_of
 from rulemap.profiles.cogitator.settings import settings_of
 
 if TYPE_CHECKING:
-    from rulemap.profiles.cogitator.profile import CogitatorProfile
     from rulemap.workspace import Workspace
 
 # a scoped rule → the chars of it and everything it can import, and the files that walk read
@@ -33,7 +33,7 @@ _RULE_CHARS: Final[Key[dict[tuple[str, ...], int]]] = KeyFamily[dict[tuple[str, 
 _GROUPS: Final[KeyFamily[TargetGroups]] = KeyFamily("budget-groups")  # cwd, nested
 
 
-def check(ws: Workspace, profile: CogitatorProfile) -> list[Finding]:
+def check(ws: Workspace) -> list[Finding]:
     config = ws.config
     settings = settings_of(ws)
     chain = directory_chain(config.cwd)
@@ -57,21 +57,21 @@ def check(ws: Workspace, profile: CogitatorProfile) -> list[Finding]:
     base_total: dict[str | None, int] = {}
     rule_chars = ws.derived.get(_RULE_CHARS) or {}
     overflows: list[Overflow] = []
-    start_up = profile.base_load(ws, chain, None)
+    start_up = base_load_of(ws, chain, None)
     if start_up.budget_pass(settings.max_chars).overflowed:
         overflows.append(Overflow(None, start_up, len(ws.files)))
     for (anchor_dir, rules), representative in sorted(groups.items(), key=lambda kv: kv[1]):
         size = sizes[(anchor_dir, rules)]
         nested = anchor_dir if anchor_dir is not None and anchor_dir != cwd_dir else None
         if anchor_dir not in base_total:
-            base_total[anchor_dir] = profile.base_load(ws, chain, nested).chars
+            base_total[anchor_dir] = base_load_of(ws, chain, nested).chars
         if rules not in rule_chars:
             rule_chars[rules] = sum(map(chars_of, rules))
         upper = base_total[anchor_dir] + rule_chars[rules]
         if upper <= settings.max_chars:
             continue
         loaded = tuple(r for r in rules if r in in_chain) if settings.rules else ()
-        _, load = profile.group_load(ws, chain, nested, loaded)
+        load = group_load_of(ws, chain, nested, loaded)
         if load.budget_pass(settings.max_chars).overflowed:
             overflows.append(Overflow(representative, load, size))
     ws.derived.put(_RULE_CHARS, rule_chars, reads=reads)

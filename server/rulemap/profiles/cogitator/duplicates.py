@@ -15,10 +15,10 @@ from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES, Key, KeyFamily
 from rulemap.model import Finding, Span
 from rulemap.profiles.base import Profile, directory_chain, parent_dir, selected
 from rulemap.profiles.cogitator.load import Load
+from rulemap.profiles.cogitator.reach import base_load_of, group_load_of
 from rulemap.profiles.cogitator.settings import settings_of
 
 if TYPE_CHECKING:
-    from rulemap.profiles.cogitator.profile import CogitatorProfile
     from rulemap.workspace import Workspace
 
 # each finding with the file its import brings (None: a symlinked alias, no import)
@@ -26,7 +26,7 @@ _Found = list[tuple[Finding, str | None]]
 _DUPLICATES: Final[Key[_Found]] = KeyFamily[_Found]("cogitator-duplicates").key()
 
 
-def check(ws: Workspace, profile: CogitatorProfile) -> list[Finding]:
+def check(ws: Workspace, profile: Profile) -> list[Finding]:
     """Imports and symlinks that bring a file already loaded, from the loads agents really do,
     less the imports another selected agent needs. Depends on the import edges and on which
     rules are scoped, not on the text (the other agents' loads are cached by themselves)."""
@@ -68,7 +68,7 @@ def _imported_by(ws: Workspace, other: Profile, importer: str, cwd: str) -> froz
     return cached
 
 
-def _duplicates(ws: Workspace, profile: CogitatorProfile) -> _Found:
+def _duplicates(ws: Workspace, profile: Profile) -> _Found:
     out: _Found = []
     cwd = ws.config.cwd
     chain = directory_chain(cwd)
@@ -79,13 +79,13 @@ def _duplicates(ws: Workspace, profile: CogitatorProfile) -> _Found:
         if directory != cwd_dir and (not cwd_dir or directory.startswith(cwd_dir + "/")):
             anchors.append(directory)
     seen: set[tuple[str, int | None, str]] = set()
-    loads = [profile.base_load(ws, chain, anchor) for anchor in dict.fromkeys(anchors)]
+    loads = [base_load_of(ws, chain, anchor) for anchor in dict.fromkeys(anchors)]
     if settings_of(ws).rules:
         # a scoped rule loads on top of the start-up load
         for directory in chain:
             for rule in ws.rules_of(directory):
                 if ws.is_scoped(rule):
-                    loads.append(_scoped_load(ws, profile, chain, rule))
+                    loads.append(_scoped_load(ws, chain, rule))
     # every link of every load is in `loads` (a nested load's parents are the loads of the
     # instruction directories above it), so each link's own skips are enough
     for load in loads:
@@ -115,10 +115,10 @@ def _duplicates(ws: Workspace, profile: CogitatorProfile) -> _Found:
 
 
 
-def _scoped_load(ws: Workspace, profile: CogitatorProfile, chain: list[str], rule: str) -> Load:
+def _scoped_load(ws: Workspace, chain: list[str], rule: str) -> Load:
     """The start-up load plus one scoped rule: what reaching a file only it matches brings
     (reach's memo, cached while the files it read keep)."""
-    return profile.group_load(ws, chain, None, (rule,))[1]
+    return group_load_of(ws, chain, None, (rule,))
 
 
 def _alias_message(path: str, why: str, agent: str) -> str:

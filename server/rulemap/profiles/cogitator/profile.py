@@ -11,7 +11,6 @@ from rulemap.model import Budget, Explanation, Finding, LoadStatus
 from rulemap.profiles.base import EXPLAIN, Option, Profile, directory_chain
 from rulemap.profiles.budget import apply_shared_budget
 from rulemap.profiles.cogitator import reach, settings
-from rulemap.profiles.cogitator.load import Load
 from rulemap.profiles.cogitator.settings import settings_of
 from rulemap.profiles.steps import SessionReplay, ToolStep
 
@@ -56,7 +55,7 @@ class CogitatorProfile(Profile):
     def findings(self, ws: Workspace) -> list[Finding]:
         from rulemap.profiles.cogitator import budget_check, duplicates
 
-        return [*duplicates.check(ws, self), *budget_check.check(ws, self)]
+        return [*duplicates.check(ws, self), *budget_check.check(ws)]
 
     def load_groups(self, ws: Workspace, cwd: str) -> list[tuple[Explanation, list[str]]]:
         """Every workspace file, grouped by what it loads: the budget check's target groups
@@ -131,24 +130,8 @@ class CogitatorProfile(Profile):
         ws.derived.put(key, cached, reads=(), after=[state.key])  # dropped with its load
         return key, cached
 
-    def group_load(
-        self, ws: Workspace, chain: list[str], anchor: str | None, rules: tuple[str, ...]
-    ) -> tuple[reach.LoadKey, Load]:
-        """What reaching a file below `anchor` that exactly the scoped `rules` (of the
-        chain's directories, in order) match brings at start-up: reach's memo."""
-        state = reach.group_load(ws, tuple(chain), anchor, rules)
-        assert state.key is not None
-        return state.key, state.load
-
     @staticmethod
     def nested_anchor(ws: Workspace, cwd_dir: str, target_dir: str) -> str | None:
         """The deepest directory strictly below cwd on the way to target_dir that has
         instruction files (None when there is none, or nested loading is off)."""
         return reach.nested_anchor(ws, cwd_dir, target_dir)
-
-    def base_load(self, ws: Workspace, chain: list[str], anchor: str | None) -> Load:
-        """Project files and unconditional rules of root→cwd, then nested files down to
-        `anchor`: what reaching a file there brings before any scoped rule (reach's memo,
-        shared by every target below one anchor)."""
-        cached = ws.derived.get(reach.BASE_LOAD.key(tuple(chain), anchor))
-        return cached if cached is not None else reach.base_load(ws, tuple(chain), anchor).load

@@ -30,7 +30,7 @@ from rulemap.profiles.cogitator.settings import settings_of
 from rulemap.profiles.steps import directory_of
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
 
     from rulemap.workspace import Workspace
 
@@ -171,6 +171,24 @@ def group_load(
         if cached is not None:
             return Reached(chain, cached, key, None, frozenset(rules))
     return _join_rules(ws, base_load(ws, chain, anchor), rules)
+
+
+def base_load_of(ws: Workspace, chain: Sequence[str], anchor: str | None) -> Load:
+    """Project files and unconditional rules of root→cwd, then nested files down to
+    `anchor`: what reaching a file there brings before any scoped rule (the memo, shared by
+    every target below one anchor; the budget check's and `duplicates`' loads)."""
+    cached = ws.derived.get(BASE_LOAD.key(tuple(chain), anchor))
+    return cached if cached is not None else base_load(ws, tuple(chain), anchor).load
+
+
+def group_load_of(
+    ws: Workspace, chain: Sequence[str], anchor: str | None, rules: tuple[str, ...]
+) -> Load:
+    """What reaching a file below `anchor` that exactly the scoped `rules` (of the chain's
+    directories, in order) match brings at start-up: the memo."""
+    state = group_load(ws, tuple(chain), anchor, rules)
+    assert state.key is not None
+    return state.load
 
 
 def _base_key(chain: tuple[str, ...], anchor: str | None) -> LoadKey:

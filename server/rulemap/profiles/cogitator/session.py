@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rulemap.model import Budget, LoadedFile
-from rulemap.profiles.base import directory_chain
+from rulemap.profiles.base import Profile, directory_chain
 from rulemap.profiles.budget import budget_notice
 from rulemap.profiles.cogitator import reach
 from rulemap.profiles.cogitator.load import Load
@@ -22,12 +22,11 @@ from rulemap.profiles.cogitator.settings import settings_of
 from rulemap.profiles.steps import SessionReplay, SessionStep, ToolStep
 
 if TYPE_CHECKING:
-    from rulemap.profiles.cogitator.profile import CogitatorProfile
     from rulemap.workspace import Workspace
 
 
 def replay(
-    profile: CogitatorProfile, ws: Workspace, steps: Sequence[ToolStep], cwd: str
+    profile: Profile, ws: Workspace, steps: Sequence[ToolStep], cwd: str
 ) -> SessionReplay:
     limit = settings_of(ws).max_chars
     state = reach.start(ws, tuple(directory_chain(cwd)))
