@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Final
 from rulemap.derived import MISSING, KeyFamily
 from rulemap.globs import literal_prefix
 from rulemap.model import Finding, Fix, Glob, Hint, Span
-from rulemap.profiles.base import Profile, directory_chain, selected
+from rulemap.profiles.base import Profile, directory_chain, invalid_glob, selected
 from rulemap.suggest import DirectoryIndex, similar
 
 if TYPE_CHECKING:
@@ -83,8 +83,7 @@ def _rule_findings(ws: Workspace, rule: RuleInfo, chain: frozenset[str]) -> list
         dead = {g for g, names in blind.items() if len(names) == readers}
         for glob in doc.globs or []:
             if glob.error:
-                out.append(Finding(path, glob.span, "error", "invalid-glob",
-                                   f"`{glob.pattern}`: {glob.error}"))
+                out.append(invalid_glob(path, glob))
                 continue
             if glob.pattern.startswith("!"):
                 continue

@@ -15,13 +15,13 @@ from __future__ import annotations
 import difflib
 import functools
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 from rulemap.config import ConfigError
 from rulemap.derived import Key, KeyFamily
-from rulemap.model import Explanation, Finding, LoadStatus, ScopedGlobs
+from rulemap.model import Explanation, Finding, Glob, LoadStatus, ScopedGlobs, Span
 
 if TYPE_CHECKING:
     from rulemap.profiles.load_log import LoadLogFormat
@@ -295,6 +295,47 @@ def prefixed(profile: Profile, findings: list[Finding]) -> list[Finding]:
                      message=f.message if f.message.startswith(head) else head + f.message)
         for f in findings
     ]
+
+
+# ----- the findings every agent's files can get, written once ---------------------------------
+# Each agent reports its own instruction files that the generic checks (`checks/files.py`,
+# `checks/frontmatter.py`) do not lint; the code, severity and span are the same for all, and
+# only what the agent then does is said in its own words.
+
+
+def unreadable_file(key: str, why: str, then: str, cannot: str = "be used") -> Finding:
+    """`key` cannot be read (binary, not UTF-8, too large, unreadable): an error at its start,
+    `then` saying what the agent does instead (`Copilot skips it.`)."""
+    return Finding(key, Span.at(0, 0), "error", "unreadable-file",
+                   f"`{key}` cannot {cannot}: {why}. {then}")
+
+
+def empty_file(key: str, first_line: str, what: str) -> Finding:
+    """`key` brings nothing: a warning on its first line; `what` is the file and what is
+    wrong with it (`instructions file is empty`, `rule has no content after its header`)."""
+    return Finding(key, Span.at(0, 0, len(first_line)), "warning", "empty-instructions",
+                   f"this {what}; add content or delete it")
+
+
+def unusable_file(
+    ws: Workspace, key: str, linted: Collection[str], who: str, what: str
+) -> list[Finding]:
+    """`key`, a file `who` (the agent's title) reads whole, when it cannot be read or is
+    empty — unless the generic checks lint it (`linted`) and so report it already; `what`
+    names it (`file`, `instructions file`)."""
+    if key in linted:
+        return []
+    doc = ws.document(key)
+    if doc.unreadable:
+        return [unreadable_file(key, doc.unreadable, f"{who} skips it.")]
+    if not doc.text.strip():
+        return [empty_file(key, doc.lines[0], f"{what} is empty")]
+    return []
+
+
+def invalid_glob(key: str, glob: Glob) -> Finding:
+    """A glob of `key` that can never match as written (`glob.error` says why)."""
+    return Finding(key, glob.span, "error", "invalid-glob", f"`{glob.pattern}`: {glob.error}")
 
 
 def directory_chain(cwd: str) -> list[str]:
