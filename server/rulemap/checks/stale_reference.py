@@ -146,7 +146,7 @@ def _refs(ws: Workspace, key: str, mentions: bool) -> list[PathRef]:
         if in_fences:
             return False
         if fenced is None:  # the Markdown scan, only for a document that names a path
-            fenced = scan(doc.text, first, doc.lines).code_lines
+            fenced = scan(doc.text, first, doc.lines, imports=ws.layout.syntax.imports).code_lines
         return line in fenced
 
     return list(path_refs(doc.text, mentions, skipped))
