@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from rulemap.profiles.load_log import LoadLogFormat
     from rulemap.profiles.steps import SessionReplay, ToolStep
     from rulemap.profiles.transcript import TranscriptFormat
+    from rulemap.text.references import PathRef
     from rulemap.workspace import Layout, Workspace
 
 
@@ -156,6 +157,13 @@ class Profile(Protocol):
         """Whether this agent's own findings report the broken links of `key` (Cursor: the
         `mdc:` links of its rules), so `stale-reference` leaves them alone. Default: no."""
         return False
+
+    def own_links(self, ws: Workspace, key: str) -> list[tuple[PathRef, tuple[str, ...]]]:
+        """The links of `key` written in this agent's own syntax (Cursor: `[x](mdc:path)`),
+        whichever file they are in: each as an `agent-link` reference with where the linked
+        file may be (workspace-relative, the first reading first), links that leave the
+        workspace left out. `stale-reference` asks every registered profile. Default: none."""
+        return []
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ from rulemap.profiles.cursor.rules import (
 )
 from rulemap.profiles.place_groups import Anchors, explained, grouped, rules_of_files
 from rulemap.profiles.rule_files import WrittenGlob, as_scoped
+from rulemap.text.references import PathRef
 from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
@@ -116,6 +117,16 @@ class CursorProfile(Profile):
     def checks_links(self, ws: Workspace, key: str) -> bool:
         # `findings` reports the `mdc:` links of every rule file it reads (broken_links)
         return owner_of(key) is not None and self.reads(ws, key)
+
+    def own_links(self, ws: Workspace, key: str) -> list[tuple[PathRef, tuple[str, ...]]]:
+        doc = ws.document(key)
+        if doc.unreadable or "mdc:" not in doc.text:
+            return []
+        return [
+            (PathRef("agent-link", "mdc:" + link.written, link.written.split("#", 1)[0],
+                     link.span), tuple(link.candidates()))
+            for link in mdc_links(ws, key) if link.target is not None  # None: it leaves
+        ]
 
     # ----- for views: a rule's `globs`, relative to the folder holding its `.cursor` ------
     def glob_key(self, ws: Workspace, key: str) -> tuple[str, str] | None:
