@@ -48,6 +48,9 @@ class Profile(Protocol):
     # The codes of the registry (checks/registry.py) only its own findings use, beside the
     # shared ones every agent's files get: the registry lists it among their agents.
     check_codes: tuple[str, ...] = ()
+    # What a registry code means for it in particular, in its own words, as (code, note): the
+    # registry's description of the code names it (`file-too-large`: its size warning).
+    code_notes: tuple[tuple[str, str], ...] = ()
     # Its own session format (a log, a message list) when `rulemap session --file` reads it
     transcript_format: TranscriptFormat | None = None
     # The log its agent writes of the instruction files it loads, when `rulemap verify` reads

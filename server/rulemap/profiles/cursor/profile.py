@@ -79,6 +79,7 @@ class CursorProfile(Profile):
     own_glob_dialect = True  # a rule's globs are relative to the folder holding `.cursor`
     watched_globs = ("**/.cursor/rules/**", ".cursorrules", "AGENTS.md", "**/AGENTS.md")
     check_codes = ("import-not-followed",)
+    code_notes = (("stale-reference", "a Cursor `mdc:` link"),)  # its own_links
     options: tuple[Option, ...] = (
         Option("includeRequested", (bool,), True,
                "list agent-requested rules (description only) as loaded: the agent may pull "
