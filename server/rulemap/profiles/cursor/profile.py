@@ -28,6 +28,7 @@ from rulemap.profiles.base import (
     parent_dir,
 )
 from rulemap.profiles.cursor.agents_md import (
+    LINK_SCHEME,
     agents_files,
     agents_folder,
     applies_to,
@@ -121,10 +122,10 @@ class CursorProfile(Profile):
 
     def own_links(self, ws: Workspace, key: str) -> list[tuple[PathRef, tuple[str, ...]]]:
         doc = ws.document(key)
-        if doc.unreadable or "mdc:" not in doc.text:
+        if doc.unreadable or LINK_SCHEME not in doc.text:
             return []
         return [
-            (PathRef("agent-link", "mdc:" + link.written, link.written.split("#", 1)[0],
+            (PathRef("agent-link", LINK_SCHEME + link.written, link.written.split("#", 1)[0],
                      link.span), tuple(link.candidates()))
             for link in mdc_links(ws, key) if link.target is not None  # None: it leaves
         ]
