@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 from rulemap.config import ConfigError
 from rulemap.derived import Key, KeyFamily
-from rulemap.model import Explanation, Finding, Glob, LoadStatus, ScopedGlobs, Span
+from rulemap.model import Explanation, Finding, LoadStatus, ScopedGlobs, Span
 
 if TYPE_CHECKING:
     from rulemap.profiles.load_log import LoadLogFormat
@@ -344,7 +344,18 @@ def unusable_file(
     return []
 
 
-def invalid_glob(key: str, glob: Glob) -> Finding:
+class ParsedGlob(Protocol):
+    """A glob a file writes, whichever parser read it (`model.Glob`, `rule_files.WrittenGlob`)."""
+
+    @property
+    def pattern(self) -> str: ...
+    @property
+    def span(self) -> Span: ...
+    @property
+    def error(self) -> str | None: ...
+
+
+def invalid_glob(key: str, glob: ParsedGlob) -> Finding:
     """A glob of `key` that can never match as written (`glob.error` says why)."""
     return Finding(key, glob.span, "error", "invalid-glob", f"`{glob.pattern}`: {glob.error}")
 
