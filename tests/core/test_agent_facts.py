@@ -213,3 +213,57 @@ def test_no_check_imports_an_agents_module(path: Path) -> None:
         f"{path.relative_to(PACKAGE)} imports an agent's module (ask the profile interface, "
         f"profiles/base.py, or the registry, rulemap.profiles): {found}"
     )
+
+
+# ----- the findings every agent's files can get, written once ----------------------------------
+
+BASE = PACKAGE / "profiles" / "base.py"
+
+
+def copied_findings(source: str) -> list[str]:
+    """Each `Finding(...)` in `source` that `profiles/base.py` writes for everyone: an empty
+    file, an invalid glob, a file that cannot be read (an error at its start; a dangling link's
+    warning and an unreadable import target are other findings)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "Finding" and len(node.args) >= 4):
+            continue
+        span, severity, code = node.args[1], node.args[2], node.args[3]
+        if not (isinstance(code, ast.Constant) and isinstance(severity, ast.Constant)):
+            continue
+        if code.value in ("empty-instructions", "invalid-glob") or (
+            code.value == "unreadable-file" and severity.value == "error"
+            and ast.unparse(span) == "Span.at(0, 0)"
+        ):
+            found.append(f"{node.lineno}: {code.value}")
+    return found
+
+
+def test_the_copied_finding_scan_can_fail() -> None:
+    before = '''
+def _plain_findings(ws, key, lint):
+    doc = ws.document(key)
+    if doc.unreadable:
+        return [Finding(key, Span.at(0, 0), "error", "unreadable-file",
+                        f"`{key}` cannot be used: {doc.unreadable}. Copilot skips it.")]
+    if not doc.text.strip():
+        return [Finding(key, Span.at(0, 0, len(doc.lines[0])), "warning", "empty-instructions",
+                        "this instructions file is empty; add content or delete it")]
+    return [Finding(key, ref.span, "error", "unreadable-file", "an import target"),
+            Finding(key, Span.at(0, 0), "warning", "unreadable-file", "a dangling link")]
+'''
+    assert copied_findings(before) == ["5: unreadable-file", "8: empty-instructions"]
+    assert copied_findings(BASE.read_text(encoding="utf-8")) != []  # where they are written
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts and p != BASE),
+    ids=lambda p: p.relative_to(PACKAGE).as_posix(),
+)
+def test_the_shared_findings_are_written_once(path: Path) -> None:
+    found = copied_findings(path.read_text(encoding="utf-8"))
+    assert not found, (
+        f"{path.relative_to(PACKAGE)} writes a finding every agent's files can get (call "
+        f"profiles/base.py's unreadable_file, empty_file, unusable_file or invalid_glob): {found}"
+    )
