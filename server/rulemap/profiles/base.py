@@ -309,9 +309,9 @@ def prefixed(profile: Profile, findings: list[Finding]) -> list[Finding]:
 
 
 # ----- the findings every agent's files can get, written once ---------------------------------
-# Each agent reports its own instruction files that the generic checks (`checks/files.py`,
-# `checks/frontmatter.py`) do not lint; the code, severity and span are the same for all, and
-# only what the agent then does is said in its own words.
+# The generic checks (`checks/files.py`, `checks/frontmatter.py`) report them for the files
+# they lint, and each agent for its own files they do not: the code, severity and span are the
+# same for all, and only what the agent then does is said in its own words.
 
 
 def unreadable_file(key: str, why: str, then: str, cannot: str = "be used") -> Finding:
