@@ -1,18 +1,36 @@
-"""Bytes → Document: decoding, frontmatter, the Markdown scan, rule globs and brought text."""
+"""Bytes → Document: decoding, frontmatter, the Markdown scan, rule globs and brought text.
+
+What a document says to an agent beyond Markdown — its import tokens, the frontmatter key that
+scopes a rule — is the agent's: a profile hands it in as a `DocumentSyntax` (the workspace's,
+the default model's: `Layout.syntax`)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
 
 from rulemap.globs import GlobError, expand_braces, pattern_error, validate
 from rulemap.model import Document, Frontmatter, Glob, Pos, Span, Suppressions
 from rulemap.text.decoding import decode as decode
 from rulemap.text.frontmatter import parse_frontmatter
-from rulemap.text.markdown import brought_text, scan
+from rulemap.text.markdown import ImportSyntax, brought_text, scan
 from rulemap.text.positions import line_starts, split_lines
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class DocumentSyntax:
+    """An agent's reading of a document: its import tokens (None: it has no imports) and the
+    frontmatter key whose globs scope a rule ('' : its rules are never scoped)."""
+
+    imports: ImportSyntax | None = None
+    globs_key: str = ""
+
+
+NO_SYNTAX: Final = DocumentSyntax()
 
 
 def unreadable_document(path: str, why: str, is_rule: bool) -> Document:
@@ -32,14 +50,16 @@ def unreadable_document(path: str, why: str, is_rule: bool) -> Document:
     )
 
 
-def parse_document(path: str, text: str, is_rule: bool, bom: bool = False) -> Document:
+def parse_document(
+    path: str, text: str, is_rule: bool, bom: bool = False, syntax: DocumentSyntax = NO_SYNTAX
+) -> Document:
     lines = split_lines(text)
     starts = line_starts(text)
     frontmatter = parse_frontmatter(lines, starts)
     # A rule's frontmatter is loader metadata; any other file is brought whole, frontmatter
     # included, so `@` tokens there are read like the rest.
     first_line = frontmatter.span.end.line + 1 if frontmatter.span and is_rule else 0
-    scanned = scan(text, first_line, lines, starts)
+    scanned = scan(text, first_line, lines, starts, imports=syntax.imports)
     drop_first = first_line if is_rule else 0
     brought, kept = brought_text(text, scanned.comment_lines, drop_first, starts)
     if is_rule and frontmatter.present:
@@ -49,7 +69,7 @@ def parse_document(path: str, text: str, is_rule: bool, bom: bool = False) -> Do
             kept.pop(0)
     globs, rule_skip = (None, None)
     if is_rule:
-        globs, rule_skip = _rule_globs(frontmatter, lines)
+        globs, rule_skip = _rule_globs(frontmatter, lines, syntax.globs_key)
     return Document(
         path=path,
         text=text,
@@ -72,16 +92,19 @@ def _drop_first_line(text: str) -> str:
     return "" if match is None else text[match.end() :]
 
 
-def _rule_globs(frontmatter: Frontmatter, lines: list[str]) -> tuple[list[Glob] | None, str | None]:
-    """The rule's `paths` globs (None = unconditional) and why the rule is skipped, if it is."""
+def _rule_globs(
+    frontmatter: Frontmatter, lines: list[str], key: str
+) -> tuple[list[Glob] | None, str | None]:
+    """The rule's globs under `key` (None = unconditional) and why the rule is skipped, if it
+    is."""
     if frontmatter.error:
         return None, "its frontmatter is invalid"
     data = frontmatter.data or {}
-    if "paths" not in data:
+    if not key or key not in data:
         return None, None
-    value = data["paths"]
-    spans = frontmatter.value_spans.get("paths", [])
-    key_span = frontmatter.key_spans.get("paths", Span.at(0, 0))
+    value = data[key]
+    spans = frontmatter.value_spans.get(key, [])
+    key_span = frontmatter.key_spans.get(key, Span.at(0, 0))
     if value is None or value == [] or (isinstance(value, str) and not value.strip()):
         return None, None
     written: list[tuple[str, Span]] = []
@@ -92,10 +115,10 @@ def _rule_globs(frontmatter: Frontmatter, lines: list[str]) -> tuple[list[Glob] 
         for index, item in enumerate(value):
             span = spans[index] if index < len(spans) else key_span
             if not isinstance(item, str):
-                return None, "`paths` must list strings"
+                return None, f"`{key}` must list strings"
             written.append((item, span))
     else:
-        return None, "`paths` must be a list of globs or a comma-separated string"
+        return None, f"`{key}` must be a list of globs or a comma-separated string"
     globs: list[Glob] = []
     for pattern, span in written:
         error = validate(pattern)

@@ -144,9 +144,10 @@ def test_a_drifted_finding_is_reported() -> None:
 
 
 def _owner(path: Path) -> str:
-    """`checks` for a shared family, else the profile whose module (`profiles/copilot.py`) or
+    """`checks` for a shared family (and for the findings every agent's files get, written
+    once in `profiles/base.py`), else the profile whose module (`profiles/copilot.py`) or
     package (`profiles/claude_code/`) holds the emit site."""
-    if PACKAGE / "checks" in path.parents:
+    if PACKAGE / "checks" in path.parents or path == PACKAGE / "profiles" / "base.py":
         return "checks"
     for name, profile in PROFILES.items():
         home = Path(inspect.getfile(type(profile)))

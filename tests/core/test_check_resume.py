@@ -40,6 +40,7 @@ from rulemap.documents import parse_document
 from rulemap.host import resume as carried
 from rulemap.model import ImportRef, ImportStatus
 from rulemap.profiles import PROFILES
+from rulemap.profiles.cogitator.settings import SYNTAX
 from rulemap.readers import cache_entries, check_store
 
 
@@ -328,7 +329,7 @@ def test_a_document_comes_back_from_a_snapshot_as_it_was(text: str, is_rule: boo
     """Documents, their positions and imports are pickled in forms of their own (the lines
     left out, positions as calls): each comes back equal, every field."""
     doc = parse_document("docs/a.md", "---\npaths: [src/**]\n---\n" + text if is_rule else text,
-                         is_rule)
+                         is_rule, syntax=SYNTAX)
     back = pickle.loads(pickle.dumps(doc, protocol=5))
     assert back == doc and back.lines == doc.lines and back.imports == doc.imports
     assert [type(i) for i in back.imports] == [ImportRef] * len(doc.imports)

@@ -17,6 +17,7 @@ from rulemap.model import Finding
 from rulemap.profiles import get_profile
 from rulemap.profiles.base import parse_options
 from rulemap.profiles.claude_code.imports import tokens_of
+from rulemap.profiles.cogitator.settings import IMPORTS
 from rulemap.readers import MemoryReader
 from rulemap.readers.local import LocalReader
 from rulemap.text.markdown import scan
@@ -193,7 +194,7 @@ def test_detect():
 
 def token_paths(text: str) -> list[str]:
     ws = make({"CLAUDE.md": text})
-    return [t.path for t in tokens_of(ws.document("CLAUDE.md")).tokens]
+    return [t.path for t in tokens_of(ws.document("CLAUDE.md"), IMPORTS).tokens]
 
 
 def test_import_dialect():
@@ -219,8 +220,8 @@ def test_no_import_in_code_or_comments():
 
 def test_scan_default_is_unchanged_for_the_cogitator_dialect():
     text = "intro\n\n    @indented.md\n"
-    assert [r.path for r in scan(text).imports] == ["indented.md"]
-    assert [r.path for r in scan(text, indented_code=True).imports] == []
+    assert [r.path for r in scan(text, imports=IMPORTS).imports] == ["indented.md"]
+    assert [r.path for r in scan(text, indented_code=True, imports=IMPORTS).imports] == []
 
 
 def test_imports_depth_first_four_hops_read_once():

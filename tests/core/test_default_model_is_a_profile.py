@@ -17,6 +17,7 @@ from rulemap.config import Config, ConfigError, parse_config
 from rulemap.model import Explanation, Finding
 from rulemap.profiles import DEFAULT_PROFILE, PROFILES, register_profile
 from rulemap.profiles.base import Profile
+from rulemap.profiles.cogitator.settings import SYNTAX
 from rulemap.readers import MemoryReader
 from rulemap.workspace import Layout, Workspace
 
@@ -70,7 +71,7 @@ def test_the_workspace_classifies_by_the_layout_it_is_handed() -> None:
         ".agent/rules/r.md": "---\npaths: ['src/**']\n---\nrule", "src/a.ts": "",
         ".claude/rules/c.md": "not a rule here",
     })
-    ws = Workspace(reader, Layout(("GUIDE.txt",), ".agent/rules", 1))
+    ws = Workspace(reader, Layout(("GUIDE.txt",), ".agent/rules", 1, syntax=SYNTAX))
     assert ws.instruction_files == ["GUIDE.txt"]
     assert [r.path for r in ws.rules] == [".agent/rules/r.md"]
     assert ws.rule_matches(".agent/rules/r.md") == ["src/a.ts"]
@@ -84,7 +85,7 @@ def test_the_workspace_classifies_by_the_layout_it_is_handed() -> None:
 def test_the_default_models_layout_comes_from_its_options() -> None:
     ws = _open({"rulemap.toml": 'files = ["GUIDE.md"]\nmaxImportDepth = 2\n',
                 "GUIDE.md": "g", "AGENTS.md": "a"})
-    assert ws.layout == Layout(("GUIDE.md",), ".claude/rules", 2, "maxImportDepth")
+    assert ws.layout == Layout(("GUIDE.md",), ".claude/rules", 2, "maxImportDepth", SYNTAX)
     assert ws.instruction_files == ["GUIDE.md"]
 
 

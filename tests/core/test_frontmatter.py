@@ -1,4 +1,10 @@
-from rulemap.documents import parse_document
+from functools import partial
+
+from rulemap import documents
+from rulemap.profiles.cogitator.settings import SYNTAX
+
+# documents read as the default model reads them (`@path` imports, `paths` globs)
+parse_document = partial(documents.parse_document, syntax=SYNTAX)
 
 
 def rule(text: str):

@@ -1,4 +1,10 @@
-from rulemap.text.markdown import scan
+from functools import partial
+
+from rulemap.profiles.cogitator.settings import IMPORTS
+from rulemap.text import markdown
+
+# the scanner finds the imports of the syntax it is given: here the default model's `@path`
+scan = partial(markdown.scan, imports=IMPORTS)
 
 
 def paths(text: str) -> list[str]:

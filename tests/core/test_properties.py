@@ -1,11 +1,18 @@
 """Property tests: the scanner and the frontmatter parser never crash, keep ranges inside the
 text, and never find imports inside code."""
 
+from functools import partial
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rulemap.documents import parse_document
-from rulemap.text.markdown import scan
+from rulemap import documents
+from rulemap.profiles.cogitator.settings import IMPORTS, SYNTAX
+from rulemap.text import markdown
+
+# the scanner and the parser read the default model's syntax (`@path` imports, `paths` globs)
+scan = partial(markdown.scan, imports=IMPORTS)
+parse_document = partial(documents.parse_document, syntax=SYNTAX)
 
 ALPHABET = st.sampled_from(
     list("@ab/.`~-<>!\n\t \\:,[]{}*#😀中\r\"'") + ["```", "~~~", "<!--", "-->", "---\n"]

@@ -7,6 +7,7 @@ import posixpath
 from typing import TYPE_CHECKING
 
 from rulemap.model import Finding, Span
+from rulemap.profiles.base import empty_file, unreadable_file
 from rulemap.readers.base import is_within
 from rulemap.text.names import is_undecodable
 
@@ -21,28 +22,12 @@ def check(ws: Workspace) -> list[Finding]:
             out.append(_undecodable_name(path))
         doc = ws.document(path)
         if doc.unreadable:
-            out.append(
-                Finding(
-                    path,
-                    Span.at(0, 0),
-                    "error",
-                    "unreadable-file",
-                    f"`{path}` cannot be used: {doc.unreadable}. The loader skips it.",
-                )
-            )
+            out.append(unreadable_file(path, doc.unreadable, "The loader skips it."))
             continue
         if not doc.brought.strip() and doc.rule_skip is None:
             what = "rule" if doc.is_rule else "instruction file"
             detail = " (only frontmatter or comments)" if doc.text.strip() else ""
-            out.append(
-                Finding(
-                    path,
-                    Span.at(0, 0, len(doc.lines[0])),
-                    "warning",
-                    "empty-instructions",
-                    f"this {what} brings no instructions{detail}; add content or delete it",
-                )
-            )
+            out.append(empty_file(path, doc.lines[0], f"{what} brings no instructions{detail}"))
     out.extend(_dangling(ws))
     return out
 

@@ -1,5 +1,6 @@
-"""Rule frontmatter and globs: YAML errors, `paths` types, foreign keys, bad or unmatched globs,
-and rules the loader never reads from where they are."""
+"""Rule frontmatter and globs: YAML errors, the globs key's types (the default model's
+`paths`: `Layout.syntax`), foreign keys, bad or unmatched globs, and rules the loader never reads
+from where they are."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING, Final
 from rulemap.derived import MISSING, KeyFamily
 from rulemap.globs import literal_prefix
 from rulemap.model import Finding, Fix, Glob, Hint, Span
-from rulemap.profiles.base import Profile, directory_chain, selected
+from rulemap.profiles.base import Profile, directory_chain, invalid_glob, selected
 from rulemap.suggest import DirectoryIndex, similar
 
 if TYPE_CHECKING:
@@ -49,24 +50,26 @@ def _rule_findings(ws: Workspace, rule: RuleInfo, chain: frozenset[str]) -> list
                                "invalid-frontmatter", f"{fm.error}. The loader skips this rule."))
             continue
         data = fm.data or {}
-        key_span = fm.key_spans.get("paths", Span.at(0, 0, 3))
+        globs_key = ws.layout.syntax.globs_key
+        key_span = fm.key_spans.get(globs_key, Span.at(0, 0, 3))
         if doc.rule_skip:
-            kind = type(data.get("paths")).__name__
+            kind = type(data.get(globs_key)).__name__
             out.append(Finding(path, key_span, "error", "invalid-frontmatter",
                                f"{doc.rule_skip}, not {kind}. The loader skips this rule."))
             continue
-        if "paths" in data and doc.globs is None:
+        if globs_key in data and doc.globs is None:
             out.append(Finding(path, key_span, "warning", "invalid-frontmatter",
-                               "`paths` is empty, so this rule loads for every file; "
+                               f"`{globs_key}` is empty, so this rule loads for every file; "
                                "list globs or remove the key"))
-        if "paths" not in data and not _always_applies(data):
+        if globs_key not in data and not _always_applies(data):
             for key, tool in FOREIGN_KEYS.items():
                 if key in data and key != "trigger" and not _matches_everything(data[key]):
                     out.append(Finding(
                         path, fm.key_spans.get(key, Span.at(0, 0, 3)), "warning",
                         "invalid-frontmatter",
-                        f"`{key}` is {tool}'s key; this loader reads only `paths`, so the rule "
-                        f"loads for every file. Add `paths:` with the same globs to scope it."))
+                        f"`{key}` is {tool}'s key; this loader reads only `{globs_key}`, so the "
+                        f"rule loads for every file. Add `{globs_key}:` with the same globs to "
+                        f"scope it."))
         if rule.owner not in chain:
             rules_dir = ws.layout.rules_dir
             where = f"{rule.owner}/{rules_dir}" if rule.owner else rules_dir
@@ -83,8 +86,7 @@ def _rule_findings(ws: Workspace, rule: RuleInfo, chain: frozenset[str]) -> list
         dead = {g for g, names in blind.items() if len(names) == readers}
         for glob in doc.globs or []:
             if glob.error:
-                out.append(Finding(path, glob.span, "error", "invalid-glob",
-                                   f"`{glob.pattern}`: {glob.error}"))
+                out.append(invalid_glob(path, glob))
                 continue
             if glob.pattern.startswith("!"):
                 continue

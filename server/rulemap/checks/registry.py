@@ -87,6 +87,12 @@ def _registry(*checks: Check) -> dict[str, Check]:
     return out
 
 
+def _notes(code: str) -> str:
+    """What `code` means for the agents in particular, as their profiles word it
+    (`Profile.code_notes`)."""
+    return "; ".join(note for p in PROFILES.values() for c, note in p.code_notes if c == code)
+
+
 # The order is the SARIF rules' order (`ruleIndex`) and the table's: keep new codes at the end.
 # Variants come from the emit sites (`Finding(` in server/rulemap); a code emitted in `checks/`
 # concerns every agent, one emitted only under `profiles/<name>` the profiles declaring it.
@@ -137,7 +143,7 @@ CHECKS: Final[dict[str, Check]] = _registry(
     ),
     Check(
         "file-too-large", "warning",
-        "an instruction file over its agent's size warning (Claude Code: 40,000 characters)",
+        f"an instruction file over its agent's size warning ({_notes('file-too-large')})",
     ),
     Check(
         "invalid-frontmatter", "error",
@@ -214,8 +220,8 @@ CHECKS: Final[dict[str, Check]] = _registry(
         "nothing in the workspace",
         fix="unsafe",  # "moved to X?" comes from git's rename guess or a file of the same name
         variants=(
-            Variant("warning", "the path is a Markdown link target (`[x](path)`, a Cursor "
-                    "`mdc:` link): a link promises a file"),
+            Variant("warning", "the path is a Markdown link target (`[x](path)`, "
+                    f"{_notes('stale-reference')}): a link promises a file"),
         ),
     ),
     Check(

@@ -1,6 +1,7 @@
 """stale-reference: a repository path that the text an agent receives names, and that names
 nothing in the workspace — `` `src/api/users.ts` `` after a move, `[guide](docs/guide.md)` after
-a delete, a Cursor `[x](mdc:path)` link, an `@path` mention to an agent that does not import.
+a delete, a link in an agent's own syntax (Cursor's `[x](mdc:path)`: `Profile.own_links`), an
+`@path` mention to an agent that does not import.
 
 What a path is: `text/references.py`. Where it may be: relative to the file's folder or to the
 workspace root (a reader of `pkg/AGENTS.md` may read `src/x.ts` either way; an explicit `./` or
@@ -12,9 +13,10 @@ is a `warning`. Fenced code is skipped unless `referencesInFencedCode = true`; s
 comments the agent never gets (`Document.kept_lines`) and frontmatter.
 
 Tokens another check owns are left to it: every `@` token of a linted document is an import
-token (`broken-import`), and a Cursor rule's `mdc:` links are Cursor's own (`Profile.
-checks_links`). `@` mentions are looked at only in the files other agents read by their own
-names, when none of their readers follows imports (one that does reports them itself).
+token (`broken-import`), and the links of an agent's own syntax in the files it reads may be
+its own findings (`Profile.checks_links`: Cursor's rules). `@` mentions are looked at only in
+the files other agents read by their own names, when none of their readers follows imports (one
+that does reports them itself).
 
 The did-you-mean ("moved to X?") is a `Hint`, worked out only where the finding is shown: a
 rename in the recent git history (`readers/git_renames.py`, one bounded `git log`, cached until
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import MISSING, Key, KeyFamily
 from rulemap.model import Finding, Fix, Hint, Span
+from rulemap.profiles import PROFILES
 from rulemap.profiles.base import Profile, selected
 from rulemap.profiles.documents import read_documents
 from rulemap.text.markdown import scan
@@ -94,7 +97,8 @@ def _document_findings(
             readers = [p for p in agents if p.reads(ws, key)]
             owned = any(p.checks_links(ws, key) for p in readers)
             note = _readers_note(readers, agents)
-            found = [_finding(key, r, note) for r in stale if not (owned and r.ref.kind == "mdc")]
+            found = [_finding(key, r, note) for r in stale
+                     if not (owned and r.ref.kind == "agent-link")]
         ws.derived.put(cache, found, reads=(key,))
     return found
 
@@ -111,8 +115,9 @@ def references(ws: Workspace, key: str, mentions: bool = False) -> list[PathReso
     text = doc.text
     if not doc.unreadable and has_marks(text, mentions):
         out = _alternatives(ws, key, [_resolve(ws, key, ref) for ref in _refs(ws, key, mentions)])
-    if not doc.unreadable and "mdc:" in text:
-        out.extend(_mdc(ws, key))
+    own = _own_links(ws, key)
+    if own:
+        out.extend(own)
         out.sort(key=lambda r: (r.ref.span.start, r.ref.span.end))
     ws.derived.put(cache, out, reads=(key,))
     return out
@@ -146,24 +151,21 @@ def _refs(ws: Workspace, key: str, mentions: bool) -> list[PathRef]:
         if in_fences:
             return False
         if fenced is None:  # the Markdown scan, only for a document that names a path
-            fenced = scan(doc.text, first, doc.lines).code_lines
+            fenced = scan(doc.text, first, doc.lines, imports=ws.layout.syntax.imports).code_lines
         return line in fenced
 
     return list(path_refs(doc.text, mentions, skipped))
 
 
-def _mdc(ws: Workspace, key: str) -> list[PathResolution]:
-    """`[x](mdc:path)` links, as Cursor's parser reads them (both readings of the path)."""
-    from rulemap.profiles.cursor.agents_md import mdc_links
-
+def _own_links(ws: Workspace, key: str) -> list[PathResolution]:
+    """The links of `key` in an agent's own syntax, as each registered agent reads them (every
+    reading of the path tried): whether or not the agent is selected, a link promises a
+    file."""
     out = []
-    for link in mdc_links(ws, key):
-        if link.target is None:
-            continue  # leaves the workspace
-        ref = PathRef("mdc", "mdc:" + link.written, link.written.split("#", 1)[0], link.span)
-        places = tuple(link.candidates())
-        found = next((p for p in places if _exists(ws, p)), None)
-        out.append(PathResolution(ref, places, found))
+    for profile in PROFILES.values():
+        for ref, places in profile.own_links(ws, key):
+            found = next((p for p in places if _exists(ws, p)), None)
+            out.append(PathResolution(ref, places, found))
     return out
 
 
@@ -204,7 +206,7 @@ def _counts(ws: Workspace, key: str, ref: PathRef) -> bool:
     extension or a trailing slash, a file name beside this one (`./DOC.md`), else a path whose
     first folder exists (`../langfuse-docs/x.md` names a sibling checkout, `dist/app.js` a
     build's output)."""
-    if ref.kind in ("link", "mdc") and (has_extension(ref.path) or ref.path.endswith("/")):
+    if ref.kind in ("link", "agent-link") and (has_extension(ref.path) or ref.path.endswith("/")):
         return True
     dots, rest = "", ref.path
     while rest.startswith(("./", "../")):
@@ -285,7 +287,7 @@ def _finding(key: str, resolution: PathResolution, note: str) -> Finding:
              f"none of `{places[0]}`, `{places[1]}` or `{places[2]}` exists")
     hint = Hint(MOVED, (ref.path, *resolution.candidates))
     tail = f"{where}{note}; an agent that follows it finds nothing"
-    if ref.kind in ("link", "mdc"):
+    if ref.kind in ("link", "agent-link"):
         return Finding(key, ref.span, "warning", "stale-reference",
                        f"the link `{ref.written}` points to nothing in the workspace ({tail})",
                        hint=hint)

@@ -15,18 +15,19 @@ from __future__ import annotations
 import difflib
 import functools
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 from rulemap.config import ConfigError
 from rulemap.derived import Key, KeyFamily
-from rulemap.model import Explanation, Finding, LoadStatus, ScopedGlobs
+from rulemap.model import Explanation, Finding, LoadStatus, ScopedGlobs, Span
 
 if TYPE_CHECKING:
     from rulemap.profiles.load_log import LoadLogFormat
     from rulemap.profiles.steps import SessionReplay, ToolStep
     from rulemap.profiles.transcript import TranscriptFormat
+    from rulemap.text.references import PathRef
     from rulemap.workspace import Layout, Workspace
 
 
@@ -47,6 +48,9 @@ class Profile(Protocol):
     # The codes of the registry (checks/registry.py) only its own findings use, beside the
     # shared ones every agent's files get: the registry lists it among their agents.
     check_codes: tuple[str, ...] = ()
+    # What a registry code means for it in particular, in its own words, as (code, note): the
+    # registry's description of the code names it (`file-too-large`: its size warning).
+    code_notes: tuple[tuple[str, str], ...] = ()
     # Its own session format (a log, a message list) when `rulemap session --file` reads it
     transcript_format: TranscriptFormat | None = None
     # The log its agent writes of the instruction files it loads, when `rulemap verify` reads
@@ -156,6 +160,13 @@ class Profile(Protocol):
         """Whether this agent's own findings report the broken links of `key` (Cursor: the
         `mdc:` links of its rules), so `stale-reference` leaves them alone. Default: no."""
         return False
+
+    def own_links(self, ws: Workspace, key: str) -> list[tuple[PathRef, tuple[str, ...]]]:
+        """The links of `key` written in this agent's own syntax (Cursor: `[x](mdc:path)`),
+        whichever file they are in: each as an `agent-link` reference with where the linked
+        file may be (workspace-relative, the first reading first), links that leave the
+        workspace left out. `stale-reference` asks every registered profile. Default: none."""
+        return []
 
 
 @dataclass(frozen=True)
@@ -295,6 +306,58 @@ def prefixed(profile: Profile, findings: list[Finding]) -> list[Finding]:
                      message=f.message if f.message.startswith(head) else head + f.message)
         for f in findings
     ]
+
+
+# ----- the findings every agent's files can get, written once ---------------------------------
+# The generic checks (`checks/files.py`, `checks/frontmatter.py`) report them for the files
+# they lint, and each agent for its own files they do not: the code, severity and span are the
+# same for all, and only what the agent then does is said in its own words.
+
+
+def unreadable_file(key: str, why: str, then: str, cannot: str = "be used") -> Finding:
+    """`key` cannot be read (binary, not UTF-8, too large, unreadable): an error at its start,
+    `then` saying what the agent does instead (`Copilot skips it.`)."""
+    return Finding(key, Span.at(0, 0), "error", "unreadable-file",
+                   f"`{key}` cannot {cannot}: {why}. {then}")
+
+
+def empty_file(key: str, first_line: str, what: str) -> Finding:
+    """`key` brings nothing: a warning on its first line; `what` is the file and what is
+    wrong with it (`instructions file is empty`, `rule has no content after its header`)."""
+    return Finding(key, Span.at(0, 0, len(first_line)), "warning", "empty-instructions",
+                   f"this {what}; add content or delete it")
+
+
+def unusable_file(
+    ws: Workspace, key: str, linted: Collection[str], who: str, what: str
+) -> list[Finding]:
+    """`key`, a file `who` (the agent's title) reads whole, when it cannot be read or is
+    empty — unless the generic checks lint it (`linted`) and so report it already; `what`
+    names it (`file`, `instructions file`)."""
+    if key in linted:
+        return []
+    doc = ws.document(key)
+    if doc.unreadable:
+        return [unreadable_file(key, doc.unreadable, f"{who} skips it.")]
+    if not doc.text.strip():
+        return [empty_file(key, doc.lines[0], f"{what} is empty")]
+    return []
+
+
+class ParsedGlob(Protocol):
+    """A glob a file writes, whichever parser read it (`model.Glob`, `rule_files.WrittenGlob`)."""
+
+    @property
+    def pattern(self) -> str: ...
+    @property
+    def span(self) -> Span: ...
+    @property
+    def error(self) -> str | None: ...
+
+
+def invalid_glob(key: str, glob: ParsedGlob) -> Finding:
+    """A glob of `key` that can never match as written (`glob.error` says why)."""
+    return Finding(key, glob.span, "error", "invalid-glob", f"`{glob.pattern}`: {glob.error}")
 
 
 def directory_chain(cwd: str) -> list[str]:

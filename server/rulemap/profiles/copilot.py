@@ -36,9 +36,12 @@ from rulemap.profiles.base import (
     ancestry,
     cached_explanation,
     directory_chain,
+    empty_file,
+    invalid_glob,
     join,
     options_of,
     parent_dir,
+    unusable_file,
 )
 from rulemap.profiles.copilot_files import (
     AGENT_CHOICES,
@@ -373,16 +376,7 @@ def _farther_agents(ws: Workspace, nearest: str) -> list[str]:
 
 
 def _plain_findings(ws: Workspace, key: str, lint: frozenset[str]) -> list[Finding]:
-    if key in lint:
-        return []
-    doc = ws.document(key)
-    if doc.unreadable:
-        return [Finding(key, Span.at(0, 0), "error", "unreadable-file",
-                        f"`{key}` cannot be used: {doc.unreadable}. Copilot skips it.")]
-    if not doc.text.strip():
-        return [Finding(key, Span.at(0, 0, len(doc.lines[0])), "warning", "empty-instructions",
-                        "this instructions file is empty; add content or delete it")]
-    return []
+    return unusable_file(ws, key, lint, "Copilot", "instructions file")
 
 
 def _rule_findings(ws: Workspace, key: str, dialect: Dialect, lint: frozenset[str],
@@ -414,10 +408,8 @@ def _rule_findings_of(ws: Workspace, key: str, dialect: Dialect,
             f"`excludeAgent: {info.exclude}` names no Copilot agent, so it excludes nothing; "
             f"use `coding-agent` or `code-review`"))
     if not info.header.body.strip():
-        out.append(Finding(key, Span.at(0, 0, len(doc.lines[0])), "warning",
-                           "empty-instructions",
-                           "this instructions file has no content after its header; add "
-                           "content or delete it"))
+        out.append(empty_file(key, doc.lines[0],
+                              "instructions file has no content after its header"))
     if info.globs is None:
         out.append(Finding(
             key, info.header.key_spans.get("applyTo", Span.at(0, 0, len(doc.lines[0]))),
@@ -430,8 +422,7 @@ def _rule_findings_of(ws: Workspace, key: str, dialect: Dialect,
     dead = [g for g in live if not glob_has_matches(ws, g, dialect)]
     for glob in info.globs:
         if glob.error:
-            out.append(Finding(key, glob.span, "error", "invalid-glob",
-                               f"`{glob.pattern}`: {glob.error}"))
+            out.append(invalid_glob(key, glob))
     for glob in dead:
         alive = everything or len(dead) < len(live)
         tail = (" The file still applies through its other globs." if alive else

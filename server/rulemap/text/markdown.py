@@ -1,8 +1,10 @@
-"""Scans Markdown for what the loader cares about: `@imports`, code, comments, suppressions.
+"""Scans Markdown for what the loader cares about: imports, code, comments, suppressions.
 
 One pass over the lines classifies each as fenced code, block-level HTML comment, or prose.
 Prose lines are grouped into blocks (paragraphs, separated by blank lines) in which code spans
-and inline comments are found; imports are the `@` tokens of prose outside those zones.
+and inline comments are found; imports are the tokens of prose outside those zones that the
+caller's `ImportSyntax` matches — an agent's fact, so its profile gives it (the default model's
+`@path`: `profiles/cogitator/settings.py`).
 We write this ourselves because the Markdown libraries (markdown-it, mistune) either drop
 source positions of inline tokens or parse far more than we need on every keystroke.
 """
@@ -18,14 +20,24 @@ from rulemap.text.positions import line_of, line_starts, split_lines
 
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
-# `@` then a path up to the next unescaped whitespace; `\ ` is an escaped space.
 _PROSE_SPECIAL = re.compile(r"[\\`<]")
-_IMPORT = re.compile(r"@((?:\\ |[^\s])+)")
 # indented_code only: a list item marker (so indented lines below it are list content) and an
 # ATX heading (which ends its block at once)
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _DIRECTIVE = re.compile(r"rulemap-disable(-next-line)?\b((?:[\s,]+[A-Za-z][\w-]*)*)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ImportSyntax:
+    """How an agent writes an import in prose, as its profile says. `token` matches one where
+    a word starts, outside code and comments (group 1: the path as written, in which
+    `escaped_space` stands for a space); a paragraph without `sigil` holds none. A token in a
+    link's text ends with that text, at `](`."""
+
+    sigil: str
+    token: re.Pattern[str]
+    escaped_space: str
 
 
 @dataclass
@@ -47,9 +59,13 @@ def scan(
     starts: list[int] | None = None,
     *,
     indented_code: bool = False,
+    imports: ImportSyntax | None = None,
 ) -> Scan:
     """Scan `text`; lines before `first_line` (frontmatter) are skipped. `lines` and `starts`
     may be passed when the caller has them already.
+
+    `imports`: the agent's import syntax; None finds no import (and then looks for code
+    spans in every paragraph, not only in those that could hold an import).
 
     `indented_code`: also treat CommonMark indented code blocks (4 spaces or a tab, not
     interrupting a paragraph, outside lists) as code, so no import is found there — Claude
@@ -68,7 +84,7 @@ def scan(
 
     def flush_block() -> None:
         if block:
-            _scan_prose(text, result, block, comment_text)
+            _scan_prose(text, result, block, comment_text, imports)
             block.clear()
 
     for number in range(first_line, len(lines)):
@@ -132,13 +148,19 @@ def scan(
     return result
 
 
-def _scan_prose(text: str, result: Scan, block: list[int], comments: list[tuple[int, str]]) -> None:
+def _scan_prose(
+    text: str,
+    result: Scan,
+    block: list[int],
+    comments: list[tuple[int, str]],
+    imports: ImportSyntax | None,
+) -> None:
     """Find code spans, inline comments and imports in one paragraph."""
     first, last = block[0], block[-1]
     start = result.starts[first]
     end = result.starts[last] + len(result.lines[last])
     chunk = text[start:end]
-    if "@" not in chunk and "<!--" not in chunk:
+    if imports is not None and imports.sigil not in chunk and "<!--" not in chunk:
         return  # no import and no comment: code spans here matter to nobody
     excluded: list[tuple[int, int]] = []
     i = 0
@@ -173,10 +195,13 @@ def _scan_prose(text: str, result: Scan, block: list[int], comments: list[tuple[
             continue
         i += 1
     result.inline_code.extend((start + a, start + b) for a, b in excluded)
+    if imports is None:
+        return
+    escaped_space = imports.escaped_space
     # spans are found left to right and never overlap: a bisection finds the one that could
     # hold an import (a paragraph with 3,000 imports and as many code spans stays linear)
     excluded_starts = [a for a, _ in excluded]
-    for match in _IMPORT.finditer(chunk):
+    for match in imports.token.finditer(chunk):
         at = match.start()
         if at > 0 and not chunk[at - 1].isspace():
             continue
@@ -196,7 +221,7 @@ def _scan_prose(text: str, result: Scan, block: list[int], comments: list[tuple[
         result.imports.append(
             ImportRef(
                 raw=raw,
-                path=raw.replace("\\ ", " "),
+                path=raw.replace(escaped_space, " "),
                 span=Span(Pos(line, col), Pos(line, end_col)),
                 offset=offset,
             )

@@ -23,7 +23,8 @@ from urllib.parse import unquote
 from rulemap.model import Pos, Span
 from rulemap.text.positions import line_of, line_starts
 
-RefKind = Literal["code", "link", "mdc", "mention"]
+# `agent-link`: a link in an agent's own syntax, which its profile finds (`Profile.own_links`)
+RefKind = Literal["code", "link", "agent-link", "mention"]
 
 # one pass: a code span (a run of backticks, its content on one line, the same run closing), a
 # Markdown link or image target (`](target)`, `<target>` form too), or an `@` mention at a
@@ -184,7 +185,7 @@ def _mention(token: str, offset: int, starts: list[int], line: int) -> PathRef |
 
 def _link(target: str, offset: int, starts: list[int], line: int) -> PathRef | None:
     if target.startswith(("#", "//")) or _SCHEME.match(target):
-        return None  # an anchor of this page, a URL (`mdc:` links are Cursor's parser's)
+        return None  # an anchor of this page, a URL (an agent's own links are its profile's)
     path = target.split("#", 1)[0].split("?", 1)[0]
     if "%" in path:
         path = unquote(path)

@@ -205,7 +205,8 @@ class Workspace:
         text, why = decode(data)
         if why is not None:
             return unreadable_document(key, why, is_rule)
-        return parse_document(key, text, is_rule, bom=data.startswith(codecs.BOM_UTF8))
+        return parse_document(key, text, is_rule, bom=data.startswith(codecs.BOM_UTF8),
+                              syntax=self.layout.syntax)
 
     def document_bytes(self, key: str) -> bytes | None:
         """The bytes document `key` was parsed from, made again from its text (UTF-8 decoded

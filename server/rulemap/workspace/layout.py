@@ -1,13 +1,15 @@
 """`Layout`: where a workspace's instruction documents are, as the composition root was told.
 
-The workspace knows no agent: which names are instruction files, which directory holds rules
-and how deep imports go are facts of the default profile (`profiles/cogitator/settings.py`),
-handed in as this value when the workspace opens (`analysis.new_workspace`)."""
+The workspace knows no agent: which names are instruction files, which directory holds rules,
+how deep imports go and how a document writes them and scopes a rule are facts of the default
+profile (`profiles/cogitator/settings.py`), handed in as this value when the workspace opens
+(`analysis.new_workspace`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rulemap.documents import NO_SYNTAX, DocumentSyntax
 from rulemap.workspace.rule_scope import ROOT_SCOPE, RuleScope
 
 
@@ -22,6 +24,8 @@ class Layout:
     # messages, in the agent's terms)
     max_import_depth: int = 0
     depth_setting: str = "the import depth limit"
+    # its documents' import tokens and the frontmatter key of a rule's globs
+    syntax: DocumentSyntax = NO_SYNTAX
 
     @property
     def rules_home(self) -> str:

@@ -76,7 +76,10 @@ def _frontmatter_symbol(doc: Document, encoding: Encoding) -> types.DocumentSymb
         values = fm.value_spans.get(key, [])
         end = max([key_span.end, *(v.end for v in values)])
         grandchildren = []
-        if key == "paths" and doc.globs:
+        # the globs under this key (a rule's globs lie in its globs key's value, whichever key
+        # that is for the agent: documents.DocumentSyntax)
+        if doc.globs and any(key_span.start <= g.span.start and g.span.end <= end
+                             for g in doc.globs):
             for glob in doc.globs:
                 if not (fm.span.start <= glob.span.start and glob.span.end <= fm.span.end):
                     continue

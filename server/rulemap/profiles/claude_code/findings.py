@@ -324,7 +324,7 @@ def _append_fix(ws: Workspace, path: str, token: str) -> Fix | None:
     doc = ws.document(path)
     if doc.unreadable:
         return None
-    result = scan(doc.text, 0, doc.lines, indented_code=True)
+    result = scan(doc.text, 0, doc.lines, indented_code=True, imports=ws.layout.syntax.imports)
     last = len(doc.lines) - 1
     tail = last if doc.lines[last] else last - 1
     if tail >= 0 and (tail in result.code_lines or tail in result.comment_lines):

@@ -23,7 +23,7 @@ from rulemap.documents import parse_document, unreadable_document
 from rulemap.model import Document, ImportRef, Pos, Span, pickled_by_fields
 from rulemap.readers.base import ReadError, is_within
 from rulemap.text.decoding import decode
-from rulemap.text.markdown import scan
+from rulemap.text.markdown import ImportSyntax, scan
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -86,15 +86,16 @@ class Tokens:
 _NO_TOKENS: Final = Tokens((), frozenset())
 
 
-def tokens_of(doc: Document) -> Tokens:
-    """Claude Code's import tokens of a parsed document."""
+def tokens_of(doc: Document, imports: ImportSyntax | None) -> Tokens:
+    """Claude Code's import tokens of a parsed document, whose tokens the workspace found by
+    `imports` (its layout's syntax; Claude Code reads the same ones, less indented code)."""
     if doc.unreadable or "@" not in doc.text:
         return _NO_TOKENS
     refs = doc.imports
     hidden: frozenset[int] = frozenset()
     if _INDENTED_LINE.search(doc.text):
         first = doc.frontmatter.span.end.line + 1 if doc.frontmatter.span and doc.is_rule else 0
-        refs = scan(doc.text, first, doc.lines, indented_code=True).imports
+        refs = scan(doc.text, first, doc.lines, indented_code=True, imports=imports).imports
         hidden = frozenset(r.offset for r in doc.imports) - {r.offset for r in refs}
     out: list[Token] = []
     for ref in refs:
@@ -167,7 +168,7 @@ def document(ws: Workspace, key: str, home: bool) -> Document:
             doc = (
                 unreadable_document(key, why, is_rule)
                 if why is not None
-                else parse_document(key, text, is_rule)
+                else parse_document(key, text, is_rule, syntax=ws.layout.syntax)
             )
     ws.derived.put(cache_key, doc, reads=())
     return doc
@@ -199,7 +200,7 @@ def _resolved(
     if cached is not None:
         return cached
     doc = document(ws, key, home)
-    found = tokens_of(doc)
+    found = tokens_of(doc, ws.layout.syntax.imports)
     pairs: tuple[tuple[Token, Target], ...] = ()
     if found.tokens:
         base = posixpath.dirname(identity(ws, key, home))

@@ -42,6 +42,7 @@ from rulemap.profiles.claude_code.options import (
     CLAUDE_MD_OR_AGENTS_MD,
     MANAGED_ONLY,
     OPTIONS,
+    SIZE_WARNING_CHARS,
     Options,
     parse,
 )
@@ -82,6 +83,7 @@ class ClaudeCodeProfile(Profile):
     )
     follows_imports = True  # for other profiles' import-not-followed
     check_codes = ("instructions-shadowed", "import-not-followed", "file-too-large")
+    code_notes = (("file-too-large", f"Claude Code: {SIZE_WARNING_CHARS:,} characters"),)
     transcript_format = transcript.FORMAT
     load_log_format = claude_load_log.FORMAT  # InstructionsLoaded hook events
     watched_globs = ("**/CLAUDE.md", "**/CLAUDE.local.md", "**/.claude/**", "**/AGENTS.md")

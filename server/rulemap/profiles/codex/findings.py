@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from rulemap.derived import Key, KeyFamily
 from rulemap.model import Finding, Related, Span
-from rulemap.profiles.base import parent_dir, selected
+from rulemap.profiles.base import parent_dir, selected, unreadable_file
 from rulemap.profiles.codex.files import (
     CodexOptions,
     Verdict,
@@ -81,10 +81,9 @@ def budget_and_shadow(ws: Workspace, opts: CodexOptions) -> tuple[list[Finding],
         if isinstance(data, str):
             linted = linted if linted is not None else set(ws.lint_documents())
             if path not in linted:
-                out.append(Finding(
-                    path, Span.at(0, 0), "error", "unreadable-file",
-                    f"`{path}` cannot be read: {data}. Codex skips it (and, being the "
-                    f"first name found here, it still hides the others)"))
+                out.append(unreadable_file(
+                    path, data, "Codex skips it (and, being the first name found here, it "
+                    "still hides the others)", cannot="be read"))
     return out, reads
 
 

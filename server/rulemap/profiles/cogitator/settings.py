@@ -1,5 +1,6 @@
-"""The default model's facts and options: its file names, rules directory, budget and import
-depth (docs/semantics.md; the first seed's `ProjectInstructionsConfig`).
+"""The default model's facts and options: its file names, rules directory, budget, import
+syntax and depth, and the frontmatter key of a rule's globs (docs/semantics.md; the first
+seed's `ProjectInstructionsConfig`).
 
 Its options are also the top-level keys of rulemap.toml (`files`, `maxChars`, …), which came
 first; `[profiles.cogitator]` sets the same ones. `layout` hands the workspace where its
@@ -8,11 +9,14 @@ documents are, since the workspace knows no agent.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from rulemap.derived import Key, KeyFamily
+from rulemap.documents import DocumentSyntax
 from rulemap.profiles.base import Option, parse_option_values
+from rulemap.text.markdown import ImportSyntax
 from rulemap.workspace.layout import Layout
 
 if TYPE_CHECKING:
@@ -26,6 +30,11 @@ FILES: Final = ("AGENTS.md", "CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"
 RULES_DIR: Final = ".claude/rules"
 MAX_CHARS: Final = 32000
 MAX_IMPORT_DEPTH: Final = 4
+# an import: `@` then a path up to the next unescaped whitespace (`\ ` is an escaped space)
+IMPORTS: Final = ImportSyntax("@", re.compile(r"@((?:\\ |[^\s])+)"), "\\ ")
+# a rule's frontmatter key: the globs of the files it loads for (none: every file)
+GLOBS_KEY: Final = "paths"
+SYNTAX: Final = DocumentSyntax(IMPORTS, GLOBS_KEY)
 
 
 def _not_empty(value: Any) -> str | None:
@@ -88,4 +97,4 @@ def settings_of(ws: Workspace) -> Settings:
 
 def layout(options: Mapping[str, Any]) -> Layout:
     settings = parse(options)
-    return Layout(settings.files, RULES_DIR, settings.max_import_depth, "maxImportDepth")
+    return Layout(settings.files, RULES_DIR, settings.max_import_depth, "maxImportDepth", SYNTAX)

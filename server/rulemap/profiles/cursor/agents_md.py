@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 AGENTS = "AGENTS.md"
 
 _LINKS: Final = KeyFamily[list["MdcLink"]]("cursor-mdc-links")  # file
-_MDC_LINK = re.compile(r"\[[^\]\n]*\]\(mdc:([^)\s]+)\)")
+LINK_SCHEME: Final = "mdc:"  # `[text](mdc:path)`
+_MDC_LINK = re.compile(r"\[[^\]\n]*\]\(" + LINK_SCHEME + r"([^)\s]+)\)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 

@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import KeyFamily
 from rulemap.model import Finding, ImportStatus, Span
-from rulemap.profiles.base import Profile, selected
+from rulemap.profiles.base import (
+    Profile,
+    empty_file,
+    invalid_glob,
+    selected,
+    unusable_file,
+)
 from rulemap.profiles.cursor.agents_md import mdc_links
 from rulemap.profiles.cursor.rules import glob_has_matches, rule_of
 
@@ -57,16 +63,7 @@ def broken_links(ws: Workspace, key: str) -> list[Finding]:
 
 
 def plain_findings(ws: Workspace, key: str, lint: frozenset[str], who: str) -> list[Finding]:
-    if key in lint:
-        return []
-    doc = ws.document(key)
-    if doc.unreadable:
-        return [Finding(key, Span.at(0, 0), "error", "unreadable-file",
-                        f"`{key}` cannot be used: {doc.unreadable}. {who} skips it.")]
-    if not doc.text.strip():
-        return [Finding(key, Span.at(0, 0, len(doc.lines[0])), "warning", "empty-instructions",
-                        "this file is empty; add content or delete it")]
-    return []
+    return unusable_file(ws, key, lint, who, "file")
 
 
 def rule_findings(ws: Workspace, key: str, linted: bool) -> list[Finding]:
@@ -92,9 +89,7 @@ def _rule_findings_of(ws: Workspace, key: str, linted: bool) -> list[Finding]:
     out = [Finding(key, span, "warning", "invalid-frontmatter", message)
            for span, message in rule.warnings]
     if not rule.header.body.strip() and not linted:
-        out.append(Finding(key, first, "warning", "empty-instructions",
-                           "this rule has no content after its header; add content or delete "
-                           "it"))
+        out.append(empty_file(key, doc.lines[0], "rule has no content after its header"))
     if rule.kind == "manual":
         out.append(Finding(
             key, first, "warning", "unreachable-rule",
@@ -104,8 +99,7 @@ def _rule_findings_of(ws: Workspace, key: str, linted: bool) -> list[Finding]:
     globs = rule.globs or []
     for glob in globs:
         if glob.error:
-            out.append(Finding(key, glob.span, "error", "invalid-glob",
-                               f"`{glob.pattern}`: {glob.error}"))
+            out.append(invalid_glob(key, glob))
     live = [g for g in globs if not g.error and not g.pattern.startswith("!")]
     dead = [g for g in live if not glob_has_matches(ws, rule.owner, g)]
     base = f"`{rule.owner}/`" if rule.owner else "the workspace root"

@@ -28,6 +28,7 @@ from rulemap.profiles.base import (
     parent_dir,
 )
 from rulemap.profiles.cursor.agents_md import (
+    LINK_SCHEME,
     agents_files,
     agents_folder,
     applies_to,
@@ -57,6 +58,7 @@ from rulemap.profiles.cursor.rules import (
 )
 from rulemap.profiles.place_groups import Anchors, explained, grouped, rules_of_files
 from rulemap.profiles.rule_files import WrittenGlob, as_scoped
+from rulemap.text.references import PathRef
 from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
@@ -78,6 +80,7 @@ class CursorProfile(Profile):
     own_glob_dialect = True  # a rule's globs are relative to the folder holding `.cursor`
     watched_globs = ("**/.cursor/rules/**", ".cursorrules", "AGENTS.md", "**/AGENTS.md")
     check_codes = ("import-not-followed",)
+    code_notes = (("stale-reference", "a Cursor `mdc:` link"),)  # its own_links
     options: tuple[Option, ...] = (
         Option("includeRequested", (bool,), True,
                "list agent-requested rules (description only) as loaded: the agent may pull "
@@ -116,6 +119,16 @@ class CursorProfile(Profile):
     def checks_links(self, ws: Workspace, key: str) -> bool:
         # `findings` reports the `mdc:` links of every rule file it reads (broken_links)
         return owner_of(key) is not None and self.reads(ws, key)
+
+    def own_links(self, ws: Workspace, key: str) -> list[tuple[PathRef, tuple[str, ...]]]:
+        doc = ws.document(key)
+        if doc.unreadable or LINK_SCHEME not in doc.text:
+            return []
+        return [
+            (PathRef("agent-link", LINK_SCHEME + link.written, link.written.split("#", 1)[0],
+                     link.span), tuple(link.candidates()))
+            for link in mdc_links(ws, key) if link.target is not None  # None: it leaves
+        ]
 
     # ----- for views: a rule's `globs`, relative to the folder holding its `.cursor` ------
     def glob_key(self, ws: Workspace, key: str) -> tuple[str, str] | None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Final
 from rulemap import suggest
 from rulemap.derived import KeyFamily
 from rulemap.model import Finding, Fix, Hint, Pos, Related, Span
+from rulemap.profiles.base import empty_file, unreadable_file
 from rulemap.profiles.gemini.imports import GeminiToken
 from rulemap.profiles.gemini.paths import (
     MAX_DEPTH,
@@ -53,13 +54,10 @@ def file_findings(ws: Workspace, top: str, lint: frozenset[str]) -> list[Finding
     out: list[Finding] = []
     text, why = read_text(ws, top)
     if why:
-        out.append(Finding(top, Span.at(0, 0), "error", "unreadable-file",
-                           f"`{top}` cannot be used: {why}. Gemini skips it."))
+        out.append(unreadable_file(top, why, "Gemini skips it."))
     elif not text.strip():
-        first = ws.document(top).lines[0]
-        out.append(Finding(top, Span.at(0, 0, len(first)), "warning", "empty-instructions",
-                           "this context file is empty, so Gemini leaves it out; add "
-                           "content or delete it"))
+        out.append(empty_file(top, ws.document(top).lines[0],
+                              "context file is empty, so Gemini leaves it out"))
     ws.derived.put(cache_key, out, reads=(top,))
     return out
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import IMPORT_GRAPH, Key, KeyFamily
 from rulemap.model import Finding, Span
+from rulemap.profiles.base import empty_file, unreadable_file
 from rulemap.profiles.mastra.identity import path_identity
 from rulemap.profiles.mastra.inject import (
     LOWER_NAMES,
@@ -112,25 +113,21 @@ def _fallback(settings: Settings) -> str:
 
 def _unusable(ws: Workspace, path: str, settings: Settings) -> Finding:
     doc = ws.document(path)
-    first = Span.at(0, 0, len(doc.lines[0]) if doc.lines else 0)
     if doc.unreadable is not None and not ws.inside(ws.identity(path)):
         # a link out of the workspace: Rulemap's reader refuses it, the injector does not
-        return Finding(
-            path, Span.at(0, 0), "error", "unreadable-file",
-            f"`{path}` cannot be read by Rulemap: {doc.unreadable}. Mastra's AgentsMDInjector "
-            "reads it from the disk, so what it injects is not checked here; keep instruction "
-            "files inside the workspace",
+        return unreadable_file(
+            path, doc.unreadable,
+            "Mastra's AgentsMDInjector reads it from the disk, so what it injects is not "
+            "checked here; keep instruction files inside the workspace",
+            cannot="be read by Rulemap",
         )
     if doc.unreadable is not None:
-        return Finding(
-            path, Span.at(0, 0), "error", "unreadable-file",
-            f"`{path}` cannot be used: {doc.unreadable}. {_fallback(settings)}; make it a "
-            "readable UTF-8 text file or delete it",
+        return unreadable_file(
+            path, doc.unreadable,
+            f"{_fallback(settings)}; make it a readable UTF-8 text file or delete it",
         )
-    return Finding(
-        path, first, "warning", "empty-instructions",
-        f"this instruction file is empty: {_fallback(settings)}; add content or delete it",
-    )
+    return empty_file(path, doc.lines[0] if doc.lines else "",
+                      f"instruction file is empty: {_fallback(settings)}")
 
 
 def _overflow(
