@@ -8,7 +8,8 @@ from lsprotocol import types
 
 from rulemap import analysis, checks
 from rulemap.analysis import new_workspace
-from rulemap.lsp.checking import document_findings
+from rulemap.host import AnalysisHost
+from rulemap.host.checking import document_findings
 from rulemap.lsp.diagnostics import to_diagnostics, uri_for
 from rulemap.lsp.folders import path_of
 from rulemap.lsp.settings import Settings, merge, parse_settings
@@ -108,12 +109,12 @@ def test_document_findings_match_the_full_check() -> None:
             (f.code, f.span, f.message) for f in full
             if f.path == key and (f.path, f.code, f.span, f.message) not in graph
         ]
-        assert [(f.code, f.span, f.message) for f in document_findings(ws, key)] == expected, key
+        assert [(f.code, f.span, f.message) for f in document_findings(AnalysisHost(ws).snapshot(), key)] == expected, key
         # a document's fresh findings and the graph-wide ones are the whole check's again
-        merged = checks.merge(document_findings(ws, key), [f for f in split.graph if f.path == key])
+        merged = checks.merge(document_findings(AnalysisHost(ws).snapshot(), key), [f for f in split.graph if f.path == key])
         assert merged == [f for f in full if f.path == key], key
     diagnostics = to_diagnostics(
-        ws, "AGENTS.md", [f for f in full if f.path == "AGENTS.md"], "utf-16"
+        AnalysisHost(ws).snapshot(), "AGENTS.md", [f for f in full if f.path == "AGENTS.md"], "utf-16"
     )
     assert {str(d.code) for d in diagnostics} >= {"broken-import", "suspicious-import"}
     broken = next(d for d in diagnostics if d.code == "broken-import")
