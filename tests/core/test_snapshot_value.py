@@ -3,8 +3,8 @@ answers (`rulemap.host.snapshot`), and a fresh snapshot sees the change.
 
 Each test asks the old snapshot some questions before the change and others only after it:
 documents are parsed lazily through the host's overlay of buffers, so an answer first worked
-out after the change must still be of the state the snapshot was taken of. A host opened on
-the same tree before the change is the reference for those.
+out after the change must still be of the state the snapshot was taken of. The reference: the
+same questions asked, before the change, of another host opened on the same tree.
 """
 
 from __future__ import annotations
@@ -61,14 +61,14 @@ def root(tmp_path: Path) -> Path:
 
 
 def test_a_buffer_edit_after_a_snapshot_leaves_its_answers(root: Path) -> None:
-    host, reference = _host(root), _host(root)
+    host, expected = _host(root), _answers(_host(root).snapshot())
     snap = host.snapshot()
     assert snap.document("AGENTS.md").text == TREE["AGENTS.md"]  # asked before the change
     host.edit_buffer("AGENTS.md", "# root\n@docs/b.md\n")
     host.edit_buffer("docs/a.md", "# a\nnew text\n")  # parsed by no one yet
     host.edit_buffer("pkg/AGENTS.md", "# pkg, edited\n")
     assert snap.document("AGENTS.md").text == TREE["AGENTS.md"]
-    assert _answers(snap) == _answers(reference.snapshot())
+    assert _answers(snap) == expected
     fresh = host.snapshot()
     assert fresh.document("docs/a.md").text == "# a\nnew text\n"
     assert [r.raw for r, _ in fresh.imports("AGENTS.md")] == ["docs/b.md"]
@@ -85,12 +85,12 @@ def test_a_buffer_dropped_after_a_snapshot_is_still_its_text(root: Path) -> None
 
 
 def test_a_file_created_after_a_snapshot_is_not_in_its_answers(root: Path) -> None:
-    host, reference = _host(root), _host(root)
+    host, expected = _host(root), _answers(_host(root).snapshot())
     snap = host.snapshot()
     (root / "docs" / "new.md").write_text("# new\n")
     (root / "pkg" / "src" / "AGENTS.md").write_text("# src\n")
     host.apply_change(created=["docs/new.md", "pkg/src/AGENTS.md"])
-    assert _answers(snap) == _answers(reference.snapshot())
+    assert _answers(snap) == expected
     statuses = {r.raw: x.status for r, x in snap.imports("AGENTS.md")}
     assert statuses["docs/new.md"] is not ImportStatus.OK  # broken, as it was
     fresh = host.snapshot()
@@ -100,12 +100,12 @@ def test_a_file_created_after_a_snapshot_is_not_in_its_answers(root: Path) -> No
 
 
 def test_a_file_deleted_after_a_snapshot_is_still_in_its_answers(root: Path) -> None:
-    host, reference = _host(root), _host(root)
+    host, expected = _host(root), _answers(_host(root).snapshot())
     snap = host.snapshot()
     assert snap.document("docs/a.md").text == TREE["docs/a.md"]  # read before the delete
     (root / "docs" / "a.md").unlink()
     host.apply_change(deleted=["docs/a.md"])
-    assert _answers(snap) == _answers(reference.snapshot())
+    assert _answers(snap) == expected
     fresh = host.snapshot()
     assert fresh.readable("docs/a.md") is None
     assert {r.raw: x.status for r, x in fresh.imports("AGENTS.md")}["docs/a.md"] \
@@ -116,21 +116,21 @@ def test_a_settings_or_selection_change_after_a_snapshot_leaves_its_answers(root
     """The agent a snapshot speaks for is its own (the folder's `profile` setting changing
     makes new snapshots speak for another); a configuration file or another agent's file
     changed after it leaves the selection and the configuration it answers from."""
-    host, reference = _host(root), _host(root)
+    host, expected = _host(root), _answers(_host(root).snapshot("claude-code"))
     snap = host.snapshot("claude-code")
     (root / "rulemap.toml").write_text('profile = "codex"\n')
     (root / ".cursorrules").write_text("cursor rules\n")
     touched = host.apply_change(created=["rulemap.toml", ".cursorrules"])
     assert "*config*" in touched  # (the language server opens the folder again)
     assert snap.agent_name() == "claude-code"
-    assert _answers(snap) == _answers(reference.snapshot("claude-code"))
+    assert _answers(snap) == expected
     assert host.snapshot("codex").agent_name() == "codex"
 
 
 def test_no_fork_without_a_snapshot_held(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Snapshots dropped once answered (every request of the language server) cost a change
     nothing: the workspace is forked only for one still held."""
-    from rulemap.host import snapshot as module
+    from rulemap.host import snapshot as module  # (its `fork`)
 
     host = _host(root)
     host.snapshot().document("AGENTS.md")  # taken, asked, dropped
@@ -138,7 +138,7 @@ def test_no_fork_without_a_snapshot_held(root: Path, monkeypatch: pytest.MonkeyP
     def no_fork(ws: object) -> None:
         raise AssertionError("forked with no snapshot held")
 
-    monkeypatch.setattr(module, "_fork", no_fork)
+    monkeypatch.setattr(module, "fork", no_fork)
     host.edit_buffer("AGENTS.md", "# edited\n")
     assert host.snapshot().document("AGENTS.md").text == "# edited\n"
 
@@ -147,11 +147,11 @@ def test_a_snapshot_that_cannot_keep_its_state_is_cancelled(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Never an answer of a state it was not taken of: when the fork fails, Cancelled."""
-    from rulemap.host import snapshot as module
+    from rulemap.host import snapshot as module  # (its `fork`)
 
     host = _host(root)
     snap = host.snapshot()
-    monkeypatch.setattr(module, "_fork", lambda ws: None)
+    monkeypatch.setattr(module, "fork", lambda ws: None)
     host.edit_buffer("AGENTS.md", "# edited\n")
     with pytest.raises(Cancelled):
         snap.document("AGENTS.md")

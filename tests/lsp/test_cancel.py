@@ -114,15 +114,19 @@ async def test_a_cancelled_request_stops_its_worker_job() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     from rulemap.analysis import new_workspace
-    from rulemap.host import Cancelled, CancelToken
+    from rulemap.host import AnalysisHost, Cancelled, CancelToken
     from rulemap.lsp.folders import in_worker
     from rulemap.readers import MemoryReader, OverlayReader
 
-    replica = new_workspace(OverlayReader(MemoryReader("/w", {"AGENTS.md": "x\n"})))
+    def workspace() -> Any:
+        return new_workspace(OverlayReader(MemoryReader("/w", {"AGENTS.md": "x\n"})))
+
+    host = AnalysisHost(workspace(), replicated=True)
+    host.attach_replica(workspace())
     steps: list[int] = []
     stopped: list[bool] = []
 
-    def long_job(cancel: CancelToken) -> str:
+    def long_job(snap: Any, cancel: CancelToken) -> str:
         for step in range(200):
             try:
                 cancel.check()
@@ -137,7 +141,7 @@ async def test_a_cancelled_request_stops_its_worker_job() -> None:
     loop = asyncio.get_running_loop()
     with ThreadPoolExecutor(max_workers=1) as executor:
         task = asyncio.ensure_future(
-            in_worker(loop, executor, lambda: long_job(token), token)
+            in_worker(loop, executor, host.worker_job(long_job, (token,), token), token)
         )
         await asyncio.sleep(0.1)
         task.cancel()

@@ -90,8 +90,8 @@ def test_stored_diagnostics_come_back_as_the_converter_would_make_them() -> None
     items = []
     for key in sorted({f.path for f in analysis.check(ws)}):
         findings = [f for f in analysis.check(ws) if f.path == key]
-        items += [converter.unstructure(d) for d in to_diagnostics(AnalysisHost(ws).snapshot(), key, findings,
-                                                              "utf-16")]
+        snap = AnalysisHost(ws).snapshot()
+        items += [converter.unstructure(d) for d in to_diagnostics(snap, key, findings, "utf-16")]
     assert len(items) >= 10 and {i.get("severity") for i in items} >= {1, 2, 3}
     assert any(i.get("data", {}).get("fixes") for i in items)
     for item in items:

@@ -9,7 +9,7 @@ frozen dataclasses of the sibling modules — never lsprotocol types, which stay
 `lsp/features/`.
 
 A Snapshot is a value: a change applied to the host after it was taken never changes its
-answers. The snapshots of one state share a `_Pin` on the host's workspace; a change that
+answers. The snapshots of one state share a `Pin` on the host's workspace; a change that
 finds that pin still held (a request that awaits with its snapshot) first forks the state the
 pin answers from — the workspace with its overlay of buffers, parsed documents and derived
 caches, which documents are read through lazily — so the snapshots keep theirs while the host
@@ -27,15 +27,15 @@ from __future__ import annotations
 import gc
 import logging
 import posixpath
-import time
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
 from rulemap import analysis
 from rulemap.host.cancel import Cancelled, CancelToken
 from rulemap.host.findings import Findings
+from rulemap.host.fork import AsItWas, Pin, fork
 from rulemap.host.replica import Replayed, ReplayLog, replay
 from rulemap.model import (
     Document,
@@ -67,17 +67,6 @@ log = logging.getLogger("rulemap.host")
 T = TypeVar("T")
 
 
-class _Pin:
-    """The workspace the snapshots of one state of a host answer from. The host re-points it
-    at a fork before it changes that workspace (None: the fork failed, and the snapshots are
-    cancelled rather than answer from a state they were not taken of)."""
-
-    __slots__ = ("ws", "__weakref__")
-
-    def __init__(self, ws: Workspace) -> None:
-        self.ws: Workspace | None = ws
-
-
 class AnalysisHost:
     """The engine for one workspace folder, as the editor sees it: changes in, snapshots out.
 
@@ -93,7 +82,7 @@ class AnalysisHost:
         """`replicated`: a worker will keep a replica of the workspace (`replica_builder`);
         every change from now on is logged for it."""
         self._ws = ws
-        self._pinned: weakref.ref[_Pin] | None = None  # the pin of the live snapshots
+        self._pinned: weakref.ref[Pin] | None = None  # the pin of the live snapshots
         self.findings = Findings()
         self._replica: Workspace | None = None
         self._log = ReplayLog() if replicated else None
@@ -119,8 +108,8 @@ class AnalysisHost:
     ) -> set[str]:
         """Tell the engine which files changed on disk or in a buffer (keys, root-relative);
         the keys whose parsed state was touched come back."""
-        self._release()
         changed, created, deleted = set(changed), set(created), set(deleted)
+        self._release(created, deleted)
         touched = self._ws.update(changed=set(changed), created=set(created),
                                   deleted=set(deleted))
         if self._log is not None:
@@ -194,21 +183,31 @@ class AnalysisHost:
         changes come after."""
         pin = self._pinned() if self._pinned is not None else None
         if pin is None:
-            pin = _Pin(self._ws)
+            pin = Pin(self._ws)
             self._pinned = weakref.ref(pin)
         return Snapshot(pin, profile if profile in PROFILES else None)
 
-    def _release(self) -> None:
+    def _release(self, created: Iterable[str] = (), deleted: Iterable[str] = ()) -> None:
         """Before a change of the workspace: the snapshots still held keep the state they were
         taken of, on a fork (the host goes on with its own workspace, which the edges'
-        references — the overlay, the replay log — are to)."""
+        references — the overlay, the replay log — are to). The files the change creates or
+        deletes are already so on disk: the fork's reader is told they were not, or were,
+        there (`host/fork.py`)."""
         pinned, self._pinned = self._pinned, None
         if pinned is None or pinned() is None:
             return
         gc.collect()  # a snapshot left in a cycle (a traceback's frame) is not held
         pin = pinned()
-        if pin is not None:
-            pin.ws = _fork(self._ws)
+        if pin is None:
+            return
+        copy = fork(self._ws)
+        created, deleted = set(created), set(deleted)
+        if copy is not None and (created or deleted):
+            overlay = copy.reader
+            if isinstance(overlay, OverlayReader):
+                overlay.base = AsItWas(
+                    overlay.base, {copy.abs(k) for k in created}, {copy.abs(k) for k in deleted})
+        pin.ws = copy
 
     # ----- the worker's replica ------------------------------------------------------------
 
@@ -268,47 +267,6 @@ def _asks_a_workspace(function: Callable[..., Any]) -> bool:
     return first == "Workspace" or first is Workspace
 
 
-def _fork(ws: Workspace) -> Workspace | None:
-    """A copy of `ws` that shares nothing mutable with it: its overlay's buffers, file index,
-    parsed documents and derived caches as they are (a pickle round trip, each agent profile
-    kept as the registry's: checks compare profiles by identity). None when it cannot be
-    copied (a structure too deep to pickle)."""
-    import io
-    import pickle
-
-    started = time.monotonic()
-    try:
-        copyreg_table = _profiles_by_name()
-        out = io.BytesIO()
-        pickler = pickle.Pickler(out, protocol=5)
-        pickler.dispatch_table = copyreg_table
-        pickler.dump(ws)
-        copy = pickle.loads(out.getbuffer())
-    except Exception:  # RecursionError on a deep structure, an unpicklable reader
-        log.warning("a snapshot held across a change could not keep its state; cancelled")
-        return None
-    # the named copies of other agents' findings are kept by the identity of the originals,
-    # which the copy changed (checks/__init__.py `profile_findings`)
-    copy.named_findings = {id(entry[0]): entry for entry in copy.named_findings.values()}
-    log.debug("forked %s for a snapshot held across a change: %.0f ms", ws.root,
-              (time.monotonic() - started) * 1000)
-    return copy  # type: ignore[no-any-return]
-
-
-def _profiles_by_name() -> dict[Any, Any]:
-    import copyreg
-
-    from rulemap.profiles import get_profile
-
-    def by_name(profile: Any) -> tuple[Any, tuple[str]]:
-        return get_profile, (profile.name,)
-
-    table: dict[Any, Any] = dict(copyreg.dispatch_table)
-    for profile in PROFILES.values():
-        table[type(profile)] = by_name
-    return table
-
-
 def workspace_of(snap: Snapshot) -> Workspace:
     """The workspace a snapshot answers from: for the host's own modules (`host/*.py`), which
     compose the engine's questions; an edge never asks it (tests/core/test_edge_imports.py)."""
@@ -320,8 +278,8 @@ class Snapshot:
     terms. A key that names nothing (a vanished file, an unreadable one) gets an unreadable
     document, None or an empty answer, not an exception."""
 
-    def __init__(self, pin: _Pin | Workspace, profile: str | None = None) -> None:
-        self._pin = pin if isinstance(pin, _Pin) else _Pin(pin)
+    def __init__(self, pin: Pin | Workspace, profile: str | None = None) -> None:
+        self._pin = pin if isinstance(pin, Pin) else Pin(pin)
         self.profile = profile
 
     @property

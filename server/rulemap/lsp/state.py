@@ -352,10 +352,7 @@ class Engine(DiagnosticsFlow, FileEventFlow):
             return
         host.drop_buffer(key)
         on_disk = host.on_disk(key)
-        if on_disk:
-            touched = host.apply_change(changed=[key])
-        else:
-            touched = host.apply_change(deleted=[key])
+        touched = host.apply_change(changed=[key]) if on_disk else host.apply_change(deleted=[key])
         self._touch(folder, touched)
         self.graph_changed([canonical], host.snapshot().rules_moved(touched, not on_disk))
 
