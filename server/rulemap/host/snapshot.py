@@ -3,23 +3,27 @@
 Why: the language server's features used to reach into `Workspace` (its documents, import
 graph, rule globs) and into the profiles themselves, so that a change of the engine rippled
 through every handler. The host is the one door: changes go in through it (`apply_change` for
-files, `set_buffer`/`drop_buffer` for the editor's unsaved text), and a `Snapshot` answers in
-the core's plain data (`rulemap.model`: `Document`, `ImportRef`, `Resolved`, `Span`) or the
-frozen dataclasses of the sibling modules — never lsprotocol types, which stay in
-`lsp/features/`.
+files, `set_buffer`/`drop_buffer`/`edit_buffer` for the editor's unsaved text), and a
+`Snapshot` answers in the core's plain data (`rulemap.model`: `Document`, `ImportRef`,
+`Resolved`, `Span`) or the frozen dataclasses of the sibling modules — never lsprotocol types.
+
+Why this module is long: `Snapshot` is the one list of the questions an edge may ask of a
+workspace, each a few lines handing the engine's answer over; split, the list would have no
+one place to read (the worker's replica, the findings and the fork live in sibling modules).
 
 A Snapshot is a value: a change applied to the host after it was taken never changes its
 answers. The snapshots of one state share a `Pin` on the host's workspace; a change that
-finds that pin still held (a request that awaits with its snapshot) first forks the state the
-pin answers from — the workspace with its overlay of buffers, parsed documents and derived
-caches, which documents are read through lazily — so the snapshots keep theirs while the host
-moves on (`_fork`). A snapshot is dropped once its request is answered, so on the keystroke
-path no pin is held and a change costs one dead weak reference; a fork copies the workspace
-(~0.7 s on the 20,000-file benchmark monorepo), paid only by a snapshot held across a change.
-What the engine never read before the change (a file no question had parsed) is read when
-first asked: the disk itself has no versions. Asking a snapshot twice computes once (its
-caches are its workspace's). `profile` is the agent whose loading model, glob dialect and size
-unit the answers speak (None: the workspace's own).
+finds that pin still held (a request that awaits with its snapshot) first re-points it at a
+fork of the state — the workspace with its overlay of buffers, file index, parsed documents
+and derived caches, through which documents are read lazily — so the snapshots keep theirs
+while the host moves on (`host/fork.py`). The disk has no versions: the fork's reader is told
+which files the change created (not there) and deleted (still there, readable only if read
+before); a file no question had read, changed on disk, is read as it is when first asked.
+A snapshot is dropped once its request is answered, so on the keystroke path no pin is held
+and a change costs one dead weak reference; a fork copies the workspace (~0.7 s on the
+20,000-file benchmark monorepo), paid only for a snapshot held across a change. Asking a
+snapshot twice computes once (its caches are its workspace's). `profile` is the agent whose
+loading model, glob dialect and size unit the answers speak (None: the workspace's own).
 """
 
 from __future__ import annotations
