@@ -67,17 +67,17 @@ def test_a_long_lived_reader_sees_a_file_created_after_the_walk(tmp_path: Path) 
 def test_the_language_server_asks_the_disk_once_its_first_check_is_done(tmp_path: Path) -> None:
     """Its reader records that check for the start cache and answered probes from the walk
     while it ran; a `.claude/CLAUDE.md` created afterwards exists for it."""
-    from rulemap.lsp.opening import open_workspace
+    from rulemap.lsp.opening import open_folder
 
     (tmp_path / ".git").mkdir()
     (tmp_path / "AGENTS.md").write_text("# root\n")
     (tmp_path / "pkg" / "src").mkdir(parents=True)
     (tmp_path / "pkg" / "src" / "a.ts").write_text("x\n")
-    ws, overlay, errors, findings = open_workspace(
+    host, errors, findings = open_folder(
         str(tmp_path), {}, {}, str(tmp_path / "home"), check_now=True, recording=Recording()
     )
-    assert errors == [] and findings is not None
+    assert host is not None and errors == [] and findings is not None
     created = tmp_path / "pkg" / ".claude" / "CLAUDE.md"
     created.parent.mkdir()
     created.write_text("# pkg\n")
-    assert overlay.exists(str(created))
+    assert host.snapshot().exists("pkg/.claude/CLAUDE.md")

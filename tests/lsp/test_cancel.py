@@ -5,7 +5,7 @@
 server with slow toy agents (tests/lsp/toy_profile.py `slow_toys`: half a second per
 explanation), so that a compare over six of them takes three seconds uncancelled. The
 requests that run in the worker thread (`rulemap/graph`, `rulemap/instructionFiles`) are
-held to it with `folders.in_worker` / `replay_and_run` directly.
+held to it with `folders.in_worker` / `host.snapshot.replay_and_run` directly.
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def test_a_cancelled_worker_job_replays_and_skips_its_function() -> None:
     state), but the function of a request cancelled meanwhile does not run."""
     from rulemap.analysis import new_workspace
     from rulemap.host import Cancelled, CancelToken
-    from rulemap.lsp.folders import replay_and_run
+    from rulemap.host.snapshot import replay_and_run
     from rulemap.readers import MemoryReader, OverlayReader
 
     replica = new_workspace(OverlayReader(MemoryReader("/w", {"AGENTS.md": "old\n"})))
@@ -100,11 +100,12 @@ def test_a_cancelled_worker_job_replays_and_skips_its_function() -> None:
     token.cancel()
     log = [({"AGENTS.md"}, set(), set(), {"AGENTS.md": "new\n"})]
     with pytest.raises(Cancelled):
-        replay_and_run(replica, log, lambda ws: ran.append(ws.document("AGENTS.md").text), (),
-                       token)
+        replay_and_run(replica, log, lambda snap: ran.append(snap.document("AGENTS.md").text),
+                       (), token)
     assert ran == []
     assert replica.document("AGENTS.md").text == "new\n"  # replayed all the same
-    assert replay_and_run(replica, [], lambda ws: "answered", (), CancelToken()) == "answered"
+    assert replay_and_run(replica, [], lambda snap: snap.document("AGENTS.md").text, (),
+                          CancelToken()) == "new\n"
 
 
 async def test_a_cancelled_request_stops_its_worker_job() -> None:
@@ -113,15 +114,19 @@ async def test_a_cancelled_request_stops_its_worker_job() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     from rulemap.analysis import new_workspace
-    from rulemap.host import Cancelled, CancelToken
+    from rulemap.host import AnalysisHost, Cancelled, CancelToken
     from rulemap.lsp.folders import in_worker
     from rulemap.readers import MemoryReader, OverlayReader
 
-    replica = new_workspace(OverlayReader(MemoryReader("/w", {"AGENTS.md": "x\n"})))
+    def workspace() -> Any:
+        return new_workspace(OverlayReader(MemoryReader("/w", {"AGENTS.md": "x\n"})))
+
+    host = AnalysisHost(workspace(), replicated=True)
+    host.attach_replica(workspace())
     steps: list[int] = []
     stopped: list[bool] = []
 
-    def long_job(ws: Any, cancel: CancelToken) -> str:
+    def long_job(snap: Any, cancel: CancelToken) -> str:
         for step in range(200):
             try:
                 cancel.check()
@@ -136,7 +141,7 @@ async def test_a_cancelled_request_stops_its_worker_job() -> None:
     loop = asyncio.get_running_loop()
     with ThreadPoolExecutor(max_workers=1) as executor:
         task = asyncio.ensure_future(
-            in_worker(loop, executor, replica, [], long_job, (token,), token)
+            in_worker(loop, executor, host.worker_job(long_job, (token,), token), token)
         )
         await asyncio.sleep(0.1)
         task.cancel()

@@ -81,6 +81,7 @@ def test_stored_diagnostics_come_back_as_the_converter_would_make_them() -> None
     from lsprotocol.converters import get_converter
 
     from rulemap import analysis
+    from rulemap.host import AnalysisHost
     from rulemap.lsp.diagnostics import to_diagnostics
     from rulemap.lsp.start_cache import diagnostic_from_json
 
@@ -89,7 +90,8 @@ def test_stored_diagnostics_come_back_as_the_converter_would_make_them() -> None
     items = []
     for key in sorted({f.path for f in analysis.check(ws)}):
         findings = [f for f in analysis.check(ws) if f.path == key]
-        items += [converter.unstructure(d) for d in to_diagnostics(ws, key, findings, "utf-16")]
+        snap = AnalysisHost(ws).snapshot()
+        items += [converter.unstructure(d) for d in to_diagnostics(snap, key, findings, "utf-16")]
     assert len(items) >= 10 and {i.get("severity") for i in items} >= {1, 2, 3}
     assert any(i.get("data", {}).get("fixes") for i in items)
     for item in items:

@@ -8,7 +8,8 @@ from lsprotocol import types
 
 from rulemap import analysis, checks
 from rulemap.analysis import new_workspace
-from rulemap.lsp.checking import document_findings
+from rulemap.host import AnalysisHost
+from rulemap.host.checking import document_findings
 from rulemap.lsp.diagnostics import to_diagnostics, uri_for
 from rulemap.lsp.folders import path_of
 from rulemap.lsp.settings import Settings, merge, parse_settings
@@ -103,17 +104,19 @@ def test_document_findings_match_the_full_check() -> None:
     assert split.all == full
     graph = {(f.path, f.code, f.span, f.message) for f in split.graph}
     assert {f.code for f in split.graph} >= {"import-cycle"}
+    snap = AnalysisHost(ws).snapshot()
     for key in ws.lint_documents():
         expected = [
             (f.code, f.span, f.message) for f in full
             if f.path == key and (f.path, f.code, f.span, f.message) not in graph
         ]
-        assert [(f.code, f.span, f.message) for f in document_findings(ws, key)] == expected, key
+        own = document_findings(snap, key)
+        assert [(f.code, f.span, f.message) for f in own] == expected, key
         # a document's fresh findings and the graph-wide ones are the whole check's again
-        merged = checks.merge(document_findings(ws, key), [f for f in split.graph if f.path == key])
+        merged = checks.merge(own, [f for f in split.graph if f.path == key])
         assert merged == [f for f in full if f.path == key], key
     diagnostics = to_diagnostics(
-        ws, "AGENTS.md", [f for f in full if f.path == "AGENTS.md"], "utf-16"
+        snap, "AGENTS.md", [f for f in full if f.path == "AGENTS.md"], "utf-16"
     )
     assert {str(d.code) for d in diagnostics} >= {"broken-import", "suspicious-import"}
     broken = next(d for d in diagnostics if d.code == "broken-import")

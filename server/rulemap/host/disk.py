@@ -23,6 +23,14 @@ from rulemap.readers.host import (
 
 __all__ = [
     "MAX_FILE_BYTES", "ReadError", "TextLines", "exists", "home_dir", "in_skipped_dir",
-    "is_dir", "is_within", "missing", "nearest_git_root", "open_text_lines", "read_user_file",
-    "real_path",
+    "is_dir", "is_within", "missing", "nearest_git_root", "no_git_on_this_thread",
+    "open_text_lines", "read_user_file", "real_path",
 ]
+
+
+def no_git_on_this_thread() -> None:
+    """Mark the calling thread as one that never runs git (the language server's event loop:
+    git runs in its worker); `rulemap.readers.git_renames`, imported when called."""
+    from rulemap.readers.git_renames import no_git_on_this_thread as mark
+
+    mark()

@@ -16,4 +16,22 @@ from rulemap.config import (
     parse_allow_list,
 )
 
-__all__ = ["CONFIG_FILES", "Config", "ConfigError", "load_user_config_text", "parse_allow_list"]
+__all__ = [
+    "CONFIG_FILES", "Config", "ConfigError", "check_setting", "load_user_config_text",
+    "parse_allow_list", "setting_keys",
+]
+
+
+def setting_keys() -> tuple[str, ...]:
+    """Every top-level key of rulemap.toml (and of an editor's `rulemap` settings): Rulemap's
+    own, then the options profiles take (the engine, imported when asked)."""
+    from rulemap.analysis import setting_keys as keys
+
+    return keys()
+
+
+def check_setting(key: str, value: object, source: str) -> None:
+    """Raise ConfigError when `key = value` is not a valid top-level setting."""
+    from rulemap.analysis import check_setting as check
+
+    check(key, value, source)

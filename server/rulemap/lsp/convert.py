@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from rulemap.host.text import Encoding, col_from_encoding, encode_span
 from rulemap.model import Pos, Severity, Span
-from rulemap.ranges import encode_span
-from rulemap.text.positions import Encoding, col_from_encoding
 
 SEVERITY: dict[Severity, types.DiagnosticSeverity] = {
     "error": types.DiagnosticSeverity.Error,

@@ -7,13 +7,12 @@ from urllib.parse import quote
 
 from lsprotocol import types
 
+from rulemap.host.text import Encoding, path_bytes, printable
 from rulemap.lsp.convert import SEVERITY, to_range
 from rulemap.model import Finding, Fix, Span
-from rulemap.text.names import path_bytes, printable
-from rulemap.text.positions import Encoding
 
 if TYPE_CHECKING:
-    from rulemap.workspace import Workspace
+    from rulemap.host import Snapshot
 
 SOURCE = "rulemap"
 _TAGS = {
@@ -29,9 +28,9 @@ def uri_for(path: str) -> str:
     return "file://" + quote(path_bytes(path), safe="/")
 
 
-def _lines(ws: Workspace, key: str) -> list[str]:
+def _lines(snap: Snapshot, key: str) -> list[str]:
     try:
-        return ws.document(key).lines
+        return snap.document(key).lines
     except Exception:  # pragma: no cover - documents never raise, but never fail a publish
         return []
 
@@ -40,17 +39,17 @@ def _span_json(span: Span) -> dict[str, Any]:
     return {"start": [span.start.line, span.start.col], "end": [span.end.line, span.end.col]}
 
 
-def _fix_json(ws: Workspace, fix: Fix, encoding: Encoding) -> dict[str, Any]:
+def _fix_json(snap: Snapshot, fix: Fix, encoding: Encoding) -> dict[str, Any]:
     out: dict[str, Any] = {
         "title": fix.title,
         "kind": fix.kind,
         "path": fix.path,
-        "uri": uri_for(ws.abs(fix.path)),
+        "uri": uri_for(snap.abs(fix.path)),
         "newText": fix.new_text,
         "span": _span_json(fix.span),
     }
     if fix.kind != "create":
-        rng = to_range(_lines(ws, fix.path), fix.span, encoding)
+        rng = to_range(_lines(snap, fix.path), fix.span, encoding)
         out["range"] = {
             "start": {"line": rng.start.line, "character": rng.start.character},
             "end": {"line": rng.end.line, "character": rng.end.character},
@@ -59,25 +58,25 @@ def _fix_json(ws: Workspace, fix: Fix, encoding: Encoding) -> dict[str, Any]:
 
 
 def to_diagnostic(
-    ws: Workspace, finding: Finding, lines: list[str], encoding: Encoding
+    snap: Snapshot, finding: Finding, lines: list[str], encoding: Encoding
 ) -> types.Diagnostic:
     related = [
         types.DiagnosticRelatedInformation(
             location=types.Location(
-                uri=uri_for(ws.abs(r.path)),
+                uri=uri_for(snap.abs(r.path)),
                 range=to_range(
-                    lines if r.path == finding.path else _lines(ws, r.path), r.span, encoding
+                    lines if r.path == finding.path else _lines(snap, r.path), r.span, encoding
                 ),
             ),
             message=printable(r.message),
         )
         for r in finding.related
     ]
-    from rulemap.checks.registry import doc_url  # the checks: not imported before a check ran
+    from rulemap.host.checking import doc_url  # the checks: not imported before a check ran
 
     data: dict[str, Any] = {"code": finding.code}
     if finding.fixes:
-        data["fixes"] = [_fix_json(ws, f, encoding) for f in finding.fixes]
+        data["fixes"] = [_fix_json(snap, f, encoding) for f in finding.fixes]
     return types.Diagnostic(
         range=to_range(lines, finding.span, encoding),
         # a name that is not UTF-8 as `\xNN`, as the CLI shows it: pygls would send a lone
@@ -94,14 +93,14 @@ def to_diagnostic(
 
 
 def to_diagnostics(
-    ws: Workspace, key: str, findings: list[Finding], encoding: Encoding
+    snap: Snapshot, key: str, findings: list[Finding], encoding: Encoding
 ) -> list[types.Diagnostic]:
     if not findings:
         return []
-    lines = _lines(ws, key)
+    lines = _lines(snap, key)
     out = []
     for finding in findings:
         if lines and finding.span.start.line >= len(lines):
             continue  # a stale graph finding past the end of an edited document
-        out.append(to_diagnostic(ws, finding, lines, encoding))
+        out.append(to_diagnostic(snap, finding, lines, encoding))
     return out

@@ -17,9 +17,8 @@ import posixpath
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from rulemap.host.disk import in_skipped_dir
 from rulemap.lsp.diagnostics import uri_for
-from rulemap.lsp.events import classify_events, content_matters
-from rulemap.readers.base import in_skipped_dir
 
 if TYPE_CHECKING:
     from rulemap.lsp.folders import Folder
@@ -54,18 +53,7 @@ class FileEventFlow:
 
         def graph_changed(self, uris: Iterable[str], rules_changed: bool = True) -> None: ...
 
-        def _update(
-            self,
-            folder: Folder,
-            changed: Iterable[str] = (),
-            created: Iterable[str] = (),
-            deleted: Iterable[str] = (),
-        ) -> set[str]: ...
-
         def _touch(self, folder: Folder, touched: set[str]) -> None: ...
-
-        @staticmethod
-        def _rules_moved(folder: Folder, touched: set[str], structural: bool) -> bool: ...
 
     def file_events(self, events: Iterable[tuple[str, str]]) -> None:
         """`(kind, absolute path)` with kind created | changed | deleted, from the client's
@@ -83,7 +71,7 @@ class FileEventFlow:
             folder = self.folders[root]
             if folder.refused:
                 continue
-            if folder.ws is None or folder.indexing:
+            if folder.host is None or folder.indexing:
                 folder.pending_events.extend(items)
                 continue
             self._apply_events(folder, items)
@@ -138,13 +126,17 @@ class FileEventFlow:
                 await asyncio.sleep(0)
 
     def _apply_events(self, folder: Folder, events: list[tuple[str, str]]) -> None:
-        ws, overlay = folder.ws, folder.overlay
-        if ws is None or overlay is None:
+        from rulemap.host.file_events import classify_events  # the engine: once indexed
+
+        host = folder.host
+        if host is None:
             return
-        batch = classify_events(folder, ws, overlay, events)
+        snap = host.snapshot()
+        batch = classify_events(snap, events)
         created, changed, deleted = batch.created, batch.changed, batch.deleted
         ignores = batch.gitignore_changed
-        changed = {k for k in changed if content_matters(folder, k)}
+        changed = {k for k in changed if snap.content_matters(k)}
+        del snap  # (held across the change below, it would fork the workspace)
         if not (created or changed or deleted or ignores):
             return
         log.debug(
@@ -152,12 +144,12 @@ class FileEventFlow:
         )
         if batch.config_changed or ignores:
             self.schedule_reopen(folder)
-            self.graph_changed([uri_for(ws.abs(k)) for k in created | changed | deleted])
+            self.graph_changed([uri_for(folder.path_of(k)) for k in created | changed | deleted])
             return
-        touched = self._update(folder, changed=changed, created=created, deleted=deleted)
+        touched = host.apply_change(changed=changed, created=created, deleted=deleted)
         self._touch(folder, touched)
         self.graph_changed(
-            [uri_for(ws.abs(k)) for k in created | changed | deleted],
-            self._rules_moved(folder, touched, bool(created or deleted)),
+            [uri_for(folder.path_of(k)) for k in created | changed | deleted],
+            host.snapshot().rules_moved(touched, bool(created or deleted)),
         )
 

@@ -1,7 +1,9 @@
 """A workspace folder as the server holds it, and the connection the server talks back through.
 
-`Folder` is plain state (the Engine in state.py drives it); `Port` is implemented by the pygls
-server; `replay_and_run` is what the worker thread does with a folder's replica.
+`Folder` is the server's state of a folder (the Engine in state.py drives it): its host (the
+engine's state: workspace, buffers, findings, the worker's replica — `rulemap.host`), and what
+only the server knows — settings as the client sent them, timers, epochs, what was published.
+`Port` is implemented by the pygls server; `in_worker` runs a host's worker job.
 """
 
 from __future__ import annotations
@@ -25,8 +27,6 @@ if TYPE_CHECKING:
     from rulemap.host import AnalysisHost, Snapshot
     from rulemap.lsp.reach_lens import Overviews
     from rulemap.lsp.start_cache import Start
-    from rulemap.readers.overlay import OverlayReader
-    from rulemap.workspace import Workspace
 
 T = TypeVar("T")
 
@@ -67,20 +67,14 @@ def path_of(uri: str) -> str | None:
     return posixpath.normpath(path)
 
 
-# (changed, created, deleted, {key: buffer text or None}) — one `ws.update`, to replay
-Replayed = tuple[set[str], set[str], set[str], dict[str, str | None]]
-
-
 @dataclass
 class Folder:
     uri: str
     root: str
     name: str
-    ws: Workspace | None = None
-    overlay: OverlayReader | None = None
-    replica: Workspace | None = None  # the worker thread's copy
+    host: AnalysisHost | None = None  # the engine's state of the folder (None until indexed)
+    # set once the host's worker replica is built (or failed to be)
     replica_ready: asyncio.Event = field(default_factory=asyncio.Event)
-    replica_log: list[Replayed] = field(default_factory=list)  # updates not yet replayed
     refused: str | None = None
     settings: Settings = field(default_factory=Settings)
     raw_settings: dict[str, Any] = field(default_factory=dict)
@@ -91,15 +85,10 @@ class Folder:
     epoch: int = 0
     pending: set[str] = field(default_factory=set)  # keys edited while indexing
     pending_events: list[tuple[str, str]] = field(default_factory=list)  # (kind, path)
-    full: dict[str, list[Finding]] = field(default_factory=dict)
-    graph: dict[str, list[Finding]] = field(default_factory=dict)  # the graph-wide part of full
-    full_gen: int = -1
     full_seconds: float = 0.0
-    local: dict[str, list[Finding]] = field(default_factory=dict)
     # key → (the findings last converted for it, the encoding): unchanged ones are not again
     published: dict[str, tuple[list[Finding], str, Document | None]] = field(
         default_factory=dict)  # … and the document they were converted over
-    dirty: dict[str, int] = field(default_factory=dict)  # key → generation of its last change
     local_queue: set[str] = field(default_factory=set)
     timers: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
     last_local: dict[str, float] = field(default_factory=dict)
@@ -117,21 +106,28 @@ class Folder:
     # messages shown for the current settings / configuration file (shown again only after a fix)
     shown: dict[str, set[str]] = field(default_factory=dict)
 
-    @property
-    def host(self) -> AnalysisHost | None:
-        """The engine's edge API over the loop's Workspace (None until indexed). A thin
-        wrapper: its caches are the workspace's, so a new one per request costs nothing."""
-        from rulemap.host.snapshot import AnalysisHost  # the engine: not before it is needed
-
-        return AnalysisHost(self.ws) if self.ws is not None else None
-
     def snapshot(self) -> Snapshot | None:
-        """What the editor features ask: the workspace now, in the folder's `profile`."""
+        """What the editor features ask: the workspace now, in the folder's `profile`
+        (None until indexed). Take one per request: a snapshot held across a change makes the
+        host fork its workspace (`rulemap.host.snapshot`)."""
         host = self.host
         return host.snapshot(self.settings.profile) if host is not None else None
 
+    @property
+    def ws(self) -> Any:
+        """Transitional, for the requests that still read the workspace itself (lsp/custom.py,
+        reach_lens.py): remove once they ask the host. None until indexed."""
+        from rulemap.host.snapshot import workspace_of
+
+        snap = self.snapshot()
+        return workspace_of(snap) if snap is not None else None
+
     def key_of(self, path: str) -> str:
         return path[len(self.root) :].lstrip("/")
+
+    def path_of(self, key: str) -> str:
+        """The absolute path of a key (root-relative, or absolute outside the root)."""
+        return key if key.startswith("/") else posixpath.join(self.root, key)
 
     def unshown(self, topic: str, messages: list[str]) -> list[str]:
         """The messages not shown last time for this topic (no repeats on every edit); they
@@ -149,60 +145,22 @@ class Folder:
                 timer.cancel()
 
     def findings(self, key: str) -> list[Finding]:
-        """The freshest findings of one document: the full check's, or, for a document changed
-        since, its own findings plus the graph-wide ones of the last full check."""
-        full = self.full.get(key, [])
-        if self.dirty.get(key, -1) <= self.full_gen:
-            return full
-        local = self.local.get(key)
-        if local is None:
-            return full
-        from rulemap.checks import merge
-
-        # every graph-wide finding stays: a check family's, and every selected agent's own
-        return merge(local, self.graph.get(key, []))
-
-
-def replay_and_run(
-    replica: Workspace,
-    log: list[Replayed],
-    function: Callable[..., T],
-    args: tuple[Any, ...],
-    cancel: CancelToken | None = None,
-) -> T:
-    """In the worker: bring the replica up to date, then run `function` on it — unless the
-    request that wanted it was cancelled meanwhile (Cancelled; the replay is never skipped:
-    the log is the replica's only way to the loop's state)."""
-    overlay: Any = replica.reader
-    for changed, created, deleted, buffers in log:
-        for key, text in buffers.items():
-            path = replica.abs(key)
-            if text is None:
-                overlay.drop_buffer(path)
-            else:
-                overlay.set_buffer(path, text)
-        from rulemap.host.snapshot import AnalysisHost
-
-        AnalysisHost(replica).apply_change(changed, created, deleted)
-    if cancel is not None:
-        cancel.check()
-    return function(replica, *args)
+        """The freshest findings of one document (`rulemap.host.findings.Findings.of`)."""
+        return self.host.findings.of(key) if self.host is not None else []
 
 
 async def in_worker(
     loop: asyncio.AbstractEventLoop,
     executor: Executor,
-    replica: Workspace,
-    log: list[Replayed],
-    function: Callable[..., T],
-    args: tuple[Any, ...],
+    work: Callable[[], T],
     cancel: CancelToken | None = None,
 ) -> T:
-    """`replay_and_run` in the worker thread, awaited. Cancelling the awaiting task (a
-    `$/cancelRequest`) sets `cancel`: the worker skips `function` if it has not started, and
-    a function that checks the token stops at its next check. The job itself is shielded: the
-    replay always runs (the log was handed over), whatever happens to the request."""
-    job = loop.run_in_executor(executor, replay_and_run, replica, log, function, args, cancel)
+    """A host's worker job (`AnalysisHost.worker_job`) in the worker thread, awaited.
+    Cancelling the awaiting task (a `$/cancelRequest`) sets `cancel`: the worker skips the
+    question if it has not started, and one that checks the token stops at its next check.
+    The job itself is shielded: the replay always runs (the log was handed over), whatever
+    happens to the request."""
+    job = loop.run_in_executor(executor, work)
     try:
         return await asyncio.shield(job)
     except asyncio.CancelledError:

@@ -1,8 +1,9 @@
-"""Building a folder's Workspaces for the server (in the worker thread), and warming them.
+"""Opening a folder's host for the server (in the worker thread), and warming it.
 
-`open_workspace` walks the folder and reads its configuration (falling back to the defaults on a
-configuration error, which it returns as a message); `make_replica` builds the worker's own copy;
-`warm` parses every document on the event loop's copy a few milliseconds at a time.
+`open_folder` reads the user's grants and hands the rest to the host (`rulemap.host.opening`:
+the walk, the configuration — its defaults on an error, returned as a message —, the first
+whole check); `make_replica` is what the worker runs for the host's replica; `warm` parses
+every document on the loop's host a few milliseconds at a time.
 """
 
 from __future__ import annotations
@@ -10,63 +11,36 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import deque
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from rulemap.readers.base import MAX_FILE_BYTES, is_within
-
-if TYPE_CHECKING:  # the engine is imported when the server starts; these load with a folder
-    from rulemap.checks import Checked
-    from rulemap.config import Config
-    from rulemap.readers.overlay import OverlayReader
-    from rulemap.readers.recording import Recording
-    from rulemap.workspace import Workspace
+if TYPE_CHECKING:  # the engine is imported when a folder is indexed, not at start-up
+    from rulemap.host import AnalysisHost
+    from rulemap.host.checking import Checked
 
 log = logging.getLogger("rulemap.lsp")
 WARM_SLICE_S = 0.004  # the start-up parse of the loop's copy yields this often
 
 
-def overlay_for(
-    root: str, buffers: Mapping[str | None, str], allowed: tuple[str, ...] = (),
-    recording: Recording | None = None,
-) -> OverlayReader:
-    """The disk of `root` under the editor's open buffers (those inside it, not too large);
-    read through `recording` (the start cache's: lsp/start_cache.py) when given."""
-    from rulemap.readers.local import LocalReader
-    from rulemap.readers.overlay import OverlayReader
-    from rulemap.readers.recording_reader import recorded_by
-
-    base = (recorded_by(recording)(root, allowed) if recording is not None
-            else LocalReader(root, allowed))
-    overlay = OverlayReader(base)
-    for path, text in buffers.items():
-        if path and is_within(path, root) and len(text) <= MAX_FILE_BYTES:
-            overlay.set_buffer(path, text)
-    return overlay
-
-
-def open_workspace(
+def open_folder(
     root: str,
     overrides: dict[str, Any],
     buffers: Mapping[str | None, str],
     home: str,
     check_now: bool = False,
     granted: tuple[str, ...] = (),
-    recording: Recording | None = None,
-) -> tuple[Workspace, OverlayReader, list[str], Checked | None]:
+    recording: Any = None,
+) -> tuple[AnalysisHost | None, list[str], Checked | None]:
     """Runs in the worker: walk the folder, read its configuration, check it if asked.
 
     Imports may leave the folder only for what the user grants: `granted` (the editor's
     user-level `allowImportsFrom`, from initializationOptions) and the user's configuration
-    file, read here; never the folder's own `allowImportsFrom`."""
-    from rulemap import analysis
+    file, read here; never the folder's own `allowImportsFrom`. `recording`: the start
+    cache's (lsp/start_cache.py)."""
     from rulemap.cli.user_config import merge_grants, read_user_grants
-    from rulemap.config import Config, ConfigError
-    from rulemap.lsp.checking import full_findings
-    from rulemap.readers.local import LocalReader
+    from rulemap.host.opening import open_folder as opened
+    from rulemap.host.settings import ConfigError
 
-    overlay = overlay_for(root, buffers, recording=recording)
     errors: list[str] = []
     try:
         from_file = read_user_grants()
@@ -74,66 +48,27 @@ def open_workspace(
         errors.append(f"user configuration error: {exc}; ignoring that file")
         from_file = ()
     allowed = merge_grants(from_file, granted)
-    try:
-        ws = analysis.open_workspace(
-            root, reader=overlay, overrides=overrides, home=home, allow_imports_from=allowed
-        )
-    except ConfigError as exc:
-        errors.append(f"configuration error: {exc}. Using the defaults until it is fixed.")
-        try:
-            ws = analysis.open_workspace(
-                root, reader=overlay, home=home, allow_imports_from=allowed
-            )
-        except ConfigError:
-            ws = analysis.new_workspace(overlay, Config(allow_imports_from=allowed), home=home)
-    if ws.config.allow_imports_from:
-        # The reader confines reads to the root; widen it as Workspace.open does without one.
-        overlay.base = LocalReader(root, allowed=ws.config.allow_imports_from)
-        if recording is not None:
-            recording.usable = False  # what the new reader reads is not recorded
-    findings = None
-    if check_now:
-        try:
-            findings = full_findings(ws)
-        except Exception:
-            log.exception("checking %s failed", root)
-    if recording is not None:
-        # the check the record is of is done; the workspace outlives the walk's listings
-        recording.stop_listing_answers()
-    return ws, overlay, errors, findings
+    found = opened(root, overrides, buffers, home, allowed, check_now, recording)
+    return found.host, [*errors, *found.errors], found.checked
 
 
-def make_replica(
-    root: str, config: Config, buffers: Mapping[str | None, str], home: str
-) -> Workspace:
-    """Runs in the worker: the worker's own copy of a folder's Workspace."""
-    from rulemap import analysis
+def make_replica(host: AnalysisHost, buffers: Mapping[str | None, str]) -> Callable[[], Any]:
+    """What the worker runs to build the host's replica (`AnalysisHost.attach_replica`)."""
+    from rulemap.host.opening import replica_builder
 
-    return analysis.new_workspace(
-        overlay_for(root, buffers, config.allow_imports_from), config, home=home
-    )
+    return replica_builder(host.snapshot(), buffers)
 
 
-async def warm(ws: Workspace, current: Callable[[], bool]) -> None:
+async def warm(host: AnalysisHost, current: Callable[[], bool]) -> None:
     """Parse every document and what it imports, a few milliseconds at a time, so that the
     first hover does not pay for parsing the whole graph. Stops when `current()` is False."""
-    from rulemap.model import ImportStatus
+    from rulemap.host.opening import warming
 
-    queue = deque(ws.all_documents())
-    seen = set(queue)
+    steps = warming(host.snapshot())
     budget = time.monotonic() + WARM_SLICE_S
-    while queue:
-        if not current():
+    while current():
+        if next(steps, None) is None:
             return
-        key = queue.popleft()
-        try:
-            for _, resolved in ws.imports(key):
-                target = resolved.target
-                if resolved.status is ImportStatus.OK and target not in seen:
-                    seen.add(target)
-                    queue.append(target)
-        except Exception:  # pragma: no cover - parsing never raises; never fail the warm-up
-            log.exception("warming %s", key)
         if time.monotonic() > budget:
             await asyncio.sleep(0)  # let requests in
             budget = time.monotonic() + WARM_SLICE_S

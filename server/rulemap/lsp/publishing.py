@@ -20,15 +20,13 @@ from lsprotocol import types
 
 from rulemap.lsp import heap
 from rulemap.lsp.diagnostics import to_diagnostics, uri_for
-from rulemap.model import Finding
 
 if TYPE_CHECKING:
-    from rulemap.checks import Checked
     from rulemap.host import CancelToken
+    from rulemap.host.checking import Checked
+    from rulemap.host.text import Encoding
     from rulemap.lsp.folders import Folder, Port
     from rulemap.lsp.ledger import DiagnosticsLedger
-    from rulemap.text.positions import Encoding
-    from rulemap.workspace import Workspace
 
 log = logging.getLogger("rulemap.lsp")
 T = TypeVar("T")
@@ -66,7 +64,7 @@ class DiagnosticsFlow:
 
         def canonical(self, uri: str) -> str: ...
 
-        async def ready(self, folder: Folder) -> Workspace | None: ...
+        async def ready(self, folder: Folder) -> Any: ...
 
         async def ready_all(self) -> None: ...
 
@@ -77,19 +75,15 @@ class DiagnosticsFlow:
     # ----- diagnostics scheduling -----------------------------------------------------------
 
     def _touch(self, folder: Folder, touched: set[str]) -> None:
-        ws = folder.ws
-        if ws is None or not touched:
+        host = folder.host
+        if host is None or not touched:
             return
         if "*config*" in touched:
             self.schedule_reopen(folder)
             return
-        generation = ws.generation
-        for key in touched:
-            folder.dirty[key] = generation
-        lint = set(ws.lint_documents())
-        stale = [k for k in folder.local if k not in lint]
-        for key in stale:
-            folder.local.pop(key, None)
+        host.findings.changed(touched, host.generation)
+        lint = set(host.snapshot().lint_documents())
+        host.findings.keep_documents(lint)
         folder.local_queue |= {k for k in touched if k in lint}
         folder.local_queue |= {
             k for k in touched if k not in lint and self._has_diagnostics(folder, k)
@@ -130,30 +124,24 @@ class DiagnosticsFlow:
 
     def flush(self, folder: Folder) -> None:
         """Compute pending per-document findings now (a pull is waiting for them)."""
-        if folder.local_queue and folder.ws is not None and not folder.indexing:
+        if folder.local_queue and folder.host is not None and not folder.indexing:
             for timer in folder.timers.values():
                 timer.cancel()
             folder.timers.clear()
             self._run_local(folder)
 
     def _run_local(self, folder: Folder) -> None:
-        from rulemap.lsp.checking import document_findings
-
-        ws = folder.ws
+        host = folder.host
         keys, folder.local_queue = folder.local_queue, set()
-        if ws is None or not keys:
+        if host is None or not keys:
             return
         if len(keys) > MAX_LOCAL_BATCH:
             return  # many files at once (a checkout): the full check answers
-        lint = set(ws.lint_documents())
         for key in keys:
-            if key in lint:  # it may have been deleted since the edit
-                try:
-                    folder.local[key] = document_findings(ws, key)
-                except Exception:
-                    log.exception("checking %s failed", key)
-            else:
-                folder.local[key] = []
+            try:  # (none for a document deleted since the edit)
+                host.check_document(key)
+            except Exception:
+                log.exception("checking %s failed", key)
         self._publish(folder, keys)
 
     def _schedule_full(self, folder: Folder) -> None:
@@ -169,23 +157,23 @@ class DiagnosticsFlow:
         self._spawn(self._run_full(folder))
 
     async def _run_full(self, folder: Folder) -> None:
-        from rulemap.lsp.checking import full_findings
+        from rulemap.host.checking import whole_check
 
-        if folder.check_running or folder.replica is None:
+        if folder.check_running or folder.host is None or not folder.host.has_replica:
             folder.check_again = True
             return
         folder.check_running = True
         try:
             while True:
                 folder.check_again = False
-                ws = folder.ws
+                host = folder.host
                 epoch = folder.epoch
-                if ws is None or self.closed:
+                if host is None or self.closed:
                     return
-                generation = ws.generation  # the replica will be at this point of the log
+                generation = host.generation  # the replica will be at this point of the log
                 started = time.monotonic()
                 try:
-                    findings: Checked | None = await self.on_replica(folder, full_findings)
+                    findings: Checked | None = await self.on_replica(folder, whole_check)
                 except Exception:
                     if self.closed:
                         return
@@ -193,7 +181,7 @@ class DiagnosticsFlow:
                     findings = None
                 folder.full_seconds = time.monotonic() - started
                 log.debug("full check of %s: %.0f ms", folder.root, folder.full_seconds * 1000)
-                if epoch != folder.epoch or folder.ws is not ws:
+                if epoch != folder.epoch or folder.host is not host:
                     return
                 if findings is not None:
                     self._set_full(folder, findings, generation)
@@ -215,15 +203,15 @@ class DiagnosticsFlow:
         """The renames git knows, asked in the worker and handed to the loop's workspace, so
         that a stale reference's hover and quick fix say where it moved without the event
         loop waiting for git (which it never runs: `git_renames.no_git_on_this_thread`)."""
-        from rulemap.checks import stale_reference
+        from rulemap.host.checking import renames
 
         try:
-            found = await self.on_replica(folder, stale_reference.renames)
+            found = await self.on_replica(folder, renames)
         except Exception:
             log.exception("reading the renames of %s", folder.root)
             return
-        if folder.ws is not None:
-            stale_reference.keep_renames(folder.ws, found)
+        if folder.host is not None:
+            folder.host.keep_renames(found)
 
     @staticmethod
     def _check_ended(folder: Folder, generation: int) -> None:
@@ -236,62 +224,62 @@ class DiagnosticsFlow:
         called (run now when it waits for its debounce): what a pull answers from then is the
         findings of the latest text the server received, the graph-wide ones too. Updates that
         come meanwhile are the next pull's."""
-        ws = folder.ws
-        target = ws.generation if ws is not None else -1
+        host = folder.host
+        target = host.generation if host is not None else -1
         while not self.closed and self.folders.get(folder.root) is folder:
-            if folder.ws is not ws:  # indexed again meanwhile: its first check, then
+            if folder.host is not host:  # indexed again meanwhile: its first check, then
                 await folder.ready.wait()
-                ws = folder.ws
-                target = ws.generation if ws is not None else -1
-            if ws is None or folder.checked_gen >= target:
+                host = folder.host
+                target = host.generation if host is not None else -1
+            if host is None or folder.checked_gen >= target:
                 return
-            if folder.replica is None and folder.replica_ready.is_set():
+            if not host.has_replica and folder.replica_ready.is_set():
                 return  # no copy for the worker (making it failed): no check will come
             ended = folder.check_ended
             if folder.full_timer is not None:  # debounced: a pull is waiting, so now
                 folder.full_timer.cancel()
                 folder.full_timer = None
                 self._spawn(self._run_full(folder))
-            elif not folder.check_running and folder.replica is not None:
+            elif not folder.check_running and host.has_replica:
                 self._spawn(self._run_full(folder))  # (none scheduled: nothing left behind)
             # woken when a check ends; the timeout re-reads the state (a re-index, say)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(ended.wait(), CHECK_POLL_S)
 
-    def _set_full(self, folder: Folder, findings: Checked, generation: int) -> None:
+    @staticmethod
+    def _set_full(folder: Folder, findings: Checked, generation: int) -> None:
         """Findings of a whole-workspace check of the graph as it was at `generation`."""
-        folder.full, folder.full_gen = _by_path(findings.all), generation
-        folder.graph = _by_path(findings.graph)
-        for key in [k for k, g in folder.dirty.items() if g <= generation]:
-            folder.dirty.pop(key, None)
-            folder.local.pop(key, None)
+        if folder.host is not None:
+            folder.host.findings.set_whole(findings, generation)
 
     # ----- current findings ----------------------------------------------------------------
 
     def _publish(self, folder: Folder, keys: set[str] | None) -> None:
         """Recompute the diagnostics of `keys` (None: every document of the folder) and hand
         the changed ones to the client."""
-        ws = folder.ws
-        if ws is None:
+        host = folder.host
+        if host is None:
             return
+        snap = host.snapshot()
         # Every lint document, and any other file a finding points into (an imported file that
         # closes a cycle, say).
-        wanted = {*ws.lint_documents(), *folder.full, *folder.local} if keys is None else set(keys)
+        wanted = ({*snap.lint_documents(), *host.findings.keys()} if keys is None
+                  else set(keys))
         changed: list[str] = []
         wanted_uris: set[str] = set()
         published = folder.published
         for key in sorted(wanted):
-            uri = uri_for(ws.abs(key))
+            uri = uri_for(snap.abs(key))
             wanted_uris.add(uri)
             if key.startswith("/"):
                 continue
-            findings = folder.findings(key)
+            findings = host.findings.of(key)
             # the same finding objects as last time (the engine hands back what it cached),
             # over the same text: their diagnostics are what the client has; converting 300
             # findings of 400 documents after every edit's whole check would cost the loop
             # ~20 ms. An edited text converts them again: a graph finding kept from the last
             # whole check may now lie past the document's end, and is left out then
-            doc = ws.document(key) if findings else None
+            doc = snap.document(key) if findings else None
             last = published.get(key)
             if (
                 last is not None
@@ -303,7 +291,7 @@ class DiagnosticsFlow:
             ):
                 continue
             published[key] = (list(findings), self.encoding, doc)
-            diagnostics = to_diagnostics(ws, key, findings, self.encoding)
+            diagnostics = to_diagnostics(snap, key, findings, self.encoding)
             if self._set_diagnostics(uri, diagnostics, self._version(uri)):
                 changed.append(uri)
         if keys is None:
@@ -344,17 +332,17 @@ class DiagnosticsFlow:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
         folder, key = found
         await self.file_events_applied()
-        ws = await self.ready(folder)
-        if ws is None:
+        if await self.ready(folder) is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
         await self.checked(folder)
-        ws = folder.ws
-        if ws is None:
+        host = folder.host
+        if host is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
         self.flush(folder)
         state = self.ledger.docs.get(canonical)
         if state is None:
-            diagnostics = to_diagnostics(ws, key, folder.findings(key), self.encoding)
+            diagnostics = to_diagnostics(host.snapshot(), key, host.findings.of(key),
+                                         self.encoding)
             state = self.ledger.remember(canonical, diagnostics)
         return self.ledger.document_report(state, previous)
 
@@ -387,28 +375,3 @@ class DiagnosticsFlow:
         uris, self._graph_uris = sorted(self._graph_uris), set()
         rules_changed, self._graph_rules_changed = self._graph_rules_changed, False
         self.port.notify("rulemap/graphChanged", {"uris": uris, "rulesChanged": rules_changed})
-
-    @staticmethod
-    def _rules_moved(folder: Folder, touched: set[str], structural: bool) -> bool:
-        """Whether an update can have moved rule matches: a file created or deleted (globs may
-        match it), the configuration, or a rule of any selected agent (its globs may differ);
-        an instruction file's or an import's text never does."""
-        from rulemap import analysis
-
-        ws = folder.ws
-        if structural or ws is None or "*config*" in touched:
-            return True
-        agents = analysis.select_profiles(ws)
-        return any(
-            ws.is_rule(key)
-            or (not ws.is_instruction(key) and any(p.reads(ws, key) for p in agents))
-            for key in touched
-            if not key.startswith("/")
-        )
-
-
-def _by_path(findings: list[Finding]) -> dict[str, list[Finding]]:
-    grouped: dict[str, list[Finding]] = {}
-    for finding in findings:
-        grouped.setdefault(finding.path, []).append(finding)
-    return grouped

@@ -22,14 +22,13 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
+from rulemap.host.text import Encoding, printable_data
 from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.folders import Folder, path_of
 from rulemap.lsp.framing import refused_after_shutdown, serve_stdio
 from rulemap.lsp.preload import preload_views
 from rulemap.lsp.requests import register_requests
 from rulemap.lsp.state import Engine
-from rulemap.text.names import printable_data
-from rulemap.text.positions import Encoding
 
 if TYPE_CHECKING:  # the engine is imported once a folder is indexed, not at start-up
     from rulemap.host import Snapshot
@@ -319,16 +318,18 @@ async def _watch(folders: list[Folder]) -> None:
     await loop.run_in_executor(None, _start_watching, folders)
     engine = _engine()
     for folder in folders:
-        ws = folder.ws
-        if ws is None:
+        snap = folder.snapshot()
+        if snap is None:
             continue
-        gone = await loop.run_in_executor(None, _missing, folder.root, list(ws.files))
+        keys = list(snap.files_under(""))
+        del snap  # (not held across the wait: the host would fork for it)
+        gone = await loop.run_in_executor(None, _missing, folder.root, keys)
         if gone:
             engine.file_events([("deleted", os.path.join(folder.root, k)) for k in gone])
 
 
 def _missing(root: str, keys: list[str]) -> list[str]:
-    from rulemap.readers.host import missing
+    from rulemap.host.disk import missing
 
     return missing(root, keys)
 
@@ -439,7 +440,7 @@ async def did_change_configuration(
         old = before[folder.root]
         if dict(old.overrides) != dict(folder.settings.overrides):
             engine.schedule_reopen(folder, 0)
-        elif old != folder.settings and folder.ws is not None:
+        elif old != folder.settings and folder.host is not None:
             engine.graph_changed([])
     engine.graph_changed([])
     if any(before[f.root].profile != f.settings.profile for f in folders):

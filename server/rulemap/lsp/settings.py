@@ -68,7 +68,7 @@ def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, lis
     """Validate a `rulemap` section; returns the settings and one message per problem. The
     engine (its setting keys, the agents' names) is imported only for a key the server does
     not know itself: a start from the cache publishes before it (~100 ms)."""
-    from rulemap.config import ConfigError, parse_allow_list
+    from rulemap.host.settings import ConfigError, parse_allow_list
 
     if raw is None:
         return Settings(), []
@@ -121,7 +121,7 @@ def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, lis
             except ConfigError as exc:
                 errors.append(f"{exc}; ignoring it")
         elif key in (engine_keys := engine_keys or _engine_keys()):
-            from rulemap.analysis import check_setting
+            from rulemap.host.settings import check_setting
 
             try:
                 check_setting(key, value, source)
@@ -138,7 +138,7 @@ def parse_settings(raw: object, source: str = "settings") -> tuple[Settings, lis
 
 
 def _engine_keys() -> tuple[str, ...]:
-    from rulemap.analysis import setting_keys
+    from rulemap.host.settings import setting_keys
 
     return setting_keys()
 

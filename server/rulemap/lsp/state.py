@@ -1,11 +1,11 @@
-"""The server's state: one Workspace per workspace folder, open buffers, diagnostics.
+"""The server's state: one `AnalysisHost` per workspace folder, open buffers, diagnostics.
 
 Everything here runs on the event loop except the work handed to one worker thread: indexing a
 folder (walking the tree), the whole-workspace check and the requests that read every document.
-A Workspace is not thread-safe (its caches fill lazily), so each folder has two: `ws`, which
-only the loop touches (edits, hovers, the edited document's own findings), and `replica`, which
-only the worker touches (the whole-workspace check). Every `ws.update` is logged with the
-buffers it saw and replayed on the replica, in order, before the worker next uses it.
+The loop owns each folder's host (edits, hovers, the edited document's own findings); the host
+keeps a replica of its workspace for the worker (the whole-workspace check), with a log of its
+changes replayed there before the worker next uses it (`rulemap.host.replica`). Changes go in
+through the host (`edit_buffer`, `apply_change`); questions go out through its snapshots.
 
 `Port` is how the state talks back to the client (implemented by the pygls server).
 """
@@ -21,24 +21,22 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
+from rulemap.host import disk
 from rulemap.host.cancel import CancelToken
+from rulemap.host.disk import MAX_FILE_BYTES, is_within
+from rulemap.host.text import Encoding
 from rulemap.lsp import heap, start_cache
 from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.event_flow import FileEventFlow
-from rulemap.lsp.events import content_matters
 from rulemap.lsp.folders import Folder, Port, in_worker, path_of
 from rulemap.lsp.ledger import DiagnosticsLedger
-from rulemap.lsp.opening import make_replica, open_workspace, warm
+from rulemap.lsp.opening import make_replica, open_folder, warm
 from rulemap.lsp.publishing import MAX_LOCAL_BATCH, DiagnosticsFlow
 from rulemap.lsp.settings import folder_settings
-from rulemap.readers import host
-from rulemap.readers.base import MAX_FILE_BYTES, is_within
-from rulemap.text.positions import Encoding
 
 if TYPE_CHECKING:
-    from rulemap.checks import Checked
-    from rulemap.readers.overlay import OverlayReader
-    from rulemap.workspace import Workspace
+    from rulemap.host import AnalysisHost
+    from rulemap.host.checking import Checked
 
 log = logging.getLogger("rulemap.lsp")
 T = TypeVar("T")
@@ -48,9 +46,7 @@ PROGRESS_AFTER_S = 0.3  # index longer than this → window/workDoneProgress
 
 class Engine(DiagnosticsFlow, FileEventFlow):
     def __init__(self, port: Port, loop: asyncio.AbstractEventLoop | None = None):
-        from rulemap.readers.git_renames import no_git_on_this_thread
-
-        no_git_on_this_thread()  # the event loop's thread: git runs in the worker only
+        disk.no_git_on_this_thread()  # the event loop's thread: git runs in the worker only
         self.port = port
         self.loop = loop or asyncio.get_event_loop()
         self.folders: dict[str, Folder] = {}  # root → folder
@@ -60,7 +56,7 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         self.ledger = DiagnosticsLedger(port, self.loop)
         self.init_options: dict[str, Any] = {}
         self.client_settings: dict[str, Any] = {}  # from didChangeConfiguration (no pull)
-        self.home = host.real_path(host.home_dir())
+        self.home = disk.real_path(disk.home_dir())
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulemap-worker")
         self._graph_uris: set[str] = set()
         self._graph_timer: asyncio.TimerHandle | None = None
@@ -84,7 +80,7 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         if path in self.folders:
             return self.folders[path]
         folder = Folder(uri=uri_for(path), root=path, name=name or posixpath.basename(path) or path)
-        real = host.real_path(path)
+        real = disk.real_path(path)
         if real == "/" or real == self.home:
             where = "the file system root" if real == "/" else "your home directory"
             folder.refused = (
@@ -93,7 +89,7 @@ class Engine(DiagnosticsFlow, FileEventFlow):
             )
             self.port.show_message(types.MessageType.Warning, folder.refused)
             folder.ready.set()
-        elif not host.is_dir(path):
+        elif not disk.is_dir(path):
             folder.refused = f"Rulemap: workspace folder {path} does not exist."
             self.port.show_message(types.MessageType.Warning, folder.refused)
             folder.ready.set()
@@ -138,7 +134,9 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         path = path_of(uri)
         return uri_for(path) if path is not None else uri
 
-    async def ready(self, folder: Folder) -> Workspace | None:
+    async def ready(self, folder: Folder) -> Any:
+        """Once the folder is indexed: None when it could not be (else, transitionally, its
+        workspace, for the requests that still read it: lsp/custom.py)."""
         await folder.ready.wait()
         return folder.ws
 
@@ -195,7 +193,7 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         finally:
             folder.begun.set()
         job = self.loop.run_in_executor(
-            self.executor, open_workspace, folder.root, overrides, buffers, self.home, check_now,
+            self.executor, open_folder, folder.root, overrides, buffers, self.home, check_now,
             folder.settings.allow_imports_from, folder.start.recording if folder.start else None,
         )
         token = None
@@ -205,7 +203,7 @@ class Engine(DiagnosticsFlow, FileEventFlow):
                 token = await self.port.progress_begin(
                     f"Rulemap: indexing {folder.name}", folder.root
                 )
-            ws, overlay, errors, findings = await job
+            host, errors, findings = await job
         except Exception as exc:
             if self.closed:
                 return  # the worker was shut down under it: nothing to say
@@ -213,13 +211,13 @@ class Engine(DiagnosticsFlow, FileEventFlow):
             self.port.show_message(
                 types.MessageType.Error, f"Rulemap: indexing {folder.root} failed: {exc}"
             )
-            ws, overlay, errors, findings = None, None, [], None
+            host, errors, findings = None, [], None
         finally:
             self.port.progress_end(token, "done")
         if epoch != folder.epoch or self.folders.get(folder.root) is not folder:
             return  # re-indexed or removed meanwhile
         try:
-            await self._indexed(folder, epoch, ws, overlay, errors, findings)
+            await self._indexed(folder, epoch, host, errors, findings)
         except Exception:
             log.exception("after indexing %s", folder.root)
         finally:
@@ -232,96 +230,68 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         self,
         folder: Folder,
         epoch: int,
-        ws: Workspace | None,
-        overlay: OverlayReader | None,
+        host: AnalysisHost | None,
         errors: list[str],
         findings: Checked | None,
     ) -> None:
         self._show_new(folder, "config", errors)
-        folder.ws, folder.overlay, folder.replica = ws, overlay, None
+        folder.host = host  # a new host: no finding of the old one carries over
         folder.replica_ready.clear()
-        folder.replica_log = []
         folder.indexing = False
-        folder.full, folder.full_gen, folder.local, folder.dirty = {}, -1, {}, {}
         folder.checked_gen = -1
-        folder.graph = {}  # a new workspace: no graph-wide finding of the old one carries over
         folder.local_queue.clear()
-        if ws is None or overlay is None:
+        if host is None:
             folder.ready.set()
             return
-        covered = ws.generation  # what the findings of the walk's check are of
+        covered = host.generation  # what the findings of the walk's check are of
         if findings is not None:
             self._set_full(folder, findings, covered)
+        snap = host.snapshot()
         for uri in self.open_docs:
             found = self.locate(uri)
             if found and found[0] is folder:
-                path = ws.abs(found[1])
-                if overlay.base.exists(path) and not content_matters(folder, found[1]):
-                    overlay.drop_buffer(path)  # a source file: the disk is as good
+                if host.on_disk(found[1]) and not snap.content_matters(found[1]):
+                    host.drop_buffer(found[1])  # a source file: the disk is as good
                 else:
                     self.overlaid[uri] = found
+        del snap
         pending, folder.pending = folder.pending, set()
         if pending:
             for uri, (text, _version) in self.open_docs.items():
                 edited = path_of(uri)
                 if edited and is_within(edited, folder.root) and len(text) <= MAX_FILE_BYTES:
-                    overlay.set_buffer(edited, text)  # edits made while the walk ran
-            self._touch(folder, self._update(folder, changed=pending))
+                    host.set_buffer(folder.key_of(edited), text)  # edits made while it walked
+            self._touch(folder, host.apply_change(changed=pending))
         events, folder.pending_events = folder.pending_events, []
         folder.ready.set()
         if events:
             self._apply_events(folder, events)
         # The open documents first: their own findings now, everything in the worker after.
-        lint = set(ws.lint_documents())
+        lint = set(host.snapshot().lint_documents())
         opened = sorted(key for f, key in self.overlaid.values() if f is folder and key in lint)
         for key in opened[:MAX_LOCAL_BATCH]:
-            folder.dirty[key] = ws.generation
+            host.findings.changed({key}, host.generation)
             folder.local_queue.add(key)
         self._run_local(folder)
         if findings is None:
-            self._spawn(warm(ws, lambda: folder.ws is ws and not self.closed))
+            self._spawn(warm(host, lambda: folder.host is host and not self.closed))
         else:
             self._publish(folder, None)
             self._check_ended(folder, covered)
             if folder.start is not None:  # store what the client was given, for next time
                 start_cache.finish(self, folder, folder.start, quiet=not pending and not events)
-        # Then the worker's copy (updates made meanwhile are in the log and replay on it).
+        # Then the worker's copy (changes made meanwhile are in the host's log and replay on it).
         buffers = {path_of(u): text for u, (text, _) in self.open_docs.items()}
         replica = await self.loop.run_in_executor(
-            self.executor, make_replica, folder.root, ws.config, buffers, self.home
+            self.executor, make_replica(host, buffers)
         )
-        if epoch != folder.epoch or folder.ws is not ws:
+        if epoch != folder.epoch or folder.host is not host:
             return
-        folder.replica = replica
+        host.attach_replica(replica)
         folder.replica_ready.set()
         await self._run_full(folder)
         heap.settled()  # full collections no longer scan the indexed folder (heap.py)
         self.graph_changed([])
-
-    def _update(
-        self,
-        folder: Folder,
-        changed: Iterable[str] = (),
-        created: Iterable[str] = (),
-        deleted: Iterable[str] = (),
-    ) -> set[str]:
-        """`ws.update` on the loop's Workspace, logged for the worker's replica."""
-        ws, overlay, host = folder.ws, folder.overlay, folder.host
-        assert ws is not None and overlay is not None and host is not None
-        changed, created, deleted = set(changed), set(created), set(deleted)
-        touched = host.apply_change(changed, created, deleted)
-        keys = changed | created | deleted
-        buffers = {k: overlay.buffers.get(posixpath.normpath(ws.abs(k))) for k in keys}
-        log = folder.replica_log
-        if log and not (created or deleted or log[-1][1] or log[-1][2]):
-            # edits only, after edits only: one update of the union with the newest texts
-            # ends in the same state, and keeps one text per document, not one per keystroke
-            # (500 edits of a 1 MB AGENTS.md held ~500 MB until the worker replayed them)
-            log[-1][0].update(changed)
-            log[-1][3].update(buffers)
-        else:
-            log.append((changed, created, deleted, buffers))
-        return touched
 
     async def on_replica(
         self,
@@ -330,16 +300,21 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         *args: Any,
         cancel: CancelToken | None = None,
     ) -> T:
-        """Run `function(replica, *args)` in the worker, after replaying the pending updates.
-
-        Cancellable: see `folders.in_worker`."""
-        if folder.replica is None and not (folder.ws is None and folder.ready.is_set()):
+        """Run `function(snapshot, *args)` in the worker, on a snapshot of the folder's
+        replica in the folder's `profile`, after replaying the pending changes
+        (`AnalysisHost.worker_job`). Cancellable: see `folders.in_worker`."""
+        if not self._replica_built(folder) and not (folder.host is None
+                                                    and folder.ready.is_set()):
             await asyncio.wait_for(folder.replica_ready.wait(), 120)
-        replica = folder.replica
-        if replica is None:
+        host = folder.host
+        if host is None or not host.has_replica:
             raise RuntimeError(f"{folder.root} is not indexed")
-        log, folder.replica_log = folder.replica_log, []
-        return await in_worker(self.loop, self.executor, replica, log, function, args, cancel)
+        work = host.worker_job(function, args, cancel, folder.settings.profile)
+        return await in_worker(self.loop, self.executor, work, cancel)
+
+    @staticmethod
+    def _replica_built(folder: Folder) -> bool:
+        return folder.host is not None and folder.host.has_replica
 
     def schedule_reopen(self, folder: Folder, delay: float | None = None) -> None:
         if folder.reopen_timer is not None:
@@ -372,17 +347,14 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         if found is None:
             return
         folder, key = found
-        if folder.overlay is None or folder.ws is None:
+        host = folder.host
+        if host is None:
             return
-        path = folder.ws.abs(key)
-        folder.overlay.drop_buffer(path)
-        on_disk = folder.overlay.base.exists(path)
-        if on_disk:
-            touched = self._update(folder, changed=[key])
-        else:
-            touched = self._update(folder, deleted=[key])
+        host.drop_buffer(key)
+        on_disk = host.on_disk(key)
+        touched = host.apply_change(changed=[key]) if on_disk else host.apply_change(deleted=[key])
         self._touch(folder, touched)
-        self.graph_changed([canonical], self._rules_moved(folder, touched, not on_disk))
+        self.graph_changed([canonical], host.snapshot().rules_moved(touched, not on_disk))
 
     def did_save(self, uri: str) -> None:
         canonical = self.canonical(uri)
@@ -399,38 +371,30 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         folder, key = found
         if folder.refused:
             return
-        path = posixpath.join(folder.root, key)
-        if folder.ws is None or folder.overlay is None or folder.indexing:
+        host = folder.host
+        if host is None or folder.indexing:
             folder.pending.add(key)
-            if folder.overlay is not None and len(text) <= MAX_FILE_BYTES:
-                folder.overlay.set_buffer(path, text)
+            if host is not None:  # the old host, until the walk is done
+                host.set_buffer(key, text)
             return
-        ws, overlay = folder.ws, folder.overlay
         if len(text) > MAX_FILE_BYTES:
             if uri in self.overlaid:  # too big: let the disk reader say so
-                overlay.drop_buffer(path)
+                host.drop_buffer(key)
                 self.overlaid.pop(uri, None)
-                self._touch(folder, self._update(folder, changed=[key]))
+                self._touch(folder, host.apply_change(changed=[key]))
             return
-        on_disk = overlay.base.exists(path)
-        if on_disk and not content_matters(folder, key):
+        if host.on_disk(key) and not host.snapshot().content_matters(key):
             if uri in self.overlaid:  # it used to matter (an import was removed)
                 self.overlaid.pop(uri, None)
-                overlay.drop_buffer(path)
+                host.drop_buffer(key)
             return  # a source file: its text never changes the graph
-        previous = overlay.buffers.get(path)
-        if previous == text:
-            self.overlaid[uri] = (folder, key)
-            return
-        overlay.set_buffer(path, text)
         self.overlaid[uri] = (folder, key)
-        created = not on_disk and key not in ws.files
-        if created:
-            touched = self._update(folder, created=[key])
-        else:
-            touched = self._update(folder, changed=[key])
+        if host.buffer(key) == text:
+            return
+        created = not host.on_disk(key) and not host.snapshot().indexed(key)
+        touched = host.edit_buffer(key, text)
         self._touch(folder, touched)
-        self.graph_changed([uri], self._rules_moved(folder, touched, created))
+        self.graph_changed([uri], host.snapshot().rules_moved(touched, created))
 
     # ----- helpers -------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from rulemap.readers.base import in_skipped_dir
+from rulemap.host.disk import in_skipped_dir
 
 log = logging.getLogger("rulemap.lsp")
 
