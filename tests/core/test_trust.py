@@ -8,7 +8,7 @@ import pytest
 
 from rulemap import analysis
 from rulemap.analysis import new_workspace
-from rulemap.cli.user_config import flag_grants, merge_grants, read_user_grants, user_config_path
+from rulemap.host.user_config import flag_grants, merge_grants, read_user_grants, user_config_path
 from rulemap.config import (
     Config,
     ConfigError,

@@ -397,7 +397,7 @@ def _recorder(cache: CheckCache, root: str | None, user_home: str | None) -> Rec
         if resumed is not None:
             cache.resumed = True
             return Recorder(resumed[1], resumed[0])
-    from rulemap.cli.user_config import user_config_path
+    from rulemap.host.user_config import user_config_path
     from rulemap.readers.recording import Recording
 
     recording = Recording()

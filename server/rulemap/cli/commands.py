@@ -12,7 +12,7 @@ from rulemap.cli.check_cache import CheckCache, record
 from rulemap.cli.check_flags import shown
 from rulemap.cli.formats import write_report
 from rulemap.cli.main import UsageError, dump_json, find_root
-from rulemap.cli.user_config import flag_grants, merge_grants, read_user_grants
+from rulemap.host.user_config import flag_grants, merge_grants, read_user_grants
 from rulemap.host.commands import OpenWorkspace, untrusted_findings
 from rulemap.readers import host
 from rulemap.readers.base import WalkingReader

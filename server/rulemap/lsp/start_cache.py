@@ -143,7 +143,7 @@ def store(start: Start, root: str, diagnostics: dict[str, list[Any]]) -> None:
 async def begin(engine: Engine, folder: Folder, overrides: dict[str, Any]) -> Start | None:
     """Before a folder with nothing open is indexed: publish its cached diagnostics when
     they still hold, and give the recording its check is to make (None: the cache is off)."""
-    from rulemap.cli.user_config import user_config_path
+    from rulemap.host.user_config import user_config_path
 
     if _directory() is None:
         return None
