@@ -10,8 +10,11 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from rulemap.cli.check_cache import CheckCache, add_cache_flag, lookup
+from rulemap.cli.check_cache import add_cache_flag, lookup
 from rulemap.cli.check_flags import add_output_flags
+
+if TYPE_CHECKING:
+    from rulemap.host.cache.check_results import CheckCache
 
 # Imported at start-up by every command: import only what parsing needs (the engine, json,
 # the sub-commands' modules are imported by the command that runs them;
@@ -384,9 +387,11 @@ def entry() -> NoReturn:
     freeing the million objects of a 20,000-file check one by one costs ~12% of the run, and
     nothing is left to do but exit (output is flushed first; no file is open for writing)."""
     cache = lookup(sys.argv[1:])  # a warm `check` prints its cached report: no engine imported
-    cache.detach = True  # the process exits after the report: a snapshot is left by a child
-    code = main(cache=cache) if cache.replayed is None else cache.replayed
-    if _one_shot or cache.replayed is not None:
+    replayed = cache.replayed if cache is not None else None
+    if cache is not None:
+        cache.detach = True  # the process exits after the report: a snapshot is left by a child
+    code = main(cache=cache) if replayed is None else replayed
+    if _one_shot or replayed is not None:
         try:
             sys.stdout.flush()
             sys.stderr.flush()

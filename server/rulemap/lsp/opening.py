@@ -59,8 +59,8 @@ def open_workspace(
     user-level `allowImportsFrom`, from initializationOptions) and the user's configuration
     file, read here; never the folder's own `allowImportsFrom`."""
     from rulemap import analysis
-    from rulemap.host.user_config import merge_grants, read_user_grants
     from rulemap.config import Config, ConfigError
+    from rulemap.host.user_config import merge_grants, read_user_grants
     from rulemap.lsp.checking import full_findings
     from rulemap.readers.local import LocalReader
 
