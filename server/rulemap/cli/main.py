@@ -318,18 +318,9 @@ def _build_graph(graph: argparse.ArgumentParser) -> None:
 
 
 def _build_serve(serve: argparse.ArgumentParser) -> None:
-    serve.description = "Run the Rulemap language server (LSP over stdio by default)."
-    serve.add_argument(
-        "--stdio",
-        action="store_true",
-        help="use stdio (the default; accepted for clients that pass it)",
-    )
-    serve.add_argument(
-        "--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead (for debugging)"
-    )
-    serve.add_argument(
-        "--log-level", default="WARNING", help="server log level on stderr (default WARNING)"
-    )
+    """Nothing: `rulemap serve` is the language server's own command line
+    (lsp/command_line.py), which `rulemap` picks by name before this parser
+    (rulemap/__main__.py); it is listed here for `rulemap --help` only."""
 
 
 # commands whose runner takes the parsed arguments: "module:function"
@@ -462,9 +453,8 @@ def main(argv: Sequence[str] | None = None, cache: CheckCache | None = None) -> 
                 ref=args.ref,
             )
         if args.command == "serve":
-            from rulemap.lsp.server import run_server
-
-            return run_server(tcp=args.tcp, log_level=args.log_level)
+            # never from here: the CLI imports nothing of the server (rulemap/__main__.py)
+            raise UsageError("serve is the language server's command: run `rulemap serve`")
     except UsageError as exc:
         print(f"rulemap: {exc}", file=sys.stderr)
         return 2
