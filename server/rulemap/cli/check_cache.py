@@ -65,11 +65,11 @@ def lookup(argv: Sequence[str]) -> CheckCache | None:
         return None
     from rulemap.cli.main import configure_output
     from rulemap.cli.terminal import guard_errors
-    from rulemap.host.cache.check_results import CheckCache, cached_report, check_cache
+    from rulemap.host.cache.check_results import CheckCache, cache_for, cached_report
 
     configure_output()
     guard_errors()
-    cache = check_cache(argv, os.environ, sys.stdout)
+    cache = cache_for(argv, os.environ, sys.stdout)
     if not _private_directory(cache.directory):
         return CheckCache()
     found = cached_report(cache)

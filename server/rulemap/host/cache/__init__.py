@@ -29,8 +29,8 @@ the one directory `tests/core/test_layers.py::test_no_disk_access_outside_reader
 the disk, so that test still means what it says; this package decides what is stored, under
 which key and when it is believed.
 
-Light: a warm `rulemap check` imports this package's `directory`, `check_results` and
-`resume_snapshot` and the two readers above, and nothing of the engine; the language server
-imports `server_start` before its first folder is indexed. Nothing here is imported by the
-package itself.
+Light: a warm `rulemap check` imports this package's `directory` and `check_results` and the
+two readers above, and nothing of the engine (a miss looks for its snapshot with
+`resume_snapshot` before the engine too); the language server imports `server_start` before
+its first folder is indexed. The package itself imports none of its modules.
 """

@@ -59,7 +59,7 @@ class CheckCache:
         return entry_name(self.key)
 
 
-def check_cache(argv: Sequence[str], env: Mapping[str, str], stdout: TextIO) -> CheckCache:
+def cache_for(argv: Sequence[str], env: Mapping[str, str], stdout: TextIO) -> CheckCache:
     """The cache of `rulemap ARGV` printing to `stdout`: its directory and key (a cache of
     neither when they cannot be had)."""
     try:
