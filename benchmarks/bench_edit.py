@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """What a `rulemap check` costs after editing one file: a check from scratch, a check that
-resumes from the snapshot of the last whole check (server/rulemap/cli/check_resume.py), and a
-check of the unchanged tree (the result cache's hit), in alternating runs of one session, with
-agnix on the same tree in the same rounds.
+resumes from the snapshot of the last whole check (server/rulemap/host/cache/resume_snapshot.py),
+and a check of the unchanged tree (the result cache's hit), in alternating runs of one session,
+with agnix on the same tree in the same rounds.
 
     python benchmarks/bench_edit.py [--tree DIR | --shape S --scale K] [--file PATH] [--runs 9]
 

@@ -1,7 +1,7 @@
-"""`rulemap check`'s result cache (server/rulemap/cli/check_cache.py, readers/check_store.py,
-readers/recording.py): a warm run prints exactly what a cold one prints, a change anywhere the
-check looked is a miss, and a damaged, foreign or unwritable cache is a cold run, never an
-error.
+"""`rulemap check`'s result cache (server/rulemap/host/cache/, cli/check_cache.py,
+readers/check_store.py, readers/recording.py): a warm run prints exactly what a cold one
+prints, a change anywhere the check looked is a miss, and a damaged, foreign or unwritable
+cache is a cold run, never an error.
 
 Most runs are in-process (`lookup`, then `main` on a miss, as `rulemap.cli.main.entry` does),
 with $RULEMAP_CACHE_DIR in the test's directory; the import checks and the concurrent writers
@@ -25,8 +25,9 @@ from pathlib import Path
 import pytest
 from tests.core.test_startup_imports import ENGINE, GIT, OTHER_COMMANDS, RICH, SERVER, loaded
 
-from rulemap.cli.check_cache import FORMAT, CheckCache, lookup, uncached
+from rulemap.cli.check_cache import lookup, uncached
 from rulemap.cli.main import main
+from rulemap.host.cache.check_results import FORMAT
 from rulemap.readers import cache_entries, check_store
 
 REPO = Path(__file__).resolve().parents[2]
@@ -66,14 +67,15 @@ def check(cache_dir: Path, monkeypatch: pytest.MonkeyPatch,
             monkeypatch.chdir(cwd)
         capsys.readouterr()
         argv = ["check", *args]
-        cache = CheckCache()
+        cache = None
         try:
             cache = lookup(argv)
-            code = main(argv, cache=cache) if cache.replayed is None else cache.replayed
+            replayed = cache.replayed if cache is not None else None
+            code = main(argv, cache=cache) if replayed is None else replayed
         finally:
             gc.enable()  # main() turns the collector off for one-shot commands
         out, err = capsys.readouterr()
-        return Run(code, out, err, cache.replayed is not None, cache.resumed)
+        return Run(code, out, err, replayed is not None, bool(cache and cache.resumed))
 
     return run
 
@@ -224,15 +226,19 @@ def test_a_warm_hit_imports_no_engine_and_less_than_a_cold_check(
     assert (code, hit) == (1, False) and "rulemap.checks" in cold
     code, hit, warm = _probe(["check", str(tree)], cache_dir)
     assert (code, hit) == (1, True)
-    assert loaded(warm, ENGINE + SERVER + RICH + OTHER_COMMANDS + GIT) == []
+    # the host's cache package (and the host package, whose names load when asked) is all of
+    # the host a hit imports: none of its modules that compose the engine
+    light = {"rulemap.host", *loaded(warm, ("rulemap.host.cache",))}
+    assert loaded(warm - light, ENGINE + SERVER + RICH + OTHER_COMMANDS + GIT) == []
     assert loaded(warm, ("rulemap.cli.commands", "rulemap.cli.formats", "rulemap.readers.local",
                          "rulemap.readers.recording", "rulemap.globs", "hashlib")) == []
     assert warm < cold
-    # what a hit does import of Rulemap: the parser's module, the cache and its store, the
-    # guard of stderr
+    # what a hit does import of Rulemap: the parser's module, the CLI's side of the cache, the
+    # host's cache (where, which key, its entry) and its store, the guard of stderr
     assert sorted(m for m in warm if m.startswith("rulemap")) == [
         "rulemap", "rulemap.cli", "rulemap.cli.check_cache", "rulemap.cli.check_flags",
-        "rulemap.cli.main", "rulemap.cli.terminal",
+        "rulemap.cli.main", "rulemap.cli.terminal", "rulemap.host", "rulemap.host.cache",
+        "rulemap.host.cache.check_results", "rulemap.host.cache.directory",
         "rulemap.readers", "rulemap.readers.base", "rulemap.readers.cache_entries",
         "rulemap.readers.check_store", "rulemap.text", "rulemap.text.names",
     ]
@@ -564,7 +570,7 @@ def test_the_store_keeps_the_newest_entries(tmp_path: Path) -> None:
 
 
 def test_the_cache_directory_follows_xdg() -> None:
-    from rulemap.cli.check_cache import cache_dir as where
+    from rulemap.host.cache.directory import cache_dir as where
 
     assert where({"RULEMAP_CACHE_DIR": "/c", "XDG_CACHE_HOME": "/x"}) == "/c"
     assert where({"XDG_CACHE_HOME": "/x"}) == "/x/rulemap"

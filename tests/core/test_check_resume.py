@@ -1,5 +1,5 @@
-"""An incremental `rulemap check` (server/rulemap/cli/check_resume.py): a check whose entry no
-longer holds resumes from the snapshot of the last whole check when only some documents'
+"""An incremental `rulemap check` (server/rulemap/host/cache/resume_snapshot.py): a check whose
+entry no longer holds resumes from the snapshot of the last whole check when only some documents'
 bytes changed, and prints what a check from scratch prints; anything else (a file created or
 deleted, a `.gitignore` or configuration edited, a snapshot damaged, foreign or writable by
 others, too many changes) is a whole check, never an error.
@@ -33,11 +33,12 @@ from tests.core.test_check_cache import (  # noqa: F401
     tree,
 )
 
-from rulemap.cli import check_resume
-from rulemap.cli.check_cache import CheckCache, lookup
+from rulemap.cli.check_cache import lookup
 from rulemap.config import CONFIG_FILES
 from rulemap.documents import parse_document
-from rulemap.host import resume as carried
+from rulemap.host.cache import pickled_workspace as carried
+from rulemap.host.cache import resume_snapshot as check_resume
+from rulemap.host.cache.check_results import CheckCache
 from rulemap.model import ImportRef, ImportStatus
 from rulemap.profiles import PROFILES
 from rulemap.profiles.cogitator.settings import SYNTAX
@@ -266,7 +267,7 @@ def test_a_resumed_workspace_holds_the_registry_profiles(
     """Profiles are pickled by name: checks compare them by identity."""
     with_snapshot(check, tree)
     cache = lookup(["check", str(tree)])  # an unchanged tree: a hit, nothing to resume
-    assert cache.replayed is not None
+    assert cache is not None and cache.replayed is not None
     (tree / "docs" / "style.md").write_text("Use spaces.\n")
     cache = CheckCache(cache.directory, cache.key)
     found = check_resume.find(cache)

@@ -26,7 +26,8 @@ def test_the_hook_runs_rulemap_check_on_the_whole_workspace():
     assert hook["pass_filenames"] is False  # a check reads the workspace, not staged files
     argv = shlex.split(str(hook["entry"]))
     assert argv[0] == "rulemap"
-    assert 'rulemap = "rulemap.cli.main:entry"' in (REPO / "pyproject.toml").read_text()
+    # the console script: rulemap/__main__.py, which hands every command but `serve` to the CLI
+    assert 'rulemap = "rulemap.__main__:entry"' in (REPO / "pyproject.toml").read_text()
     args = build_parser().parse_args(argv[1:])
     assert args.command == "check" and not args.fix
     # the README's `args: [--fix]` makes a command the CLI accepts too

@@ -131,11 +131,13 @@ def test_a_check_looks_once_unless_it_leaves_a_snapshot(
     monkeypatch.setenv("RULEMAP_CACHE_DIR", str(tmp_path / "cache"))
     assert main(["check", str(root), "--no-cache"]) == 1
     cache = check_cache.lookup(["check", str(root)])
+    assert cache is not None
     assert main(["check", str(root)], cache=cache) == 1  # the first check: recorded
     assert kinds == [OneLookCache, OneLookCache]
     (root / "AGENTS.md").write_text("# Root, edited\n@missing.md\n")
     cache = check_cache.lookup(["check", str(root)])
-    assert cache.repeated  # the same check again, its entry stale: it leaves a snapshot
+    # the same check again, its entry stale: it leaves a snapshot
+    assert cache is not None and cache.repeated
     assert main(["check", str(root)], cache=cache) == 1
     assert kinds[-1] is DerivedCache
     capsys.readouterr()

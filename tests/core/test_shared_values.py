@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from rulemap.analysis import new_workspace
-from rulemap.cli.check_cache import CheckCache, Spool, _store, _valid_entry
 from rulemap.cli.formats import _PIECE, FORMATTERS, write_report
 from rulemap.derived import DerivedCache, KeyFamily
+from rulemap.host.cache.check_results import CheckCache, cached_report, store
+from rulemap.host.cache.report_spool import Spool
 from rulemap.model import EMPTY, Finding, LoadedFile, Skipped, Span
 from rulemap.profiles.links import Linked
 from rulemap.readers.local import LocalReader
@@ -170,9 +171,9 @@ def test_a_stored_report_comes_back_byte_for_byte(tmp_path: Path) -> None:
     assert not list(Spool().chunks()) and spool.size == len("".join(pieces).encode(
         "utf-8", "surrogatepass"))
     assert len(list(spool.chunks())) > 1  # read back a megabyte at a time
-    _store(cache, str(tmp_path / "repo"), spool, 1, Recording())
+    store(cache, str(tmp_path / "repo"), spool.chunks(), spool.size, 1, Recording())
     spool.close()
-    assert _valid_entry(cache) == ("".join(pieces), 1)
+    assert cached_report(cache) == ("".join(pieces), 1)
 
 
 def test_a_recording_keeps_the_walks_directories_by_its_own_strings(tmp_path: Path) -> None:

@@ -135,12 +135,13 @@ def test_version_imports_no_engine(tmp_path: Path) -> None:
     assert loaded(modules, ("rulemap.cli.commands", "rulemap.cli.formats", "json")) == []
 
 
-def test_parsing_serve_imports_no_engine_and_no_cli_command(tmp_path: Path) -> None:
-    """What `rulemap serve` imports before the server's own modules: the parser only (the
-    server then imports the engine it needs, never the CLI's formatters or rich)."""
+def test_parsing_serve_imports_no_engine_and_no_cli(tmp_path: Path) -> None:
+    """What `rulemap serve` imports before the server's own modules: its parser only, picked
+    by name (rulemap/__main__.py) — nothing of the CLI, the engine or the server (the server
+    then imports the engine it needs, never the CLI's formatters or rich)."""
     probe = (
         "import sys\n"
-        "from rulemap.cli.main import build_parser\n"
+        "from rulemap.lsp.command_line import build_parser\n"
         "assert build_parser().parse_args(['serve', '--stdio']).command == 'serve'\n"
         "print('\\n'.join(sorted(sys.modules)))\n"
     )
@@ -148,8 +149,10 @@ def test_parsing_serve_imports_no_engine_and_no_cli_command(tmp_path: Path) -> N
     done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120, check=True)
     modules = set(done.stdout.split())
-    assert loaded(modules, ENGINE + SERVER + RICH + OTHER_COMMANDS + GIT) == []
-    assert loaded(modules, ("rulemap.cli.commands", "rulemap.cli.formats")) == []
+    assert "rulemap.lsp.command_line" in modules  # the probe ran
+    server = tuple(m for m in SERVER if m != "rulemap.lsp")
+    assert loaded(modules, ENGINE + server + RICH + OTHER_COMMANDS + GIT) == []
+    assert loaded(modules, ("rulemap.cli", "rulemap.lsp.server")) == []
 
 
 def test_the_server_imports_no_cli_and_no_rich(tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ import pytest
 
 from rulemap import analysis
 from rulemap.analysis import new_workspace
-from rulemap.cli.user_config import flag_grants, merge_grants, read_user_grants, user_config_path
 from rulemap.config import (
     Config,
     ConfigError,
@@ -17,6 +16,7 @@ from rulemap.config import (
     parse_config,
     parse_user_config,
 )
+from rulemap.host.user_config import flag_grants, merge_grants, read_user_grants, user_config_path
 from rulemap.readers import MemoryReader
 
 SECRET_FILES = {"AGENTS.md": "# p\n@~/.ssh/id_rsa\n", "/home/u/.ssh/id_rsa": "PRIVATE KEY"}

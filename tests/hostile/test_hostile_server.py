@@ -53,7 +53,7 @@ def hook(event, args):
         log.write(os.path.abspath(path) + "\t" + os.path.realpath(path) + "\n")
 
 sys.addaudithook(hook)
-from rulemap.cli.main import main
+from rulemap.__main__ import main
 sys.exit(main(["serve", "--stdio"]))
 """
 

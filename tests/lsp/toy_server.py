@@ -14,6 +14,6 @@ if __name__ == "__main__":
 
         for toy in slow_toys():
             register_profile(toy)
-    from rulemap.cli.main import main
+    from rulemap.__main__ import main
 
     sys.exit(main(["serve"]))

@@ -9,6 +9,6 @@ from tests.toy_agent import register
 
 if __name__ == "__main__":
     register()
-    from rulemap.cli.main import main
+    from rulemap.__main__ import main
 
     sys.exit(main(["serve"]))

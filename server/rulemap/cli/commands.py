@@ -8,12 +8,13 @@ import sys
 from collections.abc import Callable, Sequence
 
 from rulemap import analysis
-from rulemap.cli.check_cache import CheckCache, record
+from rulemap.cli.check_cache import record
 from rulemap.cli.check_flags import shown
 from rulemap.cli.formats import write_report
 from rulemap.cli.main import UsageError, dump_json, find_root
-from rulemap.cli.user_config import flag_grants, merge_grants, read_user_grants
+from rulemap.host.cache.check_results import CheckCache
 from rulemap.host.commands import OpenWorkspace, untrusted_findings
+from rulemap.host.user_config import flag_grants, merge_grants, read_user_grants
 from rulemap.readers import host
 from rulemap.readers.base import WalkingReader
 
@@ -124,7 +125,7 @@ def run_check(
     cache: CheckCache | None = None,
     suggest: bool = False,
 ) -> int:
-    """`rulemap check`; `cache`: the result cache's entry for this run (cli/check_cache.py,
+    """`rulemap check`; `cache`: the result cache's entry for this run (host/cache/,
     None: not cached), written after the report when nothing forbids it; `suggest`: work out
     the did-you-means in json and sarif output too."""
     if fix or diff or statistics:

@@ -10,8 +10,11 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from rulemap.cli.check_cache import CheckCache, add_cache_flag, lookup
+from rulemap.cli.check_cache import add_cache_flag, lookup
 from rulemap.cli.check_flags import add_output_flags
+
+if TYPE_CHECKING:
+    from rulemap.host.cache.check_results import CheckCache
 
 # Imported at start-up by every command: import only what parsing needs (the engine, json,
 # the sub-commands' modules are imported by the command that runs them;
@@ -315,18 +318,9 @@ def _build_graph(graph: argparse.ArgumentParser) -> None:
 
 
 def _build_serve(serve: argparse.ArgumentParser) -> None:
-    serve.description = "Run the Rulemap language server (LSP over stdio by default)."
-    serve.add_argument(
-        "--stdio",
-        action="store_true",
-        help="use stdio (the default; accepted for clients that pass it)",
-    )
-    serve.add_argument(
-        "--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead (for debugging)"
-    )
-    serve.add_argument(
-        "--log-level", default="WARNING", help="server log level on stderr (default WARNING)"
-    )
+    """Nothing: `rulemap serve` is the language server's own command line
+    (lsp/command_line.py), which `rulemap` picks by name before this parser
+    (rulemap/__main__.py); it is listed here for `rulemap --help` only."""
 
 
 # commands whose runner takes the parsed arguments: "module:function"
@@ -384,9 +378,11 @@ def entry() -> NoReturn:
     freeing the million objects of a 20,000-file check one by one costs ~12% of the run, and
     nothing is left to do but exit (output is flushed first; no file is open for writing)."""
     cache = lookup(sys.argv[1:])  # a warm `check` prints its cached report: no engine imported
-    cache.detach = True  # the process exits after the report: a snapshot is left by a child
-    code = main(cache=cache) if cache.replayed is None else cache.replayed
-    if _one_shot or cache.replayed is not None:
+    replayed = cache.replayed if cache is not None else None
+    if cache is not None:
+        cache.detach = True  # the process exits after the report: a snapshot is left by a child
+    code = main(cache=cache) if replayed is None else replayed
+    if _one_shot or replayed is not None:
         try:
             sys.stdout.flush()
             sys.stderr.flush()
@@ -457,9 +453,8 @@ def main(argv: Sequence[str] | None = None, cache: CheckCache | None = None) -> 
                 ref=args.ref,
             )
         if args.command == "serve":
-            from rulemap.lsp.server import run_server
-
-            return run_server(tcp=args.tcp, log_level=args.log_level)
+            # never from here: the CLI imports nothing of the server (rulemap/__main__.py)
+            raise UsageError("serve is the language server's command: run `rulemap serve`")
     except UsageError as exc:
         print(f"rulemap: {exc}", file=sys.stderr)
         return 2

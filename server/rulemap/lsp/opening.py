@@ -37,7 +37,7 @@ def open_folder(
     user-level `allowImportsFrom`, from initializationOptions) and the user's configuration
     file, read here; never the folder's own `allowImportsFrom`. `recording`: the start
     cache's (lsp/start_cache.py)."""
-    from rulemap.cli.user_config import merge_grants, read_user_grants
+    from rulemap.host.user_config import merge_grants, read_user_grants
     from rulemap.host.opening import open_folder as opened
     from rulemap.host.settings import ConfigError
 

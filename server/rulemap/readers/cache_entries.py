@@ -16,6 +16,11 @@ entry is believed only when
 Anything else is a miss — the run is a cold one, never a wrong answer. A directory that is
 not private is reported once by the caller (`directory_problem`) and not used at all.
 
+What is stored, under which key and when it is believed is the host's cache package
+(host/cache/); every call that touches the disk for it is here, in `readers/`, the one place
+the disk is touched (tests/core/test_layers.py::test_no_disk_access_outside_readers), beside
+`safe_write.py`, which guards against the same planted or swapped files.
+
 Imported by a warm `rulemap check`: it must stay light (os, stat, and blake2b without
 hashlib's OpenSSL).
 """
@@ -35,7 +40,8 @@ except ImportError:  # pragma: no cover - an interpreter built without it
 
 ENTRY_PREFIX = "check-"
 ENTRY_SUFFIX = ".json"
-SNAPSHOT_SUFFIX = ".snapshot"  # a workspace snapshot beside an entry (cli/check_resume.py)
+# a workspace snapshot beside an entry (host/cache/resume_snapshot.py)
+SNAPSHOT_SUFFIX = ".snapshot"
 KEEP_ENTRIES = 64  # the most recently written; older ones are removed when one is written
 KEEP_SNAPSHOTS = 4  # of up to 64 MB each
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
@@ -84,18 +90,6 @@ def directory_problem(directory: str) -> str | None:
         # can be read or written there, and no one else's can be believed: a cold run
         return None
     return _problem_of(info)
-
-
-def not_used(directory: str, problem: str, what: str, variable: str) -> str:
-    """The warning that `what` (the cache) is not kept in `directory`, for `problem`, and
-    what to do about it (`variable`: the environment variable that names the directory)."""
-    if problem.startswith("its group") or (problem.startswith("anyone")
-                                            and "mode 1" not in problem):
-        fix = f"run `chmod go-w {directory}`, or set {variable} to a directory of your own"
-    else:
-        fix = f"set {variable} to a directory of your own (it is created with mode 0700)"
-    return (f"the {what} is not used: {directory}: {problem}, and another user who can "
-            f"write there could plant a result; {fix}")
 
 
 def _problem_of(info: os.stat_result) -> str | None:
@@ -361,6 +355,14 @@ def _older(entry: os.DirEntry[str], now_ns: int | None) -> bool:
 
     now = time.time_ns() if now_ns is None else now_ns
     return entry.stat(follow_symlinks=False).st_mtime_ns < now - STALE_TEMP_NS
+
+
+def temporary_file() -> BinaryIO:
+    """An unnamed temporary file, read and written (a report kept until its entry is
+    written: host/cache/report_spool.py). Raises OSError."""
+    import tempfile  # only a check that prints: not a hit's start-up
+
+    return tempfile.TemporaryFile()  # noqa: SIM115 (closed by its caller)
 
 
 def let_go_of_output() -> None:

@@ -1,7 +1,7 @@
 """The check cache's disk side: its entries, written and read, and the validation of what a
 run asked the disk (readers/recording.py recorded it) against the disk as it is now.
 
-A warm `rulemap check` imports this module, `base.py` and the CLI's `cli/check_cache.py`, and
+A warm `rulemap check` imports this module, `base.py` and the host's `host/cache/`, and
 nothing of the engine: it must stay light (os, stat, sys, and blake2b without hashlib's
 OpenSSL). Every failure here is a miss, never an error: the caller runs the check.
 

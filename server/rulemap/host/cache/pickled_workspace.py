@@ -1,5 +1,5 @@
 """A workspace carried from one `rulemap check` to the next: pickled after a whole check,
-unpickled and told what changed since by the next one (cli/check_resume.py keeps it on disk;
+unpickled and told what changed since by the next one (resume_snapshot.py keeps it on disk;
 docs/checks.md, "A check after an edit").
 
 The update is the language server's (`Workspace.update`): the derived values that read a

@@ -1,9 +1,11 @@
-"""The user's own configuration file, read at the edges (the CLI and the language server).
+"""The user's own configuration file, asked for by both edges (the CLI and the language server).
 
 `$RULEMAP_CONFIG` (a file) if set, else `$XDG_CONFIG_HOME/rulemap/config.toml` (default
 `~/.config/rulemap/config.toml`). It holds what only the user may grant, today
 `allowImportsFrom`; a repository's `rulemap.toml` cannot (docs/security.md). The parsing is
-`rulemap.config.load_user_config_text`; only the file access lives here.
+`rulemap.config.load_user_config_text`; the file is read through `readers/host.py`. Here, under
+the host, so that neither edge imports the other for it; light (no engine module): the language
+server's start cache asks `user_config_path` before the engine is imported.
 """
 
 from __future__ import annotations

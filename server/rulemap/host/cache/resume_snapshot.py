@@ -5,15 +5,15 @@ A whole check that replaces an entry of its key (the repository is being checked
 while editing it) leaves a snapshot beside that entry: its workspace pickled — the file index,
 the parsed documents, their resolved imports, every derived value with the files it read —
 under a header with the run's record (readers/recording.py) and each listed directory's entries
-as a hash; `rulemap` writes it from a child process after the report (cli/check_cache.py). The
-next check whose entry no longer holds asks the snapshot's record what changed
+as a hash; `rulemap` writes it from a child process after the report (`leave`). The next
+check whose entry no longer holds asks the snapshot's record what changed
 (`check_store.changes_since`). When only the bytes of a few documents did, the workspace is
-unpickled and told of them as the language server tells it of an edit (`Workspace.update`):
-only what read a changed file is worked out again, and the report is the one a whole check
-would print (tests/core/test_check_resume.py edits each file such a check reads, in turn, and
-compares). Anything else — a file created, deleted or renamed, a `.gitignore` or configuration
-file edited, more than `MAX_CHANGED` files, a snapshot unreadable or of another version — is a
-whole check, as before.
+unpickled and told of them as the language server tells it of an edit (`Workspace.update`,
+through pickled_workspace.py): only what read a changed file is worked out again, and the
+report is the one a whole check would print (tests/core/test_check_resume.py edits each file
+such a check reads, in turn, and compares). Anything else — a file created, deleted or renamed,
+a `.gitignore` or configuration file edited, more than `MAX_CHANGED` files, a snapshot
+unreadable or of another version — is a whole check, as before.
 
 Pickle runs code the file names: a snapshot is read only when the user owns it and its
 directory and neither is writable by anyone else (`cache_entries.open_private`), as is true of
@@ -25,20 +25,33 @@ whole check, up to `MAX_CHANGED`.
 from __future__ import annotations
 
 import json
+import os
+import sys
 import time
+from contextlib import suppress
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from rulemap.readers import cache_entries, check_store
 
 if TYPE_CHECKING:
-    from rulemap.cli.check_cache import CheckCache
-    from rulemap.host.commands import OpenWorkspace
     from rulemap.readers.recording import Recording
+    from rulemap.workspace import Workspace
 
 FORMAT = b"rulemap-check-snapshot/2\n"
 MAX_CHANGED = 64
 _HEADER_LENGTH_BYTES = 8
+
+
+class CheckCache(Protocol):
+    """What this module asks of a check's cache (check_results.CheckCache, which names
+    `Found` in turn: a protocol rather than an import back)."""
+
+    directory: str | None
+    key: dict[str, Any] | None
+    detach: bool
+
+    def entry_name(self) -> str: ...
 
 
 @dataclass
@@ -82,10 +95,10 @@ def find(cache: CheckCache) -> Found | None:
     return Found(stream, changes, asked_ns)
 
 
-def resume(found: Found) -> tuple[OpenWorkspace, Recording] | None:
+def resume(found: Found) -> tuple[Workspace, Recording] | None:
     """The snapshot's workspace, updated for what changed, and its record made the record of
     this check; None when it cannot be (a configuration file changed, say)."""
-    from rulemap.host import resume as carried
+    from rulemap.host.cache import pickled_workspace as carried
 
     with found.payload:
         if carried.reshapes(found.changes.files):
@@ -107,7 +120,7 @@ def resume(found: Found) -> tuple[OpenWorkspace, Recording] | None:
     return ws, recording
 
 
-def snapshot(cache: CheckCache, ws: OpenWorkspace, recording: Recording) -> bool:
+def snapshot(cache: CheckCache, ws: Workspace, recording: Recording) -> bool:
     """Write `ws` (just checked, from `recording`) as its key's snapshot; False when it could
     not be (too big, not picklable, not written)."""
     assert cache.directory is not None
@@ -119,7 +132,7 @@ def snapshot(cache: CheckCache, ws: OpenWorkspace, recording: Recording) -> bool
         "key": cache.key, "root": ws.root, "start_ns": recording.start_ns,
         "record": recording.to_json(with_listings=True),
     }
-    from rulemap.host.resume import pickled
+    from rulemap.host.cache.pickled_workspace import pickled
 
     try:
         payload = pickled(ws)
@@ -131,3 +144,31 @@ def snapshot(cache: CheckCache, ws: OpenWorkspace, recording: Recording) -> bool
         return False
     data = b"".join([FORMAT, len(head).to_bytes(_HEADER_LENGTH_BYTES, "big"), head, payload])
     return cache_entries.write_entry(cache.directory, snapshot_name(cache), data)
+
+
+def leave(cache: CheckCache, ws: Workspace, recording: Recording) -> None:
+    """Write the snapshot of the check just reported. With `cache.detach` (`rulemap`'s entry
+    point), in a child process at a lower priority: hashing the listings, pickling and writing
+    take a third to nearly all of a whole check's time again (benchmarks/README.md, "A check
+    after an edit"), which the user does not wait for; the child lets go of the terminal and
+    the output first, so a pipe's reader sees the end of the report when the check exits."""
+    fork = getattr(os, "fork", None)
+    if not cache.detach or fork is None:
+        snapshot(cache, ws, recording)
+        return
+    with suppress(OSError, ValueError):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    try:
+        pid = fork()
+    except OSError:
+        return  # no process to spare: the next check is a whole one, as without snapshots
+    if pid:
+        return
+    try:  # the child: never back into the caller's code
+        cache_entries.let_go_of_output()
+        with suppress(OSError):
+            os.nice(10)
+        snapshot(cache, ws, recording)
+    finally:
+        os._exit(0)
