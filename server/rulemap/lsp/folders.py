@@ -25,8 +25,8 @@ from rulemap.model import Document, Finding
 
 if TYPE_CHECKING:
     from rulemap.host import AnalysisHost, Snapshot
-    from rulemap.lsp.reach_lens import Overviews
-    from rulemap.lsp.start_cache import Start
+    from rulemap.host.cache.server_start import Start
+    from rulemap.host.reaching import AgentOverview
 
 T = TypeVar("T")
 
@@ -65,6 +65,15 @@ def path_of(uri: str) -> str | None:
     if not path.startswith("/") or "\x00" in path:
         return None
     return posixpath.normpath(path)
+
+
+@dataclass(frozen=True)
+class Overviews:
+    """Every selected agent's reach of every file, as the worker computed it for the "who
+    loads it" lens (lsp/reach_lens.py)."""
+
+    generation: int  # of the loop's workspace the worker's copy was at
+    agents: tuple[AgentOverview, ...]  # each selected agent's, in their order
 
 
 @dataclass

@@ -37,9 +37,9 @@ def open_folder(
     user-level `allowImportsFrom`, from initializationOptions) and the user's configuration
     file, read here; never the folder's own `allowImportsFrom`. `recording`: the start
     cache's (lsp/start_cache.py)."""
-    from rulemap.host.user_config import merge_grants, read_user_grants
     from rulemap.host.opening import open_folder as opened
     from rulemap.host.settings import ConfigError
+    from rulemap.host.user_config import merge_grants, read_user_grants
 
     errors: list[str] = []
     try:

@@ -22,6 +22,8 @@ from rulemap.lsp import heap
 from rulemap.lsp.diagnostics import to_diagnostics, uri_for
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from rulemap.host import CancelToken
     from rulemap.host.checking import Checked
     from rulemap.host.text import Encoding
@@ -38,6 +40,8 @@ CHECK_POLL_S = 1.0  # a pull waiting for a whole check looks again this often (a
 class DiagnosticsFlow:
     # held by the Engine (state.py)
     loop: asyncio.AbstractEventLoop
+    executor: Executor
+    home: str
     ledger: DiagnosticsLedger
     encoding: Encoding
     open_docs: dict[str, tuple[str, int | None]]
@@ -50,7 +54,7 @@ class DiagnosticsFlow:
 
     if TYPE_CHECKING:
 
-        def _spawn(self, coro: Awaitable[Any]) -> None: ...
+        def spawn(self, coro: Awaitable[Any]) -> None: ...
 
         async def on_replica(
             self,
@@ -154,7 +158,7 @@ class DiagnosticsFlow:
 
     def _full_timer(self, folder: Folder) -> None:
         folder.full_timer = None
-        self._spawn(self._run_full(folder))
+        self.spawn(self._run_full(folder))
 
     async def _run_full(self, folder: Folder) -> None:
         from rulemap.host.checking import whole_check
@@ -194,7 +198,7 @@ class DiagnosticsFlow:
 
                     heap.settled()  # its findings live until the next check (heap.py)
 
-                    after_check(self, folder)  # type: ignore[arg-type]
+                    after_check(self, folder)
                     return
         finally:
             folder.check_running = False
@@ -239,9 +243,9 @@ class DiagnosticsFlow:
             if folder.full_timer is not None:  # debounced: a pull is waiting, so now
                 folder.full_timer.cancel()
                 folder.full_timer = None
-                self._spawn(self._run_full(folder))
+                self.spawn(self._run_full(folder))
             elif not folder.check_running and host.has_replica:
-                self._spawn(self._run_full(folder))  # (none scheduled: nothing left behind)
+                self.spawn(self._run_full(folder))  # (none scheduled: nothing left behind)
             # woken when a check ends; the timeout re-reads the state (a re-index, say)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(ended.wait(), CHECK_POLL_S)
@@ -292,7 +296,7 @@ class DiagnosticsFlow:
                 continue
             published[key] = (list(findings), self.encoding, doc)
             diagnostics = to_diagnostics(snap, key, findings, self.encoding)
-            if self._set_diagnostics(uri, diagnostics, self._version(uri)):
+            if self.set_diagnostics(uri, diagnostics, self.version_of(uri)):
                 changed.append(uri)
         if keys is None:
             prefix = folder.uri + "/"
@@ -305,18 +309,18 @@ class DiagnosticsFlow:
             for uri in stale:
                 found = self.locate(uri)
                 gone = found is None or found[0] is not folder or found[1] not in wanted
-                if gone and self._set_diagnostics(uri, [], self._version(uri)):
+                if gone and self.set_diagnostics(uri, [], self.version_of(uri)):
                     changed.append(uri)
         if changed:
             self.ledger.wake()
             if self.ledger.pull and (keys is None or len(changed) > 1):
                 self.ledger.schedule_refresh()
 
-    def _version(self, uri: str) -> int | None:
+    def version_of(self, uri: str) -> int | None:
         entry = self.open_docs.get(uri)
         return entry[1] if entry else None
 
-    def _set_diagnostics(
+    def set_diagnostics(
         self, uri: str, diagnostics: list[types.Diagnostic], version: int | None
     ) -> bool:
         return self.ledger.set(uri, diagnostics, version, is_open=uri in self.open_docs)
@@ -356,7 +360,7 @@ class DiagnosticsFlow:
         for folder in self.folders.values():
             self.flush(folder)
         return await self.ledger.workspace_report(
-            previous, long_poll, lambda uri: self.locate(uri) is not None, self._version
+            previous, long_poll, lambda uri: self.locate(uri) is not None, self.version_of
         )
 
     # ----- graph changed -------------------------------------------------------------------

@@ -15,18 +15,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from lsprotocol import types
 
 from rulemap.lsp import heap
+from rulemap.lsp.folders import Overviews
 
 if TYPE_CHECKING:
     from rulemap.host import Snapshot
     from rulemap.host.reaching import AgentOverview, Glimpse
+    from rulemap.lsp.engine_core import EngineCore
     from rulemap.lsp.folders import Folder
-    from rulemap.lsp.state import Engine
     from rulemap.model import LoadStatus
 
 T = TypeVar("T")
@@ -35,33 +35,13 @@ MIN_AGENTS = 2  # with one agent selected, the first lens already says it all
 POLL_S = 0.02  # how often a waiting overview looks whether the whole check is done
 
 
-@dataclass(frozen=True)
-class Overviews:
-    generation: int  # of the loop's workspace the worker's copy was at
-    agents: tuple[AgentOverview, ...]  # each selected agent's, in their order
-
-
-def on_snapshot(function: Callable[..., T]) -> Callable[..., T]:
-    """`function(snapshot, *args)` as `Engine.on_replica` runs it in the worker: over a
-    snapshot of the worker's replica, in the workspace's own agent's terms."""
-
-    def run(replica: Any, *args: Any) -> T:
-        from rulemap.host import AnalysisHost
-
-        # the replica as the worker holds it: a workspace, or a host over one
-        host = replica if isinstance(replica, AnalysisHost) else AnalysisHost(replica)
-        return function(host.snapshot(), *args)
-
-    return run
-
-
 def generation_of(folder: Folder) -> int | None:
     """The generation of the folder's engine on the loop (None: not indexed)."""
     host = folder.host
     return host.generation if host is not None else None
 
 
-def lens(engine: Engine, folder: Folder, key: str,
+def lens(engine: EngineCore, folder: Folder, key: str,
          refresh: Callable[[], None]) -> types.CodeLens | None:
     """The lens for `key`, or None (not ready yet: asked for; or fewer than two agents)."""
     current = _current(engine, folder, refresh)
@@ -78,7 +58,7 @@ def lens(engine: Engine, folder: Folder, key: str,
                           command=types.Command(title=title, command=""))
 
 
-def cut_hints(engine: Engine, folder: Folder, key: str, first: int, last: int,
+def cut_hints(engine: EngineCore, folder: Folder, key: str, first: int, last: int,
               refresh: Callable[[], None]) -> list[types.InlayHint]:
     """At the line where an agent's budget stops it reading `key` (the earliest such line
     of all the loads that cut it), between lines `first` and `last`: "OpenAI Codex CLI stops
@@ -101,7 +81,7 @@ def cut_hints(engine: Engine, folder: Folder, key: str, first: int, last: int,
     return out
 
 
-def paragraph_hover(engine: Engine, folder: Folder, key: str, line: int,
+def paragraph_hover(engine: EngineCore, folder: Folder, key: str, line: int,
                     refresh: Callable[[], None]) -> types.Hover | None:
     """"Who sees this paragraph": per selected agent, how many of the files that load `key`
     get the paragraph or list item at `line` — whole, or cut inside it — or why none does
@@ -169,7 +149,7 @@ def _copy_said(code: str) -> str | None:
     return None
 
 
-def _current(engine: Engine, folder: Folder, refresh: Callable[[], None] | None
+def _current(engine: EngineCore, folder: Folder, refresh: Callable[[], None] | None
              ) -> Overviews | None:
     """The folder's overview (an older one while the new one is computed; None before the
     first), asking the worker for a new one when the graph moved on."""
@@ -182,11 +162,11 @@ def _current(engine: Engine, folder: Folder, refresh: Callable[[], None] | None
     if (current is None or current.generation != generation) \
             and folder.overviews_for != generation:
         folder.overviews_for = generation
-        engine._spawn(_compute(engine, folder, generation))
+        engine.spawn(_compute(engine, folder, generation))
     return current  # an older one until the new is ready: no flickering while typing
 
 
-def after_check(engine: Engine, folder: Folder) -> None:
+def after_check(engine: EngineCore, folder: Folder) -> None:
     """A whole check is done: compute the overview of the new graph now, so that the next
     lens, hint or hover finds it ready — after the first check always (an instruction file
     opened later shows its lens at once), after later ones once a view has asked here."""
@@ -213,7 +193,7 @@ def _part(status: LoadStatus | None, title: str, glimpses: dict[str, Glimpse] | 
     return text
 
 
-async def _compute(engine: Engine, folder: Folder, generation: int) -> None:
+async def _compute(engine: EngineCore, folder: Folder, generation: int) -> None:
     """The overview for `generation`, once edits pause and the whole check is done: it
     shares the one worker with the checks, which come first. The views that asked are told
     when it is ready (`overview_refresh`)."""
@@ -222,7 +202,7 @@ async def _compute(engine: Engine, folder: Folder, generation: int) -> None:
         # wait for that check, which comes first on the worker
         while folder.check_running or folder.full_timer is not None:
             await asyncio.sleep(POLL_S)
-        names = await engine.on_replica(folder, on_snapshot(_selected))
+        names = await engine.on_replica(folder, _selected)
         agents = []
         for name in names:
             # an agent at a time: a request queued meanwhile on the one worker (the sidebar's
@@ -230,7 +210,7 @@ async def _compute(engine: Engine, folder: Folder, generation: int) -> None:
             # for every agent's (~180 ms on the monorepo)
             if generation_of(folder) != generation:
                 return  # edited meanwhile: the next lens request asks for the newer graph
-            agents.append(await engine.on_replica(folder, on_snapshot(_overview_of), name))
+            agents.append(await engine.on_replica(folder, _overview_of, name))
     finally:
         if folder.overviews_for == generation:
             folder.overviews_for = None

@@ -17,11 +17,11 @@ from rulemap.lsp.custom import (
     profiles_param,
     uri_param,
 )
-from rulemap.lsp.reach_lens import generation_of, on_snapshot
+from rulemap.lsp.reach_lens import generation_of
 
 if TYPE_CHECKING:
     from rulemap.host import Snapshot
-    from rulemap.lsp.reach_lens import Overviews
+    from rulemap.lsp.folders import Overviews
     from rulemap.lsp.state import Engine
 
 OVERVIEW_POLL_S = 0.02
@@ -41,7 +41,7 @@ async def reach_request(engine: Engine, raw: Any) -> dict[str, Any] | None:
     if found is None:
         return None
     folder, _, key = found
-    result = await engine.on_replica(folder, on_snapshot(_reached), key, line, names,
+    result = await engine.on_replica(folder, _reached, key, line, names,
                                      cancel=CancelToken())
     if result is not None:
         result["uri"] = engine.canonical(uri)
@@ -67,7 +67,7 @@ async def unseen_lines(engine: Engine, raw: Any) -> dict[str, Any] | None:
     current = folder.overviews
     if current is not None and current.generation != generation:
         current = None
-    result = await engine.on_replica(folder, on_snapshot(_unseen), key, names, current,
+    result = await engine.on_replica(folder, _unseen, key, names, current,
                                      cancel=CancelToken())
     if result is not None:
         result["uri"] = engine.canonical(uri)
@@ -101,7 +101,7 @@ async def why_request(engine: Engine, raw: Any) -> dict[str, Any] | None:
             raise InvalidParams("`target` is in another workspace folder")
         if not key or key.startswith("/") or ".." in key.split("/"):
             raise InvalidParams(f"`target` {target!r} is not a file inside the folder")
-    result = await engine.on_replica(folder, on_snapshot(_why), text, key, names,
+    result = await engine.on_replica(folder, _why, text, key, names,
                                      cancel=CancelToken())
     result["uri"] = engine.canonical(uri)
     return result

@@ -25,8 +25,8 @@ from rulemap.host.cache import server_start
 from rulemap.host.cache.server_start import Start
 
 if TYPE_CHECKING:
+    from rulemap.lsp.engine_core import EngineCore
     from rulemap.lsp.folders import Folder
-    from rulemap.lsp.state import Engine
 
 __all__ = ["Start", "begin", "diagnostic_from_json", "finish"]
 
@@ -72,7 +72,7 @@ def store(start: Start, root: str, diagnostics: dict[str, list[Any]]) -> None:
         log.exception("storing the start cache of %s", root)
 
 
-async def begin(engine: Engine, folder: Folder, overrides: dict[str, Any]) -> Start | None:
+async def begin(engine: EngineCore, folder: Folder, overrides: dict[str, Any]) -> Start | None:
     """Before a folder with nothing open is indexed: publish its cached diagnostics when
     they still hold, and give the recording its check is to make (None: the cache is off)."""
     if _directory() is None:
@@ -87,7 +87,7 @@ async def begin(engine: Engine, folder: Folder, overrides: dict[str, Any]) -> St
         changed = False
         for uri, items in cached.items():
             diagnostics = [diagnostic_from_json(item) for item in items]
-            changed = engine._set_diagnostics(uri, diagnostics, engine._version(uri)) or changed
+            changed = engine.set_diagnostics(uri, diagnostics, engine.version_of(uri)) or changed
         start.hit = True
         said = f"Rulemap: {folder.name}: the last diagnostics of {len(cached)} documents, " \
             "from the cache, until the check is done"
@@ -133,7 +133,7 @@ def diagnostic_from_json(item: dict[str, Any]) -> types.Diagnostic:
         return _converter().structure(item, types.Diagnostic)
 
 
-def finish(engine: Engine, folder: Folder, start: Start, quiet: bool) -> None:
+def finish(engine: EngineCore, folder: Folder, start: Start, quiet: bool) -> None:
     """After the first whole check of an indexing was published: store what the client was
     given for the folder (`quiet`: nothing was edited or changed on disk while it ran)."""
     if not quiet or not start.usable:

@@ -106,7 +106,7 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         prefix = folder.uri + "/"
         for uri_ in [u for u in self.ledger.docs if u.startswith(prefix)]:
             if self.locate(uri_) is None:
-                self._set_diagnostics(uri_, [], None)
+                self.set_diagnostics(uri_, [], None)
                 self.ledger.forget(uri_)
         self.ledger.wake()
 
@@ -274,7 +274,7 @@ class Engine(DiagnosticsFlow, FileEventFlow):
             folder.local_queue.add(key)
         self._run_local(folder)
         if findings is None:
-            self._spawn(warm(host, lambda: folder.host is host and not self.closed))
+            self.spawn(warm(host, lambda: folder.host is host and not self.closed))
         else:
             self._publish(folder, None)
             self._check_ended(folder, covered)
@@ -320,9 +320,9 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         if folder.reopen_timer is not None:
             folder.reopen_timer.cancel()
         wait = folder.settings.debounce_ms / 1000 if delay is None else delay
-        folder.reopen_timer = self.loop.call_later(wait, lambda: self._spawn(self.index(folder)))
+        folder.reopen_timer = self.loop.call_later(wait, lambda: self.spawn(self.index(folder)))
 
-    def _spawn(self, coro: Awaitable[Any]) -> None:
+    def spawn(self, coro: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coro)
         task.add_done_callback(_log_failure)
 
