@@ -83,7 +83,7 @@ class UsageError(Exception):
 
 def find_root(start: str) -> str:
     """The nearest ancestor of `start` holding `.git` (directory or file), else `start`."""
-    from rulemap.readers.base import find_root as nearest_git_root
+    from rulemap.host.disk import nearest_git_root
 
     return nearest_git_root(start)
 
@@ -406,15 +406,27 @@ def configure_output() -> None:
     import codecs
     import contextlib
 
-    from rulemap.text.names import ERROR_HANDLER, escape_unencodable
-
-    codecs.register_error(ERROR_HANDLER, escape_unencodable)
+    codecs.register_error(OUTPUT_ERRORS, _escape_unencodable)
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)  # not on a replaced stream
         if reconfigure is not None:
             # closed, or not a text stream after all: left as it is
             with contextlib.suppress(ValueError, OSError):
-                reconfigure(errors=ERROR_HANDLER)
+                reconfigure(errors=OUTPUT_ERRORS)
+
+
+# the streams' error handler: `rulemap.host.text.ERROR_HANDLER` (the name the result cache's
+# key records), spelt here because every start-up registers it and `--version` or a cached
+# check imports nothing of the package past the CLI (tests/core/test_startup_imports.py)
+OUTPUT_ERRORS = "rulemap.printable"
+
+
+def _escape_unencodable(exc: UnicodeError) -> tuple[str, int]:
+    """`rulemap.host.text.escape_unencodable`, imported the first time a stream cannot encode
+    something."""
+    from rulemap.host.text import escape_unencodable
+
+    return escape_unencodable(exc)
 
 
 def main(argv: Sequence[str] | None = None, cache: CheckCache | None = None) -> int:
@@ -470,7 +482,7 @@ def main(argv: Sequence[str] | None = None, cache: CheckCache | None = None) -> 
     except Exception as exc:
         # rulemap.config (with tomllib, the readers, pathspec) is imported by the commands
         # that read a configuration, not by every start-up: a ConfigError means it was
-        from rulemap.config import ConfigError
+        from rulemap.host.settings import ConfigError
 
         if not isinstance(exc, ConfigError):
             raise
@@ -485,7 +497,7 @@ def dump_json(data: object) -> None:
     JSON readers reject."""
     import json
 
-    from rulemap.text.names import printable_data
+    from rulemap.host.text import printable_data
 
     json.dump(printable_data(data), sys.stdout, ensure_ascii=False, indent=2)
     sys.stdout.write("\n")

@@ -24,8 +24,6 @@ import sys
 from collections.abc import Callable
 from typing import Any, Literal, TextIO, cast
 
-from rulemap.text.names import printable
-
 # What a terminal acts on instead of showing: the C0 controls but tab and newline (and a CR
 # before a newline), DEL, the C1 controls (U+009B is a one-byte CSI), and the bidirectional
 # embeddings, overrides and isolates, which reorder what is shown ("Trojan Source",
@@ -48,6 +46,10 @@ def terminal_text(text: str) -> str:
     """`text` as `printable` shows it, and each control character a terminal would act on as
     an escape a person can read (`\\x1b`, `\\u009b`): for text a repository wrote that goes
     to a terminal."""
+    # the host's text helpers come with the engine: a cached check's guard (`guard_errors`)
+    # is set up before, and without, it
+    from rulemap.host.text import printable
+
     text = printable(text)
     if _TERMINAL_CONTROL.search(text) is None:
         return text

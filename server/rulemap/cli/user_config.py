@@ -3,7 +3,7 @@
 `$RULEMAP_CONFIG` (a file) if set, else `$XDG_CONFIG_HOME/rulemap/config.toml` (default
 `~/.config/rulemap/config.toml`). It holds what only the user may grant, today
 `allowImportsFrom`; a repository's `rulemap.toml` cannot (docs/security.md). The parsing is
-`rulemap.config.load_user_config_text`; only the file access lives here.
+`rulemap.host.settings.load_user_config_text`; only the file access lives here.
 """
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 
-from rulemap.config import ConfigError, load_user_config_text, parse_allow_list
-from rulemap.readers.base import ReadError
-from rulemap.readers.host import read_user_file
+from rulemap.host.disk import ReadError, read_user_file
+from rulemap.host.settings import ConfigError, load_user_config_text, parse_allow_list
 
 ENV_VAR = "RULEMAP_CONFIG"
 

@@ -1,0 +1,44 @@
+"""`rulemap check`'s questions beyond the findings themselves (`Snapshot.findings`): the
+did-you-means a person reads, the files the summary counts, which fix `--fix` applies, and
+what a cached check hands its result cache. Plain data: `rulemap.model`'s `Finding` and `Fix`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from rulemap.fixes import safe_fix
+from rulemap.host.snapshot import Snapshot, workspace_of
+
+if TYPE_CHECKING:
+    from rulemap.model import Finding
+    from rulemap.workspace import Workspace
+
+__all__ = ["Recorded", "checked_count", "record_done", "safe_fix", "with_suggestions"]
+
+
+def with_suggestions(snap: Snapshot, findings: list[Finding]) -> list[Finding]:
+    """`findings` with their did-you-means worked out (a check leaves them pending: each
+    costs a search)."""
+    from rulemap import analysis
+
+    return analysis.with_suggestions(workspace_of(snap), findings)
+
+
+def checked_count(snap: Snapshot) -> int:
+    """How many files `rulemap check` looks at (the summary's "in 2 of 13 files")."""
+    from rulemap import analysis
+
+    return len(analysis.checked_documents(workspace_of(snap)))
+
+
+class Recorded(Protocol):
+    """A check's recording for the result cache (cli/check_cache.py's `Recorder`)."""
+
+    def done(self, ws: Workspace, code: int) -> None: ...
+
+
+def record_done(recorder: Recorded, snap: Snapshot, code: int) -> None:
+    """Tell the result cache the check of `snap` printed its report and exits with `code`
+    (it keeps the workspace for the snapshot it leaves)."""
+    recorder.done(workspace_of(snap), code)
