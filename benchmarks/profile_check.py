@@ -66,7 +66,8 @@ lap("profile_findings (naming the copies)", f"{len(named)} findings")
 out = finalize(ws, raw)
 lap("finalize", f"{len(out)} findings")
 from rulemap.cli.formats import FORMATTERS
-text = FORMATTERS["json"](ws, out)
+from rulemap.host import AnalysisHost
+text = FORMATTERS["json"](AnalysisHost(ws).snapshot(), out)
 lap("format json (UTF-16 ranges + encoding)", f"{len(text):,} chars")
 w, c = time.perf_counter(), time.process_time()
 print(f"{'total (in process)':<44}{(w - _w0) * 1000:>8.0f} ms wall{(c - _c0) * 1000:>8.0f} ms cpu")

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rulemap import analysis, fixes
+from rulemap.host import AnalysisHost
 from rulemap.model import Finding, Fix, Span
 
 
@@ -257,7 +258,7 @@ def test_fixing_twice_is_fixing_once(tmp_path_factory, root_text, pkg_text):
     try:
         ws = open_workspace(str(root), editable=True)
         after, result = fixing.fix_in_memory(ws, analysis.check(ws))
-        writing.write(ws, result)
+        writing.write(AnalysisHost(ws), result)
         # nothing fixable is left, and a second run finds nothing to do
         assert [f for f in after if fixes.safe_fix(f) is not None] == []
         again = open_workspace(str(root), editable=True)

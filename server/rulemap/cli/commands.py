@@ -190,11 +190,13 @@ def open_workspace(
     profiles: Sequence[str] | None = None,
     user_home: str | None = None,
     ref: str | None = None,
+    editable: bool = False,
 ) -> OpenWorkspace:
-    """`open_host`'s workspace, for cli/reach.py."""
+    """`open_host`'s workspace, for cli/reach.py (and the tests that check a workspace opened
+    as the CLI opens it)."""
     from rulemap.host.commands import opened_workspace
 
-    return opened_workspace(open_host(root, allow, profiles, user_home, ref))
+    return opened_workspace(open_host(root, allow, profiles, user_home, ref, editable))
 
 
 def as_snapshot(where: Snapshot | OpenWorkspace) -> Snapshot:
