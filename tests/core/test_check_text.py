@@ -19,7 +19,8 @@ FILES = {
 def _report(width: int | None) -> tuple[str, list[str]]:
     ws = make_ws(FILES)
     findings = analysis.check(ws)
-    return render(AnalysisHost(ws).snapshot(), list(reversed(findings)), width), [f.path for f in findings]
+    snap = AnalysisHost(ws).snapshot()
+    return render(snap, list(reversed(findings)), width), [f.path for f in findings]
 
 
 def test_grouped_by_file_in_order_whatever_the_findings_order():

@@ -406,27 +406,15 @@ def configure_output() -> None:
     import codecs
     import contextlib
 
-    codecs.register_error(OUTPUT_ERRORS, _escape_unencodable)
+    from rulemap.cli.terminal import OUTPUT_ERRORS, escape_unencodable
+
+    codecs.register_error(OUTPUT_ERRORS, escape_unencodable)
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)  # not on a replaced stream
         if reconfigure is not None:
             # closed, or not a text stream after all: left as it is
             with contextlib.suppress(ValueError, OSError):
                 reconfigure(errors=OUTPUT_ERRORS)
-
-
-# the streams' error handler: `rulemap.host.text.ERROR_HANDLER` (the name the result cache's
-# key records), spelt here because every start-up registers it and `--version` or a cached
-# check imports nothing of the package past the CLI (tests/core/test_startup_imports.py)
-OUTPUT_ERRORS = "rulemap.printable"
-
-
-def _escape_unencodable(exc: UnicodeError) -> tuple[str, int]:
-    """`rulemap.host.text.escape_unencodable`, imported the first time a stream cannot encode
-    something."""
-    from rulemap.host.text import escape_unencodable
-
-    return escape_unencodable(exc)
 
 
 def main(argv: Sequence[str] | None = None, cache: CheckCache | None = None) -> int:

@@ -37,6 +37,21 @@ _CONTROL_BUT_STYLES = re.compile(f"[{_CONTROLS}]|\x1b(?!\\[[0-9;]*m)|\r(?!\n)")
 _JSON_RAW = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+# the streams' error handler (`cli/main.py`'s `configure_output`): the name of
+# `rulemap.host.text.ERROR_HANDLER`, which the result cache's key records, spelt here because
+# every start-up registers it and `--version` or a cached check imports nothing of the package
+# past the CLI (tests/core/test_startup_imports.py)
+OUTPUT_ERRORS = "rulemap.printable"
+
+
+def escape_unencodable(exc: UnicodeError) -> tuple[str, int]:
+    """`rulemap.host.text.escape_unencodable`, imported the first time a stream cannot encode
+    something: what it cannot encode as `printable` shows it, else as `\\uXXXX`."""
+    from rulemap.host.text import escape_unencodable as escaped
+
+    return escaped(exc)
+
+
 def _control_escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
