@@ -192,8 +192,7 @@ def open_workspace(
     ref: str | None = None,
     editable: bool = False,
 ) -> OpenWorkspace:
-    """`open_host`'s workspace, for cli/reach.py (and the tests that check a workspace opened
-    as the CLI opens it)."""
+    """`open_host`'s workspace, for cli/reach.py."""
     from rulemap.host.commands import opened_workspace
 
     return opened_workspace(open_host(root, allow, profiles, user_home, ref, editable))
