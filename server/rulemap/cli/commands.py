@@ -11,7 +11,7 @@ from typing import Any
 from rulemap.cli.check_cache import CheckCache, record
 from rulemap.cli.check_flags import shown
 from rulemap.cli.formats import write_report
-from rulemap.cli.main import UsageError, dump_json, find_root
+from rulemap.cli.usage import UsageError, dump_json, find_root
 from rulemap.cli.user_config import flag_grants, merge_grants, read_user_grants
 from rulemap.host import AnalysisHost, Snapshot
 from rulemap.host.commands import OpenWorkspace, ReaderWrap, untrusted_findings

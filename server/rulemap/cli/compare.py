@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rulemap.cli.main import UsageError, dump_json
+from rulemap.cli.usage import UsageError, dump_json
 
 
 def profile_list(value: str | None, flag: str = "--profiles") -> list[str] | None:

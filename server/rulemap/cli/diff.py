@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rulemap.cli.diff_phrases import CHANGES_SHOWN, areas_of, headline, no_change, where_of
-from rulemap.cli.main import describe, dump_json
+from rulemap.cli.usage import describe, dump_json
 
 # `build_parser` imports this module when `diff` is parsed (or its help printed): the diff core
 # (and git, subprocess) is imported when a diff runs
@@ -59,7 +59,7 @@ def _diff_by_update(
     """BASE's host, and the diff made by updating it to HEAD (None when that cannot stand for
     a fresh HEAD workspace: then the caller opens HEAD; BASE's host is still BASE's)."""
     from rulemap.cli.commands import inside, open_host
-    from rulemap.cli.main import UsageError
+    from rulemap.cli.usage import UsageError
     from rulemap.host.commands import GitRefError
     from rulemap.host.diffing import WORKTREE, Switching, diff_by_update, head_reader
 

@@ -119,7 +119,7 @@ def run_check(
     from rulemap.cli.check_text import output_width, render
     from rulemap.cli.check_text import statistics as per_code
     from rulemap.cli.formats import write_report
-    from rulemap.cli.main import UsageError
+    from rulemap.cli.usage import UsageError
 
     if output != "text" and (preview or statistics):
         flag = "--diff" if preview else "--statistics"

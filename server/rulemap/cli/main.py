@@ -13,6 +13,12 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from rulemap.cli.check_cache import CheckCache, add_cache_flag, lookup
 from rulemap.cli.check_flags import add_output_flags
 
+# what every command shares, below this module (the commands import it, not main): the names
+# stay importable from here
+from rulemap.cli.usage import UsageError, describe, dump_json, find_root
+
+__all__ = ["UsageError", "build_parser", "describe", "dump_json", "entry", "find_root", "main"]
+
 # Imported at start-up by every command: import only what parsing needs (the engine, json,
 # the sub-commands' modules are imported by the command that runs them;
 # tests/core/test_startup_imports.py holds this).
@@ -77,17 +83,6 @@ Agents: {names}.
 """
 
 
-class UsageError(Exception):
-    pass
-
-
-def find_root(start: str) -> str:
-    """The nearest ancestor of `start` holding `.git` (directory or file), else `start`."""
-    from rulemap.host.disk import nearest_git_root
-
-    return nearest_git_root(start)
-
-
 # `rulemap COMMAND`'s one-line help, as `rulemap --help` lists it
 COMMAND_HELP = {
     "check": "lint every instruction file and rule",
@@ -128,14 +123,6 @@ def build_parser() -> argparse.ArgumentParser:
     for name, build in _BUILDERS.items():
         sub.add_command(name, COMMAND_HELP[name], build)
     return parser
-
-
-def describe(parser: argparse.ArgumentParser, description: str, epilog: str | None = None) -> None:
-    """A sub-command's `description` and `epilog`, both printed as written (line breaks
-    kept), given when its arguments are added (`build_parser`)."""
-    parser.description = description
-    parser.epilog = epilog
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
 def _top_epilog() -> str:
@@ -477,15 +464,3 @@ def main(argv: Sequence[str] | None = None, cache: CheckCache | None = None) -> 
         print(f"rulemap: configuration error: {exc}", file=sys.stderr)
         return 2
     return 2
-
-
-def dump_json(data: object) -> None:
-    """`data` as indented JSON on stdout, every string shown as `printable` spells it: a
-    lone surrogate would be written raw (invalid UTF-8) or as a `\\udcff` escape strict
-    JSON readers reject."""
-    import json
-
-    from rulemap.host.text import printable_data
-
-    json.dump(printable_data(data), sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")

@@ -9,8 +9,8 @@ import argparse
 import sys
 import time
 
-from rulemap.cli.main import UsageError, describe
 from rulemap.cli.reach import add_agent_flags
+from rulemap.cli.usage import UsageError, describe
 
 MAP_EPILOG = """\
 examples:

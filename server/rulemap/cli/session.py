@@ -10,7 +10,7 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING
 
-from rulemap.cli.main import UsageError, describe, dump_json
+from rulemap.cli.usage import UsageError, describe, dump_json
 from rulemap.host.catalog import default_agent, session_formats
 
 # `build_parser` imports this module when `session` is parsed (or its help printed): what only

@@ -9,7 +9,7 @@ import os
 import textwrap
 from typing import TYPE_CHECKING
 
-from rulemap.cli.main import UsageError, describe, dump_json
+from rulemap.cli.usage import UsageError, describe, dump_json
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
