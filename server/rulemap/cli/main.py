@@ -15,9 +15,13 @@ from rulemap.cli.check_flags import add_output_flags
 
 # what every command shares, below this module (the commands import it, not main): the names
 # stay importable from here
+from rulemap.cli.terminal import configure_output
 from rulemap.cli.usage import UsageError, describe, dump_json, find_root
 
-__all__ = ["UsageError", "build_parser", "describe", "dump_json", "entry", "find_root", "main"]
+__all__ = [
+    "UsageError", "build_parser", "configure_output", "describe", "dump_json", "entry",
+    "find_root", "main",
+]
 
 # Imported at start-up by every command: import only what parsing needs (the engine, json,
 # the sub-commands' modules are imported by the command that runs them;
@@ -381,27 +385,6 @@ def entry() -> NoReturn:
             pass
         os._exit(code)
     sys.exit(code)
-
-
-def configure_output() -> None:
-    """Make stdout and stderr print anything, under any locale: a file name that is not valid
-    UTF-8 (a lone surrogate) as `\\xNN`, a character the encoding lacks (LC_ALL=C,
-    PYTHONIOENCODING=ascii) as `\\uXXXX` (rulemap.text.names). Without it such a name crashes
-    the output with UnicodeEncodeError, or (surrogateescape, a C locale's default) writes raw
-    bytes that are not UTF-8. The encoders escape names themselves; this is the net under
-    whatever text reaches a stream without them (a path in an error message)."""
-    import codecs
-    import contextlib
-
-    from rulemap.cli.terminal import OUTPUT_ERRORS, escape_unencodable
-
-    codecs.register_error(OUTPUT_ERRORS, escape_unencodable)
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)  # not on a replaced stream
-        if reconfigure is not None:
-            # closed, or not a text stream after all: left as it is
-            with contextlib.suppress(ValueError, OSError):
-                reconfigure(errors=OUTPUT_ERRORS)
 
 
 def main(argv: Sequence[str] | None = None, cache: CheckCache | None = None) -> int:

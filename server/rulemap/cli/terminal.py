@@ -37,7 +37,7 @@ _CONTROL_BUT_STYLES = re.compile(f"[{_CONTROLS}]|\x1b(?!\\[[0-9;]*m)|\r(?!\n)")
 _JSON_RAW = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
-# the streams' error handler (`cli/main.py`'s `configure_output`): the name of
+# the streams' error handler (`configure_output`): the name of
 # `rulemap.host.text.ERROR_HANDLER`, which the result cache's key records, spelt here because
 # every start-up registers it and `--version` or a cached check imports nothing of the package
 # past the CLI (tests/core/test_startup_imports.py)
@@ -50,6 +50,25 @@ def escape_unencodable(exc: UnicodeError) -> tuple[str, int]:
     from rulemap.host.text import escape_unencodable as escaped
 
     return escaped(exc)
+
+
+def configure_output() -> None:
+    """Make stdout and stderr print anything, under any locale: a file name that is not valid
+    UTF-8 (a lone surrogate) as `\\xNN`, a character the encoding lacks (LC_ALL=C,
+    PYTHONIOENCODING=ascii) as `\\uXXXX` (`rulemap.host.text`). Without it such a name crashes
+    the output with UnicodeEncodeError, or (surrogateescape, a C locale's default) writes raw
+    bytes that are not UTF-8. The encoders escape names themselves; this is the net under
+    whatever text reaches a stream without them (a path in an error message)."""
+    import codecs
+    import contextlib
+
+    codecs.register_error(OUTPUT_ERRORS, escape_unencodable)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)  # not on a replaced stream
+        if reconfigure is not None:
+            # closed, or not a text stream after all: left as it is
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors=OUTPUT_ERRORS)
 
 
 def _control_escape(match: re.Match[str]) -> str:
