@@ -4,7 +4,7 @@
     python benchmarks/profile_check.py [--tree DIR] [--small] [--top 25] [--prof /tmp/check.prof]
 
 Runs in a fresh process (started by this script, so imports are cold): times the imports,
-opening the workspace as the CLI does (`rulemap.cli.commands.open_workspace`: walking the tree,
+opening the workspace as the CLI does (`rulemap.cli.commands.open_host`: walking the tree,
 .gitignore, indexing), selecting the agent profiles, parsing, each check family of
 `rulemap.checks.PER_DOCUMENT` and `GRAPH_WIDE` separately, each selected profile's own
 findings, naming them (`profile_findings`), `finalize`, and the CLI's JSON formatter (the
@@ -39,10 +39,11 @@ def lap(name, extra=""):
 
 from rulemap import analysis
 from rulemap.checks import GRAPH_WIDE, PER_DOCUMENT, finalize, profile_findings
-from rulemap.cli.commands import open_workspace  # the CLI's own: user grants, home, reader
+from rulemap.cli.commands import open_host  # the CLI's own: user grants, home, reader
+from rulemap.host.snapshot import workspace_of
 lap("import rulemap (+ cli.commands)")
-ws = open_workspace(sys.argv[1])
-lap("open_workspace (walk + index)",
+ws = workspace_of(open_host(sys.argv[1]).snapshot())
+lap("open_host (walk + index)",
     f"{len(ws.files)} files, {len(ws.instruction_files)} instruction files, {len(ws.rules)} rules")
 profiles = analysis.select_profiles(ws)  # as analysis.check does before run_checks
 lap("select_profiles", ", ".join(p.name for p in profiles))
@@ -66,7 +67,8 @@ lap("profile_findings (naming the copies)", f"{len(named)} findings")
 out = finalize(ws, raw)
 lap("finalize", f"{len(out)} findings")
 from rulemap.cli.formats import FORMATTERS
-text = FORMATTERS["json"](ws, out)
+from rulemap.host import AnalysisHost
+text = FORMATTERS["json"](AnalysisHost(ws).snapshot(), out)
 lap("format json (UTF-16 ranges + encoding)", f"{len(text):,} chars")
 w, c = time.perf_counter(), time.process_time()
 print(f"{'total (in process)':<44}{(w - _w0) * 1000:>8.0f} ms wall{(c - _c0) * 1000:>8.0f} ms cpu")

@@ -28,6 +28,7 @@ from rulemap import analysis, fixes
 from rulemap.checks.registry import CHECKS, DOCS_URL, EVERY_AGENT, Check, codes_where
 from rulemap.cli import commands
 from rulemap.config import ConfigError
+from rulemap.host.snapshot import workspace_of
 from rulemap.model import SEVERITIES, Finding
 from rulemap.profiles import PROFILES
 
@@ -79,7 +80,7 @@ def _problems(findings: list[Finding]) -> list[str]:
 def _raw_findings(root: Path, selection: tuple[str, ...] | None) -> list[Finding]:
     """Every finding of `root` as the checks emit it: the configuration's `[severity]`
     overrides are dropped (the demo turns duplicate-load into a hint)."""
-    ws = commands.open_workspace(str(root), profiles=selection)
+    ws = workspace_of(commands.open_host(str(root), profiles=selection).snapshot())
     ws.config = replace(ws.config, severity={})
     return analysis.check(ws)
 
@@ -387,7 +388,7 @@ def test_each_one_code_family_emits_only_its_code(
             roots.append(dirs["workspace"])
     emitted: dict[str, set[str]] = {}
     for root in roots:
-        ws = commands.open_workspace(str(root), profiles=tuple(PROFILES))
+        ws = workspace_of(commands.open_host(str(root), profiles=tuple(PROFILES)).snapshot())
         analysis.select_profiles(ws)
         assert selected(ws)
         for family, code in checks.ONE_CODE.items():

@@ -7,6 +7,7 @@ from core_helpers import make_ws
 
 from rulemap import analysis
 from rulemap.cli.check_text import render, statistics
+from rulemap.host import AnalysisHost
 
 FILES = {
     "AGENTS.md": "# root\n\nSee @docs/missing.md and @docs/a.md, please.\n",
@@ -18,7 +19,8 @@ FILES = {
 def _report(width: int | None) -> tuple[str, list[str]]:
     ws = make_ws(FILES)
     findings = analysis.check(ws)
-    return render(ws, list(reversed(findings)), width), [f.path for f in findings]
+    snap = AnalysisHost(ws).snapshot()
+    return render(snap, list(reversed(findings)), width), [f.path for f in findings]
 
 
 def test_grouped_by_file_in_order_whatever_the_findings_order():
@@ -50,14 +52,14 @@ def test_wrapped_rows_stay_within_the_width_and_hang_under_the_severity():
 
 def test_a_clean_workspace_says_so():
     ws = make_ws({"AGENTS.md": "fine\n"})
-    assert render(ws, [], 80) == (
+    assert render(AnalysisHost(ws).snapshot(), [], 80) == (
         "All checks passed: no findings in 1 file (instruction files, rules and imports).\n"
     )
 
 
 def test_statistics_count_per_code_most_first():
     ws = make_ws(FILES)
-    text = statistics(ws, analysis.check(ws))
+    text = statistics(AnalysisHost(ws).snapshot(), analysis.check(ws))
     rows = text.splitlines()
     assert rows[0].split()[:2] == ["2", "broken-import"] and "[*]" not in rows[0]
     assert rows[1].split()[:3] == ["1", "suspicious-import", "[*]"]
@@ -67,7 +69,7 @@ def test_statistics_count_per_code_most_first():
 def test_statistics_rows_are_shortened_to_the_width():
     ws = make_ws(FILES)
     findings = analysis.check(ws)
-    wide = statistics(ws, findings).splitlines()
-    narrow = statistics(ws, findings, 40).splitlines()
+    wide = statistics(AnalysisHost(ws).snapshot(), findings).splitlines()
+    narrow = statistics(AnalysisHost(ws).snapshot(), findings, 40).splitlines()
     assert all(len(line) <= 40 for line in narrow)
     assert narrow[0].endswith("…") and wide[0].startswith(narrow[0][:-1])

@@ -95,11 +95,12 @@ def test_head_omitted_is_the_working_tree(repo: Path, cli) -> None:
 
 def fresh(repo: Path, base: str, head: str | None) -> dict[str, object]:
     """The diff of two workspaces opened afresh (no update path), as JSON."""
-    from rulemap.cli.commands import open_workspace
+    from rulemap.cli.commands import open_host
     from rulemap.diff import diff_workspaces
+    from rulemap.host.snapshot import workspace_of
 
-    a = open_workspace(str(repo), ref=base)
-    b = open_workspace(str(repo), ref=head)
+    a = workspace_of(open_host(str(repo), ref=base).snapshot())
+    b = workspace_of(open_host(str(repo), ref=head).snapshot())
     return diff_workspaces(a, b, base_label=base, head_label=head or WORKTREE).to_json()
 
 

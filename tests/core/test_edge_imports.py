@@ -1,12 +1,17 @@
-"""The edges only convert the engine's plain data (docs/architecture.md).
+"""The edges only convert the engine's plain data (docs/architecture.md): one door.
 
-Every module of an edge directory imports nothing from `workspace/`, `profiles/` or `checks/`
-and no underscore name of another rulemap module: it asks `rulemap.host`, `rulemap.analysis`
-and the engine's other modules, which hand back plain data. Every import counts — at module
-level, inside a function, under `TYPE_CHECKING` (a type hint names the engine's internals
-just the same). An underscore name is private to the module or package it is in: a package's
-`_util` module may be shared by that package's own modules, `_inside` of `cli/commands.py` by
-no other module.
+Every module of an edge directory (`cli/`, `lsp/` and below) imports from the package only the
+edge API — `rulemap.host` and its modules, the plain data of `rulemap.model`, the package's
+version (`from rulemap import __version__`, `import rulemap`) — and its own edge's modules:
+never the engine's (`analysis`, `workspace/`, `profiles/`, `checks/`, `readers/`, …), nor the
+other edge (the CLI dispatches `serve` by name). Every import counts — at module level, inside
+a function, under `TYPE_CHECKING` (a type hint names the engine's internals just the same). An
+underscore name is private to the module or package it is in: a package's `_util` module may
+be shared by that package's own modules, `_inside` of `cli/commands.py` by no other module.
+And an edge never asks `workspace_of`: the host's own modules go from a snapshot to its
+workspace, an edge asks them.
+
+One test per module, so that the modules still past the door are named one by one.
 """
 
 from __future__ import annotations
@@ -18,11 +23,15 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "server" / "rulemap"
 
-# the directories (under server/rulemap/, e.g. "lsp/features") that speak only through the
-# edge API
-EDGE_DIRS = ("cli", "lsp/features")
+# the directories (under server/rulemap/) that speak only through the edge API
+EDGE_DIRS = ("cli", "lsp")
 
-FORBIDDEN = ("rulemap.workspace", "rulemap.profiles", "rulemap.checks")
+# what an edge may import from the package besides its own edge: the edge API and plain data
+ALLOWED = ("rulemap.host", "rulemap.model")
+# the package's root: its version (and nothing else lives there)
+ROOT_NAMES = ("__version__",)
+# the host's own way from a snapshot to its workspace
+HOST_ONLY = "workspace_of"
 
 
 def _edge_modules() -> list[Path]:
@@ -38,8 +47,20 @@ def _name(path: Path) -> str:
     return ".".join(("rulemap", *path.relative_to(PACKAGE).with_suffix("").parts))
 
 
-def _forbidden(module: str) -> bool:
-    return any(module == f or module.startswith(f + ".") for f in FORBIDDEN)
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def _edge_of(module: str) -> str:
+    """`rulemap.cli` for `rulemap.cli.commands`, `rulemap.lsp` for `rulemap.lsp.features.x`."""
+    return ".".join(module.split(".")[:2])
+
+
+def _past_the_door(target: str, edge: str) -> bool:
+    """Whether importing `target` (a module, or a module's attribute) reaches past the door."""
+    if target == "rulemap" or target in (f"rulemap.{n}" for n in ROOT_NAMES):
+        return False
+    return not any(_within(target, allowed) for allowed in (*ALLOWED, edge))
 
 
 def _private_outside(target: str, package: str) -> str | None:
@@ -67,14 +88,16 @@ def _absolute(node: ast.ImportFrom, package: str) -> str:
 
 def violations(source: str, module: str, is_package: bool = False) -> list[str]:
     """Every import of `source` (the text of rulemap module `module`) that reaches past the
-    edge API, as `line N: what`; every import counts, wherever it is."""
+    edge API, and every use of `workspace_of`, as `line N: what`; every import counts,
+    wherever it is."""
     package = module if is_package else module.rpartition(".")[0]
+    edge = _edge_of(module)
     found: list[str] = []
 
     def check(line: int, target: str, said: str) -> None:
         if target.split(".")[0] != "rulemap":
             return
-        if _forbidden(target):
+        if _past_the_door(target, edge):
             found.append(f"line {line}: {said}")
         elif (private := _private_outside(target, package)) is not None:
             found.append(f"line {line}: {said} (`{private}` is private to its module)")
@@ -85,12 +108,24 @@ def violations(source: str, module: str, is_package: bool = False) -> list[str]:
                 check(node.lineno, alias.name, f"import {alias.name}")
         elif isinstance(node, ast.ImportFrom):
             source_module = _absolute(node, package)
-            if _forbidden(source_module):
+            if source_module.split(".")[0] != "rulemap":
+                continue
+            if source_module != "rulemap" and _past_the_door(source_module, edge):
                 found.append(f"line {node.lineno}: from {source_module} import ...")
                 continue
             for alias in node.names:
                 check(node.lineno, f"{source_module}.{alias.name}",
                       f"from {source_module} import {alias.name}")
+        elif (isinstance(node, ast.Name) and node.id == HOST_ONLY) or (
+            isinstance(node, ast.Attribute) and node.attr == HOST_ONLY
+        ):
+            found.append(f"line {node.lineno}: {HOST_ONLY} (the host's own way to a workspace)")
+    found += [
+        f"line {node.lineno}: {HOST_ONLY} (the host's own way to a workspace)"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom) and not _past_the_door(
+            _absolute(node, package), edge) and any(a.name == HOST_ONLY for a in node.names)
+    ]
     return found
 
 
@@ -98,8 +133,8 @@ def test_the_rule_sees_every_import() -> None:
     source = (
         "from typing import TYPE_CHECKING\n"
         "from rulemap import analysis, checks\n"
-        "from rulemap.cli.main import UsageError\n"
-        "from rulemap.cli import _hidden\n"
+        "from rulemap.edge.main import UsageError\n"
+        "from rulemap.edge.main import _hidden\n"
         "from rulemap.edge._util import fine\n"
         "from . import _sibling\n"
         "from ..other import _elsewhere\n"
@@ -107,12 +142,20 @@ def test_the_rule_sees_every_import() -> None:
         "    from rulemap.workspace import Workspace\n"
         "def f():\n"
         "    import rulemap.profiles.steps\n"
-        "    from rulemap.cli.commands import _inside, open_workspace\n"
+        "    from rulemap.edge.commands import _inside, open_workspace\n"
         "    from rulemap.host.catalog import agents\n"
+        "    from rulemap.readers.host import is_dir\n"
+        "    from rulemap.lsp.server import run_server\n"
+        "    from rulemap.host.snapshot import workspace_of\n"
+        "    import rulemap\n"
+        "    from rulemap import __version__\n"
+        "    from rulemap.model import Finding\n"
+        "    host.workspace_of(snap)\n"
+        "    return rulemap.__version__\n"
     )
     found = violations(source, "rulemap.edge.mod")
-    lines = sorted(int(line.split(":")[0].removeprefix("line ")) for line in found)
-    assert lines == [2, 4, 7, 9, 11, 12], found
+    lines = sorted({int(line.split(":")[0].removeprefix("line ")) for line in found})
+    assert lines == [2, 4, 7, 9, 11, 12, 14, 15, 16, 20], found
 
 
 def test_there_are_edge_modules() -> None:
@@ -129,8 +172,8 @@ def test_an_edge_imports_only_the_edge_api(path: Path) -> None:
     assert not found, (
         f"{path.relative_to(PACKAGE).as_posix()} reaches past the edge API: "
         + "; ".join(found)
-        + ". Ask rulemap.host (or rulemap.analysis) for plain data instead, and make a name "
-        "another module needs public (docs/architecture.md)"
+        + ". Ask rulemap.host (a host module of the question's domain) for plain data "
+        "instead, and make a name another module needs public (docs/architecture.md)"
     )
 
 

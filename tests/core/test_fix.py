@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rulemap import analysis, fixes
+from rulemap.host import AnalysisHost
 from rulemap.model import Finding, Fix, Span
 
 
@@ -221,11 +222,12 @@ def test_statistics_counts_per_code(tmp_path, capsys, monkeypatch):
 
 
 def test_a_fix_that_does_not_cure_its_finding_is_made_once(tmp_path, monkeypatch):
-    from rulemap.cli.commands import open_workspace
+    from rulemap.cli.commands import open_host
     from rulemap.host import fix_passes as fixing
+    from rulemap.host.snapshot import workspace_of
 
     root = _workspace(tmp_path, {"AGENTS.md": "text\n"})
-    ws = open_workspace(str(root), editable=True)
+    ws = workspace_of(open_host(str(root), editable=True).snapshot())
     stubborn = _finding("suspicious-import", "warning", _replace(0, 0, 0, "+"))
     # the check keeps asking for the same edit, however often it is made
     monkeypatch.setattr(fixing.analysis, "check", lambda _ws: [stubborn])
@@ -248,19 +250,20 @@ _PIECES = ["@docs/a.md,", "@docs/a.md.", "(@docs/a.md)", "@docs/b.md;", "@docs/a
 )
 def test_fixing_twice_is_fixing_once(tmp_path_factory, root_text, pkg_text):
     from rulemap.cli import fix as writing
-    from rulemap.cli.commands import open_workspace
+    from rulemap.cli.commands import open_host
     from rulemap.host import fix_passes as fixing
+    from rulemap.host.snapshot import workspace_of
 
     base = tmp_path_factory.mktemp("prop")
     root = _workspace(base, {"AGENTS.md": "".join(root_text), "pkg/CLAUDE.md": "".join(pkg_text),
                              "pkg/AGENTS.md": "p\n", "docs/a.md": "a\n", "docs/b.md": "b\n"})
     try:
-        ws = open_workspace(str(root), editable=True)
+        ws = workspace_of(open_host(str(root), editable=True).snapshot())
         after, result = fixing.fix_in_memory(ws, analysis.check(ws))
-        writing.write(ws, result)
+        writing.write(AnalysisHost(ws), result)
         # nothing fixable is left, and a second run finds nothing to do
         assert [f for f in after if fixes.safe_fix(f) is not None] == []
-        again = open_workspace(str(root), editable=True)
+        again = workspace_of(open_host(str(root), editable=True).snapshot())
         _, second = fixing.fix_in_memory(again, analysis.check(again))
         assert second.changed == [] and second.fixed == []
         # line endings only ever gain the file's own kind

@@ -114,7 +114,7 @@ def test_a_check_looks_once_unless_it_leaves_a_snapshot(
 ) -> None:
     """`rulemap check` keeps no read sets when nothing will resume from its workspace; a
     repeated check, which leaves a snapshot to resume from, keeps them."""
-    from rulemap.cli import check_cache, commands
+    from rulemap.cli import check_cache
     from rulemap.cli.main import main
 
     root = tmp_path / "repo"
@@ -127,7 +127,7 @@ def test_a_check_looks_once_unless_it_leaves_a_snapshot(
         kinds.append(type(ws.derived))
         return checked(ws)  # type: ignore[return-value]
 
-    monkeypatch.setattr(commands.analysis, "check", noting)
+    monkeypatch.setattr(analysis, "check", noting)
     monkeypatch.setenv("RULEMAP_CACHE_DIR", str(tmp_path / "cache"))
     assert main(["check", str(root), "--no-cache"]) == 1
     cache = check_cache.lookup(["check", str(root)])

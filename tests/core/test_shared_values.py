@@ -16,6 +16,7 @@ import pytest
 from rulemap.analysis import new_workspace
 from rulemap.cli.formats import _PIECE, FORMATTERS, write_report
 from rulemap.derived import DerivedCache, KeyFamily
+from rulemap.host import AnalysisHost
 from rulemap.host.cache.check_results import CheckCache, cached_report, store
 from rulemap.host.cache.report_spool import Spool
 from rulemap.model import EMPTY, Finding, LoadedFile, Skipped, Span
@@ -137,7 +138,7 @@ def _findings(count: int) -> list[Finding]:
 
 
 def test_the_json_report_is_written_in_bounded_pieces() -> None:
-    ws = new_workspace(MemoryReader("/w", {"AGENTS.md": "# Project\n"}))
+    snap = AnalysisHost(new_workspace(MemoryReader("/w", {"AGENTS.md": "# Project\n"}))).snapshot()
 
     class Pieces(io.StringIO):
         def __init__(self) -> None:
@@ -150,14 +151,14 @@ def test_the_json_report_is_written_in_bounded_pieces() -> None:
 
     for count in (0, 1, 3_000):
         out = Pieces()
-        write_report(ws, _findings(count), "json", out)
-        assert out.getvalue() == FORMATTERS["json"](ws, _findings(count))
+        write_report(snap, _findings(count), "json", out)
+        assert out.getvalue() == FORMATTERS["json"](snap, _findings(count))
         assert len(json.loads(out.getvalue())["diagnostics"]) == count
         assert max(out.sizes) < 2 * _PIECE  # a piece ends at the line past _PIECE
     assert len(out.sizes) > 5  # 3,000 findings: many pieces, not one string
     text = Pieces()
-    write_report(ws, _findings(2), "text", text)
-    assert text.getvalue() == FORMATTERS["text"](ws, _findings(2))
+    write_report(snap, _findings(2), "text", text)
+    assert text.getvalue() == FORMATTERS["text"](snap, _findings(2))
 
 
 def test_a_stored_report_comes_back_byte_for_byte(tmp_path: Path) -> None:

@@ -51,3 +51,11 @@ def test_json_keeps_its_value_and_carries_no_raw_control(value: object) -> None:
     guarded = json_output(text)
     assert json.loads(guarded) == json.loads(text)
     assert RAW.search(guarded) is None
+
+
+def test_the_streams_error_handler_is_the_hosts() -> None:
+    """The CLI spells the handler's name itself (no engine at start-up): the host's name."""
+    from rulemap.cli.terminal import OUTPUT_ERRORS
+    from rulemap.host.text import ERROR_HANDLER
+
+    assert OUTPUT_ERRORS == ERROR_HANDLER

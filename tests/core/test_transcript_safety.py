@@ -245,3 +245,34 @@ def test_a_200_mb_transcript_of_invalid_lines_runs_in_bounded_memory(
     assert len(out.stderr.splitlines()) == MAX_PROBLEMS + 1
     steps = json.loads(out.stdout)["steps"]
     assert len(steps) == (1 if shape == "json-lines" else blocks + 1)
+
+
+def test_both_edges_ask_the_host_where_a_transcript_may_be_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`session --file` and the server's `rulemap/session` read a transcript through one host
+    question (`host/sessions.read_transcript`): a link in the workspace leading out is refused
+    for both; a file the user names outside the workspace is read for the command line only
+    (a client's request reads from the workspace, the agents' log directories and the user's
+    grants)."""
+    from rulemap.host import AnalysisHost
+    from rulemap.host.sessions import TranscriptRefused, read_transcript
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    root = workspace(tmp_path)
+    outside = tmp_path / "elsewhere" / "run.json"
+    outside.parent.mkdir()
+    outside.write_text(json.dumps([{"kind": "read", "paths": ["src/a.ts"]}]))
+    (root / "link.json").symlink_to(outside)
+    (root / "run.json").write_text(json.dumps([{"kind": "edit", "paths": ["src/a.ts"]}]))
+    snap = AnalysisHost.open(str(root)).snapshot()
+    for named_by_user in (True, False):
+        with pytest.raises(TranscriptRefused):
+            read_transcript(snap, str(root / "link.json"), named_by_user)
+        inside = read_transcript(snap, str(root / "run.json"), named_by_user)
+        assert inside is not None and [s.kind for s in inside.steps] == ["edit"]
+        assert read_transcript(snap, str(root / "gone.json"), named_by_user) is None
+    named = read_transcript(snap, str(outside), named_by_user=True)
+    assert named is not None and [s.kind for s in named.steps] == ["read"]
+    with pytest.raises(TranscriptRefused):
+        read_transcript(snap, str(outside), named_by_user=False)

@@ -11,7 +11,8 @@ from feature_helpers import apply_edits
 from lsprotocol import types
 
 from rulemap import analysis
-from rulemap.cli.commands import open_workspace
+from rulemap.cli.commands import open_host
+from rulemap.host.snapshot import workspace_of
 from rulemap.lsp.convert import to_range
 from rulemap.workspace import Workspace
 
@@ -66,7 +67,7 @@ def test_an_import_through_a_link_out_of_the_workspace_is_outside_and_never_crea
     elsewhere.mkdir()
     root = tmp_path / "ws"
     _tree(root, {"AGENTS.md": "Read @out/new.md first\n"}, {"out": str(elsewhere)})
-    ws = open_workspace(str(root))
+    ws = workspace_of(open_host(str(root)).snapshot())
     codes = {f.code for f in analysis.check(ws) if f.path == "AGENTS.md"}
     assert "import-outside-workspace" in codes and "broken-import" not in codes
     actions = _actions(ws, "AGENTS.md", "import-outside-workspace")
@@ -81,7 +82,7 @@ def test_a_read_grant_is_not_a_write_grant(tmp_path):
     elsewhere.mkdir()
     root = tmp_path / "ws"
     _tree(root, {"AGENTS.md": "Read @out/new.md first\n"}, {"out": str(elsewhere)})
-    ws = open_workspace(str(root), allow=[str(elsewhere)])
+    ws = workspace_of(open_host(str(root), allow=[str(elsewhere)]).snapshot())
     actions = _actions(ws, "AGENTS.md", "broken-import")
     assert actions  # the suppression is still offered: it edits AGENTS.md, inside
     for action in actions:
@@ -92,7 +93,7 @@ def test_a_read_grant_is_not_a_write_grant(tmp_path):
 def test_a_missing_file_inside_is_still_offered_for_creation(tmp_path):
     root = tmp_path / "ws"
     _tree(root, {"AGENTS.md": "Read @docs/new.md first\n", "docs/keep.md": "k\n"}, {})
-    ws = open_workspace(str(root))
+    ws = workspace_of(open_host(str(root)).snapshot())
     actions = _actions(ws, "AGENTS.md", "broken-import")
     created = [a for a in actions if a.edit and a.edit.document_changes]
     assert created and _targets(created[0]) == [(root / "docs/new.md").as_uri()]
@@ -106,7 +107,7 @@ def test_a_file_reached_through_a_link_out_is_not_edited(tmp_path):
     (elsewhere / "shared.md").write_text("Read @docs/missing.md\n")
     root = tmp_path / "ws"
     _tree(root, {"docs/keep.md": "k\n"}, {"AGENTS.md": str(elsewhere / "shared.md")})
-    ws = open_workspace(str(root), allow=[str(elsewhere)])
+    ws = workspace_of(open_host(str(root), allow=[str(elsewhere)]).snapshot())
     found = [f for f in analysis.check(ws) if f.path == "AGENTS.md"]
     for finding in found:
         diagnostic = types.Diagnostic(
@@ -129,7 +130,7 @@ def test_a_rename_edits_one_real_file_once_whatever_its_names(tmp_path):
          "docs/notes.md": "d\n", "shared/style.md": "s\n", "AGENTS.md": "@docs/alias.md\n"},
         {"pkg/CLAUDE.md": "AGENTS.md", "docs/alias.md": "../pkg/AGENTS.md"},
     )
-    ws = open_workspace(str(root))
+    ws = workspace_of(open_host(str(root)).snapshot())
     for renames in ([("pkg/notes.md", "pkg/renamed.md")],
                     [("shared/style.md", "shared/voice.md")]):
         edit = will_rename_files(ws, renames, "utf-16")
@@ -152,6 +153,6 @@ def test_a_rename_never_edits_a_file_outside(tmp_path):
     _tree(root, {"docs/guide.md": "g\n"}, {})
     (elsewhere / "shared.md").write_text(f"@{root}/docs/guide.md\n")
     (root / "AGENTS.md").symlink_to(elsewhere / "shared.md")
-    ws = open_workspace(str(root), allow=[str(elsewhere)])
+    ws = workspace_of(open_host(str(root), allow=[str(elsewhere)]).snapshot())
     edit = will_rename_files(ws, [("docs/guide.md", "docs/manual.md")], "utf-16")
     assert edit is None or not edit.changes

@@ -15,6 +15,7 @@ from rulemap.analysis import new_workspace
 from rulemap.checks.registry import CHECK_CODES
 from rulemap.cli.formats import FORMATTERS
 from rulemap.graph_export import build_graph, to_dot, to_mermaid
+from rulemap.host import AnalysisHost
 from rulemap.model import SEVERITIES
 from rulemap.readers import MemoryReader
 from rulemap.workspace import Workspace
@@ -84,7 +85,7 @@ def test_any_workspace_checks_explains_and_graphs(files: dict[str, str]) -> None
     ws = new_workspace(MemoryReader("/w", files), home="/home/u")
     assert_well_formed(ws)
     for name, formatter in FORMATTERS.items():
-        out = formatter(ws, analysis.check(ws))
+        out = formatter(AnalysisHost(ws).snapshot(), analysis.check(ws))
         if name in ("json", "sarif"):
             data = json.loads(out)
         if name == "json":

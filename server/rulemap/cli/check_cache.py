@@ -63,8 +63,7 @@ def lookup(argv: Sequence[str]) -> CheckCache | None:
     valid; nothing printed otherwise. Never raises for the cache's sake."""
     if uncached(argv, os.environ):
         return None
-    from rulemap.cli.main import configure_output
-    from rulemap.cli.terminal import guard_errors
+    from rulemap.cli.terminal import configure_output, guard_errors
     from rulemap.host.cache.check_results import CheckCache, cache_for, cached_report
 
     configure_output()

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import argparse
 
-    from rulemap.host.commands import OpenWorkspace
+    from rulemap.host import Snapshot
     from rulemap.model import Finding
 
 # formats a person reads: their findings always carry the did-you-mean
@@ -35,11 +35,11 @@ def add_output_flags(check: argparse.ArgumentParser) -> None:
     )
 
 
-def shown(ws: OpenWorkspace, findings: list[Finding], output: str, suggest: bool) -> list[Finding]:
+def shown(snap: Snapshot, findings: list[Finding], output: str, suggest: bool) -> list[Finding]:
     """The findings as `output` shows them: with their did-you-means for a person (or when
     asked with `--suggest`), else as the check left them."""
     if output not in FOR_PEOPLE and not suggest:
         return findings
-    from rulemap.analysis import with_suggestions
+    from rulemap.host.checks import with_suggestions
 
-    return with_suggestions(ws, findings)
+    return with_suggestions(snap, findings)

@@ -20,12 +20,11 @@ import sys
 import textwrap
 from collections.abc import Iterable
 
-from rulemap.analysis import checked_documents
-from rulemap.fixes import safe_fix
+from rulemap.host import Snapshot
 from rulemap.host.catalog import check
-from rulemap.host.commands import OpenWorkspace
+from rulemap.host.checks import checked_count, safe_fix
+from rulemap.host.text import printable
 from rulemap.model import SEVERITIES, Finding
-from rulemap.text.names import printable
 
 FIXABLE = "[*]"
 _MIN_WIDTH = 40  # narrower than this, wrapping stops helping
@@ -45,7 +44,7 @@ def output_width() -> int | None:
     return None
 
 
-def render(ws: OpenWorkspace, findings: list[Finding], width: int | None = None) -> str:
+def render(snap: Snapshot, findings: list[Finding], width: int | None = None) -> str:
     """The grouped report and its summary (`width`: wrap messages there; None: no wrap)."""
     lines: list[str] = []
     # one set of columns for the whole report, so every group's messages line up
@@ -56,7 +55,7 @@ def render(ws: OpenWorkspace, findings: list[Finding], width: int | None = None)
         lines.extend(_rows(group, width, place_width, severity_width))
     if lines:
         lines.append("")
-    for line in summary(ws, findings):
+    for line in summary(snap, findings):
         lines.extend(textwrap.wrap(line, width, break_long_words=False) if width else [line])
     return "\n".join(lines) + "\n"
 
@@ -113,10 +112,10 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'s' if count != 1 else ''}"
 
 
-def summary(ws: OpenWorkspace, findings: list[Finding]) -> list[str]:
+def summary(snap: Snapshot, findings: list[Finding]) -> list[str]:
     """`Found 12 findings (3 errors, 9 warnings) in 5 of 40 files.` and, when some can be
     fixed, `[*] 4 fixable with `rulemap check --fix`.`"""
-    checked = len(checked_documents(ws))
+    checked = checked_count(snap)
     if not findings:
         return [
             f"All checks passed: no findings in {_plural(checked, 'file')} "
@@ -138,7 +137,7 @@ def summary(ws: OpenWorkspace, findings: list[Finding]) -> list[str]:
     return out
 
 
-def statistics(ws: OpenWorkspace, findings: list[Finding], width: int | None = None) -> str:
+def statistics(snap: Snapshot, findings: list[Finding], width: int | None = None) -> str:
     """Findings counted per code, most first (ruff's `--statistics`):
     `   12  import-missing  [*]  what the code means` (shortened to `width`), then the
     summary."""
@@ -161,6 +160,6 @@ def statistics(ws: OpenWorkspace, findings: list[Finding], width: int | None = N
                 row = row[: width - 1].rstrip() + "…"
             lines.append(row)
         lines.append("")
-    for line in summary(ws, findings):
+    for line in summary(snap, findings):
         lines.extend(textwrap.wrap(line, width, break_long_words=False) if width else [line])
     return "\n".join(lines) + "\n"

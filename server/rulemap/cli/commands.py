@@ -1,4 +1,4 @@
-"""The CLI commands: open the workspace, ask the core, print through a formatter."""
+"""The CLI commands: open a host, ask it, print its plain answer through a formatter."""
 
 from __future__ import annotations
 
@@ -6,105 +6,61 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from rulemap import analysis
 from rulemap.cli.check_cache import record
 from rulemap.cli.check_flags import shown
 from rulemap.cli.formats import write_report
-from rulemap.cli.main import UsageError, dump_json, find_root
+from rulemap.cli.usage import UsageError, dump_json, find_root
+from rulemap.host import AnalysisHost, Snapshot
 from rulemap.host.cache.check_results import CheckCache
-from rulemap.host.commands import OpenWorkspace, untrusted_findings
+from rulemap.host.commands import ReaderWrap, untrusted_findings
+from rulemap.host.commands import open_host as opened
+from rulemap.host.disk import home_dir, is_dir
 from rulemap.host.user_config import flag_grants, merge_grants, read_user_grants
-from rulemap.readers import host
-from rulemap.readers.base import WalkingReader
-
-# a reader factory built around another, for the workspace at a root (see open_workspace)
-ReaderWrap = Callable[[analysis.ReaderFactory, str], analysis.ReaderFactory]
 
 
-def open_workspace(
+def open_host(
     root: str | None,
     allow: Sequence[str] = (),
     profiles: Sequence[str] | None = None,
     user_home: str | None = None,
     ref: str | None = None,
     editable: bool = False,
-    wrap: ReaderWrap | None = None,
-) -> OpenWorkspace:
-    """The workspace at `root`; imports may leave it only for what the user grants: their
-    configuration file and `--allow-imports-from` (`allow`), never the repository's.
-    `profiles`: the agents to check for (`--profiles`, default the configuration's or those
-    detected); `user_home`: where agents' user-level files are read from (`--home`; none by
-    default); `ref`: read the workspace from that git commit, not the working tree (`--ref`;
-    a ref git cannot read is a usage error); `editable`: its reader takes edited texts before
-    they are written (`check --fix`); `wrap(factory, root)`: a reader factory around the one
-    chosen (`rulemap diff` switches BASE's reader to HEAD's)."""
+    wrap: ReaderWrap | Callable[..., Any] | None = None,
+) -> AnalysisHost:
+    """The host over the workspace at `root`; imports may leave it only for what the user
+    grants: their configuration file and `--allow-imports-from` (`allow`), never the
+    repository's. `profiles`: the agents to check for (`--profiles`, default the
+    configuration's or those detected); `user_home`: where agents' user-level files are read
+    from (`--home`; none by default); `ref`: read the workspace from that git commit, not the
+    working tree (`--ref`; a ref git cannot read is a usage error); `editable`: its reader
+    takes edited texts before they are written (`check --fix`); `wrap(factory, root)`: a
+    reader factory around the one chosen (`rulemap diff` switches BASE's reader to HEAD's)."""
     root_dir = os.path.abspath(root) if root else find_root(os.getcwd())
-    if not host.is_dir(root_dir):
+    if not is_dir(root_dir):
         raise UsageError(f"{root_dir} is not a directory; pass the workspace root")
     granted = merge_grants(read_user_grants(), flag_grants(allow))
     home = os.path.abspath(user_home) if user_home else None
-    if home is not None and not host.is_dir(home):
+    if home is not None and not is_dir(home):
         raise UsageError(f"--home {user_home}: not a directory")
-    if editable:
-        from rulemap.cli.fix import overlaid
-
-        wrap = overlaid
     if ref is None:
-        # a command looks once and exits (`--fix` edits what it looked at: it asks the disk)
-        factory = analysis.local_reader if editable else analysis.one_shot_reader
-        return _open(root_dir, granted, profiles, home, factory, wrap)
+        return opened(root_dir, granted, profiles, home, home_dir(), editable=editable,
+                      wrap=wrap)
     # git (and `subprocess`, ~12 ms) is imported only for `--ref`: a plain check never pays it
-    from rulemap.readers.git_process import GitRefError
+    from rulemap.host.commands import GitRefError
 
     try:
-        return _open(root_dir, granted, profiles, home, ref_reader_factory(root_dir, ref), wrap)
+        return opened(root_dir, granted, profiles, home, home_dir(), ref=ref,
+                      editable=editable, wrap=wrap)
     except GitRefError as exc:
         raise UsageError(str(exc)) from None
 
 
-def _open(
-    root_dir: str,
-    granted: tuple[str, ...],
-    profiles: Sequence[str] | None,
-    home: str | None,
-    factory: analysis.ReaderFactory,
-    wrap: ReaderWrap | None,
-) -> OpenWorkspace:
-    if wrap is not None:
-        factory = wrap(factory, root_dir)
-    return analysis.open_workspace(
-        root_dir,
-        home=host.home_dir(),
-        allow_imports_from=granted,
-        profiles=profiles,
-        user_home=home,
-        reader_factory=factory,
-    )
-
-
-def ref_reader_factory(root_dir: str, ref: str) -> analysis.ReaderFactory:
-    """Readers for `--ref`: the workspace from the commit (listed once, whatever grants the
-    second reader carries); the user's home directory (`--home`) stays theirs, on disk."""
-    from rulemap.readers.git import GitRefReader
-
-    built: list[GitRefReader] = []
-
-    def factory(root: str, allowed: tuple[str, ...]) -> WalkingReader:
-        if root != root_dir:
-            return analysis.local_reader(root, allowed)
-        if not built:
-            built.append(GitRefReader(root, ref, allowed))
-            return built[0]
-        return built[0].with_allowed(allowed)
-
-    return factory
-
-
-def warn_untrusted(ws: OpenWorkspace) -> None:
+def warn_untrusted(snap: Snapshot) -> None:
     """For explain and graph (check lists it with the other findings): say on stderr that the
     repository's own grant was ignored, so a skipped import is not a mystery."""
-    for f in untrusted_findings(ws):
+    for f in untrusted_findings(snap):
         print(
             f"rulemap: {f.path}:{f.span.start.line + 1}:{f.span.start.col + 1}: "
             f"{f.severity} {f.code} {f.message}",
@@ -134,50 +90,59 @@ def run_check(
         if ref is not None and (fix or diff):
             raise UsageError("--fix and --diff edit the working tree; leave out --ref")
         return fixing.run_check(
-            lambda editable: open_workspace(
+            lambda editable: open_host(
                 root, allow, profiles=profiles, user_home=user_home, ref=ref, editable=editable
             ),
             output, fix, diff, statistics, suggest,
         )
+    from rulemap.host.commands import look_once
+
     with record(cache if ref is None else None, root, user_home) as recorder:
-        ws = recorder.workspace if recorder else None
-        if ws is None:
-            ws = open_workspace(root, allow, profiles=profiles, user_home=user_home, ref=ref,
-                                wrap=recorder.wrap if recorder else None)
+        resumed = recorder.resumed() if recorder else None
+        if resumed is not None:
+            host = resumed  # the result cache's snapshot, told what changed
+        else:
+            host = open_host(root, allow, profiles=profiles, user_home=user_home, ref=ref,
+                             wrap=recorder.wrap if recorder else None)
             if not (recorder and recorder.snapshot):
-                ws.look_once()  # no snapshot to resume from: its values need not say what they read
-        findings = analysis.check(ws)
-        write_report(ws, shown(ws, findings, output, suggest), output, sys.stdout)
+                # no snapshot to resume from: its values need not say what they read
+                look_once(host)
+        snap = host.snapshot()
+        findings = snap.findings()
+        write_report(snap, shown(snap, findings, output, suggest), output, sys.stdout)
         code = 1 if any(f.severity == "error" for f in findings) else 0
         if recorder:
-            recorder.done(ws, code)
+            recorder.done(snap, code)
     return code
 
 
-def inside(ws: OpenWorkspace, path: str, what: str) -> str:
+def inside(snap: Snapshot, path: str, what: str) -> str:
     """`path` (as the user typed it) as a key of the workspace, `.` for the root itself; a
     usage error naming the argument (`what`) when it lies outside the root."""
+    from rulemap.host.commands import key_of
+
     absolute = os.path.normpath(os.path.abspath(path))
-    key = ws.key(absolute.replace(os.sep, "/"))
-    if absolute == os.path.normpath(ws.root):
+    key = key_of(snap, absolute.replace(os.sep, "/"))
+    if absolute == os.path.normpath(snap.root):
         return "."
     if key.startswith("/"):
-        raise UsageError(f"{what} {path} is outside the workspace root {ws.root}; pass --root")
+        raise UsageError(f"{what} {path} is outside the workspace root {snap.root}; pass --root")
     return key
 
 
 def run_explain(args: argparse.Namespace) -> int:
     from rulemap.host.catalog import UnknownProfile
+    from rulemap.host.explaining import explain
 
-    ws = open_workspace(args.root, args.allow_imports_from, user_home=getattr(args, "home", None),
-                        ref=getattr(args, "ref", None))
-    warn_untrusted(ws)
-    target = inside(ws, args.target, "TARGET") if args.target else None
+    snap = open_host(args.root, args.allow_imports_from, user_home=getattr(args, "home", None),
+                     ref=getattr(args, "ref", None)).snapshot()
+    warn_untrusted(snap)
+    target = inside(snap, args.target, "TARGET") if args.target else None
     if target == ".":
         raise UsageError("TARGET is the workspace root; name a file inside it")
-    cwd = inside(ws, args.cwd, "--cwd") if args.cwd else None
+    cwd = inside(snap, args.cwd, "--cwd") if args.cwd else None
     try:
-        explanation = analysis.explain(ws, target, cwd=cwd, profile=args.profile)
+        explanation = explain(snap, target, cwd=cwd, profile=args.profile)
     except UnknownProfile as exc:
         raise UsageError(str(exc)) from None
     if args.json:
@@ -198,15 +163,15 @@ def run_graph(
     user_home: str | None = None,
     ref: str | None = None,
 ) -> int:
-    from rulemap.graph_export import build_graph, to_dot, to_mermaid
+    from rulemap.host.graphs import graph, to_dot, to_mermaid
 
-    ws = open_workspace(root, allow, user_home=user_home, ref=ref)
-    warn_untrusted(ws)
-    graph = build_graph(ws)
+    snap = open_host(root, allow, user_home=user_home, ref=ref).snapshot()
+    warn_untrusted(snap)
+    found = graph(snap)
     if output == "json":
-        dump_json(graph)
+        dump_json(found)
     elif output == "dot":
-        print(to_dot(graph))
+        print(to_dot(found))
     else:
-        print(to_mermaid(graph))
+        print(to_mermaid(found))
     return 0

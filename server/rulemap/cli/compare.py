@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rulemap.cli.main import UsageError, dump_json
+from rulemap.cli.usage import UsageError, dump_json
 
 
 def profile_list(value: str | None, flag: str = "--profiles") -> list[str] | None:
@@ -28,19 +28,19 @@ def profile_list(value: str | None, flag: str = "--profiles") -> list[str] | Non
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from rulemap.cli.commands import inside, open_workspace, warn_untrusted
-    from rulemap.compare import compare
+    from rulemap.cli.commands import inside, open_host, warn_untrusted
+    from rulemap.host.comparing import compare
 
     chosen = profile_list(args.profiles)
-    ws = open_workspace(args.root, args.allow_imports_from, user_home=args.home,
-                        ref=getattr(args, "ref", None))
-    warn_untrusted(ws)
-    target = inside(ws, args.target, "TARGET") if args.target else None
+    snap = open_host(args.root, args.allow_imports_from, user_home=args.home,
+                     ref=getattr(args, "ref", None)).snapshot()
+    warn_untrusted(snap)
+    target = inside(snap, args.target, "TARGET") if args.target else None
     if target == ".":
         raise UsageError("TARGET is the workspace root; name a file inside it")
-    cwd = inside(ws, args.cwd, "--cwd") if args.cwd else None
+    cwd = inside(snap, args.cwd, "--cwd") if args.cwd else None
     # default: the agents this workspace is checked for (configured, else detected)
-    comparison = compare(ws, target, cwd, chosen)
+    comparison = compare(snap, target, cwd, chosen)
     if args.json:
         dump_json(comparison.to_json())
     else:

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from rulemap.cli.terminal import markup_text, terminal_text
-from rulemap.compare import Column, Comparison, is_cut, size_of, unit_of
+from rulemap.host.comparing import Column, Comparison, is_cut, size_of, unit_of
 
 GAP = 2  # blanks between two columns (padding plus the divider); 1 when the table is tight
 MIN_WIDTH = 6  # an agent's column never gets narrower than this

@@ -9,21 +9,17 @@ import textwrap
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from rulemap.cli.main import describe, dump_json
+from rulemap.cli.diff_phrases import CHANGES_SHOWN, areas_of, headline, no_change, where_of
+from rulemap.cli.usage import describe, dump_json
 
 # `build_parser` imports this module when `diff` is parsed (or its help printed): the diff core
 # (and git, subprocess) is imported when a diff runs
 if TYPE_CHECKING:
-    from rulemap.analysis import ReaderFactory
-    from rulemap.diff import Diff, Group
-    from rulemap.host.commands import OpenWorkspace
-    from rulemap.readers.base import WalkingReader
+    from rulemap.host import AnalysisHost
+    from rulemap.host.diffing import Diff
 
 WIDTH = 80
-FILES_NAMED = 3  # a group of this many files or fewer names them instead of a directory
-AREAS_SHOWN = 3
 FINDINGS_SHOWN = 20  # per side in text; --json has them all
-CHANGES_SHOWN = 20  # per group, in text and Markdown
 _MARK = {
     "added": "+", "restored": "+", "uncut": "+",
     "removed": "-", "left-out": "-", "cut": "-",
@@ -32,21 +28,19 @@ _MARK = {
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    from rulemap.cli.commands import inside, open_workspace
+    from rulemap.cli.commands import inside, open_host
     from rulemap.cli.compare import profile_list
-    from rulemap.diff import diff_workspaces
-    from rulemap.diff.result import WORKTREE
+    from rulemap.host.diffing import WORKTREE, diff_hosts
 
     chosen = profile_list(args.profiles)
     output = "json" if args.json else args.format
     head_label = args.head or WORKTREE
     base, result = _diff_by_update(args, chosen)
     if result is None:
-        head = open_workspace(args.root, args.allow_imports_from, user_home=args.home,
-                              ref=args.head)
-        cwd = inside(head, args.cwd, "--cwd") if args.cwd else None
-        result = diff_workspaces(base, head, profiles=chosen, cwd=cwd, base_label=args.base,
-                                 head_label=head_label)
+        head = open_host(args.root, args.allow_imports_from, user_home=args.home,
+                         ref=args.head)
+        cwd = inside(head.snapshot(), args.cwd, "--cwd") if args.cwd else None
+        result = diff_hosts(base, head, chosen, cwd, args.base, head_label)
     if output == "json":
         dump_json(result.to_json())
     elif output == "markdown":
@@ -61,100 +55,36 @@ def run_diff(args: argparse.Namespace) -> int:
 
 def _diff_by_update(
     args: argparse.Namespace, chosen: list[str] | None
-) -> tuple[OpenWorkspace, Diff | None]:
-    """BASE's workspace, and the diff made by updating it to HEAD (None when that cannot
-    stand for a fresh HEAD workspace: then the caller opens HEAD; BASE's workspace is still
-    BASE's). Between two commits git names the changed files; against the working tree, the
-    files BASE read are compared byte for byte."""
-    from rulemap import analysis
-    from rulemap.cli.commands import inside, open_workspace, ref_reader_factory
-    from rulemap.cli.main import UsageError
-    from rulemap.diff import diff_by_update
-    from rulemap.diff.result import WORKTREE
-    from rulemap.host.commands import update_plan
-    from rulemap.readers.git_process import GitRefError
-    from rulemap.readers.switch import SwitchReader
+) -> tuple[AnalysisHost, Diff | None]:
+    """BASE's host, and the diff made by updating it to HEAD (None when that cannot stand for
+    a fresh HEAD workspace: then the caller opens HEAD; BASE's host is still BASE's)."""
+    from rulemap.cli.commands import inside, open_host
+    from rulemap.cli.usage import UsageError
+    from rulemap.host.commands import GitRefError
+    from rulemap.host.diffing import WORKTREE, Switching, diff_by_update, head_reader
 
-    switches: list[SwitchReader] = []
-
-    def switching(base_factory: ReaderFactory, root_dir: str) -> ReaderFactory:
-        def factory(root: str, allowed: tuple[str, ...]) -> WalkingReader:
-            reader = base_factory(root, allowed)
-            if root != root_dir:
-                return reader
-            switches.append(SwitchReader(reader))
-            return switches[-1]
-
-        return factory
-
+    switching = Switching()
     try:
-        ws = open_workspace(args.root, args.allow_imports_from, profiles=chosen,
-                            user_home=args.home, ref=args.base, wrap=switching)
+        base = open_host(args.root, args.allow_imports_from, profiles=chosen,
+                         user_home=args.home, ref=args.base, wrap=switching.wrap)
     except UsageError as exc:
         raise UsageError(_named(exc, "BASE", args.base)) from None
-    root_dir, granted = ws.root, ws.config.allow_imports_from
     try:
-        head_reader: WalkingReader = (
-            analysis.local_reader(root_dir, granted) if args.head is None
-            else ref_reader_factory(root_dir, args.head)(root_dir, granted)
-        )
+        head = head_reader(base, args.head)
     except GitRefError as exc:
         raise UsageError(_named(exc, "HEAD", args.head)) from None
-    switch = switches[-1]
-    plan = update_plan(ws, switch, head_reader)
-    if plan is None:
-        return ws, None
-    head_files, found = plan
-    cwd = inside(ws, args.cwd, "--cwd") if args.cwd else None
-    return ws, diff_by_update(
-        ws, head_files, found, lambda: switch.switch(head_reader), profiles=chosen, cwd=cwd,
-        base_label=args.base, head_label=args.head or WORKTREE,
-    )
+
+    def cwd_of() -> str | None:
+        return inside(base.snapshot(), args.cwd, "--cwd") if args.cwd else None
+
+    return base, diff_by_update(base, switching, head, chosen, cwd_of, args.base,
+                                args.head or WORKTREE)
 
 
 def _named(exc: Exception, side: str, ref: str) -> str:
     """The reader's message about `--ref REF`, for the argument the user gave instead."""
     return str(exc).replace(f"--ref {ref}:", f"{side} {ref}:", 1).replace(
         ", or drop --ref", "")
-
-
-def no_change(d: Diff) -> str:
-    return (
-        f"No difference: {', '.join(d.profiles)} load the same instructions for all "
-        f"{d.files:,} files and at start-up, and `rulemap check` finds the same."
-    )
-
-
-def headline(d: Diff) -> str:
-    """`412 of 20,612 files load something else (1 only in main, 3 only in HEAD)`."""
-    parts = [f"{d.files_changed:,} of {d.files:,} files load something else"]
-    if any(g.startup for g in d.groups):
-        parts.append("the start-up load too")
-    only = []
-    if d.only_base:
-        only.append(f"{d.only_base:,} only in {d.base}")
-    if d.only_head:
-        only.append(f"{d.only_head:,} only in {d.head}")
-    line = "; ".join(parts)
-    return f"{line} ({', '.join(only)})" if only else line
-
-
-def where_of(g: Group) -> str:
-    """Whom a group's changes are for: `412 files under packages/web/, and at start-up`."""
-    if not g.files:
-        return "at start-up (every session)"
-    place = ", ".join(g.files) if len(g.files) <= FILES_NAMED else g.where.phrase()
-    return f"{place}, and at start-up" if g.startup else place
-
-
-def areas_of(g: Group) -> str:
-    """`packages/web/src/ (300), packages/web/test/ (112)` when the files spread out."""
-    areas = g.where.areas
-    if len(g.files) <= FILES_NAMED or len(areas) < 2 or max(n for _, n in areas) < 2:
-        return ""  # one place, or only single files: the title says it
-    shown = ", ".join(f"{d} ({n:,})" for d, n in g.where.areas[:AREAS_SHOWN])
-    rest = len(g.where.areas) - AREAS_SHOWN
-    return shown + (", …" if rest > 0 else "")
 
 
 def render_text(d: Diff) -> str:

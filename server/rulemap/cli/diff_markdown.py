@@ -10,10 +10,8 @@ update its comment instead of adding one per push.
 
 from __future__ import annotations
 
-from rulemap.cli.diff import CHANGES_SHOWN, areas_of, headline, no_change, where_of
-from rulemap.diff import Change, Diff, FindingChange, Group
-from rulemap.diff.groups import counts_by_profile
-from rulemap.diff.result import WORKTREE
+from rulemap.cli.diff_phrases import CHANGES_SHOWN, areas_of, headline, no_change, where_of
+from rulemap.host.diffing import WORKTREE, Change, Diff, FindingChange, Group, counts_by_profile
 
 MARKER = "<!-- rulemap-diff -->"
 LIMIT = 60_000

@@ -2,10 +2,11 @@
 
 The engine applies the safe fixes in memory, pass after pass (`host/fix_passes.py`: over the
 workspace's `OverlayReader`, re-checked until no safe fix is left). Only then is anything
-written here, each file whole, through `readers/safe_write.py`,
-which writes a file only while it still holds the bytes read here, keeps its mode, owner and
-hard links, and refuses a path outside the workspace, a symlink, a read-only file and anything
-not a regular file. `--diff` prints the same edits as a unified diff and writes nothing.
+written, each file whole (`host/fixing.py`, through `readers/safe_write.py`, which writes a
+file only while it still holds the bytes read, keeps its mode, owner and hard links, and
+refuses a path outside the workspace, a symlink, a read-only file and anything not a regular
+file); this edge says what was done. `--diff` prints the same edits as a unified diff and
+writes nothing.
 """
 
 from __future__ import annotations
@@ -14,42 +15,14 @@ import dataclasses
 import sys
 from collections.abc import Callable
 
-from rulemap import analysis, fixes
-from rulemap.analysis import ReaderFactory
-from rulemap.host.commands import OpenWorkspace
-from rulemap.host.fix_passes import FixResult, fix_in_memory
+from rulemap.host import AnalysisHost
+from rulemap.host.fixing import FixResult, fix_in_memory, safe_fix, unified_diff, write
 from rulemap.model import Finding
-from rulemap.readers import safe_write
-from rulemap.readers.base import WalkingReader
-from rulemap.readers.overlay import OverlayReader
-
-
-def overlaid(factory: ReaderFactory, root: str) -> ReaderFactory:
-    """`factory`, with room in the workspace's reader for edited texts not written yet."""
-
-    def build(at: str, allowed: tuple[str, ...]) -> WalkingReader:
-        reader = factory(at, allowed)
-        return OverlayReader(reader) if at == root else reader
-
-    return build
-
-
-def write(ws: OpenWorkspace, result: FixResult) -> list[str]:
-    """Write every changed file; the keys written (a refusal lands in `result.refused`)."""
-    written = []
-    for path in result.changed:
-        try:
-            safe_write.replace(ws.root, result.snapshots[path], result.edited[path].encode("utf-8"))
-        except safe_write.WriteRefused as exc:
-            result.refused[path] = str(exc)
-            continue
-        written.append(path)
-    return written
 
 
 def diff(result: FixResult) -> str:
     return "".join(
-        fixes.unified_diff(path, result.original[path], result.edited[path])
+        unified_diff(path, result.original[path], result.edited[path])
         for path in result.changed
     )
 
@@ -89,15 +62,15 @@ def refusals(result: FixResult) -> None:
 
 
 def run(
-    ws: OpenWorkspace,
+    host: AnalysisHost,
     findings: list[Finding],
     preview: bool,
-    reopen: Callable[[], OpenWorkspace],
-) -> tuple[OpenWorkspace, list[Finding], list[str], FixResult]:
-    """Fix (or, `preview`, only diff) and return the workspace and findings to report, the
+    reopen: Callable[[], AnalysisHost],
+) -> tuple[AnalysisHost, list[Finding], list[str], FixResult]:
+    """Fix (or, `preview`, only diff) and return the host and findings to report, the
     lines that say what was done, and what was done. `reopen` opens the workspace afresh, for
     the re-check of what was written."""
-    _, result = fix_in_memory(ws, findings)
+    result = fix_in_memory(host, findings)
     if preview:
         refusals(result)
         # the files' own bytes (UTF-8; a name that is not UTF-8 as its exact bytes), whatever
@@ -112,13 +85,13 @@ def run(
             sys.stdout.flush()
             sys.stdout.buffer.write(diff(result).encode("utf-8", "surrogateescape"))
             sys.stdout.buffer.flush()
-        return ws, findings, report(result, result.changed, verb="Would fix"), result
-    written = write(ws, result)
+        return host, findings, report(result, result.changed, verb="Would fix"), result
+    written = write(host, result)
     refusals(result)
     if not written:
-        return ws, findings, report(result, written), result
+        return host, findings, report(result, written), result
     fresh = reopen()
-    return fresh, analysis.check(fresh), report(result, written), result
+    return fresh, fresh.snapshot().findings(), report(result, written), result
 
 
 def _not_fixable_in(findings: list[Finding], refused: frozenset[str]) -> list[Finding]:
@@ -126,14 +99,14 @@ def _not_fixable_in(findings: list[Finding], refused: frozenset[str]) -> list[Fi
     `--fix` would refuse again is not marked `[*]` nor counted fixable (the JSON and SARIF
     formats keep every fix: an editor may still apply it)."""
     return [
-        dataclasses.replace(f, fixes=[]) if (fix := fixes.safe_fix(f)) is not None
+        dataclasses.replace(f, fixes=[]) if (fix := safe_fix(f)) is not None
         and fix.path in refused else f
         for f in findings
     ]
 
 
 def run_check(
-    opener: Callable[[bool], OpenWorkspace],
+    opener: Callable[[bool], AnalysisHost],
     output: str,
     fix: bool,
     preview: bool,
@@ -141,22 +114,22 @@ def run_check(
     suggest: bool = False,
 ) -> int:
     """`rulemap check` with `--fix`, `--diff` or `--statistics`. `opener(editable)` opens the
-    workspace (editable: over an overlay reader)."""
+    host (editable: its reader takes edited texts before they are written)."""
     from rulemap.cli.check_flags import shown as with_hints
     from rulemap.cli.check_text import output_width, render
     from rulemap.cli.check_text import statistics as per_code
     from rulemap.cli.formats import write_report
-    from rulemap.cli.main import UsageError
+    from rulemap.cli.usage import UsageError
 
     if output != "text" and (preview or statistics):
         flag = "--diff" if preview else "--statistics"
         raise UsageError(f"{flag} prints text; leave out --format {output}")
-    ws = opener(fix or preview)
-    findings = analysis.check(ws)
+    host = opener(fix or preview)
+    findings = host.snapshot().findings()
     said: list[str] = []
     refused: frozenset[str] = frozenset()
     if fix or preview:
-        ws, findings, said, result = run(ws, findings, preview, lambda: opener(False))
+        host, findings, said, result = run(host, findings, preview, lambda: opener(False))
         refused = frozenset(result.refused)
     if preview:
         print("\n".join(said), file=sys.stderr)
@@ -167,12 +140,13 @@ def run_check(
         if output == "text":
             print(file=stream)
     if not preview:
+        snap = host.snapshot()
         shown = _not_fixable_in(findings, refused) if refused else findings
         if statistics:
-            sys.stdout.write(per_code(ws, shown, output_width()))
+            sys.stdout.write(per_code(snap, shown, output_width()))
         elif output == "text":
-            sys.stdout.write(render(ws, with_hints(ws, shown, output, suggest), output_width()))
+            sys.stdout.write(render(snap, with_hints(snap, shown, output, suggest), output_width()))
         else:
-            write_report(ws, with_hints(ws, findings, output, suggest), output, sys.stdout)
+            write_report(snap, with_hints(snap, findings, output, suggest), output, sys.stdout)
     # a file --fix may not write keeps findings it was asked to fix: never a silent success
     return 1 if refused or any(f.severity == "error" for f in findings) else 0

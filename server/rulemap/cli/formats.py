@@ -10,30 +10,29 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
+from rulemap.host import Snapshot
 from rulemap.host.catalog import Check, checks
-from rulemap.host.commands import OpenWorkspace
+from rulemap.host.text import encode_span, printable, uri_path
 from rulemap.model import Finding
-from rulemap.ranges import encode_span
-from rulemap.text.names import printable, uri_path
 
 
-def _text(ws: OpenWorkspace, findings: list[Finding]) -> str:
+def _text(snap: Snapshot, findings: list[Finding]) -> str:
     from rulemap.cli.check_text import output_width, render
 
-    return render(ws, findings, output_width())
+    return render(snap, findings, output_width())
 
 
-def lsp_range(ws: OpenWorkspace, finding: Finding) -> dict[str, Any]:
-    lines = ws.document(finding.path).lines if not finding.path.startswith("/") else []
+def lsp_range(snap: Snapshot, finding: Finding) -> dict[str, Any]:
+    lines = snap.document(finding.path).lines if not finding.path.startswith("/") else []
     (sl, sc), (el, ec) = encode_span(lines, finding.span, "utf-16")
     return {"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}}
 
 
-def _json(ws: OpenWorkspace, findings: list[Finding]) -> str:
-    return "".join(_json_pieces(ws, findings))
+def _json(snap: Snapshot, findings: list[Finding]) -> str:
+    return "".join(_json_pieces(snap, findings))
 
 
-def _json_pieces(ws: OpenWorkspace, findings: list[Finding]) -> Iterator[str]:
+def _json_pieces(snap: Snapshot, findings: list[Finding]) -> Iterator[str]:
     """`{"diagnostics": [...]}` indented, one compact diagnostic a line: easy to read and
     grep, and ~7x faster than `indent=2`, which makes `json` use its pure Python encoder
     (5,000 findings: 110 ms → 15 ms). In pieces of about `_PIECE` characters, each encoded
@@ -49,7 +48,7 @@ def _json_pieces(ws: OpenWorkspace, findings: list[Finding]) -> Iterator[str]:
     for f in findings:
         line = _ENCODE({
             "path": printable(f.path),
-            "range": lsp_range(ws, f),
+            "range": lsp_range(snap, f),
             "severity": f.severity,
             "code": f.code,
             "message": printable(f.message),
@@ -88,13 +87,13 @@ def sarif_rule(check: Check) -> dict[str, Any]:
     }
 
 
-def _sarif(ws: OpenWorkspace, findings: list[Finding]) -> str:
+def _sarif(snap: Snapshot, findings: list[Finding]) -> str:
     registered = checks()
     rules = [sarif_rule(check) for check in registered]
     index = {check.code: i for i, check in enumerate(registered)}
     results = []
     for f in findings:
-        r = lsp_range(ws, f)
+        r = lsp_range(snap, f)
         results.append(
             {
                 "ruleId": f.code,
@@ -135,7 +134,7 @@ def _sarif(ws: OpenWorkspace, findings: list[Finding]) -> str:
                 # a URI, so percent-encoded: a space, `#` or a byte that is not UTF-8 in a path
                 # would otherwise make it invalid
                 "originalUriBaseIds": {
-                    "%SRCROOT%": {"uri": "file://" + uri_path(ws.root.rstrip("/")) + "/"}
+                    "%SRCROOT%": {"uri": "file://" + uri_path(snap.root.rstrip("/")) + "/"}
                 },
                 "results": results,
             }
@@ -155,7 +154,7 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _github(ws: OpenWorkspace, findings: list[Finding]) -> str:
+def _github(snap: Snapshot, findings: list[Finding]) -> str:
     out = []
     for f in findings:
         props = (
@@ -169,18 +168,18 @@ def _github(ws: OpenWorkspace, findings: list[Finding]) -> str:
 
 
 def write_report(
-    ws: OpenWorkspace, findings: list[Finding], output: str, stream: TextIO
+    snap: Snapshot, findings: list[Finding], output: str, stream: TextIO
 ) -> None:
     """The report of `findings` in format `output`, written to `stream` piece by piece where
     the format allows (json), so a large report is never one string in memory."""
     pieces: Iterable[str] = (
-        _json_pieces(ws, findings) if output == "json" else (FORMATTERS[output](ws, findings),)
+        _json_pieces(snap, findings) if output == "json" else (FORMATTERS[output](snap, findings),)
     )
     for piece in pieces:
         stream.write(piece)
 
 
-FORMATTERS: dict[str, Callable[[OpenWorkspace, list[Finding]], str]] = {
+FORMATTERS: dict[str, Callable[[Snapshot, list[Finding]], str]] = {
     "text": _text,
     "json": _json,
     "sarif": _sarif,

@@ -13,8 +13,18 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from rulemap.cli.check_cache import add_cache_flag, lookup
 from rulemap.cli.check_flags import add_output_flags
 
+# what every command shares, below this module (the commands import it, not main): the names
+# stay importable from here
+from rulemap.cli.terminal import configure_output
+from rulemap.cli.usage import UsageError, describe, dump_json, find_root
+
 if TYPE_CHECKING:
     from rulemap.host.cache.check_results import CheckCache
+
+__all__ = [
+    "UsageError", "build_parser", "configure_output", "describe", "dump_json", "entry",
+    "find_root", "main",
+]
 
 # Imported at start-up by every command: import only what parsing needs (the engine, json,
 # the sub-commands' modules are imported by the command that runs them;
@@ -80,17 +90,6 @@ Agents: {names}.
 """
 
 
-class UsageError(Exception):
-    pass
-
-
-def find_root(start: str) -> str:
-    """The nearest ancestor of `start` holding `.git` (directory or file), else `start`."""
-    from rulemap.readers.base import find_root as nearest_git_root
-
-    return nearest_git_root(start)
-
-
 # `rulemap COMMAND`'s one-line help, as `rulemap --help` lists it
 COMMAND_HELP = {
     "check": "lint every instruction file and rule",
@@ -131,14 +130,6 @@ def build_parser() -> argparse.ArgumentParser:
     for name, build in _BUILDERS.items():
         sub.add_command(name, COMMAND_HELP[name], build)
     return parser
-
-
-def describe(parser: argparse.ArgumentParser, description: str, epilog: str | None = None) -> None:
-    """A sub-command's `description` and `epilog`, both printed as written (line breaks
-    kept), given when its arguments are added (`build_parser`)."""
-    parser.description = description
-    parser.epilog = epilog
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
 def _top_epilog() -> str:
@@ -392,27 +383,6 @@ def entry() -> NoReturn:
     sys.exit(code)
 
 
-def configure_output() -> None:
-    """Make stdout and stderr print anything, under any locale: a file name that is not valid
-    UTF-8 (a lone surrogate) as `\\xNN`, a character the encoding lacks (LC_ALL=C,
-    PYTHONIOENCODING=ascii) as `\\uXXXX` (rulemap.text.names). Without it such a name crashes
-    the output with UnicodeEncodeError, or (surrogateescape, a C locale's default) writes raw
-    bytes that are not UTF-8. The encoders escape names themselves; this is the net under
-    whatever text reaches a stream without them (a path in an error message)."""
-    import codecs
-    import contextlib
-
-    from rulemap.text.names import ERROR_HANDLER, escape_unencodable
-
-    codecs.register_error(ERROR_HANDLER, escape_unencodable)
-    for stream in (sys.stdout, sys.stderr):
-        reconfigure = getattr(stream, "reconfigure", None)  # not on a replaced stream
-        if reconfigure is not None:
-            # closed, or not a text stream after all: left as it is
-            with contextlib.suppress(ValueError, OSError):
-                reconfigure(errors=ERROR_HANDLER)
-
-
 def main(argv: Sequence[str] | None = None, cache: CheckCache | None = None) -> int:
     configure_output()
     parser = build_parser()
@@ -465,22 +435,10 @@ def main(argv: Sequence[str] | None = None, cache: CheckCache | None = None) -> 
     except Exception as exc:
         # rulemap.config (with tomllib, the readers, pathspec) is imported by the commands
         # that read a configuration, not by every start-up: a ConfigError means it was
-        from rulemap.config import ConfigError
+        from rulemap.host.settings import ConfigError
 
         if not isinstance(exc, ConfigError):
             raise
         print(f"rulemap: configuration error: {exc}", file=sys.stderr)
         return 2
     return 2
-
-
-def dump_json(data: object) -> None:
-    """`data` as indented JSON on stdout, every string shown as `printable` spells it: a
-    lone surrogate would be written raw (invalid UTF-8) or as a `\\udcff` escape strict
-    JSON readers reject."""
-    import json
-
-    from rulemap.text.names import printable_data
-
-    json.dump(printable_data(data), sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")

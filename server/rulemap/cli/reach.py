@@ -72,17 +72,15 @@ def add_agent_flags(parser: argparse.ArgumentParser, names: str, what: str) -> N
 
 
 def run_reach(args: argparse.Namespace) -> int:
-    from rulemap.cli.commands import inside, open_workspace, warn_untrusted
+    from rulemap.cli.commands import inside, open_host, warn_untrusted
     from rulemap.cli.compare import profile_list
-    from rulemap.host import AnalysisHost
     from rulemap.host.reaching import names_a_file, reach
 
     path, line = split_line(args.path)
-    ws = open_workspace(args.root, args.allow_imports_from,
-                        profiles=profile_list(args.profiles), user_home=args.home)
-    warn_untrusted(ws)
-    snap = AnalysisHost(ws).snapshot()
-    key = inside(ws, path, "PATH")
+    snap = open_host(args.root, args.allow_imports_from,
+                     profiles=profile_list(args.profiles), user_home=args.home).snapshot()
+    warn_untrusted(snap)
+    key = inside(snap, path, "PATH")
     if key == ".":
         raise UsageError("PATH is the workspace root; name a file inside it")
     if not names_a_file(snap, key):
@@ -93,7 +91,7 @@ def run_reach(args: argparse.Namespace) -> int:
         raise UsageError(f"{path}: line {line + 1} is past its end (it has {count} lines)")
     # the selected agents (those of --profiles, else the configuration's or the detected),
     # working in --cwd, else the configuration's cwd
-    result = reach(snap, key, line, cwd=inside(ws, args.cwd, "--cwd") if args.cwd else None)
+    result = reach(snap, key, line, cwd=inside(snap, args.cwd, "--cwd") if args.cwd else None)
     if args.json:
         dump_json(result.to_json())
     else:
@@ -220,26 +218,24 @@ def add_why_arguments(why: argparse.ArgumentParser, names: str,
 
 
 def run_why(args: argparse.Namespace) -> int:
-    from rulemap.cli.commands import inside, open_workspace, warn_untrusted
+    from rulemap.cli.commands import inside, open_host, warn_untrusted
     from rulemap.cli.compare import profile_list
-    from rulemap.host import AnalysisHost
     from rulemap.host.reaching import why, why_in_session
 
     if args.session and args.target:
         raise UsageError("give TARGET or --session, not both: each says what the agent works on")
-    ws = open_workspace(args.root, args.allow_imports_from,
-                        profiles=profile_list(args.profiles), user_home=args.home)
-    warn_untrusted(ws)
-    snap = AnalysisHost(ws).snapshot()
-    target = inside(ws, args.target, "TARGET") if args.target else None
+    snap = open_host(args.root, args.allow_imports_from,
+                     profiles=profile_list(args.profiles), user_home=args.home).snapshot()
+    warn_untrusted(snap)
+    target = inside(snap, args.target, "TARGET") if args.target else None
     if target == ".":
         raise UsageError("TARGET is the workspace root; name a file inside it")
     # the selected agents, working in --cwd, else the configuration's cwd
-    cwd = inside(ws, args.cwd, "--cwd") if args.cwd else None
+    cwd = inside(snap, args.cwd, "--cwd") if args.cwd else None
     if args.session:
         from rulemap.cli.session import read_session_file
 
-        parsed = read_session_file(args.session, ws, "--session")
+        parsed = read_session_file(args.session, snap, "--session")
         for problem in parsed.problems:
             at = f":{problem.line}" if problem.line is not None else ""
             print(f"rulemap: {args.session}{at}: {problem.message}", file=sys.stderr)

@@ -1,6 +1,6 @@
 """`rulemap map --html OUT.html`: one self-contained page mapping the repository's
 instructions (docs/map.md). The engine builds the map (`rulemap.repo_map`); this module parses
-the arguments, writes the page (`readers/page_files.py`: atomically, never over what is not a
+the arguments, writes the page (`host/maps.py`: atomically, never over what is not a
 page) and says where it went."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import argparse
 import sys
 import time
 
-from rulemap.cli.main import UsageError, describe
 from rulemap.cli.reach import add_agent_flags
+from rulemap.cli.usage import UsageError, describe
 
 MAP_EPILOG = """\
 examples:
@@ -48,23 +48,20 @@ def add_arguments(parser: argparse.ArgumentParser, names: str,
 
 
 def run_map(args: argparse.Namespace) -> int:
-    from rulemap import analysis
-    from rulemap.cli.commands import inside, open_workspace, warn_untrusted
+    from rulemap.cli.commands import inside, open_host, warn_untrusted
     from rulemap.cli.compare import profile_list
-    from rulemap.readers.page_files import PageRefused, check_page_path, write_page
-    from rulemap.repo_map import build_map
-    from rulemap.repo_map.page import render_page
+    from rulemap.host.maps import PageRefused, check_page_path, map_data, render_page, write_page
 
     try:
         check_page_path(args.html)  # before the work: a wrong OUT fails at once
     except PageRefused as exc:
         raise UsageError(str(exc)) from None
     started = time.perf_counter()
-    ws = open_workspace(args.root, args.allow_imports_from,
-                        profiles=profile_list(args.profiles), user_home=args.home)
-    warn_untrusted(ws)
-    cwd = inside(ws, args.cwd, "--cwd") if args.cwd else None
-    data = build_map(ws, analysis.select_profiles(ws), cwd)
+    snap = open_host(args.root, args.allow_imports_from,
+                     profiles=profile_list(args.profiles), user_home=args.home).snapshot()
+    warn_untrusted(snap)
+    cwd = inside(snap, args.cwd, "--cwd") if args.cwd else None
+    data = map_data(snap, None, cwd)
     page = render_page(data).encode("utf-8")
     try:
         written = write_page(args.html, page)

@@ -10,7 +10,7 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING
 
-from rulemap.cli.main import UsageError, describe, dump_json
+from rulemap.cli.usage import UsageError, describe, dump_json
 from rulemap.host.catalog import default_agent, session_formats
 
 # `build_parser` imports this module when `session` is parsed (or its help printed): what only
@@ -20,9 +20,9 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from rulemap.host.commands import OpenWorkspace, Problem, SessionReplay, SessionStep
+    from rulemap.host import Snapshot
+    from rulemap.host.sessions import Parsed, Problem, SessionReplay, SessionStep
     from rulemap.model import LoadedFile
-    from rulemap.session.transcripts import Parsed
 
 # Session logs of long runs reach tens of MB. Read a line at a time, so the size costs time,
 # not memory (docs/sessions.md, "Limits"); this only bounds how long one run can take.
@@ -93,25 +93,25 @@ def add_arguments(session: argparse.ArgumentParser, names: str,
 
 
 def run_session(args: argparse.Namespace) -> int:
-    from rulemap.cli.commands import inside, open_workspace, warn_untrusted
+    from rulemap.cli.commands import inside, open_host, warn_untrusted
     from rulemap.host.catalog import UnknownProfile
-    from rulemap.session.replay import replay
-    from rulemap.session.transcripts import parse_tokens
+    from rulemap.host.sessions import parse_tokens, replay
 
-    ws = open_workspace(args.root, args.allow_imports_from, user_home=args.home, ref=args.ref)
-    warn_untrusted(ws)
-    cwd = inside(ws, args.cwd, "--cwd") if args.cwd else None
-    tokens = parse_tokens(args.steps, ws.root, os.getcwd())
+    snap = open_host(args.root, args.allow_imports_from, user_home=args.home,
+                     ref=args.ref).snapshot()
+    warn_untrusted(snap)
+    cwd = inside(snap, args.cwd, "--cwd") if args.cwd else None
+    tokens = parse_tokens(args.steps, snap.root, os.getcwd())
     if tokens.problems:
         raise UsageError("; ".join(p.message for p in tokens.problems))
     steps = list(tokens.steps)
     problems: list[Problem] = []
     if args.file:
-        parsed = read_session_file(args.file, ws)
+        parsed = read_session_file(args.file, snap)
         steps.extend(parsed.steps)
         problems = parsed.problems
     try:
-        result = replay(ws, steps, args.profile, cwd, problems)
+        result = replay(snap, steps, args.profile, cwd, problems)
     except UnknownProfile as exc:
         raise UsageError(str(exc)) from None
     where = args.file or "input"
@@ -127,27 +127,27 @@ def run_session(args: argparse.Namespace) -> int:
     return 0
 
 
-def read_session_file(path: str, ws: OpenWorkspace, flag: str = "--file") -> Parsed:
+def read_session_file(
+    path: str, snap: Snapshot, flag: str = "--file"
+) -> Parsed:
     """The steps of the session file `flag` names, read a line at a time. A file the user
     names outside the workspace is theirs to read; one inside it that is a symbolic link
     leading out is not read (unless it leads to a place of `transcript_places`): the
     repository chose where it points, and the user, naming a file of the repository, did not
-    mean that place."""
-    from rulemap.readers.base import ReadError, is_within
-    from rulemap.readers.host import real_path
-    from rulemap.session.files import NotATranscript, in_transcript_places, parse_file
+    mean that place (`host/sessions.py` decides, as for the language server)."""
+    from rulemap.host.disk import ReadError
+    from rulemap.host.sessions import NotATranscript, TranscriptRefused, read_transcript
 
     where = os.path.abspath(os.path.expanduser(path))
-    inside = is_within(where, ws.root) or is_within(where, real_path(ws.root))
-    if inside and not in_transcript_places(ws, where):
+    try:
+        parsed = read_transcript(snap, where, named_by_user=True)
+    except TranscriptRefused:
         raise UsageError(
             f"{flag} {path}: it lies in the workspace but is a symbolic link leading out "
             "of it, so it is not read (a repository can point such a link at any file of "
             "yours). Pass the path of the file it leads to if you mean that file, or grant "
             "its directory with --allow-imports-from"
-        )
-    try:
-        parsed = parse_file(where, ws.root)
+        ) from None
     except NotATranscript as exc:  # the give-up rule (docs/sessions.md): what was counted
         raise UsageError(f"{flag} {path} does not look like {exc.what}: {exc.why}") from None
     except ReadError as exc:  # its messages say why (size, kind, permission), never content
@@ -275,7 +275,7 @@ def _title(result: SessionReplay) -> str:
 
 def summary(result: SessionReplay) -> list[str]:
     """The lines under the table: the budget, the first cut, notes, the notice."""
-    from rulemap.compare import amount
+    from rulemap.host.explaining import amount
 
     budget = result.budget
     last = result.steps[-1]

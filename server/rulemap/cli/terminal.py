@@ -24,8 +24,6 @@ import sys
 from collections.abc import Callable
 from typing import Any, Literal, TextIO, cast
 
-from rulemap.text.names import printable
-
 # What a terminal acts on instead of showing: the C0 controls but tab and newline (and a CR
 # before a newline), DEL, the C1 controls (U+009B is a one-byte CSI), and the bidirectional
 # embeddings, overrides and isolates, which reorder what is shown ("Trojan Source",
@@ -39,6 +37,40 @@ _CONTROL_BUT_STYLES = re.compile(f"[{_CONTROLS}]|\x1b(?!\\[[0-9;]*m)|\r(?!\n)")
 _JSON_RAW = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+# the streams' error handler (`configure_output`): the name of
+# `rulemap.host.text.ERROR_HANDLER`, which the result cache's key records, spelt here because
+# every start-up registers it and `--version` or a cached check imports nothing of the package
+# past the CLI (tests/core/test_startup_imports.py)
+OUTPUT_ERRORS = "rulemap.printable"
+
+
+def escape_unencodable(exc: UnicodeError) -> tuple[str, int]:
+    """`rulemap.host.text.escape_unencodable`, imported the first time a stream cannot encode
+    something: what it cannot encode as `printable` shows it, else as `\\uXXXX`."""
+    from rulemap.host.text import escape_unencodable as escaped
+
+    return escaped(exc)
+
+
+def configure_output() -> None:
+    """Make stdout and stderr print anything, under any locale: a file name that is not valid
+    UTF-8 (a lone surrogate) as `\\xNN`, a character the encoding lacks (LC_ALL=C,
+    PYTHONIOENCODING=ascii) as `\\uXXXX` (`rulemap.host.text`). Without it such a name crashes
+    the output with UnicodeEncodeError, or (surrogateescape, a C locale's default) writes raw
+    bytes that are not UTF-8. The encoders escape names themselves; this is the net under
+    whatever text reaches a stream without them (a path in an error message)."""
+    import codecs
+    import contextlib
+
+    codecs.register_error(OUTPUT_ERRORS, escape_unencodable)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)  # not on a replaced stream
+        if reconfigure is not None:
+            # closed, or not a text stream after all: left as it is
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors=OUTPUT_ERRORS)
+
+
 def _control_escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
@@ -48,6 +80,10 @@ def terminal_text(text: str) -> str:
     """`text` as `printable` shows it, and each control character a terminal would act on as
     an escape a person can read (`\\x1b`, `\\u009b`): for text a repository wrote that goes
     to a terminal."""
+    # the host's text helpers come with the engine: a cached check's guard (`guard_errors`)
+    # is set up before, and without, it
+    from rulemap.host.text import printable
+
     text = printable(text)
     if _TERMINAL_CONTROL.search(text) is None:
         return text

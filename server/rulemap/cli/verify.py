@@ -9,14 +9,15 @@ import os
 import textwrap
 from typing import TYPE_CHECKING
 
-from rulemap.cli.main import UsageError, describe, dump_json
+from rulemap.cli.usage import UsageError, describe, dump_json
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from rich.console import Console
 
-    from rulemap.host.commands import OpenWorkspace, Verification
+    from rulemap.host import Snapshot
+    from rulemap.host.verifying import Verification
 
 VERIFY_EPILOG = """\
 examples, one per log format Rulemap reads:
@@ -30,7 +31,7 @@ Exit status: 0 when the log and Rulemap agree, 1 on a disagreement, 2 on bad inp
 
 
 def _format_examples() -> str:
-    from rulemap.host.commands import log_formats
+    from rulemap.host.verifying import log_formats
 
     return "".join(f"  rulemap verify {f.example}\n      {f.what} (--profile {f.agent}):\n"
                    f"      {f.how}\n" for f in log_formats())
@@ -69,19 +70,19 @@ def add_arguments(verify: argparse.ArgumentParser, names: str,
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from rulemap.cli.commands import inside, open_workspace, warn_untrusted
+    from rulemap.cli.commands import inside, open_host, warn_untrusted
     from rulemap.host.catalog import UnknownProfile
-    from rulemap.host.commands import LoadLogError, parse_load_log, rebased, verify_log
+    from rulemap.host.verifying import LoadLogError, parse_load_log, rebased, verify
 
-    ws = open_workspace(args.root, args.allow_imports_from, user_home=args.home)
-    warn_untrusted(ws)
-    cwd = inside(ws, args.cwd, "--cwd") if args.cwd else None
-    lines = _read(args.log, ws)
+    snap = open_host(args.root, args.allow_imports_from, user_home=args.home).snapshot()
+    warn_untrusted(snap)
+    cwd = inside(snap, args.cwd, "--cwd") if args.cwd else None
+    lines = _read(args.log, snap)
     try:
         log = parse_load_log(lines, args.profile)
         if args.log_root:
-            log = rebased(log, args.log_root, ws.root)
-        result = verify_log(ws, log, args.profile, cwd, home=args.home is not None)
+            log = rebased(log, args.log_root, snap.root)
+        result = verify(snap, log, args.profile, cwd, home=args.home is not None)
     except LoadLogError as exc:
         at = f":{exc.line}" if exc.line is not None else ""
         raise UsageError(f"{args.log}{at}: {exc.message}") from None
@@ -94,17 +95,15 @@ def run_verify(args: argparse.Namespace) -> int:
     return 0 if result.agree else 1
 
 
-def _read(path: str, ws: OpenWorkspace) -> Iterable[tuple[int, str]]:
+def _read(path: str, snap: Snapshot) -> Iterable[tuple[int, str]]:
     """LOG's lines. As for `session --file`: a file in the workspace that is a symbolic link
     leading out of it is not read (the repository chose where it points)."""
-    from rulemap.host.commands import LoadLogError, read_load_log
-    from rulemap.readers.base import ReadError, is_within
-    from rulemap.readers.host import real_path
-    from rulemap.session.files import in_transcript_places
+    from rulemap.host.disk import ReadError
+    from rulemap.host.sessions import may_read
+    from rulemap.host.verifying import LoadLogError, read_load_log
 
     where = os.path.abspath(os.path.expanduser(path))
-    if (is_within(where, ws.root) or is_within(where, real_path(ws.root))) \
-            and not in_transcript_places(ws, where):
+    if not may_read(snap, where, named_by_user=True):
         raise UsageError(f"{path}: it lies in the workspace but is a symbolic link leading "
                          "out of it, so it is not read; pass the path of the file it leads to")
     try:

@@ -2,9 +2,10 @@
 
 `catalog` lists the agents and the check codes; `snapshot` holds `AnalysisHost` (changes in)
 and `Snapshot` (questions out); `fixes` turns published findings into edits; `cancel` stops
-long questions. The edges (`cli/`, `lsp/features/`) import from here, `rulemap.analysis` and
-the plain data of `rulemap.model`; never from `workspace/`, `profiles/` or `checks/`
-(tests/core/test_layers.py holds this).
+long questions; the CLI's and the `rulemap/*` requests' questions are its modules by domain
+(`checks`, `explaining`, `comparing`, `sessions`, `diffing`, `maps`, …). The edges (`cli/`,
+`lsp/`) import from the package only here and the plain data of `rulemap.model`
+(tests/core/test_edge_imports.py holds this).
 
 The names below are imported when first asked for (PEP 562): the language server imports
 `CancelToken` at start, and starts from its cache before the engine (`snapshot` pulls in the

@@ -1,102 +1,126 @@
-"""What the command line asks the engine beyond `rulemap.analysis`, as plain data.
+"""How the command line opens the engine: an `AnalysisHost` over a root, read the way one
+command reads it.
 
-The CLI opens a workspace with `analysis.open_workspace` and passes it around as an
-`OpenWorkspace`: a handle it hands back to the engine (`analysis`, `compare`, `diff`,
-`session`, this module). The agents, the check codes, the session replay's data and
-`rulemap verify`'s (`verify_log`, `parse_load_log`, `read_load_log`) come from here too, so
-`cli/` imports nothing from `workspace/`, `profiles/` or `checks/`
-(tests/core/test_edge_imports.py holds this).
+A command looks once and exits: its tree is read by a one-shot reader (`check --fix`, which
+edits what it looked at, by one that asks the disk again and takes edited texts before they
+are written), or from a git commit (`--ref`); `rulemap diff` wraps BASE's reader to switch it
+to HEAD's (host/diffing.py), a cached check wraps it to record what it asked. The CLI names
+none of these readers: it passes the options and gets a host back, then asks its questions of
+the host's modules by domain (`checks`, `explaining`, `comparing`, `sessions`, `verifying`,
+`diffing`, `graphs`, `maps`, `fixing`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeAlias
+import posixpath
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
 
+from rulemap.host.snapshot import AnalysisHost, Snapshot, workspace_of
 from rulemap.model import Finding
-from rulemap.profiles import PROFILES
-from rulemap.profiles.steps import Problem, SessionReplay, SessionStep
-from rulemap.workspace import Workspace
+from rulemap.readers.base import is_within
 
 if TYPE_CHECKING:
-    from rulemap.readers.base import WalkingReader
-    from rulemap.readers.switch import Changes, SwitchReader
-    from rulemap.verify import (
-        LoadLogError,
-        LogFormat,
-        Verification,
-        log_formats,
-        parse_load_log,
-        read_load_log,
-        rebased,
-        verify_log,
-    )
+    from rulemap.analysis import ReaderFactory
+    from rulemap.readers.git_process import GitRefError
 
-# `rulemap verify`'s names, imported when first asked for (PEP 562): `rulemap check` imports
-# this module, and rulemap.verify only at start-up cost it
-_VERIFY_NAMES = frozenset({
-    "LoadLogError", "LogFormat", "Verification", "log_formats", "parse_load_log",
-    "read_load_log", "rebased", "verify_log",
-})
+__all__ = [
+    "GitRefError", "ReaderWrap", "key_of", "look_once", "open_host",
+    "ref_reader_factory", "untrusted_findings",
+]
 
 
 def __getattr__(name: str) -> object:
-    if name in _VERIFY_NAMES:
-        import rulemap.verify
+    # git (and `subprocess`) is imported only by the commands that read a commit
+    if name == "GitRefError":
+        from rulemap.readers.git_process import GitRefError
 
-        return getattr(rulemap.verify, name)
+        return GitRefError
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ = [
-    "LoadLogError", "LogFormat", "OpenWorkspace", "Problem", "SessionReplay", "SessionStep",
-    "UpdatePlan", "Verification", "log_formats", "parse_load_log", "read_load_log", "rebased",
-    "untrusted_findings", "update_plan", "verify_log",
-]
 
-# a workspace as `analysis.open_workspace` opened it, for the CLI to pass back to the engine
-OpenWorkspace: TypeAlias = Workspace
-
-# HEAD's files, and the files that differ (asked once BASE has read all it will)
-UpdatePlan: TypeAlias = "tuple[set[str], Callable[[], Changes]]"
+# a reader factory built around another, for the workspace at a root (`open_host`'s `wrap`)
+ReaderWrap: TypeAlias = "Callable[[ReaderFactory, str], ReaderFactory]"
 
 
-def untrusted_findings(ws: OpenWorkspace) -> list[Finding]:
+def open_host(
+    root_dir: str,
+    granted: tuple[str, ...],
+    profiles: Sequence[str] | None,
+    user_home: str | None,
+    home: str | None,
+    ref: str | None = None,
+    editable: bool = False,
+    wrap: ReaderWrap | Callable[..., Any] | None = None,
+) -> AnalysisHost:
+    """The host over `root_dir` (absolute, a directory): `granted`, the directories the user
+    lets imports read; `profiles`, the agents (None: the configuration's, else detected);
+    `user_home`, where the agents' user-level files are read from (None: nowhere); `home`, the
+    user's own home directory; `ref`, a git commit to read instead of the working tree (raises
+    GitRefError when git cannot read it); `editable`, a reader that takes edited texts before
+    they are written (`check --fix`); `wrap(factory, root)`, a reader factory around the one
+    chosen. Raises ConfigError."""
+    from rulemap import analysis
+
+    if editable:
+        from rulemap.host.fixing import overlaid
+
+        wrap = overlaid
+    if ref is None:
+        # a command looks once and exits (`--fix` edits what it looked at: it asks the disk)
+        factory: ReaderFactory = (
+            analysis.local_reader if editable else analysis.one_shot_reader
+        )
+    else:
+        factory = ref_reader_factory(root_dir, ref)
+    if wrap is not None:
+        factory = wrap(factory, root_dir)
+    return AnalysisHost(analysis.open_workspace(
+        root_dir, home=home, allow_imports_from=granted, profiles=profiles,
+        user_home=user_home, reader_factory=factory,
+    ))
+
+
+def ref_reader_factory(root_dir: str, ref: str) -> ReaderFactory:
+    """Readers for `--ref`: the workspace from the commit (listed once, whatever grants the
+    second reader carries); the user's home directory (`--home`) stays theirs, on disk."""
+    # git (and `subprocess`, ~12 ms) is imported only for `--ref`: a plain check never pays it
+    from rulemap import analysis
+    from rulemap.readers.base import WalkingReader
+    from rulemap.readers.git import GitRefReader
+
+    built: list[GitRefReader] = []
+
+    def factory(root: str, allowed: tuple[str, ...]) -> WalkingReader:
+        if root != root_dir:
+            return analysis.local_reader(root, allowed)
+        if not built:
+            built.append(GitRefReader(root, ref, allowed))
+            return built[0]
+        return built[0].with_allowed(allowed)
+
+    return factory
+
+
+def look_once(host: AnalysisHost) -> None:
+    """The host is asked once and dropped (a check that leaves no snapshot to resume from):
+    its values need not say what they read."""
+    workspace_of(host.snapshot()).look_once()
+
+
+def key_of(snap: Snapshot, absolute: str) -> str:
+    """The key of an absolute path: root-relative inside the root, else the path itself."""
+    absolute = posixpath.normpath(absolute)
+    root = snap.root
+    if is_within(absolute, root) and absolute != root:
+        return absolute[len(root) :].lstrip("/")
+    return absolute
+
+
+def untrusted_findings(snap: Snapshot) -> list[Finding]:
     """The `untrusted-config` findings (the repository's own grant, ignored), suppressions,
     severity overrides and `ignore` applied: for the commands that do not list findings."""
     from rulemap.checks import finalize, trust
 
+    ws = workspace_of(snap)
     return finalize(ws, trust.check(ws))
-
-
-def update_plan(ws: OpenWorkspace, switch: SwitchReader, head: WalkingReader) -> UpdatePlan | None:
-    """Whether BASE's workspace `ws`, reading through `switch`, may be updated to HEAD's
-    (read by `head`) and stand for a fresh HEAD workspace (`rulemap diff`): HEAD's files and
-    how to name the changed ones; None when it may not. Between two commits git names the
-    changed files (None when it cannot, or when they disagree with HEAD's listing); against
-    the working tree, the files BASE read are compared byte for byte, unless HEAD has an
-    ignored file some agent reads (an instruction file BASE's index never saw)."""
-    # git (and `subprocess`) is imported only when a diff runs
-    from rulemap.readers.git import GitRefReader
-    from rulemap.readers.switch import content_changes, git_changes
-
-    if ws.reader is not switch:
-        return None
-    # HEAD's listing (it also finds HEAD's dangling links and ignored files)
-    head_files = set(head.list_files())
-    before = switch.current
-    changes: Changes | None = None
-    if isinstance(before, GitRefReader) and isinstance(head, GitRefReader):
-        changes = git_changes(before, head)
-        if changes is None:
-            return None
-        if (set(ws.files) - changes.deleted) | changes.created != head_files:
-            return None
-    elif any(p.reads(ws, k) for p in PROFILES.values() for k in head.ignored_files()):
-        return None  # an ignored instruction file BASE's index never saw
-
-    def found() -> Changes:
-        if changes is not None:
-            return changes
-        return content_changes(switch, head, ws.files, head_files)
-
-    return head_files, found

@@ -254,21 +254,7 @@ def replay_and_run(
     replay(replica, log)
     if cancel is not None:
         cancel.check()
-    if _asks_a_workspace(function):
-        return function(replica, *args)
     return function(AnalysisHost(replica).snapshot(profile), *args)
-
-
-def _asks_a_workspace(function: Callable[..., Any]) -> bool:
-    """Transitional, until every question the server's requests send to the worker is a host
-    function of a Snapshot: one whose first parameter is annotated `Workspace` (the requests
-    of lsp/custom.py, reverse.py, reach_lens.py, map_request.py as they were) gets the
-    replica itself."""
-    code = getattr(function, "__code__", None)
-    if code is None or not code.co_argcount:
-        return False
-    first = getattr(function, "__annotations__", {}).get(code.co_varnames[0])
-    return first == "Workspace" or first is Workspace
 
 
 def workspace_of(snap: Snapshot) -> Workspace:

@@ -13,9 +13,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 
-from rulemap.config import ConfigError, load_user_config_text, parse_allow_list
-from rulemap.readers.base import ReadError
-from rulemap.readers.host import read_user_file
+from rulemap.host.disk import ReadError, read_user_file
+from rulemap.host.settings import ConfigError, load_user_config_text, parse_allow_list
 
 ENV_VAR = "RULEMAP_CONFIG"
 

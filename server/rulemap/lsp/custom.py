@@ -17,12 +17,11 @@ from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.folders import path_of
 
 if TYPE_CHECKING:
+    from rulemap.host import AnalysisHost, Snapshot
+    from rulemap.host.sessions import Parsed, Problem, ToolStep
     from rulemap.lsp.folders import Folder
     from rulemap.lsp.state import Engine
     from rulemap.model import Explanation
-    from rulemap.profiles.steps import Problem, ToolStep
-    from rulemap.session.transcripts import Parsed
-    from rulemap.workspace import Workspace
 
 
 T = TypeVar("T")
@@ -101,9 +100,9 @@ def uri_param(params: dict[str, Any]) -> str:
     return uri
 
 
-async def folder_of(engine: Engine, uri: str) -> tuple[Folder, Workspace] | None:
+async def folder_of(engine: Engine, uri: str) -> tuple[Folder, AnalysisHost] | None:
     """The indexed folder a request's `uri` names — the folder itself, or a file in it — and
-    its workspace (None: no such folder, or it could not be indexed)."""
+    its host (None: no such folder, or it could not be indexed)."""
     path = path_of(uri)
     folder = engine.folders.get(path.rstrip("/")) if path else None
     if folder is None:
@@ -111,8 +110,9 @@ async def folder_of(engine: Engine, uri: str) -> tuple[Folder, Workspace] | None
         if found is None:
             return None
         folder = found[0]
-    ws = await engine.ready(folder)
-    return (folder, ws) if ws is not None else None
+    await engine.ready(folder)
+    host = folder.host
+    return (folder, host) if host is not None else None
 
 
 def profiles_param(params: dict[str, Any]) -> list[str] | None:
@@ -131,40 +131,41 @@ def profiles_param(params: dict[str, Any]) -> list[str] | None:
     return list(names)
 
 
-def _file_uri(ws: Workspace, path: str) -> str:
-    return uri_for(ws.abs(path))
+def _file_uri(snap: Snapshot, path: str) -> str:
+    return uri_for(snap.abs(path))
 
 
-def explanation_json(ws: Workspace, explanation: Explanation) -> dict[str, Any]:
+def explanation_json(snap: Snapshot, explanation: Explanation) -> dict[str, Any]:
     """`Explanation.to_json()` with what a client needs to open each file: `uri` on every
     entry of `files` and `skipped`, `line` (the `@import`'s) on imported files, `overBudget`,
     and `leftOutUris` parallel to `leftOut` (which stays a list of paths)."""
     result: dict[str, Any] = explanation.to_json()
     for entry, loaded in zip(result["files"], explanation.files, strict=True):
-        entry["uri"] = _file_uri(ws, loaded.path)
+        entry["uri"] = _file_uri(snap, loaded.path)
         if loaded.imported_by is not None and loaded.import_line is not None:
             entry["line"] = loaded.import_line
     for entry, skipped in zip(result["skipped"], explanation.skipped, strict=True):
-        entry["uri"] = _file_uri(ws, skipped.path)
-    result["leftOutUris"] = [_file_uri(ws, path) for path in explanation.left_out]
+        entry["uri"] = _file_uri(snap, skipped.path)
+    result["leftOutUris"] = [_file_uri(snap, path) for path in explanation.left_out]
     result["overBudget"] = explanation.over_budget
     return result
 
 
-async def located(engine: Engine, uri: str) -> tuple[Folder, Workspace, str] | None:
-    """The folder, its workspace and the key of a file inside it (None: not such a file)."""
+async def located(engine: Engine, uri: str) -> tuple[Folder, AnalysisHost, str] | None:
+    """The folder, its host and the key of a file inside it (None: not such a file)."""
     found = engine.locate(uri)
     if found is None:
         return None
     folder, key = found
-    ws = await engine.ready(folder)
-    if ws is None or key.startswith("/") or not key:
+    await engine.ready(folder)
+    host = folder.host
+    if host is None or key.startswith("/") or not key:
         return None
-    return folder, ws, key
+    return folder, host, key
 
 
 async def effective_instructions(engine: Engine, raw: Any) -> dict[str, Any] | None:
-    from rulemap.profiles import UnknownProfile
+    from rulemap.host.catalog import UnknownProfile
 
     params = params_dict(raw)
     uri = uri_param(params)
@@ -174,7 +175,7 @@ async def effective_instructions(engine: Engine, raw: Any) -> dict[str, Any] | N
     found = await located(engine, uri)
     if found is None:
         return None
-    folder, ws, key = found
+    folder, _, key = found
     # a cold explanation of a big tree takes a while: in the worker, off the event loop (a
     # cancelled request is not started there)
     cancel = CancelToken()
@@ -190,13 +191,13 @@ async def effective_instructions(engine: Engine, raw: Any) -> dict[str, Any] | N
 
 
 def _explained(
-    replica: Workspace, key: str, profile: str | None, include_text: bool
+    snap: Snapshot, key: str, profile: str | None, include_text: bool
 ) -> dict[str, Any]:
     """Runs in the worker: `rulemap/effectiveInstructions`' answer for `key`."""
-    from rulemap import analysis
+    from rulemap.host.explaining import explain
 
-    explanation = analysis.explain(replica, key, profile=profile)
-    result = explanation_json(replica, explanation)
+    explanation = explain(snap, key, profile=profile)
+    result = explanation_json(snap, explanation)
     if include_text:
         result["text"] = explanation.render()
     return result
@@ -222,7 +223,7 @@ async def compare(engine: Engine, raw: Any) -> dict[str, Any] | None:
     found = await located(engine, uri)
     if found is None:
         return None
-    folder, ws, key = found
+    folder, _, key = found
     snap = folder.snapshot()
     if snap is None:
         return None
@@ -240,7 +241,7 @@ async def compare(engine: Engine, raw: Any) -> dict[str, Any] | None:
                 "title": c.title,
                 "summary": c.summary,
                 "overBudget": c.over_budget,
-                "explanation": explanation_json(ws, c.explanation),
+                "explanation": explanation_json(snap, c.explanation),
             }
             for c in comparison.columns
         ],
@@ -254,16 +255,17 @@ async def rules_for_file(engine: Engine, raw: Any) -> dict[str, Any]:
     if found is None:
         return {"rules": []}
     folder, key = found
-    ws = await engine.ready(folder)
-    if ws is None or key.startswith("/"):
+    await engine.ready(folder)
+    snap = folder.snapshot()
+    if snap is None or key.startswith("/"):
         return {"rules": []}
     rules = []
-    for rule, matched_by in ws.rules_for_file(key):
-        doc = ws.document(rule)
+    for rule, matched_by in snap.rules_for_file(key):
+        doc = snap.document(rule)
         rules.append(
             {
                 "path": rule,
-                "uri": _file_uri(ws, rule),
+                "uri": _file_uri(snap, rule),
                 "globs": [g.pattern for g in doc.globs or []],
                 "matchedBy": matched_by,
             }
@@ -272,28 +274,28 @@ async def rules_for_file(engine: Engine, raw: Any) -> dict[str, Any]:
 
 
 def _instruction_files(
-    ws: Workspace, engine: Engine, folder: Folder, cancel: CancelToken
+    snap: Snapshot, engine: Engine, folder: Folder, cancel: CancelToken
 ) -> list[dict[str, Any]]:
-    from rulemap import analysis
+    from rulemap.host.listing import agent_documents, rule_matches
 
     out = []
     agent = folder.settings.profile
-    for path in analysis.agent_documents(ws):
+    for path in agent_documents(snap):
         cancel.check()  # parsing each document may take a while: stop once cancelled
-        is_rule = ws.is_rule(path)
-        scoped = is_rule and ws.is_scoped(path)
+        is_rule = snap.is_rule(path)
+        scoped = snap.is_scoped(path)
         problems = {"error": 0, "warning": 0, "information": 0, "hint": 0}
         for finding in folder.findings(path):
             problems[finding.severity] += 1
         out.append(
             {
                 "path": path,
-                "uri": _file_uri(ws, path),
+                "uri": _file_uri(snap, path),
                 "kind": "rule" if is_rule else "instruction",
                 "scoped": scoped,
                 "problems": problems,
-                "matches": len(analysis.rule_matches(ws, path, agent)) if scoped else None,
-                "chars": ws.document(path).chars,
+                "matches": len(rule_matches(snap, path, agent)) if scoped else None,
+                "chars": snap.document(path).chars,
             }
         )
     return out
@@ -303,8 +305,8 @@ async def instruction_files(engine: Engine, raw: Any) -> dict[str, Any]:
     params_dict(raw)
     files: list[dict[str, Any]] = []
     for folder in list(engine.folders.values()):
-        ws = await engine.ready(folder)
-        if ws is None:
+        await engine.ready(folder)
+        if folder.host is None:
             continue
         engine.flush(folder)
         # Parsing every document of a big tree the first time takes a while: the worker does it.
@@ -316,20 +318,21 @@ async def instruction_files(engine: Engine, raw: Any) -> dict[str, Any]:
 
 
 async def graph(engine: Engine, raw: Any) -> dict[str, Any]:
-    from rulemap.graph_export import build_graph
+    from rulemap.host.graphs import graph as graph_of
 
     params_dict(raw)
     roots = []
     for folder in list(engine.folders.values()):
-        ws = await engine.ready(folder)
-        if ws is not None:
-            roots.append(await engine.on_replica(folder, build_graph, cancel=CancelToken()))
+        await engine.ready(folder)
+        if folder.host is not None:
+            roots.append(await engine.on_replica(folder, graph_of,
+                                                 cancel=CancelToken()))
     return {"roots": roots}
 
 
 async def profiles(engine: Engine, raw: Any) -> dict[str, Any]:
-    from rulemap import analysis
     from rulemap.host.catalog import agents
+    from rulemap.host.listing import default_agent_of
 
     params = params_dict(raw)
     uri = params.get("uri")
@@ -338,18 +341,18 @@ async def profiles(engine: Engine, raw: Any) -> dict[str, Any]:
     # the folder of `uri` when given, else the first folder
     located = engine.locate(uri) if uri else None
     folders = [located[0]] if located else list(engine.folders.values())
-    active = analysis.default_profile_name()
+    active = default_agent_of(None)
     selected: list[str] | None = None
     # answered at once (no wait for indexing: clients ask this at start-up); before the folder
     # is indexed `selected` is just `active`, and the graphChanged sent after indexing tells
     # clients to ask again
     for folder in folders:
-        ws = folder.ws
-        if ws is None and not folder.settings.profile:
+        snap = folder.snapshot()
+        if snap is None and not folder.settings.profile:
             continue
-        active = folder.settings.profile or analysis.default_profile_name(ws)
-        if ws is not None:
-            selected = [p.name for p in analysis.select_profiles(ws)]
+        active = folder.settings.profile or default_agent_of(snap)
+        if snap is not None:
+            selected = list(snap.selected_agents())
         break
     return {
         "profiles": [
@@ -367,8 +370,8 @@ async def session(engine: Engine, raw: Any) -> dict[str, Any] | None:
     at a time, the core parses the lines."""
     import asyncio
 
-    from rulemap.profiles import UnknownProfile
-    from rulemap.session.transcripts import MAX_PATHS, parse_steps
+    from rulemap.host.catalog import UnknownProfile
+    from rulemap.host.sessions import MAX_PATHS, parse_steps
 
     params = params_dict(raw)
     uri = uri_param(params)
@@ -387,16 +390,17 @@ async def session(engine: Engine, raw: Any) -> dict[str, Any] | None:
     indexed = await folder_of(engine, uri)
     if indexed is None:
         return None
-    folder, ws = indexed
+    folder, host = indexed
+    snap = host.snapshot()
     found: list[ToolStep] = []
     problems: list[Problem] = []
     if steps is not None:
-        parsed = parse_steps([plain_value(s) for s in steps], ws.root)
+        parsed = parse_steps([plain_value(s) for s in steps], snap.root)
         found.extend(parsed.steps)
         problems.extend(parsed.problems)
     if transcript is not None:
         # a long log takes seconds to read: in a thread, so the server answers meanwhile
-        parsed = await asyncio.to_thread(_read_transcript, ws, transcript)
+        parsed = await asyncio.to_thread(_read_transcript, snap, transcript)
         found.extend(parsed.steps)
         problems.extend(parsed.problems)
     where_cwd = None
@@ -408,48 +412,44 @@ async def session(engine: Engine, raw: Any) -> dict[str, Any] | None:
     cancel = CancelToken()
     try:
         return await engine.on_replica(
-            folder, _replayed, found, profile or folder.settings.profile, where_cwd or None,
-            problems, cancel, cancel=cancel,
+            folder, _replayed, found, profile or folder.settings.profile,
+            where_cwd or None, problems, cancel, cancel=cancel,
         )
     except UnknownProfile as exc:
         raise InvalidParams(str(exc)) from None
 
 
 def _replayed(
-    replica: Workspace, steps: list[ToolStep], profile: str | None, cwd: str | None,
+    snap: Snapshot, steps: list[ToolStep], profile: str | None, cwd: str | None,
     problems: list[Problem], cancel: CancelToken,
 ) -> dict[str, Any]:
     """Runs in the worker: the run replayed, its steps checked against `cancel`."""
-    from rulemap.session.replay import replay
+    from rulemap.host.sessions import replay
 
-    return replay(replica, steps, profile, cwd, problems, cancel.check).to_json()
+    return replay(snap, steps, profile, cwd, problems, cancel.check).to_json()
 
 
-def _read_transcript(ws: Workspace, transcript: str) -> Parsed:
+def _read_transcript(snap: Snapshot, transcript: str) -> Parsed:
     """The steps of the transcript file `transcript` (absolute, or relative to the folder),
     read a line at a time. Only from the workspace folder, `~/.claude/projects` or a directory
     the user granted (`transcript_places`), judged by the real path — a symlink in the folder
     leading out is refused — and before the file is even looked at, so that the answer tells
-    nothing of files elsewhere. Messages name `transcript` (the client's own words), never
-    what the file holds."""
-    from rulemap.session.files import (
-        ReadError,
-        agent_log_places,
-        in_transcript_places,
-        parse_file,
-    )
+    nothing of files elsewhere (`host/sessions.py` decides, as for `rulemap session --file`).
+    Messages name `transcript` (the client's own words), never what the file holds."""
+    from rulemap.host.disk import ReadError
+    from rulemap.host.sessions import TranscriptRefused, agent_log_places, read_transcript
 
-    where = transcript if transcript.startswith("/") else f"{ws.root}/{transcript}"
-    if not in_transcript_places(ws, where):
+    where = transcript if transcript.startswith("/") else f"{snap.root}/{transcript}"
+    try:
+        parsed = read_transcript(snap, where, named_by_user=False)
+    except TranscriptRefused:
         raise InvalidParams(
             f"transcript {transcript}: not read: it is outside the workspace folder (symbolic "
             "links are followed to where they lead). The server reads transcripts inside the "
             f"folder, under {', '.join(agent_log_places())}, or under a directory you allow "
             "with `allowImportsFrom` in your user configuration "
             "(~/.config/rulemap/config.toml) or your editor's user settings"
-        )
-    try:
-        parsed = parse_file(where, ws.root)
+        ) from None
     except ReadError as exc:  # its messages say why (size, kind, permission), never content
         raise InvalidParams(f"transcript {transcript}: {exc}") from None
     if parsed is None:

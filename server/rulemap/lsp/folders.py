@@ -122,15 +122,6 @@ class Folder:
         host = self.host
         return host.snapshot(self.settings.profile) if host is not None else None
 
-    @property
-    def ws(self) -> Any:
-        """Transitional, for the requests that still read the workspace itself (lsp/custom.py,
-        reach_lens.py): remove once they ask the host. None until indexed."""
-        from rulemap.host.snapshot import workspace_of
-
-        snap = self.snapshot()
-        return workspace_of(snap) if snap is not None else None
-
     def key_of(self, path: str) -> str:
         return path[len(self.root) :].lstrip("/")
 

@@ -7,12 +7,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rulemap.host import CancelToken
-from rulemap.lsp.custom import InvalidParams, folder_of, params_dict, profiles_param, uri_param
-from rulemap.repo_map.csp import SourceRefused, image_sources
+from rulemap.lsp.custom import (
+    InvalidParams,
+    folder_of,
+    params_dict,
+    profiles_param,
+    uri_param,
+)
 
 if TYPE_CHECKING:
+    from rulemap.host import Snapshot
     from rulemap.lsp.state import Engine
-    from rulemap.workspace import Workspace
 
 
 async def map_request(engine: Engine, raw: Any) -> dict[str, Any] | None:
@@ -36,6 +41,8 @@ async def map_request(engine: Engine, raw: Any) -> dict[str, Any] | None:
 def _csp_source_param(params: dict[str, Any]) -> list[str]:
     """The `cspSource` param's host sources (none: absent). Refused unless each is a plain
     host source: the value goes into the page's policy, which it must not widen or end."""
+    from rulemap.host.maps import SourceRefused, image_sources
+
     value = params.get("cspSource")
     if value is None:
         return []
@@ -47,13 +54,8 @@ def _csp_source_param(params: dict[str, Any]) -> list[str]:
         raise InvalidParams(f"`cspSource`: {exc}") from None
 
 
-def _page(replica: Workspace, names: list[str] | None, images: list[str]) -> str:
+def _page(snap: Snapshot, names: list[str] | None, images: list[str]) -> str:
     """Runs in the worker: the map's page."""
-    from rulemap import analysis
-    from rulemap.profiles import get_profile
-    from rulemap.repo_map import build_map
-    from rulemap.repo_map.page import render_page
+    from rulemap.host.maps import page
 
-    profiles = ([get_profile(n) for n in names] if names is not None
-                else list(analysis.select_profiles(replica)))
-    return render_page(build_map(replica, profiles), image_sources=images)
+    return page(snap, names, images)

@@ -24,7 +24,7 @@ from rulemap.lsp.diagnostics import to_diagnostics, uri_for
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-    from rulemap.host import CancelToken
+    from rulemap.host import AnalysisHost, CancelToken
     from rulemap.host.checking import Checked
     from rulemap.host.text import Encoding
     from rulemap.lsp.folders import Folder, Port
@@ -68,7 +68,7 @@ class DiagnosticsFlow:
 
         def canonical(self, uri: str) -> str: ...
 
-        async def ready(self, folder: Folder) -> Any: ...
+        async def ready(self, folder: Folder) -> AnalysisHost | None: ...
 
         async def ready_all(self) -> None: ...
 

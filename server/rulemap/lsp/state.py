@@ -134,11 +134,10 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         path = path_of(uri)
         return uri_for(path) if path is not None else uri
 
-    async def ready(self, folder: Folder) -> Any:
-        """Once the folder is indexed: None when it could not be (else, transitionally, its
-        workspace, for the requests that still read it: lsp/custom.py)."""
+    async def ready(self, folder: Folder) -> AnalysisHost | None:
+        """Once the folder is indexed: its host, or None when it could not be indexed."""
         await folder.ready.wait()
-        return folder.ws
+        return folder.host
 
     async def ready_all(self) -> None:
         for folder in list(self.folders.values()):

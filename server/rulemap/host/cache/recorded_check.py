@@ -19,6 +19,7 @@ from rulemap.host.cache.report_spool import Spool
 
 if TYPE_CHECKING:
     from rulemap.host.cache.check_results import CheckCache
+    from rulemap.host.snapshot import AnalysisHost, Snapshot
     from rulemap.readers.base import WalkingReader
     from rulemap.readers.recording import Recording
     from rulemap.workspace import Workspace
@@ -51,7 +52,21 @@ class Recorder:
 
         return recorded
 
-    def done(self, ws: Workspace, code: int) -> None:
+    def resumed(self) -> AnalysisHost | None:
+        """A host over the snapshot's workspace, told what changed since (None: the check
+        starts cold, reading through `wrap`)."""
+        if self.workspace is None:
+            return None
+        from rulemap.host.snapshot import AnalysisHost  # the engine: a resumed check has it
+
+        return AnalysisHost(self.workspace)
+
+    def done(self, snap: Snapshot, code: int) -> None:
+        """The check of `snap` printed its report and exits with `code` (the workspace it
+        answered from is the one the snapshot, when the check leaves one, keeps)."""
+        from rulemap.host.snapshot import workspace_of
+
+        ws = workspace_of(snap)
         self.checked, self.root, self.code = ws, ws.root, code
 
 
