@@ -211,3 +211,56 @@ def test_the_private_read_rule_can_fail() -> None:
 def test_an_edge_reads_no_private_name_of_another_module(path: Path) -> None:
     found = private_reads(path.read_text(encoding="utf-8"), _name(path))
     assert not found, f"{path.relative_to(PACKAGE)} reaches into another module: {found}"
+
+
+# ----- the door opens one way: nothing below the edges imports the host ----------------------
+
+# the modules above the engine: the edges, the host itself, and the entry point that picks one
+ABOVE_THE_ENGINE = ("rulemap.cli", "rulemap.lsp", "rulemap.host", "rulemap.__main__")
+
+
+def host_imports(source: str, module: str, is_package: bool = False) -> list[str]:
+    """Every import of `rulemap.host` (or one of its modules) in `source`, as `line N: what`:
+    wherever it is, inside a function or under TYPE_CHECKING too."""
+    package = module if is_package else module.rpartition(".")[0]
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node, package)
+            targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        if any(_within(t, "rulemap.host") for t in targets):
+            found.append(f"line {node.lineno}: imports the host")
+    return found
+
+
+def test_the_host_rule_can_fail() -> None:
+    planted = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from rulemap.host import Snapshot\n"
+        "def f():\n"
+        "    from rulemap import host\n"
+        "    from ..host.text import printable\n"
+        "from rulemap.hosting import x\n"  # a name that only starts like it
+    )
+    assert host_imports(planted, "rulemap.checks.files") == [
+        "line 3: imports the host", "line 5: imports the host", "line 6: imports the host",
+    ]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in sorted(PACKAGE.rglob("*.py")) if "__pycache__" not in p.parts
+     and not any(_within(_name(p).removesuffix(".__init__"), a) for a in ABOVE_THE_ENGINE)],
+    ids=lambda p: str(p.relative_to(PACKAGE)),
+)
+def test_the_engine_never_imports_the_host(path: Path) -> None:
+    """The host is the edges' door into the engine; the engine below it never goes back out
+    through it (the host's modules compose the engine's, not the other way round)."""
+    module = _name(path).removesuffix(".__init__")
+    assert host_imports(path.read_text(encoding="utf-8"), module,
+                        path.name == "__init__.py") == []
