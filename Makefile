@@ -1,5 +1,7 @@
 # Rulemap — every entry point a newcomer needs.
 #   make demo     set up, then run Rulemap on the bundled example workspace
+#   make check    the contributor's inner loop (under 2 minutes): lint, types, unit and
+#                 property tests — nothing end to end
 #   make test     set up, then run every test (lint, types, unit, fuzz, conformance, hostile, LSP,
 #                 Neovim, VS Code extension unit + end-to-end, the map page in Chromium)
 PYTHON ?= python3
@@ -7,7 +9,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 DEMO   := examples/demo
 
-.PHONY: setup demo test test-python test-corpus test-vscode test-browser lint bench package clean
+.PHONY: setup demo check test test-python test-corpus test-vscode test-browser lint bench package clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +42,13 @@ demo: setup
 lint: setup
 	$(PY) -m ruff check server tests benchmarks scripts
 	$(PY) -m mypy
+
+# the inner loop: what `make test` runs minus everything end to end (the CLI's conformance
+# cases, the language server, Neovim, VS Code, the browser, git's deadlines, real repositories:
+# the `slow` marker), on every core (pytest-xdist)
+check: setup lint
+	$(PY) -m pytest -q -p no:cacheprovider -n auto -m 'not slow and not corpus and not browser' \
+	  tests/core tests/features tests/toy_agent
 
 test-python: setup lint
 	$(PY) -m pytest -q

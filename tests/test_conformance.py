@@ -22,6 +22,8 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 CASES_DIR = Path(__file__).resolve().parent / "conformance" / "cases"
 
+pytestmark = pytest.mark.slow  # every case through the CLI, end to end
+
 EXPLAIN_KEYS = {
     "profile",
     "root",

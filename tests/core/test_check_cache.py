@@ -160,6 +160,7 @@ def _realworld(name: str, dest: Path) -> Path:
     return dest
 
 
+@pytest.mark.slow  # real repositories, end to end
 @pytest.mark.parametrize("name", ["astral-sh__ruff", "payloadcms__payload"])
 def test_warm_prints_what_cold_prints_on_real_world_trees(
     name: str, check: Check, tmp_path: Path

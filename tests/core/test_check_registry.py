@@ -96,6 +96,7 @@ def no_user_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return home
 
 
+@pytest.mark.slow  # every conformance case, end to end
 @pytest.mark.parametrize("case_dir", conformance.CASES, ids=lambda p: p.name)
 def test_every_finding_of_a_conformance_case_is_registered_as_emitted(
     case_dir: Path, tmp_path: Path, no_user_config: Path, monkeypatch: pytest.MonkeyPatch

@@ -140,6 +140,7 @@ def test_a_resumed_check_prints_what_a_whole_check_prints_conformance(
         _resumes_as_from_scratch_after_editing_each_read_file(root, check, cache_dir, *args)
 
 
+@pytest.mark.slow  # real repositories, end to end
 @pytest.mark.parametrize("name", ["astral-sh__ruff", "payloadcms__payload"])
 def test_a_resumed_check_prints_what_a_whole_check_prints_real_world(
     name: str, check: Check, cache_dir: Path, tmp_path: Path  # noqa: F811

@@ -29,10 +29,13 @@ from rulemap.readers.base import ReadError
 from rulemap.readers.git import GitRefReader
 from rulemap.readers.git_process import GitRefError
 
-pytestmark = pytest.mark.skipif(
-    not hasattr(os, "mkfifo") or not Path("/proc/self/stat").exists(),
-    reason="needs FIFOs and /proc (Linux)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not hasattr(os, "mkfifo") or not Path("/proc/self/stat").exists(),
+        reason="needs FIFOs and /proc (Linux)",
+    ),
+    pytest.mark.slow,  # each waits out git's deadline, end to end
+]
 
 LIMIT = 2  # RULEMAP_GIT_TIMEOUT for the CLI runs, seconds
 OUTER = 60  # the hard limit of one CLI run: only a regression reaches it

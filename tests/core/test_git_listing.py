@@ -346,6 +346,7 @@ def _check(root: Path, *, use_git: bool) -> tuple[str, bool]:
     return out, flag.strip() == "True"
 
 
+@pytest.mark.slow  # real repositories through git
 @pytest.mark.parametrize("entry", _entries(), ids=lambda p: p.name)
 def test_findings_are_the_same_with_git_listing_on_real_world_entries(
     entry: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

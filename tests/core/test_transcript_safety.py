@@ -216,6 +216,7 @@ def _write_200_mb(path: Path, line: bytes) -> int:
 LIMIT = 160 * 1024 * 1024
 
 
+@pytest.mark.slow  # 200 MB through the CLI
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is Linux's")
 @pytest.mark.parametrize("shape", ["json-lines", "passwd"])
 def test_a_200_mb_transcript_of_invalid_lines_runs_in_bounded_memory(

@@ -23,6 +23,8 @@ from tests.lsp.conftest import (
 )
 from tests.toy_agent.conftest import FILES, TARGET
 
+pytestmark = pytest.mark.slow  # the language server, end to end
+
 CUT = "src/TOY.txt is cut at 64 bytes (maxBytes) when working in `src/`: 33 of its bytes are read"
 LEFT_OUT = ("src/api/TOY.txt is left out: maxBytes (64 bytes) is used up before it when working "
             "in `src/api/`")
