@@ -130,7 +130,7 @@ def test_a_settings_or_selection_change_after_a_snapshot_leaves_its_answers(root
 def test_no_fork_without_a_snapshot_held(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Snapshots dropped once answered (every request of the language server) cost a change
     nothing: the workspace is forked only for one still held."""
-    from rulemap.host import snapshot as module  # (its `fork`)
+    from rulemap.host import analysis_host as module  # (its `fork`)
 
     host = _host(root)
     host.snapshot().document("AGENTS.md")  # taken, asked, dropped
@@ -147,7 +147,7 @@ def test_a_snapshot_that_cannot_keep_its_state_is_cancelled(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Never an answer of a state it was not taken of: when the fork fails, Cancelled."""
-    from rulemap.host import snapshot as module  # (its `fork`)
+    from rulemap.host import analysis_host as module  # (its `fork`)
 
     host = _host(root)
     snap = host.snapshot()

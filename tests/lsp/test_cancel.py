@@ -91,7 +91,7 @@ def test_a_cancelled_worker_job_replays_and_skips_its_function() -> None:
     state), but the function of a request cancelled meanwhile does not run."""
     from rulemap.analysis import new_workspace
     from rulemap.host import Cancelled, CancelToken
-    from rulemap.host.snapshot import replay_and_run
+    from rulemap.host.analysis_host import replay_and_run
     from rulemap.readers import MemoryReader, OverlayReader
 
     replica = new_workspace(OverlayReader(MemoryReader("/w", {"AGENTS.md": "old\n"})))

@@ -16,7 +16,8 @@ import posixpath
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from rulemap.host.snapshot import AnalysisHost, Snapshot, workspace_of
+from rulemap.host.analysis_host import AnalysisHost
+from rulemap.host.snapshot import Snapshot, workspace_of
 from rulemap.model import Finding
 from rulemap.readers.base import is_within
 

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, TypeAlias
 from rulemap.diff import Change, Diff, FindingChange, Group
 from rulemap.diff.groups import counts_by_profile
 from rulemap.diff.result import WORKTREE
-from rulemap.host.snapshot import AnalysisHost, workspace_of
+from rulemap.host.analysis_host import AnalysisHost
+from rulemap.host.snapshot import workspace_of
 
 if TYPE_CHECKING:
     from rulemap.analysis import ReaderFactory

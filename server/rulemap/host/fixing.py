@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rulemap.fixes import safe_fix, unified_diff
+from rulemap.host.analysis_host import AnalysisHost
 from rulemap.host.fix_passes import FixResult
-from rulemap.host.snapshot import AnalysisHost, workspace_of
+from rulemap.host.snapshot import workspace_of
 
 if TYPE_CHECKING:
     from rulemap.analysis import ReaderFactory

@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rulemap.host.analysis_host import AnalysisHost
 from rulemap.host.checking import whole_check
-from rulemap.host.snapshot import AnalysisHost, Snapshot, workspace_of
+from rulemap.host.snapshot import Snapshot, workspace_of
 from rulemap.readers.base import MAX_FILE_BYTES, is_within
 
 if TYPE_CHECKING:

@@ -1,15 +1,11 @@
-"""`AnalysisHost` over one workspace, and the `Snapshot` every editor question is asked of.
+"""`Snapshot`: the questions an edge asks of a workspace, in one agent's terms (its host,
+`AnalysisHost`, takes the changes: host/analysis_host.py).
 
 Why: the language server's features used to reach into `Workspace` (its documents, import
 graph, rule globs) and into the profiles themselves, so that a change of the engine rippled
-through every handler. The host is the one door: changes go in through it (`apply_change` for
-files, `set_buffer`/`drop_buffer`/`edit_buffer` for the editor's unsaved text), and a
+through every handler. The host is the one door: changes go in through `AnalysisHost`, and a
 `Snapshot` answers in the core's plain data (`rulemap.model`: `Document`, `ImportRef`,
 `Resolved`, `Span`) or the frozen dataclasses of the sibling modules — never lsprotocol types.
-
-Why this module is long: `Snapshot` is the one list of the questions an edge may ask of a
-workspace, each a few lines handing the engine's answer over; split, the list would have no
-one place to read (the worker's replica, the findings and the fork live in sibling modules).
 
 A Snapshot is a value: a change applied to the host after it was taken never changes its
 answers. The snapshots of one state share a `Pin` on the host's workspace; a change that
@@ -28,19 +24,13 @@ loading model, glob dialect and size unit the answers speak (None: the workspace
 
 from __future__ import annotations
 
-import gc
-import logging
-import posixpath
-import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from rulemap import analysis
 from rulemap.host.cancel import Cancelled, CancelToken
-from rulemap.host.findings import Findings
-from rulemap.host.fork import AsItWas, Pin, fork
-from rulemap.host.replica import Replayed, ReplayLog, replay
+from rulemap.host.fork import Pin
 from rulemap.model import (
     Document,
     Explanation,
@@ -51,10 +41,7 @@ from rulemap.model import (
     Resolved,
     ScopedGlobs,
 )
-from rulemap.profiles import PROFILES
 from rulemap.profiles.base import Profile
-from rulemap.readers.base import MAX_FILE_BYTES
-from rulemap.readers.overlay import OverlayReader
 from rulemap.text.names import path_bytes
 from rulemap.text.references import PathResolution
 from rulemap.workspace import Workspace
@@ -67,194 +54,6 @@ if TYPE_CHECKING:
 # `rulemap check` never asks them
 
 MARKDOWN_SUFFIXES = (".md", ".mdx", ".mdc", ".markdown")
-log = logging.getLogger("rulemap.host")
-T = TypeVar("T")
-
-
-class AnalysisHost:
-    """The engine for one workspace folder, as the editor sees it: changes in, snapshots out.
-
-    It owns the folder's engine state: the workspace and the overlay of the editor's open
-    buffers it reads through (`set_buffer`, `drop_buffer`; buffer text goes in as a change),
-    the agent selection (made once, when first asked), the findings of the whole check and of
-    each edited document (`findings`, `host/findings.py`), and — when its questions are also
-    asked in a worker thread — the worker's replica with the log of changes it has not seen
-    (`host/replica.py`). Not thread-safe: one thread owns a host (the replica is the worker's).
-    """
-
-    def __init__(self, ws: Workspace, replicated: bool = False) -> None:
-        """`replicated`: a worker will keep a replica of the workspace (`replica_builder`);
-        every change from now on is logged for it."""
-        self._ws = ws
-        self._pinned: weakref.ref[Pin] | None = None  # the pin of the live snapshots
-        self.findings = Findings()
-        self._replica: Workspace | None = None
-        self._log = ReplayLog() if replicated else None
-
-    @classmethod
-    def open(cls, root: str, **options: Any) -> AnalysisHost:
-        """A host over the folder `root` (`analysis.open_workspace`'s options: overrides,
-        home, allow_imports_from, profiles, user_home, reader…). Raises ConfigError."""
-        return cls(analysis.open_workspace(root, **options))
-
-    @property
-    def generation(self) -> int:
-        """Bumped by every change that reached the workspace (a snapshot's freshness)."""
-        return self._ws.generation
-
-    # ----- changes -------------------------------------------------------------------------
-
-    def apply_change(
-        self,
-        changed: Iterable[str] = (),
-        created: Iterable[str] = (),
-        deleted: Iterable[str] = (),
-    ) -> set[str]:
-        """Tell the engine which files changed on disk or in a buffer (keys, root-relative);
-        the keys whose parsed state was touched come back."""
-        changed, created, deleted = set(changed), set(created), set(deleted)
-        self._release(created, deleted)
-        touched = self._ws.update(changed=set(changed), created=set(created),
-                                  deleted=set(deleted))
-        if self._log is not None:
-            overlay = self._overlay()
-            buffers = {
-                k: overlay.buffers.get(posixpath.normpath(self._ws.abs(k)))
-                if overlay is not None else None
-                for k in changed | created | deleted
-            }
-            self._log.record(changed, created, deleted, buffers)
-        return touched
-
-    def buffer(self, key: str) -> str | None:
-        """The editor's text of `key` the engine reads instead of the disk (None: the disk)."""
-        overlay = self._overlay()
-        return overlay.buffers.get(posixpath.normpath(self._ws.abs(key))) if overlay else None
-
-    def set_buffer(self, key: str, text: str) -> None:
-        """Read `text` as `key`'s content from now on; the change itself is `apply_change`'s
-        (or `edit_buffer`, both at once)."""
-        overlay = self._overlay()
-        if overlay is not None and len(text) <= MAX_FILE_BYTES:
-            self._release()
-            overlay.set_buffer(self._ws.abs(key), text)
-
-    def drop_buffer(self, key: str) -> None:
-        """Read `key` from the disk again (the change is `apply_change`'s)."""
-        overlay = self._overlay()
-        if overlay is not None and posixpath.normpath(self._ws.abs(key)) in overlay.buffers:
-            self._release()
-            overlay.drop_buffer(self._ws.abs(key))
-
-    def edit_buffer(self, key: str, text: str) -> set[str]:
-        """An editor buffer's new text: read as `key`'s content, a change (a creation when no
-        file of that name is there); the touched keys come back."""
-        created = not self.on_disk(key) and key not in self._ws.files
-        self.set_buffer(key, text)
-        return self.apply_change(created=[key]) if created else self.apply_change(changed=[key])
-
-    def on_disk(self, key: str) -> bool:
-        """Whether the file is on disk (whatever the buffers say)."""
-        overlay = self._overlay()
-        reader = overlay.base if overlay is not None else self._ws.reader
-        return reader.exists(self._ws.abs(key))
-
-    def keep_renames(self, renames: Any) -> None:
-        """The renames git knows (`host.checking.renames`, asked in the worker), kept for a
-        stale reference's hover and quick fix: the thread that owns the host runs no git."""
-        from rulemap.checks import stale_reference
-
-        stale_reference.keep_renames(self._ws, renames)
-
-    def check_document(self, key: str) -> None:
-        """Run `key`'s own checks (none when it is no longer linted) into `findings.local`."""
-        if key in self._ws.lint_documents():
-            from rulemap.checks import document_findings
-
-            self.findings.local[key] = document_findings(self._ws, key)
-        else:
-            self.findings.local[key] = []
-
-    def _overlay(self) -> OverlayReader | None:
-        reader = self._ws.reader
-        return reader if isinstance(reader, OverlayReader) else None
-
-    # ----- snapshots -----------------------------------------------------------------------
-
-    def snapshot(self, profile: str | None = None) -> Snapshot:
-        """The questions of one request, in the terms of `profile` (None, or a name no agent
-        is registered under: the workspace's own agent): the workspace as it is now, whatever
-        changes come after."""
-        pin = self._pinned() if self._pinned is not None else None
-        if pin is None:
-            pin = Pin(self._ws)
-            self._pinned = weakref.ref(pin)
-        return Snapshot(pin, profile if profile in PROFILES else None)
-
-    def _release(self, created: Iterable[str] = (), deleted: Iterable[str] = ()) -> None:
-        """Before a change of the workspace: the snapshots still held keep the state they were
-        taken of, on a fork (the host goes on with its own workspace, which the edges'
-        references — the overlay, the replay log — are to). The files the change creates or
-        deletes are already so on disk: the fork's reader is told they were not, or were,
-        there (`host/fork.py`)."""
-        pinned, self._pinned = self._pinned, None
-        if pinned is None or pinned() is None:
-            return
-        gc.collect()  # a snapshot left in a cycle (a traceback's frame) is not held
-        pin = pinned()
-        if pin is None:
-            return
-        copy = fork(self._ws)
-        created, deleted = set(created), set(deleted)
-        if copy is not None and (created or deleted):
-            overlay = copy.reader
-            if isinstance(overlay, OverlayReader):
-                overlay.base = AsItWas(
-                    overlay.base, {copy.abs(k) for k in created}, {copy.abs(k) for k in deleted})
-        pin.ws = copy
-
-    # ----- the worker's replica ------------------------------------------------------------
-
-    def attach_replica(self, replica: Workspace) -> None:
-        """The worker's copy is built: `worker_job` runs on it from now on."""
-        self._replica = replica
-
-    @property
-    def has_replica(self) -> bool:
-        return self._replica is not None
-
-    def worker_job(
-        self,
-        function: Callable[..., T],
-        args: tuple[Any, ...],
-        cancel: CancelToken | None = None,
-        profile: str | None = None,
-    ) -> Callable[[], T]:
-        """What the worker runs for `function(snapshot, *args)` on the replica: the changes
-        logged until now replayed first, then `function` — unless `cancel` was set meanwhile
-        (Cancelled; the replay is never skipped: the log is the replica's only way to this
-        host's state). Call on the host's thread; the log is handed over now."""
-        replica = self._replica
-        if replica is None:
-            raise RuntimeError(f"{self._ws.root} has no replica")
-        log = self._log.take() if self._log is not None else []
-        return lambda: replay_and_run(replica, log, function, args, cancel, profile)
-
-
-def replay_and_run(
-    replica: Workspace,
-    log: list[Replayed],
-    function: Callable[..., T],
-    args: tuple[Any, ...],
-    cancel: CancelToken | None = None,
-    profile: str | None = None,
-) -> T:
-    """In the worker: bring the replica up to date, then run `function` on a snapshot of it
-    in the terms of `profile` (see `AnalysisHost.worker_job`)."""
-    replay(replica, log)
-    if cancel is not None:
-        cancel.check()
-    return function(AnalysisHost(replica).snapshot(profile), *args)
 
 
 def workspace_of(snap: Snapshot) -> Workspace:

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING
 from rulemap.host.cache.report_spool import Spool
 
 if TYPE_CHECKING:
+    from rulemap.host.analysis_host import AnalysisHost
     from rulemap.host.cache.check_results import CheckCache
-    from rulemap.host.snapshot import AnalysisHost, Snapshot
+    from rulemap.host.snapshot import Snapshot
     from rulemap.readers.base import WalkingReader
     from rulemap.readers.recording import Recording
     from rulemap.workspace import Workspace
@@ -57,7 +58,7 @@ class Recorder:
         starts cold, reading through `wrap`)."""
         if self.workspace is None:
             return None
-        from rulemap.host.snapshot import AnalysisHost  # the engine: a resumed check has it
+        from rulemap.host.analysis_host import AnalysisHost  # the engine: a resumed check has it
 
         return AnalysisHost(self.workspace)
 
