@@ -12,7 +12,7 @@ from rich.table import Table
 
 from rulemap.cli.compare_table import shorten_middle
 from rulemap.cli.terminal import markup_text, terminal_text
-from rulemap.host.explaining import amount, is_cut, size_of, total_of, unit_of
+from rulemap.host.budgets import amount, is_cut, size_of, total_of, unit_of
 from rulemap.model import Explanation
 
 REASON_STYLE = {

@@ -275,7 +275,7 @@ def _title(result: SessionReplay) -> str:
 
 def summary(result: SessionReplay) -> list[str]:
     """The lines under the table: the budget, the first cut, notes, the notice."""
-    from rulemap.host.explaining import amount
+    from rulemap.host.budgets import amount
 
     budget = result.budget
     last = result.steps[-1]

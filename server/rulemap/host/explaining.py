@@ -1,28 +1,13 @@
-"""`rulemap explain`'s question, and how its answer is told: what an agent loads for a target
-(`rulemap.model.Explanation`), each file's size in the agent's own unit, the budget's amounts
-and line as a person reads them (`12,400 chars`). `rulemap session` and the editor's hovers
-tell them the same way."""
+"""`rulemap explain`'s question: what an agent loads for a target (`rulemap.model.Explanation`).
+How its sizes and budget are told in the agent's own unit (`12,400 chars`) is
+`host/budgets.py`'s, for every view."""
 
 from __future__ import annotations
 
-from rulemap.compare import (
-    amount,
-    budget_line,
-    budget_share,
-    is_cut,
-    limit_name,
-    size_of,
-    text_size,
-    total_of,
-    unit_of,
-)
 from rulemap.host.snapshot import Snapshot, workspace_of
 from rulemap.model import Explanation
 
-__all__ = [
-    "amount", "budget_line", "budget_share", "explain", "is_cut", "limit_name", "size_of",
-    "text_size", "total_of", "unit_of",
-]
+__all__ = ["explain"]
 
 
 def explain(
