@@ -12,6 +12,7 @@ refusals themselves.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 from rulemap.host.snapshot import Snapshot, workspace_of
 from rulemap.profiles.steps import Problem, SessionReplay, SessionStep, ToolStep
@@ -19,8 +20,9 @@ from rulemap.profiles.transcript import MAX_PATHS, NotATranscript, Parsed
 
 __all__ = [
     "MAX_PATHS", "NotATranscript", "Parsed", "Problem", "SessionReplay", "SessionStep",
-    "ToolStep", "TranscriptRefused", "agent_log_places", "may_read", "parse_steps",
-    "parse_tokens", "read_transcript", "replay",
+    "ToolStep", "TranscriptFile", "TranscriptRefused", "agent_log_places",
+    "allowed_transcript", "may_read", "parse_steps", "parse_tokens", "read_transcript",
+    "replay",
 ]
 
 class TranscriptRefused(Exception):
@@ -42,15 +44,33 @@ def may_read(snap: Snapshot, where: str, named_by_user: bool) -> bool:
     return in_transcript_places(ws, where)
 
 
-def read_transcript(snap: Snapshot, where: str, named_by_user: bool) -> Parsed | None:
-    """The steps of the transcript at absolute `where`, read a line at a time (None: no such
-    file). Raises TranscriptRefused when `may_read` says no, ReadError when it cannot be read
-    (NotATranscript, one, when it mostly is not a transcript)."""
-    from rulemap.session.files import parse_file
+@dataclass(frozen=True)
+class TranscriptFile:
+    """A transcript file `may_read` allowed (`where`, absolute), and the workspace root its
+    paths are taken relative to: all `read` needs, so that a long read holds no snapshot."""
 
+    where: str
+    root: str
+
+    def read(self) -> Parsed | None:
+        """Its steps, read a line at a time (None: no such file). Raises ReadError when it
+        cannot be read (NotATranscript, one, when it mostly is not a transcript)."""
+        from rulemap.session.files import parse_file
+
+        return parse_file(self.where, self.root)
+
+
+def allowed_transcript(snap: Snapshot, where: str, named_by_user: bool) -> TranscriptFile:
+    """The transcript at absolute `where`, once `may_read` allows it; TranscriptRefused when
+    it does not (the file is not looked at)."""
     if not may_read(snap, where, named_by_user):
         raise TranscriptRefused(where)
-    return parse_file(where, snap.root)
+    return TranscriptFile(where, snap.root)
+
+
+def read_transcript(snap: Snapshot, where: str, named_by_user: bool) -> Parsed | None:
+    """`allowed_transcript(...).read()`: its steps, or TranscriptRefused, ReadError."""
+    return allowed_transcript(snap, where, named_by_user).read()
 
 
 def agent_log_places() -> list[str]:

@@ -18,7 +18,7 @@ from rulemap.lsp.folders import path_of
 
 if TYPE_CHECKING:
     from rulemap.host import AnalysisHost, Snapshot
-    from rulemap.host.sessions import Parsed, Problem, ToolStep
+    from rulemap.host.sessions import Parsed, Problem, ToolStep, TranscriptFile
     from rulemap.lsp.folders import Folder
     from rulemap.lsp.state import Engine
     from rulemap.model import Explanation
@@ -398,9 +398,11 @@ async def session(engine: Engine, raw: Any) -> dict[str, Any] | None:
         parsed = parse_steps([plain_value(s) for s in steps], snap.root)
         found.extend(parsed.steps)
         problems.extend(parsed.problems)
-    if transcript is not None:
+    allowed = _allowed_transcript(snap, transcript) if transcript is not None else None
+    del snap  # not held across the waits below: a change meanwhile would fork the host for it
+    if allowed is not None:
         # a long log takes seconds to read: in a thread, so the server answers meanwhile
-        parsed = await asyncio.to_thread(_read_transcript, snap, transcript)
+        parsed = await asyncio.to_thread(_read_transcript, allowed, transcript or "")
         found.extend(parsed.steps)
         problems.extend(parsed.problems)
     where_cwd = None
@@ -429,19 +431,18 @@ def _replayed(
     return replay(snap, steps, profile, cwd, problems, cancel.check).to_json()
 
 
-def _read_transcript(snap: Snapshot, transcript: str) -> Parsed:
-    """The steps of the transcript file `transcript` (absolute, or relative to the folder),
-    read a line at a time. Only from the workspace folder, `~/.claude/projects` or a directory
-    the user granted (`transcript_places`), judged by the real path — a symlink in the folder
-    leading out is refused — and before the file is even looked at, so that the answer tells
-    nothing of files elsewhere (`host/sessions.py` decides, as for `rulemap session --file`).
-    Messages name `transcript` (the client's own words), never what the file holds."""
-    from rulemap.host.disk import ReadError
-    from rulemap.host.sessions import TranscriptRefused, agent_log_places, read_transcript
+def _allowed_transcript(snap: Snapshot, transcript: str) -> TranscriptFile:
+    """The transcript file `transcript` (absolute, or relative to the folder), if it may be
+    read: only from the workspace folder, `~/.claude/projects` or a directory the user granted
+    (`transcript_places`), judged by the real path — a symlink in the folder leading out is
+    refused — and before the file is even looked at, so that the answer tells nothing of files
+    elsewhere (`host/sessions.py` decides, as for `rulemap session --file`). Messages name
+    `transcript` (the client's own words), never what the file holds."""
+    from rulemap.host.sessions import TranscriptRefused, agent_log_places, allowed_transcript
 
     where = transcript if transcript.startswith("/") else f"{snap.root}/{transcript}"
     try:
-        parsed = read_transcript(snap, where, named_by_user=False)
+        return allowed_transcript(snap, where, named_by_user=False)
     except TranscriptRefused:
         raise InvalidParams(
             f"transcript {transcript}: not read: it is outside the workspace folder (symbolic "
@@ -450,6 +451,14 @@ def _read_transcript(snap: Snapshot, transcript: str) -> Parsed:
             "with `allowImportsFrom` in your user configuration "
             "(~/.config/rulemap/config.toml) or your editor's user settings"
         ) from None
+
+
+def _read_transcript(allowed: TranscriptFile, transcript: str) -> Parsed:
+    """The steps of an allowed transcript file, read a line at a time (in a thread)."""
+    from rulemap.host.disk import ReadError
+
+    try:
+        parsed = allowed.read()
     except ReadError as exc:  # its messages say why (size, kind, permission), never content
         raise InvalidParams(f"transcript {transcript}: {exc}") from None
     if parsed is None:
