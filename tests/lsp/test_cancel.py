@@ -5,7 +5,7 @@
 server with slow toy agents (tests/lsp/toy_profile.py `slow_toys`: half a second per
 explanation), so that a compare over six of them takes three seconds uncancelled. The
 requests that run in the worker thread (`rulemap/graph`, `rulemap/instructionFiles`) are
-held to it with `folders.in_worker` / `host.snapshot.replay_and_run` directly.
+held to it with `folders.in_worker` / `host.analysis_host.replay_and_run` directly.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from tests.lsp.conftest import plain, serve_module, session, write
+from tests.lsp.conftest import change_doc, open_doc, plain, serve_module, session, write
 
 SLOW = [f"slow-{n}" for n in range(1, 7)]
 REQUEST_CANCELLED = -32800
@@ -54,6 +54,32 @@ async def test_a_cancelled_compare_answers_request_cancelled(tmp_path: Path) -> 
             "rulemap/compare", {"uri": uri, "profiles": SLOW[:2]}
         ))
         assert [c["profile"] for c in done["columns"]] == SLOW[:2]
+
+
+async def test_a_compare_during_an_edit_answers_for_one_state_the_edited_one(
+    tmp_path: Path,
+) -> None:
+    """A compare pauses between two agents holding no snapshot (one held across a change
+    would make the host fork its whole workspace on the keystroke); an edit during a pause
+    starts it again from the new state: every column is of one state, the edited one."""
+    write(tmp_path, {"TOY.md": "root toy\n", "src/a.ts": "export const a = 1;\n"})
+    async with session(tmp_path, "vscode") as lsp:
+        uri = (tmp_path / "src/a.ts").as_uri()
+        await lsp.protocol.send_request_async("rulemap/effectiveInstructions", {"uri": uri})
+        toy = open_doc(lsp, tmp_path / "TOY.md")
+        pending = asyncio.ensure_future(lsp.protocol.send_request_async(
+            "rulemap/compare", {"uri": uri, "profiles": SLOW[:3]}
+        ))
+        await asyncio.sleep(0.7)  # the second slow agent is being explained
+        edited = "toy, edited\n"  # (under the toy budget of 20: counted whole)
+        change_doc(lsp, toy, edited, 2)
+        done = plain(await asyncio.wait_for(pending, 30))
+        assert [c["profile"] for c in done["columns"]] == SLOW[:3]
+        sizes = {
+            c["profile"]: [f["chars"] for f in c["explanation"]["files"] if f["path"] == "TOY.md"]
+            for c in done["columns"]
+        }
+        assert sizes == {name: [len(edited)] for name in SLOW[:3]}, sizes
 
 
 @pytest.mark.parametrize("method, params", [

@@ -9,7 +9,7 @@ their task sets when it is cancelled.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rulemap.host import CancelToken
@@ -34,17 +34,9 @@ class InvalidParams(ValueError):
 # between two steps of a long request, the loop runs this long: enough for a `$/cancelRequest`
 # the reader thread has read to be handed over and handled (a few hops of callbacks)
 STEP_PAUSE_S = 0.001
-
-
-async def stepwise(steps: Iterable[T]) -> T | None:
-    """The last of `steps`, computed one at a time on the event loop with a pause between
-    two: a `$/cancelRequest` read meanwhile cancels the request's task at the next pause, so
-    that a long answer (one agent after another) stops within a step, not at its end."""
-    last: T | None = None
-    for step in steps:
-        last = step
-        await asyncio.sleep(STEP_PAUSE_S)
-    return last
+# a compare whose folder changed during a pause starts again from the new state this often;
+# then it runs through without a pause (no change can come between its steps)
+MAX_COMPARE_RESTARTS = 3
 
 
 # Absurd params are the client's error (InvalidParams), refused before any handler walks
@@ -224,28 +216,50 @@ async def compare(engine: Engine, raw: Any) -> dict[str, Any] | None:
     if found is None:
         return None
     folder, _, key = found
-    snap = folder.snapshot()
-    if snap is None:
-        return None
-    comparison = await stepwise(
-        snap.compare_steps(key, list(names) if names is not None else None)
-    )
-    assert comparison is not None
-    return {
-        "uri": engine.canonical(uri),
-        "target": comparison.target,
-        "cwd": comparison.cwd,
-        "columns": [
-            {
-                "profile": c.profile,
-                "title": c.title,
-                "summary": c.summary,
-                "overBudget": c.over_budget,
-                "explanation": explanation_json(snap, c.explanation),
-            }
-            for c in comparison.columns
-        ],
-    }
+    answer = await _compared(folder, key, list(names) if names is not None else None)
+    return None if answer is None else {"uri": engine.canonical(uri), **answer}
+
+
+async def _compared(folder: Folder, key: str, names: list[str] | None) -> dict[str, Any] | None:
+    """The comparison of every agent in `names` (None: the selected ones), one agent at a time
+    with a pause between two, in which a `$/cancelRequest` read meanwhile cancels the request.
+    No snapshot is held across a pause — a change then would make the host fork its workspace
+    for it —: each step takes a new one, of the same state while the folder's generation
+    stays; a change during a pause starts the comparison again from the new state (at most
+    MAX_COMPARE_RESTARTS times; then it runs through without pausing)."""
+    for attempt in range(MAX_COMPARE_RESTARTS + 1):
+        host, snap = folder.host, folder.snapshot()
+        if host is None or snap is None:
+            return None
+        generation = host.generation
+        agents = list(dict.fromkeys(snap.selected_agents() if names is None else names))
+        pause = attempt < MAX_COMPARE_RESTARTS
+        answer: dict[str, Any] = {"target": None, "cwd": None, "columns": []}
+        for i, name in enumerate(agents):
+            if i and pause:
+                del snap
+                await asyncio.sleep(STEP_PAUSE_S)
+                if folder.host is not host or host.generation != generation:
+                    break  # changed meanwhile: again, from the new state
+                snap = host.snapshot(folder.settings.profile)
+            one = snap.compare(key, [name])
+            answer["target"], answer["cwd"] = one.target, one.cwd
+            answer["columns"] += [
+                {
+                    "profile": c.profile,
+                    "title": c.title,
+                    "summary": c.summary,
+                    "overBudget": c.over_budget,
+                    "explanation": explanation_json(snap, c.explanation),
+                }
+                for c in one.columns
+            ]
+        else:
+            if not agents:  # no agent: the target and cwd alone
+                none = snap.compare(key, [])
+                answer["target"], answer["cwd"] = none.target, none.cwd
+            return answer
+    return None  # (not reached: the last attempt runs through)
 
 
 async def rules_for_file(engine: Engine, raw: Any) -> dict[str, Any]:
