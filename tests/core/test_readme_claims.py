@@ -237,3 +237,14 @@ def test_the_readme_code_blocks_read_at_80_columns():
         for line in body.splitlines() if len(line) > 80
     ]
     assert not long, long
+
+
+def test_every_file_of_this_repository_the_readme_names_exists():
+    named = set(re.findall(
+        r"`((?:server|tests|scripts|client-vscode|benchmarks|\.ci|examples)/[^`\s*<…]*)`",
+        _text(README),
+    ))
+    assert len(named) > 10
+    built = {"client-vscode/rulemap.vsix"}  # what `make package` writes
+    missing = sorted(p for p in named - built if not (REPO / p).exists())
+    assert not missing, missing
