@@ -2,8 +2,8 @@
 # Installs what `npm run test:e2e` needs on a fresh Debian 12 machine (Node 20 and npm present):
 # Debian's Chromium, code-server 4.100.3 (via install-code-server.sh beside this script), the
 # npm dependencies of client-vscode, and a Python environment with Rulemap installed.
-# Idempotent; prints one line when everything is already there. Needs nothing outside this
-# repository.
+# Idempotent; prints one line when everything is already there. Reaches Debian's apt
+# repositories (as root, or with sudo for Chromium), the npm registry and PyPI; never GitHub.
 #
 #   RULEMAP_CODE_SERVER_PREFIX  code-server prefix (default: ~/.cache/rulemap-e2e/code-server)
 #   RULEMAP_PYTHON              Python that has (or gets) rulemap (default: <repo>/.venv/bin/python)

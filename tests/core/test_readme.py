@@ -104,3 +104,20 @@ def test_the_diff_example_is_refreshed_by_the_same_script():
         assert update_readme.refreshed_diff(text) == text, (
             f"{doc.name}'s diff example is stale: run `.venv/bin/python scripts/update_readme.py`"
         )
+
+
+def test_the_tour_says_what_its_output_shows():
+    """The prose between the tour's blocks makes claims of their output: when a change to
+    Rulemap changes the output, this says which sentence to revisit."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    written = update_readme.blocks(readme)
+    # "Claude Code never reads the nested `AGENTS.md` files"
+    for nested in ("frontend", "marimo", "packages/llm-info"):
+        finding = written["tour-check"].split(f"\n{nested}/AGENTS.md\n", 1)[1].split("\n")[0]
+        assert "instructions-shadowed" in finding and "claude-code" in finding, nested
+    assert "\nno   Claude Code:" in written["tour-why"]
+    assert re.search(r"^yes  ", written["tour-why"], re.M)  # some agent does get it
+    assert "claude-code" in written["tour-compare"]
+    # "… a one-line `CLAUDE.md` (`@AGENTS.md`) for Claude Code"
+    claude = (update_readme.TOUR_ENTRY / "files" / "CLAUDE.md").read_text(encoding="utf-8")
+    assert claude.strip() == "@AGENTS.md"
