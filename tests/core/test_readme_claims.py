@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 import shlex
 import subprocess
@@ -248,3 +249,46 @@ def test_every_file_of_this_repository_the_readme_names_exists():
     built = {"client-vscode/rulemap.vsix"}  # what `make package` writes
     missing = sorted(p for p in named - built if not (REPO / p).exists())
     assert not missing, missing
+
+
+def _ms(seconds: float) -> str:
+    ms = seconds * 1000
+    return f"{round(ms):,} ms" if ms >= 100 else f"{ms:.1f} ms"
+
+
+def test_the_performance_table_is_the_measurement_it_names():
+    performance = _section(_text(README), "Performance")
+    named = re.search(r"`(benchmarks/results/[\w.-]+\.json)`", performance)
+    assert named is not None
+    measured = json.loads((REPO / named.group(1)).read_text(encoding="utf-8"))
+    assert measured["date"].startswith(re.search(r"\((\d{4}-\d\d-\d\d),", performance)[1])
+    expected = []
+    for shape, rows in measured["shapes"].items():
+        (row,) = [r for r in rows if r["scale"] == 10]
+        stats = row["stats"]
+        expected.append([
+            _ms(stats["rulemap"]["wall_s"]["median"]),
+            _ms(stats["rulemap warm"]["wall_s"]["median"]),
+            _ms(stats["agnix"]["wall_s"]["median"]),
+            f"{round(measured['verdicts'][shape]['peak_rss_mb_largest'])} MB",
+        ])
+    table = [
+        [cell.strip() for cell in line.strip("|").split("|")]
+        for line in performance.splitlines() if re.match(r"\| \d", line)
+    ]
+    # each row: shape, cold, warm, agnix, peak RSS, in the measurement's order of shapes
+    assert [row[1:] for row in table] == expected
+
+
+def test_the_language_server_figures_are_the_measurement_they_name():
+    performance = _section(_text(README), "Performance")
+    measured = json.loads(
+        (REPO / "benchmarks" / "results" / "lsp.json").read_text(encoding="utf-8")
+    )["results"]
+    start = _ms(measured["first_publish_from_start_cache_s"]["median"])
+    edit = _ms(measured["edit_to_publish_s"]["p95"])
+    hover = _ms(measured["hover_first_s"]["p95"])
+    said = " ".join(performance.split())
+    assert f"`benchmarks/results/lsp.json`): its first diagnostics {start} after" in said
+    assert f"an edit's diagnostics p95 {edit};" in said
+    assert f"a first hover on a source file p95 {hover}." in said
