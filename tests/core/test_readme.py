@@ -37,7 +37,11 @@ def test_every_example_has_a_block_in_the_readme():
     assert sorted(written) == update_readme.names()
 
 
-@pytest.mark.parametrize("name", update_readme.names())
+# the tour's commands run on a rebuilt repository of a few thousand paths: end to end, slow
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=pytest.mark.slow) if name in update_readme.TOUR else name
+    for name in update_readme.names()
+])
 def test_the_readme_block_is_what_the_command_prints(name: str):
     written = update_readme.blocks((REPO / "README.md").read_text(encoding="utf-8"))[name]
     assert written == update_readme.block(name), (
@@ -79,6 +83,7 @@ def test_the_tour_clones_the_repository_and_commit_it_shows():
     assert update_readme.TOUR_TARGET in files
 
 
+@pytest.mark.slow
 def test_the_tour_runs_in_a_rebuilt_clone_of_the_repository():
     root = update_readme.tour_root()
     assert (root / ".git").is_dir() and (root / "AGENTS.md").is_file()
@@ -91,6 +96,7 @@ def test_a_transcript_names_no_path_of_the_machine_and_has_no_trailing_spaces(tm
     assert text == "$ rulemap x\nread a.md\n.\n"
 
 
+@pytest.mark.slow
 def test_the_diff_example_is_refreshed_by_the_same_script():
     stale = "x\n```text\n$ rulemap diff main\nold\n```\ny\n"
     fresh = update_readme.refreshed_diff(stale)
