@@ -188,6 +188,13 @@ def test_the_snippets_pin_a_commit_of_this_history_that_holds_their_file(
         f"{pin} is not a commit of this branch's history"
     )
     assert _git("cat-file", "-e", f"{pin}:{holds}").returncode == 0, f"{pin} has no {holds}"
+    # the README describes today's file: what the pin runs must be it, or the snippet drifts
+    pinned = _git("show", f"{pin}:{holds}").stdout
+    assert pinned == _text(REPO / holds), (
+        f"{holds} changed since {pin[:12]}: pin the README's snippets to a commit that has "
+        f"it as it is now (`git log -1 --format=%H -- action.yml .pre-commit-hooks.yaml`, "
+        f"once committed)"
+    )
 
 
 def test_both_snippets_pin_the_same_commit():
