@@ -260,3 +260,17 @@ def test_each_profile_names_its_own_file_first(name: str, target: str | None,
     # a written file it loads is offered as it is (not new)
     ws = new_workspace(MemoryReader("/w", {"src/api/a.ts": "", first: "x\n"}))
     assert not get_profile(name).homes(ws, target, "")[0].new
+
+
+def test_a_file_the_agent_loads_is_advised_before_a_new_one(cli: RunCli,
+                                                            tmp_path: Path) -> None:
+    """Claude Code reading `.claude/CLAUDE.md` is told to put the text there, not to create
+    a root CLAUDE.md; Copilot is told its own file before another agent's it also reads."""
+    root = git_tree(tmp_path, {".claude/CLAUDE.md": "# Memory\n", "GEMINI.md": "Use pnpm.\n",
+                               "src/a.ts": ""})
+    _, data = _why(cli, root, "Use pnpm", "--profiles", "claude-code,copilot,gemini")
+    agents = _agents(data)
+    assert agents["claude-code"]["advice"][0] == {
+        "path": ".claude/CLAUDE.md", "how": "which it loads at start-up", "new": False}
+    assert agents["copilot"]["seen"]
+    _never_advises_its_own_file(data)

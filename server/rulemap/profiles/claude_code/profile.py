@@ -122,13 +122,13 @@ class ClaudeCodeProfile(Profile):
     # ----- the protocol -----------------------------------------------------------------
 
     def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
-        """The root's CLAUDE.md (memory read at start-up), what it loads there, and for a
-        target a rule of `.claude/rules/` whose `paths` match it."""
+        """What it loads there, else the root's CLAUDE.md (memory read at start-up), and for
+        a target a rule of `.claude/rules/` whose `paths` match it."""
         memory = home_file(ws, "CLAUDE.md", "its project memory, which it loads at start-up")
         rule = () if not target else (home_file(
             ws, f".claude/rules/{stem_for(target)}.md",
             f'a rule with `paths: ["{glob_for(target)}"]`, which it loads for `{target}`'),)
-        return (memory, *loaded_homes(self.explain(ws, target, cwd), target), *rule)
+        return (*loaded_homes(self.explain(ws, target, cwd), target), memory, *rule)
 
     def detect(self, ws: Workspace) -> bool:
         index = name_index(ws)

@@ -137,13 +137,13 @@ class CodexProfile(Profile):
     # ----- the protocol -----------------------------------------------------------------
 
     def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
-        """AGENTS.md at the project root (the first directory it reads one file of), then
-        what it loads (the same for every target)."""
+        """What it loads (the same for every target), else AGENTS.md at the project root, the
+        first directory it reads one file of."""
         cwd_dir = "" if cwd in ("", ".") else cwd.strip("/")
         root, _ = self.project_root(ws, cwd_dir, self.settings_of(ws))
         new = home_file(ws, join(root, "AGENTS.md"), "which it loads at start-up, for every "
                         "file")
-        return (new, *loaded_homes(self.explain(ws, target, cwd), target))
+        return (*loaded_homes(self.explain(ws, target, cwd), target), new)
 
     def detect(self, ws: Workspace) -> bool:
         return any(AGENTS in names or OVERRIDE in names for names in name_index(ws, (

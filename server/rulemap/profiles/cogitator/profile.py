@@ -52,14 +52,14 @@ class CogitatorProfile(Profile):
         return settings.layout(options)
 
     def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
-        """The root's first instruction file (read at start-up, so for every target), what it
-        loads there, and for a target a rule whose `paths` match it."""
+        """What it loads there, else the root's first instruction file (read at start-up, so
+        for every target), and for a target a rule whose `paths` match it."""
         names = ws.layout.instruction_names
         root = home_file(ws, names[0] if names else "AGENTS.md", "which it loads at start-up")
         rule = () if not (target and ws.layout.rules_dir) else (home_file(
             ws, f"{ws.layout.rules_dir}/{stem_for(target)}.md",
             f'a rule with `paths: ["{glob_for(target)}"]`, which it loads for `{target}`'),)
-        return (root, *loaded_homes(self.explain(ws, target, cwd), target), *rule)
+        return (*loaded_homes(self.explain(ws, target, cwd), target), root, *rule)
 
     def detect(self, ws: Workspace) -> bool:
         return True  # the default model: always selected

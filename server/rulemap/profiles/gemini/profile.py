@@ -70,7 +70,7 @@ class GeminiProfile(Profile):
     # ----- the interface ----------------------------------------------------------------------
 
     def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
-        """A context file at the root (read at start-up), what it loads there, and for a
+        """What it loads there, else a context file at the root (read at start-up), and for a
         target below it (just in time) one in the target's directory."""
         name = names_of(ws, self)[0] if names_of(ws, self) else "GEMINI.md"
         root = home_file(ws, name, "which it loads at start-up")
@@ -78,7 +78,7 @@ class GeminiProfile(Profile):
         jit = () if not (directory and options_of(ws, self)["jitContext"]) else (home_file(
             ws, join(directory, name), f"which it loads just in time when a file tool touches "
             f"`{target}`"),)
-        return (root, *loaded_homes(self.explain(ws, target, cwd), target), *jit)
+        return (*loaded_homes(self.explain(ws, target, cwd), target), root, *jit)
 
     def detect(self, ws: Workspace) -> bool:
         return bool(named_files(ws, names_of(ws, self)))
