@@ -347,6 +347,9 @@ export interface WhyAgent {
   /** A sentence for people, shown as is. */
   why: string;
   also: { path: string; line: number }[];
+  /** Where the agent would read the text (it never reads the file it is in), best first; never
+   * a file holding it. `new`: no such file exists yet. Already worded in `why`. */
+  advice?: { path: string; how: string; new: boolean }[];
 }
 
 /** `rulemap/why`: `rulemap why --json` plus `uri`. */

@@ -1,13 +1,16 @@
 """Why: does a sentence of the instructions reach an agent's model, and if not, why not
 (docs/reach.md, "rulemap why").
 
-The text is found in the workspace's instruction files, rules and the files they import
-(exactly, else with runs of whitespace taken as one space); then each selected agent's load
-for the target (or its start-up load) says whether a place holding it arrives: loaded with
-that line read; stripped before the model sees it (an HTML comment); cut or left out by the
-budget; in a file the agent does not read, a rule whose globs do not match the target, or a
-file only an import the agent does not follow names. One computation, plain data; the CLI
-prints it."""
+The text is found in every selected agent's files — the workspace's instruction files, rules
+and what they import, the files each agent reads by its own names (GEMINI.md, `.mdc` rules,
+`.instructions.md`), and what each agent's loads bring (its imports, just-in-time files,
+user-level files) — exactly, else with runs of whitespace taken as one space; one place per
+real file, whichever name it is read by. Then each selected agent's load for the target (or
+its start-up load) says whether a place holding it arrives: loaded with that line read;
+stripped before the model sees it (an HTML comment); cut or left out by the budget; in a file
+the agent does not read, a rule whose globs do not match the target, or a file only an import
+the agent does not follow names — and then where the agent would read it (`Profile.homes`),
+never the file it is in. One computation, plain data; the CLI prints it."""
 
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from rulemap.model import Explanation, ImportStatus
 from rulemap.reach import cut_line_of, ordinal
 
 if TYPE_CHECKING:
-    from rulemap.profiles.base import Profile
+    from rulemap.profiles.base import Home, Profile
     from rulemap.profiles.steps import ToolStep
     from rulemap.workspace import Workspace
 
@@ -49,11 +52,14 @@ class Verdict:
     place: Place  # where it arrives (seen), else the place the answer is about
     why: str  # in the agent's terms
     also: tuple[Place, ...] = ()  # other places it arrives from (seen twice or more)
+    # where the agent would read the text (not seen), the best first; never a file holding it
+    advice: tuple[Home, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {"profile": self.profile, "title": self.title, "seen": self.seen,
                 "path": self.place.path, "line": self.place.line + 1, "why": self.why,
-                "also": [{"path": p.path, "line": p.line + 1} for p in self.also]}
+                "also": [{"path": p.path, "line": p.line + 1} for p in self.also],
+                "advice": [h.to_json() for h in self.advice]}
 
 
 @dataclass(frozen=True)
@@ -80,30 +86,25 @@ class Why:
         }
 
 
-def find(ws: Workspace, text: str) -> list[Place]:
-    """Where `text` is written: every instruction file, rule and file they import, exactly,
-    else with whitespace runs as one space; by path, then line."""
+def find(ws: Workspace, text: str, profiles: Sequence[Profile] = (),
+         target: str | None = None, cwd: str = "") -> list[Place]:
+    """Where `text` is written, in every file of `profiles` (and the workspace's documents and
+    their imports), exactly, else with whitespace runs as one space; one place per real file
+    (its first name), by path, then line. The files their loads bring for other targets (a
+    nested file's imports) are searched only when the rest holds nothing."""
     needle = text.strip()
     if not needle:
         return []
     loose = _SPACE.sub(" ", needle)
-    exact: list[Place] = []
-    spaced: list[Place] = []
-    for key in sorted(_documents(ws)):
-        doc = ws.document(key)
-        if doc.unreadable:
-            continue
-        for number, line in enumerate(doc.lines):
-            if needle in line:
-                exact.append(Place(key, number, True))
-        if not exact or exact[-1].path != key:
-            spaced.extend(Place(key, n, False) for n in _loose_lines(doc.lines, loose))
-    return (exact or spaced)[:MAX_PLACES]
+    places = _search(ws, _sources(ws, profiles, target, cwd), needle, loose)
+    if not places and profiles:
+        places = _search(ws, _grouped_sources(ws, profiles, cwd), needle, loose)
+    return places
 
 
 def why(ws: Workspace, text: str, target: str | None, profiles: Sequence[Profile],
         cwd: str) -> Why:
-    places = find(ws, text)
+    places = find(ws, text, profiles, target, cwd)
     verdicts = tuple(_verdict(ws, p, places, text, target, cwd) for p in profiles) \
         if places else ()
     return Why(text, target, cwd or ".", tuple(places), verdicts)
@@ -116,7 +117,7 @@ def why_in_session(ws: Workspace, text: str, steps: Sequence[ToolStep],
     step a place joins at named —; the reasons of `why` when none does."""
     from rulemap.session.replay import replay
 
-    places = find(ws, text)
+    places = find(ws, text, profiles, None, cwd)
     verdicts: list[Verdict] = []
     for profile in profiles if places else ():
         run = replay(ws, steps, profile.name, cwd)
@@ -152,6 +153,62 @@ def _documents(ws: Workspace) -> set[str]:
     return seen
 
 
+_Sources = dict[str, "list[str] | None"]  # a file → its lines (None: the workspace's document)
+
+
+def _sources(ws: Workspace, profiles: Sequence[Profile], target: str | None,
+             cwd: str) -> _Sources:
+    """The workspace's documents and their imports, the files the agents read by their own
+    names, and what their loads for `target` bring (imports in their own syntax, just-in-time
+    and user-level files, the last searched in the text the agent gets)."""
+    from rulemap.profiles.documents import read_documents
+
+    found: _Sources = dict.fromkeys(_documents(ws))
+    found.update((k, None) for k in read_documents(ws, profiles) if not k.startswith("/"))
+    for profile in profiles:
+        _add_loaded(found, profile.explain(ws, target, cwd))
+    return found
+
+
+def _grouped_sources(ws: Workspace, profiles: Sequence[Profile], cwd: str) -> _Sources:
+    """What the agents' loads bring for any target (their load groups)."""
+    found: _Sources = {}
+    for profile in profiles:
+        for explanation, _ in profile.load_groups(ws, cwd) or ():
+            _add_loaded(found, explanation)
+    return found
+
+
+def _add_loaded(found: _Sources, explanation: Explanation) -> None:
+    for loaded in explanation.files:
+        if loaded.path not in found:
+            found[loaded.path] = loaded.text.split("\n") if loaded.path.startswith("/") \
+                else None
+
+
+def _search(ws: Workspace, sources: _Sources, needle: str, loose: str) -> list[Place]:
+    exact: list[Place] = []
+    spaced: list[Place] = []
+    real: set[str] = set()  # each file once, whichever name reaches it first
+    for key in sorted(sources):
+        lines = sources[key]
+        if lines is None:
+            identity = ws.identity(key)
+            if identity in real:
+                continue
+            real.add(identity)
+            doc = ws.document(key)
+            if doc.unreadable:
+                continue
+            lines = doc.lines
+        for number, line in enumerate(lines):
+            if needle in line:
+                exact.append(Place(key, number, True))
+        if not exact or exact[-1].path != key:
+            spaced.extend(Place(key, n, False) for n in _loose_lines(lines, loose))
+    return (exact or spaced)[:MAX_PLACES]
+
+
 def _loose_lines(lines: list[str], loose: str) -> list[int]:
     """Lines where `loose` starts in the text with whitespace runs as one space."""
     starts: list[int] = []  # offset of each line in the squeezed text
@@ -180,82 +237,150 @@ def _verdict(ws: Workspace, profile: Profile, places: list[Place], text: str,
     files; `for_what` then says which)."""
     explanation = explanation or profile.explain(ws, target, cwd)
     for_what = for_what or (f"for `{target}`" if target else "at start-up")
-    answers = [(_one(ws, profile, explanation, place, text, target, for_what), place)
+    answers = [_one(ws, profile, explanation, place, text, target, for_what)
                for place in places]
-    arriving = [place for (seen, _), place in answers if seen]
+    arriving = [answer for answer in answers if answer.seen]
     if arriving:
         first = arriving[0]
-        why = next(w for (seen, w), p in answers if p == first)
-        return Verdict(profile.name, profile.title, True, first, why, tuple(arriving[1:]))
+        return Verdict(profile.name, profile.title, True, first.place, first.why,
+                       tuple(a.place for a in arriving[1:]))
     # the answer about a file the agent does load (stripped, cut) says more than "not read"
-    loaded = {f.path for f in explanation.files} | set(explanation.left_out)
-    (_, why), place = min(answers, key=lambda a: a[1].path not in loaded)
-    return Verdict(profile.name, profile.title, False, place, why)
+    loaded = {_real(ws, f.path) for f in explanation.files} \
+        | {_real(ws, k) for k in explanation.left_out}
+    best = min(answers, key=lambda a: _real(ws, a.place.path) not in loaded)
+    advice: tuple[Home, ...] = ()
+    if best.advise:
+        holding = {_real(ws, p.path) for p in places}
+        advice = tuple(h for h in profile.homes(ws, None if for_what == IN_SESSION else target,
+                                                 cwd)
+                       if _real(ws, h.path) not in holding)
+        advice = tuple({h.path: h for h in reversed(advice)}.values())[::-1]  # each once
+    return Verdict(profile.name, profile.title, False, best.place,
+                   best.why + _advice_text(advice), advice=advice)
+
+
+@dataclass(frozen=True)
+class _Answer:
+    seen: bool
+    place: Place  # named as the agent reads it
+    why: str
+    advise: bool = False  # the agent never reads the file: say where it would
+
+
+def _real(ws: Workspace, key: str) -> str:
+    """The file `key` names, whichever of its names (a symlink's) is written."""
+    return key if key.startswith("/") else ws.identity(key)
+
+
+def _advice_text(advice: tuple[Home, ...]) -> str:
+    """"; put it in `X`, which it loads at start-up (or in a new file `Y`, …)": the first two
+    homes."""
+    if not advice:
+        return ""
+    def one(home: Home) -> str:
+        return f"{'a new file ' if home.new else ''}`{home.path}`, {home.how}"
+
+    first, *rest = advice
+    more = f" (or in {one(rest[0])})" if rest else ""
+    return f"; put it in {one(first)}{more}"
 
 
 def _one(ws: Workspace, profile: Profile, explanation: Explanation, place: Place, text: str,
-         target: str | None, for_what: str) -> tuple[bool, str]:
-    """(whether the model gets `place`, why — in the agent's terms)."""
+         target: str | None, for_what: str) -> _Answer:
+    """Whether the model gets `place`, why — in the agent's terms, the file named as the
+    agent reads it (a symlink's other name)."""
     budget = explanation.budget
+    real = _real(ws, place.path)
     for index, loaded in enumerate(explanation.files):
-        if loaded.path != place.path:
+        if loaded.path != place.path and _real(ws, loaded.path) != real:
             continue
+        named = replace(place, path=loaded.path)
         cut_line = cut_line_of(ws, loaded)
         if cut_line is not None and place.line >= cut_line:
             before = ", ".join(f.path for f in explanation.files[:index]) or "nothing"
             limit = f"{budget.setting or 'its budget'} ({budget.limit:,} {budget.unit})"
-            return False, (f"cut: {profile.title} stops reading `{place.path}` at line "
-                           f"{cut_line + 1} {for_what}, its {limit} used up by what comes "
-                           f"before it ({before}) and the file's own start")
+            return _Answer(False, named, (
+                f"cut: {profile.title} stops reading `{named.path}` at line {cut_line + 1} "
+                f"{for_what}, its {limit} used up by what comes before it ({before}) and the "
+                f"file's own start"))
         if _squeeze(text) not in _squeeze(loaded.text):
-            doc = ws.document(place.path)
-            if place.line not in doc.kept_lines:
-                return False, (f"stripped: line {place.line + 1} of `{place.path}` is inside an "
-                               f"HTML comment, which {profile.title} removes before the model "
-                               f"sees the file")
-            return False, f"not in the text {profile.title} gets from `{place.path}`"
+            if not place.path.startswith("/") \
+                    and place.line not in ws.document(place.path).kept_lines:
+                return _Answer(False, named, (
+                    f"stripped: line {place.line + 1} of `{named.path}` is inside an HTML "
+                    f"comment, which {profile.title} removes before the model sees the file"))
+            return _Answer(False, named, f"not in the text {profile.title} gets from "
+                                         f"`{named.path}`")
         how = f"imported by `{loaded.imported_by}`" if loaded.imported_by else loaded.reason
         load = "run" if for_what == IN_SESSION else "load"
-        return True, (f"reaches the model {for_what}: `{place.path}` line {place.line + 1}, the "
-                      f"{ordinal(index + 1)} file of the {load} ({how})")
-    if place.path in explanation.left_out:
-        return False, (f"left out: {profile.title}'s {budget.setting or 'budget'} "
-                       f"({budget.limit:,} {budget.unit}) is used up before `{place.path}` "
-                       f"{for_what}")
-    return False, _not_loaded(ws, profile, explanation, place.path, target, for_what)
+        return _Answer(True, named, (
+            f"reaches the model {for_what}: `{named.path}` line {place.line + 1}, the "
+            f"{ordinal(index + 1)} file of the {load} ({how})"))
+    if any(_real(ws, k) == real for k in explanation.left_out):
+        return _Answer(False, place, (
+            f"left out: {profile.title}'s {budget.setting or 'budget'} ({budget.limit:,} "
+            f"{budget.unit}) is used up before `{place.path}` {for_what}"))
+    why, advise = _not_loaded(ws, profile, explanation, place.path, target, for_what)
+    return _Answer(False, place, why, advise)
 
 
 def _not_loaded(ws: Workspace, profile: Profile, explanation: Explanation, key: str,
-                target: str | None, for_what: str) -> str:
+                target: str | None, for_what: str) -> tuple[str, bool]:
+    """Why no file of the load is `key`, and whether to say where the agent would read the
+    text instead (it never reads `key` where it is, or reads it for other files only)."""
     importers = sorted(i for i in ws.resolver.importers_of(key)
                        if any(f.path == i for f in explanation.files))
     if importers:
         return (f"`{importers[0]}` imports it, but {profile.title} does not follow that import "
-                f"{for_what} (it does not read imports, or the chain is too deep)")
-    status = profile.load_status(ws, key)
-    first = next((f.path for f in explanation.files if f.reason == "project"), None)
-    if status.why_not:
-        move = f"; put it in `{first}`, which it loads {for_what}" if first else ""
-        return f"{status.why_not}{move}"
+                f"{for_what} (it does not read imports, or the chain is too deep)"), False
     in_run = for_what == IN_SESSION
+    if key.startswith("/"):
+        return f"{profile.title} does not read the user-level file `{key}` {for_what}", True
+    status = profile.load_status(ws, key)
+    if status.why_not:
+        own = _own_importers(ws, profile, key, explanation)
+        if own:
+            return (f"`{key}` is imported by `{own[0]}`, which {profile.title} does not load "
+                    f"{for_what}"), True
+        return status.why_not, True
     if status.loads and status.scoped:
         if in_run:
             return (f"`{key}` is a scoped rule whose globs match no file a step of the session "
-                    f"reads or edits")
+                    f"reads or edits"), False
         if not target:
             return (f"`{key}` is a scoped rule: it loads only for the files its globs match, "
-                    f"never at start-up")
+                    f"never at start-up"), False
         near = posixpath.dirname(target)
         hint = f" (a glob such as `{near}/**` would)" if near else ""
-        return f"`{key}` is a rule whose globs do not match `{target}`{hint}"
+        return f"`{key}` is a rule whose globs do not match `{target}`{hint}", False
     if status.loads:
         example = f" (e.g. `{status.target}`)" if status.target else ""
         if target:
-            return f"`{key}` loads for other files than `{target}`{example}"
+            return f"`{key}` loads for other files than `{target}`{example}", True
         if in_run:
-            return f"no step of the session brings `{key}`; it loads for other files{example}"
-        return f"`{key}` is not in the start-up load; it loads for files{example}"
-    return f"no load of {profile.title} {for_what} includes `{key}`"
+            return (f"no step of the session brings `{key}`; it loads for other "
+                    f"files{example}"), True
+        return f"`{key}` is not in the start-up load; it loads for files{example}", True
+    return f"no load of {profile.title} {for_what} includes `{key}`", True
+
+
+def _own_importers(ws: Workspace, profile: Profile, key: str,
+                   explanation: Explanation) -> list[str]:
+    """The files whose import (in the agent's own syntax) brings `key` in some load of the
+    agent, none of them in `explanation` (its load groups; none when it follows no imports,
+    or `key` is some selected agent's instruction file or rule)."""
+    from rulemap.profiles.base import selected
+    from rulemap.profiles.documents import read_documents
+
+    # an instruction file or rule by its own name: not worth every load of the agent (this
+    # question asks them all) to tell
+    if not profile.follows_imports or key in read_documents(ws, selected(ws)):
+        return []
+    loaded = {f.path for f in explanation.files}
+    cwd = "" if explanation.cwd in ("", ".") else explanation.cwd
+    found = {f.imported_by for group, _ in profile.load_groups(ws, cwd) or ()
+             for f in group.files if f.path == key and f.imported_by}
+    return sorted(i for i in found if i is not None and i not in loaded)
 
 
 def _squeeze(text: str) -> str:

@@ -113,6 +113,25 @@ async def test_why_answers_what_the_cli_answers(tmp_path: Path) -> None:
                 await _ask(lsp, "rulemap/why", bad)
 
 
+async def test_why_finds_a_sentence_of_gemini_md_and_says_where_others_read_it(
+        tmp_path: Path) -> None:
+    """The editor asks every selected agent's files, as the CLI does (issue #36): a
+    Gemini-only folder's GEMINI.md sentence reaches Gemini CLI; Copilot's coding agent reads
+    the root's GEMINI.md too; Cursor is told its own rule, never GEMINI.md."""
+    write(tmp_path, {"GEMINI.md": "# P\n\nUse pnpm.\n", "src/a.ts": "x\n"})
+    async with session(tmp_path, "vscode") as lsp:
+        uri = open_doc(lsp, tmp_path / "GEMINI.md")
+        got = await _ask(lsp, "rulemap/why", {"uri": uri, "text": "Use pnpm",
+                                              "profiles": ["gemini", "copilot", "cursor"]})
+        verdicts = {a["profile"]: a for a in got["agents"]}
+        assert got["places"] == [{"path": "GEMINI.md", "line": 3, "exact": True}]
+        assert verdicts["gemini"]["seen"] and verdicts["copilot"]["seen"]
+        assert not verdicts["cursor"]["seen"]
+        assert verdicts["cursor"]["advice"] == [{
+            "path": ".cursor/rules/project.mdc", "new": True,
+            "how": "a rule with `alwaysApply: true`, which it loads for every request"}]
+
+
 async def test_hovering_a_paragraph_says_who_sees_it(tmp_path: Path) -> None:
     write(tmp_path, FILES)
     async with session(tmp_path, "vscode") as lsp:

@@ -151,6 +151,13 @@ class Profile(Protocol):
         return frozenset(f.path for f in self.explain(ws, importer, cwd).files
                          if f.imported_by == importer)
 
+    def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
+        """Where a sentence must be written for this agent to read it when working on
+        `target` (None: at start-up) from `cwd`, the best first: the files it loads there
+        already, then a file to create by its own names and places (`rulemap why` advises
+        the first that does not hold the sentence). Default: the files it loads."""
+        return loaded_homes(self.explain(ws, target, cwd), target)
+
     def resolve_hint(self, ws: Workspace, finding: Finding) -> Finding | None:
         """`finding` (one of this agent's) with its pending did-you-mean worked out, when the
         hint is one of this agent's own kinds (None: it is not; `checks.hints`)."""
@@ -167,6 +174,53 @@ class Profile(Protocol):
         file may be (workspace-relative, the first reading first), links that leave the
         workspace left out. `stale-reference` asks every registered profile. Default: none."""
         return []
+
+
+@dataclass(frozen=True)
+class Home:
+    """A file an agent would read a sentence from (`Profile.homes`): `how` says, in the
+    agent's terms, when it reads it ("which it loads at start-up", "a new rule with
+    `globs: src/**`, which it loads for `src/a.ts`"); `new`: the file does not exist yet."""
+
+    path: str  # workspace-relative
+    how: str
+    new: bool = False
+
+    def to_json(self) -> dict[str, object]:
+        return {"path": self.path, "how": self.how, "new": self.new}
+
+
+def for_what(target: str | None) -> str:
+    """`for `src/a.ts`` or `at start-up`, as the homes and `rulemap why` say it."""
+    return f"for `{target}`" if target else "at start-up"
+
+
+def loaded_homes(explanation: Explanation, target: str | None) -> tuple[Home, ...]:
+    """The workspace files an explanation loads by their own name or place (imports and
+    user-level files aside), as homes: a sentence written there reaches the agent."""
+    return tuple(Home(f.path, f"which it loads {for_what(target)}")
+                 for f in explanation.files
+                 if f.reason in ("project", "nested", "rule", "scoped")
+                 and not f.path.startswith("/"))
+
+
+def home_file(ws: Workspace, path: str, how: str) -> Home:
+    """A home by the agent's own names and places, new when no such file exists yet."""
+    return Home(path, how, not ws.reader.exists(ws.abs(path)))
+
+
+def glob_for(target: str) -> str:
+    """A glob that matches `target` and its neighbours: its directory's `**`, or the file's
+    own name at the root."""
+    directory = parent_dir(target)
+    return f"{directory}/**" if directory else target
+
+
+def stem_for(target: str) -> str:
+    """A name for a new scoped rule about `target`: its directory's path with dashes
+    (`src-api`), or the file's own stem at the root."""
+    directory = parent_dir(target)
+    return directory.replace("/", "-") if directory else target.split(".", 1)[0] or "root"
 
 
 @dataclass(frozen=True)

@@ -31,16 +31,21 @@ from rulemap.model import (
 from rulemap.profiles import copilot_groups
 from rulemap.profiles.base import (
     EXPLAIN,
+    Home,
     Option,
     Profile,
     ancestry,
     cached_explanation,
     directory_chain,
     empty_file,
+    glob_for,
+    home_file,
     invalid_glob,
     join,
+    loaded_homes,
     options_of,
     parent_dir,
+    stem_for,
     unusable_file,
 )
 from rulemap.profiles.copilot_files import (
@@ -124,6 +129,15 @@ class CopilotProfile(Profile):
     )
 
     # ----- the interface ----------------------------------------------------------------------
+
+    def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
+        """`.github/copilot-instructions.md` (every request), what it loads there, and for a
+        target a `.github/instructions/` file whose `applyTo` matches it."""
+        every = home_file(ws, ".github/copilot-instructions.md", "which it loads for every file")
+        scoped = () if not target else (home_file(
+            ws, f".github/instructions/{stem_for(target)}.instructions.md",
+            f'a file with `applyTo: "{glob_for(target)}"`, which it loads for `{target}`'),)
+        return (every, *loaded_homes(self.explain(ws, target, cwd), target), *scoped)
 
     def detect(self, ws: Workspace) -> bool:
         return exists(ws, INSTRUCTIONS) or bool(ws.files.under(INSTRUCTIONS_DIR)) or (

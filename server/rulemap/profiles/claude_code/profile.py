@@ -14,11 +14,16 @@ from rulemap.globs import compile_patterns
 from rulemap.model import Budget, Explanation, Finding, LoadStatus, Reason
 from rulemap.profiles.base import (
     EXPLAIN,
+    Home,
     Option,
     Profile,
     directory_chain,
+    glob_for,
+    home_file,
+    loaded_homes,
     options_of,
     parent_dir,
+    stem_for,
 )
 from rulemap.profiles.claude_code import imports as claude_imports
 from rulemap.profiles.claude_code import load_log as claude_load_log
@@ -115,6 +120,15 @@ class ClaudeCodeProfile(Profile):
         )
 
     # ----- the protocol -----------------------------------------------------------------
+
+    def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
+        """What it loads there, else the root's CLAUDE.md (memory read at start-up), and for
+        a target a rule of `.claude/rules/` whose `paths` match it."""
+        memory = home_file(ws, "CLAUDE.md", "its project memory, which it loads at start-up")
+        rule = () if not target else (home_file(
+            ws, f".claude/rules/{stem_for(target)}.md",
+            f'a rule with `paths: ["{glob_for(target)}"]`, which it loads for `{target}`'),)
+        return (*loaded_homes(self.explain(ws, target, cwd), target), memory, *rule)
 
     def detect(self, ws: Workspace) -> bool:
         index = name_index(ws)

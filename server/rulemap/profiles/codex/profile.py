@@ -22,11 +22,14 @@ from rulemap.derived import Key, KeyFamily
 from rulemap.model import Budget, Explanation, Finding, LoadedFile, Skipped
 from rulemap.profiles.base import (
     EXPLAIN,
+    Home,
     Option,
     Profile,
     ancestry,
     directory_chain,
+    home_file,
     join,
+    loaded_homes,
     options_of,
     parent_dir,
 )
@@ -132,6 +135,15 @@ class CodexProfile(Profile):
                             mode, tuple(problems))
 
     # ----- the protocol -----------------------------------------------------------------
+
+    def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
+        """What it loads (the same for every target), else AGENTS.md at the project root, the
+        first directory it reads one file of."""
+        cwd_dir = "" if cwd in ("", ".") else cwd.strip("/")
+        root, _ = self.project_root(ws, cwd_dir, self.settings_of(ws))
+        new = home_file(ws, join(root, "AGENTS.md"), "which it loads at start-up, for every "
+                        "file")
+        return (*loaded_homes(self.explain(ws, target, cwd), target), new)
 
     def detect(self, ws: Workspace) -> bool:
         return any(AGENTS in names or OVERRIDE in names for names in name_index(ws, (

@@ -8,7 +8,17 @@ from typing import TYPE_CHECKING, Any, Final
 
 from rulemap.derived import RULE_SCOPES, Key, KeyFamily, rules_for
 from rulemap.model import Budget, Explanation, Finding, LoadStatus
-from rulemap.profiles.base import EXPLAIN, Option, Profile, directory_chain
+from rulemap.profiles.base import (
+    EXPLAIN,
+    Home,
+    Option,
+    Profile,
+    directory_chain,
+    glob_for,
+    home_file,
+    loaded_homes,
+    stem_for,
+)
 from rulemap.profiles.budget import apply_shared_budget
 from rulemap.profiles.cogitator import reach, settings
 from rulemap.profiles.cogitator.settings import settings_of
@@ -40,6 +50,16 @@ class CogitatorProfile(Profile):
     def layout(self, options: Mapping[str, Any]) -> Layout:
         """Where the workspace's documents are, by these options (settings.py)."""
         return settings.layout(options)
+
+    def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
+        """What it loads there, else the root's first instruction file (read at start-up, so
+        for every target), and for a target a rule whose `paths` match it."""
+        names = ws.layout.instruction_names
+        root = home_file(ws, names[0] if names else "AGENTS.md", "which it loads at start-up")
+        rule = () if not (target and ws.layout.rules_dir) else (home_file(
+            ws, f"{ws.layout.rules_dir}/{stem_for(target)}.md",
+            f'a rule with `paths: ["{glob_for(target)}"]`, which it loads for `{target}`'),)
+        return (*loaded_homes(self.explain(ws, target, cwd), target), root, *rule)
 
     def detect(self, ws: Workspace) -> bool:
         return True  # the default model: always selected

@@ -21,11 +21,16 @@ from rulemap.model import (
 )
 from rulemap.profiles.base import (
     EXPLAIN,
+    Home,
     Option,
     Profile,
     cached_explanation,
+    glob_for,
+    home_file,
+    loaded_homes,
     options_of,
     parent_dir,
+    stem_for,
 )
 from rulemap.profiles.cursor.agents_md import (
     LINK_SCHEME,
@@ -99,6 +104,20 @@ class CursorProfile(Profile):
     )
 
     # ----- the interface ----------------------------------------------------------------------
+
+    def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
+        """The `.mdc` rules it loads there, else a new one of `.cursor/rules/` (`alwaysApply`
+        at start-up, `globs` that match the target), then the other files it loads."""
+        if target:
+            rule = home_file(ws, f".cursor/rules/{stem_for(target)}.mdc",
+                             f"a rule with `globs: {glob_for(target)}`, which it loads for "
+                             f"`{target}`")
+        else:
+            rule = home_file(ws, ".cursor/rules/project.mdc", "a rule with `alwaysApply: "
+                             "true`, which it loads for every request")
+        loaded = loaded_homes(self.explain(ws, target, cwd), target)
+        rules = tuple(h for h in loaded if h.path.endswith(".mdc"))
+        return (*rules, rule, *(h for h in loaded if h not in rules))
 
     def detect(self, ws: Workspace) -> bool:
         # AGENTS.md alone does not select Cursor: many agents read it

@@ -18,10 +18,13 @@ from typing import TYPE_CHECKING
 from rulemap.model import Explanation, Finding, LoadStatus
 from rulemap.profiles.base import (
     EXPLAIN,
+    Home,
     Option,
     Profile,
     cached_explanation,
+    home_file,
     join,
+    loaded_homes,
     options_of,
     parent_dir,
 )
@@ -65,6 +68,17 @@ class GeminiProfile(Profile):
     )
 
     # ----- the interface ----------------------------------------------------------------------
+
+    def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
+        """What it loads there, else a context file at the root (read at start-up), and for a
+        target below it (just in time) one in the target's directory."""
+        name = names_of(ws, self)[0] if names_of(ws, self) else "GEMINI.md"
+        root = home_file(ws, name, "which it loads at start-up")
+        directory = parent_dir(target) if target else ""
+        jit = () if not (directory and options_of(ws, self)["jitContext"]) else (home_file(
+            ws, join(directory, name), f"which it loads just in time when a file tool touches "
+            f"`{target}`"),)
+        return (*loaded_homes(self.explain(ws, target, cwd), target), root, *jit)
 
     def detect(self, ws: Workspace) -> bool:
         return bool(named_files(ws, names_of(ws, self)))

@@ -6,7 +6,17 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rulemap.model import Explanation, Finding
-from rulemap.profiles.base import EXPLAIN, Option, Profile, options_of
+from rulemap.profiles.base import (
+    EXPLAIN,
+    Home,
+    Option,
+    Profile,
+    home_file,
+    join,
+    loaded_homes,
+    options_of,
+    parent_dir,
+)
 from rulemap.profiles.mastra import checks, inject, transcript
 from rulemap.profiles.mastra.inject import (
     DEFAULT_MAX_TOKENS,
@@ -54,6 +64,14 @@ class MastraProfile(Profile):
 
     def settings(self, ws: Workspace) -> Settings:
         return Settings.from_options(options_of(ws, self))
+
+    def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
+        """What it injects there, then an AGENTS.md in the target's directory (the root at
+        start-up): it injects the files of a touched path's directory and those above."""
+        directory = parent_dir(target) if target else ""
+        where = f"when a tool touches `{target}`" if target else "when a tool touches any file"
+        new = home_file(ws, join(directory, "AGENTS.md"), f"which it injects {where}")
+        return (*loaded_homes(self.explain(ws, target, cwd), target), new)
 
     def detect(self, ws: Workspace) -> bool:
         # AGENTS.md and CLAUDE.md are every agent's; Mastra is an SDK, so nothing in a
