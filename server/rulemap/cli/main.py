@@ -298,7 +298,13 @@ def _build_compare(compare: argparse.ArgumentParser) -> None:
 
 
 def _build_graph(graph: argparse.ArgumentParser) -> None:
-    graph.description = "Print the graph of instruction files, rules and imports."
+    graph.description = (
+        "Print the graph of instruction files, rules and imports. json (the default): "
+        "nodes with their kind, size, and each rule's globs and match count; edges with "
+        "their line and status. dot (Graphviz) and mermaid (a flowchart for Markdown) draw "
+        "the files and imports only: a rule's kind (dot), an import's line, a broken import "
+        "dashed; no globs or counts."
+    )
     graph.add_argument(
         "root", nargs="?", help="workspace root (default: nearest ancestor with .git)"
     )
