@@ -12,7 +12,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from rulemap.cli.terminal import markup_text, terminal_text
+from rulemap.cli.terminal import markup_text, styled_console, terminal_text
 from rulemap.host.comparing import Column, Comparison, is_cut, size_of, unit_of
 
 GAP = 2  # blanks between two columns (padding plus the divider); 1 when the table is tight
@@ -146,7 +146,7 @@ def comparison_table(comparison: Comparison, width: int = 80) -> Table:
 
 
 def print_comparison(comparison: Comparison, console: Console | None = None) -> None:
-    console = console or Console(highlight=False)
+    console = console or styled_console()
     target = comparison.target or "(start-up)"
     console.print(
         f"loaded for {markup_text(target)} from cwd {markup_text(comparison.cwd)}, by agent",

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from rulemap.cli.compare_table import shorten_middle
-from rulemap.cli.terminal import markup_text, terminal_text
+from rulemap.cli.terminal import markup_text, styled_console, terminal_text
 from rulemap.host.budgets import amount, is_cut, size_of, total_of, unit_of
 from rulemap.model import Explanation
 
@@ -30,7 +30,7 @@ COLUMN_OVERHEAD = 3
 
 
 def print_explanation(explanation: Explanation, console: Console | None = None) -> None:
-    console = console or Console(highlight=False)
+    console = console or styled_console()
     width = console.width or 80
     unit = unit_of(explanation)
     target = explanation.target or "(start-up)"

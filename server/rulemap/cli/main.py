@@ -398,10 +398,10 @@ def main(argv: Sequence[str] | None = None, cache: CheckCache | None = None) -> 
         return 2
     global _one_shot
     if args.command != "serve":
-        from rulemap.cli.terminal import guard_errors, guard_output, output_mode
+        from rulemap.cli.terminal import guard_errors, guard_output, output_mode, use_color
 
         guard_errors()  # a repository's text never drives the terminal (cli/terminal.py)
-        guard_output(output_mode(args))
+        guard_output(output_mode(args), use_color(getattr(args, "color", None), sys.stdout))
         # A one-shot command allocates ~a million small objects and frees them at exit; the
         # cyclic collector finds no garbage in them and costs ~10% of a cold check.
         gc.disable()

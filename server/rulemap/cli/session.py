@@ -174,14 +174,13 @@ def render_messages(result: SessionReplay) -> str:
 
 def print_session(result: SessionReplay, console: Console | None = None) -> None:
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
     from rulemap.cli.compare_table import shorten_middle
     from rulemap.cli.explain_table import REASON_STYLE
-    from rulemap.cli.terminal import markup_text, terminal_text
+    from rulemap.cli.terminal import markup_text, styled_console, terminal_text
 
-    console = console or Console(highlight=False)
+    console = console or styled_console()
     width = console.width or 80
     budget = result.budget
     unit = budget.unit

@@ -123,13 +123,12 @@ MARK = {"agree": "[green]agree[/]", "missing": "[red]missing in log[/]",
 
 def print_verification(result: Verification, console: Console | None = None) -> None:
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
     from rulemap.cli.compare_table import shorten_middle
-    from rulemap.cli.terminal import markup_text, terminal_text
+    from rulemap.cli.terminal import markup_text, styled_console, terminal_text
 
-    console = console or Console(highlight=False)
+    console = console or styled_console()
     width = console.width or 80
     path_width = max(16, width - 52)
     console.print(textwrap.fill(f"{result.profile}: {result.format}, cwd {result.cwd}", width,
