@@ -26,6 +26,7 @@ import sys
 import textwrap
 from collections.abc import Iterable
 
+from rulemap.cli.fitting import fit_words, shorten_middle
 from rulemap.cli.terminal import styled, terminal_text
 from rulemap.host import Snapshot
 from rulemap.host.catalog import check
@@ -64,7 +65,10 @@ def render(
     severity_width = max((len(f.severity) for f in findings), default=0)
     for path, group in _by_file(findings):
         # a name that is not UTF-8: `\xNN`, as every format; a control character escaped
-        lines.append(styled(terminal_text(path), "bold", color))
+        shown = terminal_text(path)
+        if width is not None:  # else whole, for grep
+            shown = shorten_middle(shown, width)
+        lines.append(styled(shown, "bold", color))
         lines.extend(_rows(group, width, place_width, severity_width, color))
     if lines:
         lines.append("")
@@ -126,6 +130,8 @@ def _rows(
         if width is None:
             out.append(shown_head + message)
             continue
+        # a word no line can hold (a long path) loses its middle rather than break
+        message = fit_words(message, width - len(hang))
         first_word = message.split(" ", 1)[0]
         if len(head) + len(first_word) > width:
             # not even the first word fits beside the row: the message starts below it
