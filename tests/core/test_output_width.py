@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -189,6 +190,33 @@ def test_long_names_read_at(long_names: Path, name: str, width: int) -> None:
 def test_piped_without_columns(long_names: Path, name: str) -> None:
     """Piped with no $COLUMNS: the tables take 80 columns; `check` one line per finding."""
     assert_reads_at(long_names, LONG_COMMANDS[name], None, one_line=name == "check")
+
+
+VERIFY_FIXTURES = REPO / "tests" / "verify" / "fixtures"
+RECORDED_ROOT = "/home/dev/proj"  # where tests/verify/fixtures' logs were recorded
+
+
+@pytest.fixture(scope="module")
+def verify_project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """tests/verify/fixtures' workspace and the logs recorded on it (agreeing and planted)."""
+    root = tmp_path_factory.mktemp("verify") / "proj"
+    shutil.copytree(VERIFY_FIXTURES / "workspace", root)
+    (root / ".git").mkdir()
+    logs = []
+    for name in ("claude-code/planted.jsonl", "gemini/planted.jsonl", "codex/planted.json"):
+        log = root.parent / name.replace("/", "-")
+        text = (VERIFY_FIXTURES / name).read_text(encoding="utf-8")
+        log.write_text(text.replace(RECORDED_ROOT, str(root)), encoding="utf-8")
+        logs.append(str(log))
+    return root, logs
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_verify_reads_at(verify_project: tuple[Path, list[str]], index: int, width: int
+                         ) -> None:
+    root, logs = verify_project
+    assert_reads_at(root, ["verify", logs[index]], width)
 
 
 def test_the_word_check_sees_a_break() -> None:
