@@ -142,3 +142,24 @@ def test_the_tables_follow_the_same_decision(command: list[str]) -> None:
     assert "\x1b" not in plain
     assert "\x1b[" in rulemap(*command, FORCE_COLOR="1")
     assert rulemap(*command, FORCE_COLOR="1", NO_COLOR="1") == plain
+
+
+def test_the_result_cache_keeps_coloured_and_plain_reports_apart(tmp_path: Path) -> None:
+    """A coloured report cached is never replayed to a pipe, nor a plain one in colour."""
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("RULEMAP_CONFIG", "COLUMNS", "NO_COLOR", "FORCE_COLOR",
+                        "RULEMAP_NO_CACHE")}
+    env.update(RULEMAP_CACHE_DIR=str(cache), XDG_CONFIG_HOME=str(tmp_path / "config"))
+
+    def run(**extra: str) -> str:
+        return subprocess.run(
+            [sys.executable, "-m", "rulemap", "check", str(DEMO)], cwd=DEMO,
+            env={**env, **extra}, capture_output=True, text=True, timeout=60, check=False,
+        ).stdout
+
+    for _ in range(2):  # the second round from the cache
+        assert "\x1b[31merror" in run(FORCE_COLOR="1")
+        assert "\x1b" not in run()
+    assert len(list(cache.iterdir())) >= 2

@@ -225,3 +225,17 @@ def test_the_word_check_sees_a_break() -> None:
         ".md", "conventions"
     ]
     assert broken_words("conv…ns.md 12.4k", wide) == []
+
+
+def test_trim_and_wrap() -> None:
+    from rulemap.cli.fitting import fit_token, trim, wrap
+
+    # rich's padding after a style: the blanks go, the reset stays
+    padded = "\x1b[1mname\x1b[0m   \x1b[2m  \x1b[0m\nplain   "
+    assert trim(padded) == "\x1b[1mname\x1b[0m\nplain"
+    long = "`" + "a/" * 40 + "CLAUDE.md`,"
+    lines = wrap(f"create {long} containing it", 40)
+    assert all(len(line) <= 40 for line in lines)
+    shortened = next(t for line in lines for t in line.split() if "…" in t)
+    assert shortened.startswith("`a/") and shortened.endswith("/CLAUDE.md`,")
+    assert fit_token("short", 3) == "short"  # no room to shorten into: whole
