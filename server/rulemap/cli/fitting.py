@@ -27,8 +27,13 @@ def shorten_middle(path: str, width: int) -> str:
     slash = path.rfind("/")
     name = path[slash + 1 :]
     directories = path[: slash + 1]
-    if slash < 0 or len(name) + len(ELLIPSIS) + 1 > width:
-        return _shorten_name(name, width)
+    if slash < 0 or len(name) <= width < len(name) + len(ELLIPSIS) + 1:
+        return _shorten_name(name, width)  # no directory, or the name alone just fits
+    if len(name) > width:
+        # the name itself too long: its middle goes too, the directories' absence still shown
+        room = width - len(ELLIPSIS) - 1
+        return ELLIPSIS + "/" + _shorten_name(name, room) if room >= 8 else _shorten_name(
+            name, width)
     room = width - len(name) - len(ELLIPSIS) - 1  # what is left of the directories' head
     if room <= 0:
         return ELLIPSIS + "/" + name
