@@ -103,7 +103,9 @@ def to_mermaid(graph: dict[str, Any]) -> str:
             lines.append(f"  class {ids[n['id']]} broken")
     for e in graph["edges"]:
         arrow = "-->" if e["status"] == "ok" else "-.->"
-        lines.append(f"  {ids[e['from']]} {arrow}|{_edge_label(e, '@')}| {ids[e['to']]}")
+        # quoted: since Mermaid 11 a bare `@` starts an edge id (`e1@-->`), so `|@3|` fails
+        label = _mermaid_text(_edge_label(e, "@"))
+        lines.append(f'  {ids[e["from"]]} {arrow}|"{label}"| {ids[e["to"]]}')
     lines.append("  classDef broken stroke:#d33,stroke-dasharray:4")
     return "\n".join(lines)
 
