@@ -6,6 +6,7 @@ do, before their own escaping."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from rulemap.model import ImportStatus
@@ -67,36 +68,44 @@ def build_graph(ws: Workspace) -> dict[str, Any]:
 
 
 def to_dot(graph: dict[str, Any]) -> str:
+    """The graph in Graphviz's DOT: a node per file (a box for an instruction file, a note for
+    a rule, an ellipse for an imported file; a rule's label gives its kind on a second line,
+    a broken import's target is dashed red with its status), an edge per import labelled with
+    its line (`symlink` for an alias), dashed red when the import is broken."""
     shapes = {"instruction": "box", "rule": "note", "scoped-rule": "note", "import": "ellipse"}
     lines = ["digraph rulemap {", "  rankdir=LR;", '  node [fontname="Helvetica"];']
     for n in graph["nodes"]:
         style = "" if n["kind"] in shapes else ", style=dashed, color=red"
-        shown = printable(n["id"])
+        shown = _dot_string(n["id"])
+        # `\n` is DOT's line break in a label: added after escaping, so it stays one
         label = shown + (f"\\n{n['kind']}" if n["kind"] not in ("instruction", "import") else "")
         lines.append(
-            f'  "{_esc(shown)}" [shape={shapes.get(n["kind"], "plaintext")}, '
-            f'label="{_esc(label)}"{style}];'
+            f'  "{shown}" [shape={shapes.get(n["kind"], "plaintext")}, label="{label}"{style}];'
         )
     for e in graph["edges"]:
         style = "" if e["status"] == "ok" else ", style=dashed, color=red"
         label = _edge_label(e, "@ line ")
-        source, target = _esc(printable(e["from"])), _esc(printable(e["to"]))
+        source, target = _dot_string(e["from"]), _dot_string(e["to"])
         lines.append(f'  "{source}" -> "{target}" [label="{label}"{style}];')
     lines.append("}")
     return "\n".join(lines)
 
 
 def to_mermaid(graph: dict[str, Any]) -> str:
+    """The graph as a Mermaid flowchart: a node per file (its path; ids n0, n1, ...), an edge
+    per import labelled `@LINE` (`symlink` for an alias), dotted when the import is broken,
+    and a broken import's target drawn with a dashed red stroke (class `broken`)."""
     ids = {n["id"]: f"n{i}" for i, n in enumerate(graph["nodes"])}
     lines = ["graph LR"]
     for n in graph["nodes"]:
-        text = printable(n["id"]).replace('"', "'")
-        lines.append(f'  {ids[n["id"]]}["{text}"]')
+        lines.append(f'  {ids[n["id"]]}["{_mermaid_text(n["id"])}"]')
         if n["kind"] not in ("instruction", "rule", "scoped-rule", "import"):
             lines.append(f"  class {ids[n['id']]} broken")
     for e in graph["edges"]:
         arrow = "-->" if e["status"] == "ok" else "-.->"
-        lines.append(f"  {ids[e['from']]} {arrow}|{_edge_label(e, '@')}| {ids[e['to']]}")
+        # quoted: since Mermaid 11 a bare `@` starts an edge id (`e1@-->`), so `|@3|` fails
+        label = _mermaid_text(_edge_label(e, "@"))
+        lines.append(f'  {ids[e["from"]]} {arrow}|"{label}"| {ids[e["to"]]}')
     lines.append("  classDef broken stroke:#d33,stroke-dasharray:4")
     return "\n".join(lines)
 
@@ -105,5 +114,27 @@ def _edge_label(edge: dict[str, Any], line_prefix: str) -> str:
     return "symlink" if edge["kind"] == "symlink" else f"{line_prefix}{edge['line']}"
 
 
-def _esc(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+# a file name may hold any character but `/` and NUL: a control character (a line break)
+# would end a DOT string or a Mermaid statement, so it is shown as `\xNN`, as the terminal
+# guard shows it
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
+def _visible(text: str) -> str:
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", printable(text))
+
+
+def _dot_string(text: str) -> str:
+    """`text` inside a DOT double-quoted string, shown as written: a backslash doubled (else
+    Graphviz reads `\\n`, `\\l` as line breaks) and a quote escaped."""
+    return _visible(text).replace("\\", "\\\\").replace('"', '\\"')
+
+
+# what Mermaid reads inside a quoted label: `"` ends it, `#...;` is an entity code, `<` and
+# `>` start HTML; each written as an entity code, which Mermaid shows as the character
+_MERMAID_ENTITIES = {"#": "#35;", '"': "#quot;", "<": "#lt;", ">": "#gt;"}
+_MERMAID_SPECIAL = re.compile('[#"<>]')
+
+
+def _mermaid_text(text: str) -> str:
+    return _MERMAID_SPECIAL.sub(lambda m: _MERMAID_ENTITIES[m.group()], _visible(text))

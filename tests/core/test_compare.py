@@ -175,8 +175,10 @@ def test_shorten_middle_keeps_the_file_name():
         assert short.endswith("/AGENTS.md") and len(short) <= width
         assert short.startswith("p") and "…" in short
     assert shorten_middle(path, 200) == path
-    assert shorten_middle(path, 5) == "AGENTS.md"  # a name longer than the room: whole
-    assert shorten_middle("a-very-long-file-name.md", 8) == "a-very-long-file-name.md"
+    # a name longer than the room loses its own middle (issue 36: no line over the width)
+    assert shorten_middle(path, 5) == "AG…md"
+    assert shorten_middle("a-very-long-file-name.md", 8) == "a-ve….md"
+    assert shorten_middle("a-very-long-file-name.md", 16) == "a-very…e-name.md"  # extension kept
 
 
 def test_fair_widths():

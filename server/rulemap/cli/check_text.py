@@ -11,6 +11,12 @@
 
 Messages wrap at the terminal's width (or $COLUMNS); piped, each finding stays on one line so
 `grep` finds a message whole. `--statistics` counts findings per code instead.
+
+In colour (`color`, `--color`), as ruff: the path bold, the severity in its colour (error
+red, warning yellow, information and hint blue), the code bold, `[*]` cyan. The repository's
+text is escaped for a terminal first (`terminal_text`) whatever the colour, so only the
+report's own styles reach the terminal, and without colour the bytes are those the text
+guard printed before.
 """
 
 from __future__ import annotations
@@ -20,10 +26,11 @@ import sys
 import textwrap
 from collections.abc import Iterable
 
+from rulemap.cli.fitting import fit_words, shorten_middle
+from rulemap.cli.terminal import styled, terminal_text
 from rulemap.host import Snapshot
 from rulemap.host.catalog import check
 from rulemap.host.checks import checked_count, safe_fix
-from rulemap.host.text import printable
 from rulemap.model import SEVERITIES, Finding
 
 FIXABLE = "[*]"
@@ -44,20 +51,46 @@ def output_width() -> int | None:
     return None
 
 
-def render(snap: Snapshot, findings: list[Finding], width: int | None = None) -> str:
-    """The grouped report and its summary (`width`: wrap messages there; None: no wrap)."""
+SEVERITY_STYLE = {"error": "red", "warning": "yellow", "information": "blue", "hint": "blue"}
+
+
+def render(
+    snap: Snapshot, findings: list[Finding], width: int | None = None, color: bool = False
+) -> str:
+    """The grouped report and its summary (`width`: wrap messages there; None: no wrap;
+    `color`: ANSI styles, as ruff)."""
     lines: list[str] = []
     # one set of columns for the whole report, so every group's messages line up
     place_width = max((len(_place(f)) for f in findings), default=0)
     severity_width = max((len(f.severity) for f in findings), default=0)
     for path, group in _by_file(findings):
-        lines.append(printable(path))  # a name that is not UTF-8: `\xNN`, as every format
-        lines.extend(_rows(group, width, place_width, severity_width))
+        # a name that is not UTF-8: `\xNN`, as every format; a control character escaped
+        shown = terminal_text(path)
+        if width is not None:  # else whole, for grep
+            shown = shorten_middle(shown, width)
+        lines.append(styled(shown, "bold", color))
+        lines.extend(_rows(group, width, place_width, severity_width, color))
     if lines:
         lines.append("")
-    for line in summary(snap, findings):
-        lines.extend(textwrap.wrap(line, width, break_long_words=False) if width else [line])
+    lines.extend(_summary_lines(snap, findings, width, color))
     return "\n".join(lines) + "\n"
+
+
+_PASSED = "All checks passed"
+
+
+def _summary_lines(
+    snap: Snapshot, findings: list[Finding], width: int | None, color: bool
+) -> list[str]:
+    lines: list[str] = []
+    for line in summary(snap, findings):
+        lines.extend(
+            textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False)
+            if width else [line]
+        )
+    if color and lines and lines[0].startswith(_PASSED):
+        lines[0] = styled(_PASSED, "green", color) + lines[0][len(_PASSED):]
+    return lines
 
 
 def _by_file(findings: Iterable[Finding]) -> list[tuple[str, list[Finding]]]:
@@ -72,7 +105,8 @@ def _place(finding: Finding) -> str:
 
 
 def _rows(
-    group: list[Finding], width: int | None, place_width: int, severity_width: int
+    group: list[Finding], width: int | None, place_width: int, severity_width: int,
+    color: bool = False,
 ) -> list[str]:
     hang = " " * (2 + place_width + 2)
     out: list[str] = []
@@ -83,16 +117,27 @@ def _rows(
             f"  {place:>{place_width}}  {finding.severity:<{severity_width}}  "
             f"{finding.code}{mark}  "
         )
-        message = " ".join(printable(finding.message).split())
+        message = " ".join(terminal_text(finding.message).split())
+        # the row's head in colour: laid out plain, so the widths are the characters shown
+        shown_head = (
+            f"  {place:>{place_width}}  "
+            + styled(finding.severity, SEVERITY_STYLE.get(finding.severity, "bold"), color)
+            + " " * (severity_width - len(finding.severity))
+            + f"  {styled(finding.code, 'bold', color)}"
+            + (f" {styled(FIXABLE, 'cyan', color)}" if mark else "")
+            + "  "
+        )
         if width is None:
-            out.append(head + message)
+            out.append(shown_head + message)
             continue
+        # a word no line can hold (a long path) loses its middle rather than break
+        message = fit_words(message, width - len(hang))
         first_word = message.split(" ", 1)[0]
         if len(head) + len(first_word) > width:
             # not even the first word fits beside the row: the message starts below it
-            out.append(head.rstrip())
-            head = hang
-        out.extend(
+            out.append(shown_head.rstrip())
+            head = shown_head = hang
+        wrapped = (
             textwrap.wrap(
                 message,
                 width=width,
@@ -103,6 +148,9 @@ def _rows(
             )
             or [head.rstrip()]
         )
+        out.append(shown_head + wrapped[0][len(head):] if wrapped[0].startswith(head)
+                   else shown_head.rstrip())
+        out.extend(wrapped[1:])
     return out
 
 
@@ -137,10 +185,12 @@ def summary(snap: Snapshot, findings: list[Finding]) -> list[str]:
     return out
 
 
-def statistics(snap: Snapshot, findings: list[Finding], width: int | None = None) -> str:
+def statistics(
+    snap: Snapshot, findings: list[Finding], width: int | None = None, color: bool = False
+) -> str:
     """Findings counted per code, most first (ruff's `--statistics`):
-    `   12  import-missing  [*]  what the code means` (shortened to `width`), then the
-    summary."""
+    `   12  import-missing  [*]  what the code means` (its meaning shortened at a word to
+    `width`), then the summary."""
     counts: dict[str, int] = {}
     fixable: set[str] = set()
     for finding in findings:
@@ -155,11 +205,25 @@ def statistics(snap: Snapshot, findings: list[Finding], width: int | None = None
         for code, n in rows:
             mark = FIXABLE if code in fixable else " " * len(FIXABLE)
             about = registered.summary if (registered := check(code)) is not None else ""
-            row = f"  {n:>{count_width}}  {code:<{code_width}}  {mark}  {about}".rstrip()
-            if width is not None and len(row) > width:
-                row = row[: width - 1].rstrip() + "…"
-            lines.append(row)
+            head = f"  {n:>{count_width}}  {code:<{code_width}}  {mark}  "
+            if width is not None and len(head + about) > width:
+                about = _shortened(about, width - len(head))
+            shown_head = (
+                f"  {n:>{count_width}}  {styled(code, 'bold', color)}"
+                + " " * (code_width - len(code))
+                + f"  {styled(mark, 'cyan', color) if mark.strip() else mark}  "
+            )
+            lines.append((shown_head + about).rstrip())
         lines.append("")
-    for line in summary(snap, findings):
-        lines.extend(textwrap.wrap(line, width, break_long_words=False) if width else [line])
+    lines.extend(_summary_lines(snap, findings, width, color))
     return "\n".join(lines) + "\n"
+
+
+def _shortened(text: str, room: int) -> str:
+    """`text` in at most `room` characters, cut after a whole word and marked `…`."""
+    if len(text) <= room:
+        return text
+    cut = text[: max(room - 1, 0)]
+    if " " in cut and not text[len(cut)].isspace():
+        cut = cut[: cut.rfind(" ")]
+    return cut.rstrip() + "…" if cut.strip() else ""

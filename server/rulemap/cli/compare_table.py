@@ -1,9 +1,11 @@
 """Human output of `rulemap compare`: one column per agent, its files in its own order (rich).
 
-It fits the console (80 columns when not a terminal): an agent's column gets the width it
-needs when it can, the wider ones share what is left equally; paths are shortened in the
+It fits the console ($COLUMNS, else the terminal's, else 80): an agent's column gets the width
+it needs when it can, the wider ones share what is left equally; paths are shortened in the
 middle (`packages/…/AGENTS.md`) but never lose their file name, and a cell whose path and size
-do not fit on one line puts the size under the path.
+do not fit on one line puts the size under the path. When a column is too narrow for a file
+name (seven agents in 80 columns), the agents are shown one block after another instead, each
+its summary then its files, so no name is ever broken.
 """
 
 from __future__ import annotations
@@ -12,35 +14,17 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from rulemap.cli.terminal import markup_text, terminal_text
+from rulemap.cli.fitting import ELLIPSIS, shorten_middle, trimmed, wrap
+from rulemap.cli.terminal import markup_text, styled_console, terminal_text
 from rulemap.host.comparing import Column, Comparison, is_cut, size_of, unit_of
+
+__all__ = [
+    "ELLIPSIS", "comparison_table", "compact", "fair_widths", "print_comparison",
+    "shorten_middle", "side_by_side",
+]
 
 GAP = 2  # blanks between two columns (padding plus the divider); 1 when the table is tight
 MIN_WIDTH = 6  # an agent's column never gets narrower than this
-ELLIPSIS = "…"
-
-
-def shorten_middle(path: str, width: int) -> str:
-    """`path` in at most `width` characters when possible: the directories lose their middle
-    (`src/…/AGENTS.md`, `pkg/a…/AGENTS.md`), the file name never loses anything — a name
-    longer than `width` is shown whole."""
-    if len(path) <= width:
-        return path
-    slash = path.rfind("/")
-    if slash < 0:
-        return path
-    name = path[slash + 1 :]
-    directories = path[: slash + 1]
-    room = width - len(name) - len(ELLIPSIS) - 1  # what is left of the directories' head
-    if room <= 0:
-        short = ELLIPSIS + "/" + name
-        return short if len(short) <= width else name
-    head = directories[:room]
-    # cut at a directory boundary when one is near, so the head reads as whole names
-    boundary = head.rfind("/")
-    if boundary >= room // 2:
-        head = head[: boundary + 1]
-    return head + ELLIPSIS + "/" + name
 
 
 def compact(value: int) -> str:
@@ -145,17 +129,80 @@ def comparison_table(comparison: Comparison, width: int = 80) -> Table:
     return table
 
 
+def _needed(col: Column) -> int:
+    """The narrowest column that shows every file name whole (its directories may go)."""
+    need = max(len(col.profile), len(unit_of(col.explanation)), len("nothing"))
+    for path, size, mark in _cells(col, None):
+        name = path[path.rfind("/") + 1 :]
+        shortest = path if len(path) <= len(name) + 2 else f"{ELLIPSIS}/{name}"
+        need = max(need, len(shortest), len(_one_line("", compact(_number(size)), mark)))
+    return need
+
+
+def _number(size: str) -> int:
+    return int(size.replace(",", "")) if size else 0
+
+
+def side_by_side(comparison: Comparison, width: int) -> bool:
+    """Whether the table fits `width` with every file name whole: else one block per agent."""
+    columns = comparison.columns
+    depth = max((len(c.explanation.files) + len(c.explanation.left_out) for c in columns),
+                default=0)
+    number_width = max(1, len(str(depth)))
+    natural = [_natural(c) for c in columns]
+    widths = fair_widths(natural, width - number_width - len(columns))
+    return all(w >= _needed(c) for c, w in zip(columns, widths, strict=True))
+
+
 def print_comparison(comparison: Comparison, console: Console | None = None) -> None:
-    console = console or Console(highlight=False)
-    target = comparison.target or "(start-up)"
-    console.print(
-        f"loaded for {markup_text(target)} from cwd {markup_text(comparison.cwd)}, by agent",
-        soft_wrap=False,
-    )
-    if not comparison.columns:
-        console.print("no agent selected")
+    console = console or styled_console()
+    width = min(console.width, 200)
+    target = terminal_text(comparison.target or "(start-up)")
+    tail = f" from cwd {terminal_text(comparison.cwd)}, by agent"
+    # on one line when the target, shortened, still reads; else wrapped, never broken
+    room = width - len("loaded for ") - len(tail)
+    head = f"loaded for {shorten_middle(target, room) if room >= 24 else target}{tail}"
+    with trimmed(console):
+        _print_lines(console, wrap(head, width))
+        if not comparison.columns:
+            console.print("no agent selected")
+            return
+        if side_by_side(comparison, width):
+            console.print(comparison_table(comparison, width))
+            for col in comparison.columns:
+                _print_lines(console, wrap(f"{terminal_text(col.profile)}: "
+                                           f"{terminal_text(col.summary)}", width))
+        else:
+            for col in comparison.columns:
+                _print_block(console, col, width)
+        console.print("[dim]why each file loads: rulemap explain TARGET --profile NAME[/]")
+
+
+def _print_lines(console: Console, lines: list[str], style: str | None = None) -> None:
+    for line in lines:
+        console.print(line, markup=False, soft_wrap=True, style=style)
+
+
+def _print_block(console: Console, col: Column, width: int) -> None:
+    """One agent: `name: summary`, then its files numbered, each with its size and mark."""
+    _print_lines(console, wrap(f"{terminal_text(col.profile)}: {terminal_text(col.summary)}",
+                               width), style="bold")
+    rows = _cells(col, None)
+    if not rows:
         return
-    console.print(comparison_table(comparison, min(console.width, 200)))
-    for col in comparison.columns:
-        console.print(f"{markup_text(col.profile)}: {markup_text(col.summary)}", soft_wrap=False)
-    console.print("[dim]why each file loads: rulemap explain TARGET --profile NAME[/]")
+    number_width = len(str(len(rows)))
+    size_width = max(len(size) for _, size, _ in rows)
+    mark_width = max(len(mark) for _, _, mark in rows)
+    # `  12  path  1,234 cut`: what the path leaves to the number, size and mark
+    fixed = 2 + number_width + 2 + 2 + size_width + (1 + mark_width if mark_width else 0)
+    room = max(width - fixed, 12)
+    paths = [shorten_middle(path, room) for path, _, _ in rows]
+    path_width = max(len(p) for p in paths)
+    loaded = len(col.explanation.files)
+    for index, (path, (_, size, mark)) in enumerate(zip(paths, rows, strict=True)):
+        number = str(index + 1) if index < loaded else "–"
+        line = f"  {number:>{number_width}}  {markup_text(path)}"
+        line += " " * (path_width - len(path)) + f"  {size:>{size_width}}"
+        if mark:
+            line += f" [red]{mark}[/]"
+        console.print(line, soft_wrap=True)

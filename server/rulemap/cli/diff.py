@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import textwrap
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -88,7 +87,7 @@ def _named(exc: Exception, side: str, ref: str) -> str:
 
 
 def render_text(d: Diff) -> str:
-    out = [f"rulemap diff {d.base} → {d.head} ({', '.join(d.profiles)})"]
+    out = _wrap(f"rulemap diff {d.base} → {d.head} ({', '.join(d.profiles)})")
     if not d.changed:
         out.extend(_wrap(no_change(d)))
         return "\n".join(out) + "\n"
@@ -115,8 +114,9 @@ def render_text(d: Diff) -> str:
 
 
 def _wrap(text: str, indent: str = "", follow: str = "  ") -> list[str]:
-    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=follow,
-                         break_on_hyphens=False) or [indent]
+    from rulemap.cli.fitting import wrap
+
+    return wrap(text, WIDTH, indent, follow)
 
 
 DIFF_EPILOG = """\

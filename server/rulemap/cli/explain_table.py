@@ -10,8 +10,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from rulemap.cli.compare_table import shorten_middle
-from rulemap.cli.terminal import markup_text, terminal_text
+from rulemap.cli.fitting import shorten_middle, trimmed, wrap
+from rulemap.cli.terminal import markup_text, styled_console, terminal_text
 from rulemap.host.budgets import amount, is_cut, size_of, total_of, unit_of
 from rulemap.model import Explanation
 
@@ -30,11 +30,20 @@ COLUMN_OVERHEAD = 3
 
 
 def print_explanation(explanation: Explanation, console: Console | None = None) -> None:
-    console = console or Console(highlight=False)
+    console = console or styled_console()
+    with trimmed(console):
+        _print_explanation(explanation, console)
+
+
+def _print_explanation(explanation: Explanation, console: Console) -> None:
     width = console.width or 80
     unit = unit_of(explanation)
-    target = explanation.target or "(start-up)"
-    title = f"{explanation.profile}: loaded for {target} from cwd {explanation.cwd}"
+    target = terminal_text(explanation.target or "(start-up)")
+    head = f"{terminal_text(explanation.profile)}: loaded for "
+    tail = f" from cwd {terminal_text(explanation.cwd)}"
+    # on one line when the target, shortened, still reads; else wrapped, never broken
+    room = width - len(head) - len(tail)
+    title = head + (shorten_middle(target, room) if room >= 24 else target) + tail
     files = explanation.files
     show_step = any(f.step is not None for f in files)
     # the contract's columns (path, reason, imported by, chars, cut) for every agent, so tables
@@ -54,7 +63,9 @@ def print_explanation(explanation: Explanation, console: Console | None = None) 
     natural_importer = max([11, *map(len, importers)]) if show_importer else 0
     path_width, importer_width = _share(room, natural_path, natural_importer)
 
-    table = Table(title=title, title_justify="left", show_lines=False)
+    for line in wrap(title, width):
+        console.print(line, markup=False, soft_wrap=True, style="italic")
+    table = Table(show_lines=False)
     table.add_column("#", justify="right", no_wrap=True)
     if show_step:
         table.add_column("step", justify="right", no_wrap=True)
@@ -84,21 +95,23 @@ def print_explanation(explanation: Explanation, console: Console | None = None) 
         row += ([""] if show_importer else []) + ["", ""]
         table.add_row(*row)
     console.print(table)
-    console.print(_budget_line(explanation, total_of(explanation)), markup=False)
-    for f in files:
-        if f.note:
-            console.print(f"  {f.path}: {f.note}", markup=False, soft_wrap=False)
-    for note in explanation.notes:
-        console.print(f"note: {note}", markup=False)
+    said: list[tuple[str, str, str | None]] = [
+        (_budget_line(explanation, total_of(explanation)), "", None)
+    ]
+    said += [(f"  {f.path}: {f.note}", "    ", None) for f in files if f.note]
+    said += [(f"note: {note}", "  ", None) for note in explanation.notes]
     if explanation.skipped:
-        console.print("skipped:")
+        said.append(("skipped:", "", None))
         for skip in explanation.skipped:
             where = (
                 f" (imported by {skip.importer}:{(skip.line or 0) + 1})" if skip.importer else ""
             )
-            console.print(f"  {skip.path}{where}: {skip.why}", markup=False)
+            said.append((f"  {skip.path}{where}: {skip.why}", "    ", None))
     if explanation.notice:
-        console.print(explanation.notice, style="yellow", markup=False, soft_wrap=True)
+        said.append((explanation.notice, "", "yellow"))
+    for text, hang, style in said:
+        for line in wrap(terminal_text(text), width, hang=hang):
+            console.print(line, markup=False, soft_wrap=True, style=style)
 
 
 def _mark(entry: object) -> str:

@@ -119,6 +119,7 @@ def run_check(
     from rulemap.cli.check_text import output_width, render
     from rulemap.cli.check_text import statistics as per_code
     from rulemap.cli.formats import write_report
+    from rulemap.cli.terminal import color_chosen, styles_pass
     from rulemap.cli.usage import UsageError
 
     if output != "text" and (preview or statistics):
@@ -143,7 +144,8 @@ def run_check(
         snap = host.snapshot()
         shown = _not_fixable_in(findings, refused) if refused else findings
         if statistics:
-            sys.stdout.write(per_code(snap, shown, output_width()))
+            colored = color_chosen() and styles_pass(sys.stdout)
+            sys.stdout.write(per_code(snap, shown, output_width(), colored))
         elif output == "text":
             sys.stdout.write(render(snap, with_hints(snap, shown, output, suggest), output_width()))
         else:

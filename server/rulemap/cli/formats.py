@@ -16,10 +16,10 @@ from rulemap.host.text import encode_span, printable, uri_path
 from rulemap.model import Finding
 
 
-def _text(snap: Snapshot, findings: list[Finding]) -> str:
+def _text(snap: Snapshot, findings: list[Finding], color: bool = False) -> str:
     from rulemap.cli.check_text import output_width, render
 
-    return render(snap, findings, output_width())
+    return render(snap, findings, output_width(), color)
 
 
 def lsp_range(snap: Snapshot, finding: Finding) -> dict[str, Any]:
@@ -168,13 +168,29 @@ def _github(snap: Snapshot, findings: list[Finding]) -> str:
 
 
 def write_report(
-    snap: Snapshot, findings: list[Finding], output: str, stream: TextIO
+    snap: Snapshot,
+    findings: list[Finding],
+    output: str,
+    stream: TextIO,
+    color: bool | None = None,
 ) -> None:
     """The report of `findings` in format `output`, written to `stream` piece by piece where
-    the format allows (json), so a large report is never one string in memory."""
-    pieces: Iterable[str] = (
-        _json_pieces(snap, findings) if output == "json" else (FORMATTERS[output](snap, findings),)
-    )
+    the format allows (json), so a large report is never one string in memory. `color`
+    (`terminal.use_color`; None: the run's decision, `color_chosen`): the text format's
+    styles, written only when `stream`'s guard lets them pass (else they would show as
+    escapes)."""
+    from rulemap.cli.terminal import color_chosen, styles_pass
+
+    if color is None:
+        color = color_chosen()
+
+    pieces: Iterable[str]
+    if output == "json":
+        pieces = _json_pieces(snap, findings)
+    elif output == "text":
+        pieces = (_text(snap, findings, color and styles_pass(stream)),)
+    else:
+        pieces = (FORMATTERS[output](snap, findings),)
     for piece in pieces:
         stream.write(piece)
 

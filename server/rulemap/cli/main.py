@@ -298,7 +298,13 @@ def _build_compare(compare: argparse.ArgumentParser) -> None:
 
 
 def _build_graph(graph: argparse.ArgumentParser) -> None:
-    graph.description = "Print the graph of instruction files, rules and imports."
+    graph.description = (
+        "Print the graph of instruction files, rules and imports. json (the default): "
+        "nodes with their kind, size, and each rule's globs and match count; edges with "
+        "their line and status. dot (Graphviz) and mermaid (a flowchart for Markdown) draw "
+        "the files and imports only: a rule's kind (dot), an import's line, a broken import "
+        "dashed; no globs or counts."
+    )
     graph.add_argument(
         "root", nargs="?", help="workspace root (default: nearest ancestor with .git)"
     )
@@ -392,10 +398,10 @@ def main(argv: Sequence[str] | None = None, cache: CheckCache | None = None) -> 
         return 2
     global _one_shot
     if args.command != "serve":
-        from rulemap.cli.terminal import guard_errors, guard_output, output_mode
+        from rulemap.cli.terminal import guard_errors, guard_output, output_mode, use_color
 
         guard_errors()  # a repository's text never drives the terminal (cli/terminal.py)
-        guard_output(output_mode(args))
+        guard_output(output_mode(args), use_color(getattr(args, "color", None), sys.stdout))
         # A one-shot command allocates ~a million small objects and frees them at exit; the
         # cyclic collector finds no garbage in them and costs ~10% of a cold check.
         gc.disable()

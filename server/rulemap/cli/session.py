@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import textwrap
 from typing import TYPE_CHECKING
 
 from rulemap.cli.usage import UsageError, describe, dump_json
@@ -164,6 +163,18 @@ def access(step: SessionStep) -> str:
     return f"{step.kind} {', '.join(step.paths)}"
 
 
+def _shortened_access(step: SessionStep, width: int) -> str:
+    """`access(step)` in `width`: the kind of access whole, the paths shortened."""
+    from rulemap.cli.fitting import shorten_middle
+    from rulemap.cli.terminal import terminal_text
+
+    whole = terminal_text(access(step))
+    if len(whole) <= width or step.index == 0 or len(step.paths) != 1:
+        return shorten_middle(whole, width)
+    room = width - len(step.kind) - 1
+    return f"{step.kind} {shorten_middle(terminal_text(step.paths[0]), room)}"
+
+
 def render_messages(result: SessionReplay) -> str:
     """Each step's system message, in order, under a `==> step N: … <==` line (the
     messages themselves exactly as the agent gets them)."""
@@ -173,15 +184,22 @@ def render_messages(result: SessionReplay) -> str:
 
 
 def print_session(result: SessionReplay, console: Console | None = None) -> None:
+    from rulemap.cli.fitting import trimmed
+    from rulemap.cli.terminal import styled_console
+
+    console = console or styled_console()
+    with trimmed(console):
+        _print_session(result, console)
+
+
+def _print_session(result: SessionReplay, console: Console) -> None:
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
-    from rulemap.cli.compare_table import shorten_middle
     from rulemap.cli.explain_table import REASON_STYLE
+    from rulemap.cli.fitting import shorten_middle, wrap
     from rulemap.cli.terminal import markup_text, terminal_text
 
-    console = console or Console(highlight=False)
     width = console.width or 80
     budget = result.budget
     unit = budget.unit
@@ -198,8 +216,9 @@ def print_session(result: SessionReplay, console: Console | None = None) -> None
         fixed += [max(6, len(f"{steps[-1].used:,}"))]
     # each column takes its padding (2) and a separator (1)
     path_width = max(16, width - sum(fixed) - 3 * (len(fixed) + 1))
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), show_edge=False,
-                  title=_title(result), title_justify="left")
+    for line in wrap(_title(result), width):
+        console.print(line, markup=False, soft_wrap=True, style="italic")
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), show_edge=False)
     table.add_column("step", justify="right", no_wrap=True)
     table.add_column("joins", no_wrap=True, max_width=path_width)
     table.add_column("reason", no_wrap=True)
@@ -214,7 +233,7 @@ def print_session(result: SessionReplay, console: Console | None = None) -> None
             table.add_row(_label(row), f"[dim]({len(row):,} steps: nothing joins)[/]", "", "",
                           f"{step.used:,}", *left)
             continue
-        head = markup_text(shorten_middle(terminal_text(access(step)), path_width))
+        head = markup_text(_shortened_access(step, path_width))
         table.add_row(str(step.index), f"[bold]{head}[/]", "", "", f"{step.used:,}", *left)
         for f in step.joined:
             indent = "  " + "  " * f.depth
@@ -233,9 +252,8 @@ def print_session(result: SessionReplay, console: Console | None = None) -> None
     for line in summary(result):
         # wrapped here at word boundaries with a hanging indent, so a wrapped line reads as the
         # continuation of its sentence (rich's own wrap starts it at column 0)
-        wrapped = textwrap.fill(line, width, subsequent_indent="  ",
-                                break_on_hyphens=False)
-        console.print(wrapped, markup=False, soft_wrap=True)
+        for part in wrap(terminal_text(line), width):
+            console.print(part, markup=False, soft_wrap=True)
 
 
 # At least this many steps in a row that bring nothing are one row of the table: a long run's
@@ -266,11 +284,11 @@ def _label(row: Sequence[SessionStep]) -> str:
 
 
 def _title(result: SessionReplay) -> str:
-    from rulemap.cli.terminal import markup_text
+    from rulemap.cli.terminal import terminal_text
 
     steps = len(result.steps) - 1
-    return markup_text(f"{result.profile}: a run of {steps} step{'s' if steps != 1 else ''} "
-                       f"from cwd {result.cwd}")
+    return terminal_text(f"{result.profile}: a run of {steps} step{'s' if steps != 1 else ''} "
+                         f"from cwd {result.cwd}")
 
 
 def summary(result: SessionReplay) -> list[str]:

@@ -19,6 +19,7 @@ pass for one of theirs.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -153,11 +154,14 @@ def guard_errors() -> None:
     sys.stderr = guard(sys.stderr, "text")
 
 
-def guard_output(mode: Mode) -> None:
-    """stdout guarded as `mode`; "exact" is guarded as text on a terminal."""
+def guard_output(mode: Mode, color: bool = False) -> None:
+    """stdout guarded as `mode`; "exact" is guarded as text on a terminal. `color`: the run's
+    decision (`use_color`), kept for what prints later (`color_chosen`, `styled_console`)."""
+    global _color
     if mode == "exact" and _on_terminal(sys.stdout):
         mode = "text"
     sys.stdout = guard(sys.stdout, mode)
+    _color = color
 
 
 def output_mode(args: Any) -> Mode:
@@ -166,7 +170,71 @@ def output_mode(args: Any) -> Mode:
         return "json"
     if getattr(args, "diff", False) is True or getattr(args, "text", False) is True:
         return "exact"  # `check --diff`'s patch, `explain --text`'s prompt
-    return "styled" if getattr(args, "command", None) in _STYLED else "text"
+    command = getattr(args, "command", None)
+    if command == "check":
+        # coloured findings keep their styles; `--fix` prints what it changed beside them,
+        # so its report stays plain (and every control escaped)
+        plain = getattr(args, "fix", False) is True or getattr(args, "format", "text") != "text"
+        colored = not plain and use_color(getattr(args, "color", None), sys.stdout)
+        return "styled" if colored else "text"
+    return "styled" if command in _STYLED else "text"
+
+
+# ----- colour: ruff's conventions (`--color auto|always|never`, NO_COLOR, FORCE_COLOR) --------
+
+_color = False  # the run's decision, once stdout is guarded
+
+
+def use_color(choice: str | None, stream: TextIO) -> bool:
+    """Whether to colour what goes to `stream`: `always` and `never` as said; `auto` (or
+    None): not when NO_COLOR is set (https://no-color.org), else when FORCE_COLOR is set, else
+    when `stream` is a terminal that is not `dumb`. An empty variable counts as unset."""
+    if choice == "always":
+        return True
+    if choice == "never":
+        return False
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return _on_terminal(stream) and os.environ.get("TERM") != "dumb"
+
+
+def color_chosen() -> bool:
+    """The run's colour decision, as `guard_output` was given it."""
+    return _color
+
+
+def styles_pass(stream: TextIO) -> bool:
+    """Whether `stream`'s guard lets the CLI's own styles through (else they would show as
+    `\\x1b[...`): colour only then."""
+    return isinstance(stream, Guarded) and stream.mode == "styled"
+
+
+def styled_console(**options: Any) -> Any:
+    """A rich Console for the tables, coloured as the run decided: forced when `--color
+    always` (or FORCE_COLOR) says so on a pipe, without any style when the decision is no."""
+    from rich.console import Console
+
+    if _color:
+        return Console(highlight=False, force_terminal=True, **options)
+    return Console(highlight=False, color_system=None, **options)
+
+
+# Select Graphic Rendition: what the CLI's own colours are made of (and all the styled guard
+# lets pass)
+SGR = {
+    "bold": "1", "red": "31", "green": "32", "yellow": "33", "blue": "34", "cyan": "36",
+    "bold red": "1;31", "bold cyan": "1;36",
+}
+
+
+def styled(text: str, style: str, color: bool) -> str:
+    """`text` in `style` (a key of SGR) when `color`, else as it is. `text` must already be
+    safe for a terminal (`terminal_text`): styling never escapes."""
+    if not color or not text:
+        return text
+    return f"\x1b[{SGR[style]}m{text}\x1b[0m"
 
 
 def _on_terminal(stream: TextIO) -> bool:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import textwrap
 from typing import TYPE_CHECKING
 
 from rulemap.cli.usage import UsageError, describe, dump_json
@@ -122,18 +121,25 @@ MARK = {"agree": "[green]agree[/]", "missing": "[red]missing in log[/]",
 
 
 def print_verification(result: Verification, console: Console | None = None) -> None:
+    from rulemap.cli.fitting import trimmed
+    from rulemap.cli.terminal import styled_console
+
+    console = console or styled_console()
+    with trimmed(console):
+        _print_verification(result, console)
+
+
+def _print_verification(result: Verification, console: Console) -> None:
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
-    from rulemap.cli.compare_table import shorten_middle
+    from rulemap.cli.fitting import shorten_middle, wrap
     from rulemap.cli.terminal import markup_text, terminal_text
 
-    console = console or Console(highlight=False)
     width = console.width or 80
     path_width = max(16, width - 52)
-    console.print(textwrap.fill(f"{result.profile}: {result.format}, cwd {result.cwd}", width,
-                                subsequent_indent="  "), markup=False, soft_wrap=True)
+    title = terminal_text(f"{result.profile}: {result.format}, cwd {result.cwd}")
+    console.print("\n".join(wrap(title, width)), markup=False, soft_wrap=True)
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), show_edge=False)
     table.add_column("step", justify="right", no_wrap=True)
     table.add_column("file", no_wrap=True, max_width=path_width)
@@ -157,8 +163,8 @@ def print_verification(result: Verification, console: Console | None = None) -> 
     console.print(table)
     # one print for all the lines: a log of thousands of loads apart has thousands of them,
     # and rich takes a tenth of a millisecond a print
-    console.print("\n".join(textwrap.fill(line, width, subsequent_indent="  ",
-                                          break_on_hyphens=False) for line in summary(result)),
+    console.print("\n".join(part for line in summary(result)
+                            for part in wrap(terminal_text(line), width)),
                   markup=False, soft_wrap=True)
 
 
