@@ -112,9 +112,11 @@ def run_check(
     preview: bool,
     statistics: bool,
     suggest: bool = False,
+    limit: Callable[[list[Finding]], list[Finding]] = list,
 ) -> int:
     """`rulemap check` with `--fix`, `--diff` or `--statistics`. `opener(editable)` opens the
-    host (editable: its reader takes edited texts before they are written)."""
+    host (editable: its reader takes edited texts before they are written); `limit`: the
+    findings of the files `check PATH...` names (only those are fixed and reported)."""
     from rulemap.cli.check_flags import shown as with_hints
     from rulemap.cli.check_text import output_width, render
     from rulemap.cli.check_text import statistics as per_code
@@ -125,11 +127,12 @@ def run_check(
         flag = "--diff" if preview else "--statistics"
         raise UsageError(f"{flag} prints text; leave out --format {output}")
     host = opener(fix or preview)
-    findings = host.snapshot().findings()
+    findings = limit(host.snapshot().findings())
     said: list[str] = []
     refused: frozenset[str] = frozenset()
     if fix or preview:
         host, findings, said, result = run(host, findings, preview, lambda: opener(False))
+        findings = limit(findings)
         refused = frozenset(result.refused)
     if preview:
         print("\n".join(said), file=sys.stderr)

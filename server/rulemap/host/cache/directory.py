@@ -21,6 +21,8 @@ OFF_ENV = "RULEMAP_NO_CACHE"
 ENV_READ = (
     "HOME", "XDG_CONFIG_HOME", "RULEMAP_CONFIG", "COLUMNS", "RULEMAP_GIT_LIST",
     "RULEMAP_GIT_TIMEOUT",
+    # `--color auto` reads them: a report coloured under one is not replayed under the other
+    "NO_COLOR", "FORCE_COLOR",
 )
 
 
