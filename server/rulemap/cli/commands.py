@@ -128,7 +128,7 @@ def say_nothing_read(snap: Snapshot) -> None:
         return
     import textwrap
 
-    names = ", ".join(g.removeprefix("**/") for g in unread.globs)
+    names = ", ".join(dict.fromkeys(g.removeprefix("**/") for g in unread.globs))
     message = (f"rulemap: no instruction file of the selected agents ({', '.join(unread.agents)}) "
                f"was found in {snap.root}; they read: {names}. Select other agents with "
                "--profiles, or pass the root with --root.")
