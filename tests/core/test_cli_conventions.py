@@ -365,15 +365,31 @@ def test_the_result_cache_never_replays_another_paths_or_exit_codes_answer(
 # --- no silent success ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("args", [
-    ["explain", "src/nope.ts"], ["compare", "src/nope.ts"], ["why", "Use tabs", "src/nope.ts"],
     ["reach", "nope.md"], ["session", "read:src/nope.ts"], ["explain", "--cwd", "nope"],
+    ["compare", "--cwd", "nope"], ["why", "Use tabs", "--cwd", "nope"],
 ])
-def test_a_missing_target_is_a_usage_error_naming_it(
+def test_a_missing_path_is_a_usage_error_naming_it(
     cli: RunCli, repo: Path, args: list[str]
 ) -> None:
     code, out, err = cli(args, repo)
     assert (code, out) == (2, "")
     assert "nope" in err and "no such file" in err
+
+
+@pytest.mark.parametrize("args", [
+    ["explain", "src/new.ts"], ["compare", "src/new.ts"], ["why", "Use tabs", "src/new.ts"],
+])
+def test_a_missing_target_is_answered_but_said_to_be_missing(
+    cli: RunCli, repo: Path, args: list[str]
+) -> None:
+    """What an agent gets once it creates the file (an edit may create it: conformance
+    case `target-need-not-exist`), never silently."""
+    code, out, err = cli([*args, "--format", "json"], repo)
+    assert code in (0, 1) and json.loads(out)  # `why`: 1 when an agent does not get it
+    assert "TARGET src/new.ts does not exist in the workspace" in err
+    assert "once it creates it" in err
+    again, _, err = cli([*args[:-1], "src/app.ts", "--format", "json"], repo)
+    assert again == code and "does not exist" not in err
 
 
 @pytest.mark.parametrize("command", ["explain", "compare", "reach"])

@@ -21,9 +21,6 @@ TIME_LIMIT = 60  # seconds per command; a FIFO read would block forever
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hostile]:
     corpus = build(tmp_path_factory.mktemp("hostile"), empty_dirs=2000)
-    # the files `explain` is asked about beside the special ones (a TARGET must exist)
-    for target in ("pkg/fifo/x.ts", "pkg/dev/x.ts"):
-        (corpus.root / target).write_text("export {}\n")
     yield corpus
     corpus.close()
 

@@ -201,6 +201,20 @@ def colored(writer: Callable[..., Any], color: bool) -> dict[str, bool]:
     return {"color": color} if "color" in names else {}
 
 
+def target_of(snap: Snapshot, path: str) -> str:
+    """TARGET as a workspace key (`inside`). A TARGET that does not exist is still answered
+    — an edit may create the file, and what the agent gets then is the question
+    (docs/semantics.md; conformance case `target-need-not-exist`) — but never silently: the
+    answer is said, on stderr, to be about a file not there yet."""
+    from rulemap.host.presence import exists_in
+
+    key = inside(snap, path, "TARGET")
+    if not exists_in(snap, key):
+        print(f"rulemap: TARGET {path} does not exist in the workspace {snap.root}: this is "
+              "what an agent gets once it creates it", file=sys.stderr)
+    return key
+
+
 def existing(snap: Snapshot, path: str, what: str) -> str:
     """`inside`, and the file or directory must exist in the workspace: a usage error
     naming it otherwise (never an answer about a file that is not there)."""
@@ -238,7 +252,7 @@ def run_explain(args: argparse.Namespace) -> int:
     snap = open_host(args.root, args.allow_imports_from, profiles=chosen, user_home=args.home,
                      ref=args.ref).snapshot()
     warn_untrusted(snap)
-    target = existing(snap, args.target, "TARGET") if args.target else None
+    target = target_of(snap, args.target) if args.target else None
     if target == ".":
         raise UsageError("TARGET is the workspace root; name a file inside it")
     cwd = existing(snap, args.cwd, "--cwd") if args.cwd else None

@@ -12,14 +12,14 @@ __all__ = ["profile_list", "run_compare"]  # profile_list: its old home, kept fo
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from rulemap.cli.commands import existing, open_host, warn_untrusted
+    from rulemap.cli.commands import existing, open_host, target_of, warn_untrusted
     from rulemap.host.comparing import compare
 
     chosen = chosen_profiles(args)
     snap = open_host(args.root, args.allow_imports_from, profiles=chosen, user_home=args.home,
                      ref=args.ref).snapshot()
     warn_untrusted(snap)
-    target = existing(snap, args.target, "TARGET") if args.target else None
+    target = target_of(snap, args.target) if args.target else None
     if target == ".":
         raise UsageError("TARGET is the workspace root; name a file inside it")
     cwd = existing(snap, args.cwd, "--cwd") if args.cwd else None

@@ -200,7 +200,7 @@ def add_why_arguments(why: argparse.ArgumentParser, names: str) -> None:
 
 
 def run_why(args: argparse.Namespace) -> int:
-    from rulemap.cli.commands import existing, open_host, warn_untrusted
+    from rulemap.cli.commands import existing, open_host, target_of, warn_untrusted
     from rulemap.cli.flags import chosen_profiles
     from rulemap.host.reaching import why, why_in_session
 
@@ -209,7 +209,7 @@ def run_why(args: argparse.Namespace) -> int:
     snap = open_host(args.root, args.allow_imports_from, profiles=chosen_profiles(args),
                      user_home=args.home, ref=args.ref).snapshot()
     warn_untrusted(snap)
-    target = existing(snap, args.target, "TARGET") if args.target else None
+    target = target_of(snap, args.target) if args.target else None
     if target == ".":
         raise UsageError("TARGET is the workspace root; name a file inside it")
     # the selected agents, working in --cwd, else the configuration's cwd
