@@ -121,7 +121,7 @@ def test_color_is_auto_unless_told(command: str, capsys: pytest.CaptureFixture[s
 def test_graph_and_check_keep_their_positional_root_beside_root() -> None:
     assert _parse(["graph", "some/dir"]).positional_root == "some/dir"
     assert _parse(["graph", "--root", "some/dir"]).root == "some/dir"
-    assert _parse(["check", "a", "b"]).paths == ["a", "b"]
+    assert _parse(["check", "a", "b"]).check_paths == ["a", "b"]
 
 
 # --- through the commands ------------------------------------------------------------------
@@ -421,3 +421,18 @@ def test_a_workspace_with_an_instruction_file_says_nothing_of_it(
     assert (code, err) == (0, "")
     code, _, err = cli(["check", "--profiles", "cogitator"], root)
     assert "no instruction file of the selected agents (cogitator)" in err
+
+
+def test_map_says_what_it_wrote_as_json_too(cli: RunCli, repo: Path) -> None:
+    code, out, _ = cli(["map", "--html", "map.html", "--format", "json"], repo)
+    assert code == 0
+    data = json.loads(out)
+    assert Path(data["written"]).name == "map.html" and (repo / "map.html").exists()
+    assert data["bytes"] == (repo / "map.html").stat().st_size
+
+
+def test_graph_refuses_two_different_roots(cli: RunCli, repo: Path, tmp_path: Path) -> None:
+    code, out, err = cli(["graph", str(repo), "--root", str(tmp_path)], repo)
+    assert (code, out) == (2, "") and "two roots" in err
+    code, out, _ = cli(["graph", str(repo), "--root", str(repo)], repo)
+    assert code == 0 and json.loads(out)

@@ -74,7 +74,7 @@ def run_check_command(args: argparse.Namespace, cache: CheckCache | None) -> int
     limits the findings to (`check_scope`), then `run_check`."""
     from rulemap.cli.flags import chosen_profiles, use_color
 
-    root, limit = check_scope(args.paths, args.root)
+    root, limit = check_scope(args.check_paths, args.root)
     code = run_check(
         root, args.format, args.allow_imports_from, profiles=chosen_profiles(args),
         user_home=args.home, ref=args.ref, fix=args.fix, diff=args.diff,

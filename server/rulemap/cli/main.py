@@ -35,7 +35,7 @@ EPILOG = """\
 examples:
   rulemap check                    lint every instruction file and rule here
   rulemap check --fix              apply the safe fixes ([*]); --diff shows them
-  rulemap check CLAUDE.md docs/    only these files' findings (pre-commit)
+  rulemap check src/ docs/a.md     only these files' findings (pre-commit)
   rulemap check --profiles all     lint for every agent (or --profiles A,B)
   rulemap explain src/api/x.ts     what an agent working on that file loads
   rulemap explain --format json    the start-up load (root down to cwd), JSON
@@ -194,9 +194,9 @@ def _build_check(check: argparse.ArgumentParser) -> None:
         "--exit-zero), 2 for usage or configuration errors.",
     )
     check.add_argument(
-        "paths", nargs="*", metavar="PATH",
+        "check_paths", nargs="*", metavar="PATH",
         help="files or directories whose findings to report (default: all). A single "
-        "directory without --root is the workspace root, as before",
+        "directory and no --root: that directory is the workspace root",
     )
     add_shared_flags(
         check, "check", names,

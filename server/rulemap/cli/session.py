@@ -99,7 +99,7 @@ def run_session(args: argparse.Namespace) -> int:
     tokens = parse_tokens(args.steps, snap.root, os.getcwd())
     if tokens.problems:
         raise UsageError("; ".join(p.message for p in tokens.problems))
-    missing_steps(snap, tokens.steps)
+    missing_steps(snap, tokens)
     steps = list(tokens.steps)
     problems: list[Problem] = []
     if args.file:
@@ -123,15 +123,15 @@ def run_session(args: argparse.Namespace) -> int:
     return 0
 
 
-def missing_steps(snap: Snapshot, steps: Sequence[object]) -> None:
+def missing_steps(snap: Snapshot, parsed: Parsed) -> None:
     """A usage error naming the first path a `read:` step of the command line names that
     is not in the workspace (an `edit:` may create its file)."""
     from rulemap.host.presence import exists_in
 
-    for step in steps:
-        if getattr(step, "kind", None) != "read":
+    for step in parsed.steps:
+        if step.kind != "read":
             continue
-        for path in getattr(step, "paths", ()):
+        for path in step.paths:
             if not exists_in(snap, path.rstrip("/") or "."):
                 raise UsageError(f"STEP read:{path}: no such file in the workspace {snap.root}")
 
