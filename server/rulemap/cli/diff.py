@@ -121,11 +121,11 @@ def _wrap(text: str, indent: str = "", follow: str = "  ") -> list[str]:
 
 DIFF_EPILOG = """\
 examples:
-  rulemap diff main                       the working tree against main
-  rulemap diff main HEAD                  two commits (HEAD~3, a tag, a commit id …)
-  rulemap diff origin/main HEAD --format markdown   a pull-request comment
-  rulemap diff main --profiles NAME --json   for scripts: every group's files
-  rulemap diff main --fail-on-change      exit 1 when anything differs (CI)
+  rulemap diff main                     the working tree against main
+  rulemap diff main HEAD                two commits (HEAD~3, a tag, a sha …)
+  rulemap diff main --format markdown   a pull-request comment
+  rulemap diff main --format json       for scripts: every group's files
+  rulemap diff main --fail-on-change    exit 1 when anything differs (CI)
 
 BASE and HEAD are read from git's object store, never checked out. A file is compared on
 both sides even where it exists on one only (what an agent working there would load). A

@@ -63,11 +63,11 @@ docs/checks.md, docs/security.md.
 
 COMPARE_EPILOG = """\
 examples:
-  rulemap compare src/api/users.ts                every selected agent, side by side
-  rulemap compare src/api/users.ts --profiles A,B agents A and B only
-  rulemap compare --cwd packages/web              the start-up loads from there
-  rulemap compare src/x.ts --home ~               with your own user-level files
-  rulemap compare src/x.ts --format json          one explanation per agent
+  rulemap compare src/api/x.ts                  every selected agent
+  rulemap compare src/api/x.ts --profiles A,B   agents A and B only
+  rulemap compare --cwd packages/web            the start-up loads from there
+  rulemap compare src/x.ts --home ~             with your own user-level files
+  rulemap compare src/x.ts --format json        one explanation per agent
 
 Sizes are in each agent's own unit (its budget's: characters, tokens or bytes); an agent
 whose files show `cut` or `left out` is over its budget.

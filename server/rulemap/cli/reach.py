@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 
 REACH_EPILOG = """\
 examples:
-  rulemap reach INSTRUCTIONS.md               every selected agent: which files load it, how
-  rulemap reach rules/api.md:12               … and whether line 12 survives each budget
-  rulemap reach docs/style.md --json          an imported file: through which importers
+  rulemap reach INSTRUCTIONS.md        each selected agent: who loads it, how
+  rulemap reach rules/api.md:12        … whether each budget keeps line 12
+  rulemap reach docs/style.md --json   an imported file, by which importers
 
 PATH is relative to the current directory (or absolute) and must lie in the workspace; LINE
 is 1-based. The agents are the configuration's (or those detected), or --profiles. For each:

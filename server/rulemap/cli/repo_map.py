@@ -14,10 +14,10 @@ from rulemap.cli.usage import UsageError, describe, dump_json
 
 MAP_EPILOG = """\
 examples:
-  rulemap map --html map.html                      this repository's map, to open in a browser
-  rulemap map --html out/map.html --root ../other  another repository (out/ must exist)
-  rulemap map --html map.html --cwd packages/web   the agents working in packages/web
-  rulemap map --html map.html --profiles A,B       agents A and B only
+  rulemap map --html map.html                  this repository's map
+  rulemap map --html out/map.html --root ../x  another repository (out/ must exist)
+  rulemap map --html map.html --cwd pkg/web    the agents working in pkg/web
+  rulemap map --html map.html --profiles A,B   agents A and B only
 
 The page holds everything (no network, no CDN): the instruction graph (instruction files,
 rules and the directories their globs match, imports), the directories coloured by how much of

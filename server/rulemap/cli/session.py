@@ -50,7 +50,7 @@ def _format_examples() -> str:
     for found in session_formats():
         where = (f"~/{found.log_dirs[0]}/…/{found.example}" if found.log_dirs
                  else found.example)
-        lines.append(f"  rulemap session --file {where} --profile {found.agent}\n"
+        lines.append(f"  rulemap session --profile {found.agent} --file {where}\n"
                      f"      {found.what}\n")
     return "".join(lines)
 
