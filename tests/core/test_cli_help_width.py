@@ -4,6 +4,8 @@ path) broken mid-token — the help's words are those of the same help printed u
 
 from __future__ import annotations
 
+import io
+import sys
 from pathlib import Path
 
 import pytest
@@ -42,3 +44,23 @@ def test_help_reads_at_80_columns(
     wide = _help(args, monkeypatch, capsys, 100_000)
     assert max(len(line) for line in wide.splitlines()) > 80  # it was unwrapped
     assert text.split() == wide.split()
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_message_wraps_on_a_terminal_and_stays_whole_when_piped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    message = ("rulemap: --profiles: unknown profile `claude`; did you mean `claude-code`? "
+               "Available: cogitator, mastra, claude-code, codex, gemini, copilot, cursor")
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert usage.for_stderr(message) == message  # piped: one line, whole for a grep
+    monkeypatch.setattr(sys, "stderr", _Terminal())
+    for columns, limit in (("60", 60), ("200", 80), ("0", 80)):
+        monkeypatch.setenv("COLUMNS", columns)
+        wrapped = usage.for_stderr(message)
+        assert max(len(line) for line in wrapped.splitlines()) <= limit
+        assert "\n" in wrapped and wrapped.split() == message.split()

@@ -17,7 +17,7 @@ from rulemap.cli.flags import add_shared_flags
 # what every command shares, below this module (the commands import it, not main): the names
 # stay importable from here
 from rulemap.cli.terminal import configure_output
-from rulemap.cli.usage import Parser, UsageError, describe, dump_json, find_root
+from rulemap.cli.usage import Parser, UsageError, describe, dump_json, find_root, for_stderr
 
 if TYPE_CHECKING:
     from rulemap.host.cache.check_results import CheckCache
@@ -391,7 +391,7 @@ def main(argv: Sequence[str] | None = None, cache: CheckCache | None = None) -> 
             # never from here: the CLI imports nothing of the server (rulemap/__main__.py)
             raise UsageError("serve is the language server's command: run `rulemap serve`")
     except UsageError as exc:
-        print(f"rulemap: {exc}", file=sys.stderr)
+        print(for_stderr(f"rulemap: {exc}"), file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

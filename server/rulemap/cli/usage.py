@@ -89,7 +89,30 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def error(self, message: str) -> NoReturn:
-        super().error(message + _hint(self, message))
+        self.print_usage(sys.stderr)
+        self.exit(2, for_stderr(f"{self.prog}: error: {message}{_hint(self, message)}") + "\n")
+
+
+def for_stderr(message: str) -> str:
+    """`message` for stderr: on a terminal, wrapped at its width (at most 80 columns, no
+    word broken); piped, one line, whole for a program or a grep."""
+    import os
+
+    try:
+        if not sys.stderr.isatty():
+            return message
+        columns = os.environ.get("COLUMNS", "")
+        width = int(columns) if columns.isdigit() else os.get_terminal_size(
+            sys.stderr.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        return message
+    # a terminal that says no width (0), or one too narrow to wrap in: 80 columns
+    width = min(width, MAX_HELP_WIDTH) if width >= 20 else MAX_HELP_WIDTH
+    import textwrap
+
+    return "\n".join(textwrap.fill(line, width, subsequent_indent="  ",
+                                   break_long_words=False, break_on_hyphens=False)
+                     for line in message.splitlines())
 
 
 def _hint(parser: argparse.ArgumentParser, message: str) -> str:
