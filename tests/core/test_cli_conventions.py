@@ -436,3 +436,15 @@ def test_graph_refuses_two_different_roots(cli: RunCli, repo: Path, tmp_path: Pa
     assert (code, out) == (2, "") and "two roots" in err
     code, out, _ = cli(["graph", str(repo), "--root", str(repo)], repo)
     assert code == 0 and json.loads(out)
+
+
+def test_check_fix_with_paths_fixes_only_those_files(cli: RunCli, tmp_path: Path) -> None:
+    root = git_tree(tmp_path, {
+        "AGENTS.md": "# P\n\nSee @docs/a.md.\n",
+        "pkg/AGENTS.md": "See @../docs/a.md.\n",
+        "docs/a.md": "plain\n",
+    })
+    code, _, err = cli(["check", "pkg/AGENTS.md", "--fix"], root)
+    assert code == 0, err
+    assert (root / "pkg/AGENTS.md").read_text() == "See @../docs/a.md\n"
+    assert (root / "AGENTS.md").read_text() == "# P\n\nSee @docs/a.md.\n"  # not a PATH

@@ -66,11 +66,13 @@ def run(
     findings: list[Finding],
     preview: bool,
     reopen: Callable[[], AnalysisHost],
+    keep: Callable[[list[Finding]], list[Finding]] | None = None,
 ) -> tuple[AnalysisHost, list[Finding], list[str], FixResult]:
     """Fix (or, `preview`, only diff) and return the host and findings to report, the
     lines that say what was done, and what was done. `reopen` opens the workspace afresh, for
-    the re-check of what was written."""
-    result = fix_in_memory(host, findings)
+    the re-check of what was written; `keep`: the findings a later pass may fix (`check
+    PATH...`)."""
+    result = fix_in_memory(host, findings, keep)
     if preview:
         refusals(result)
         # the files' own bytes (UTF-8; a name that is not UTF-8 as its exact bytes), whatever
@@ -131,7 +133,8 @@ def run_check(
     said: list[str] = []
     refused: frozenset[str] = frozenset()
     if fix or preview:
-        host, findings, said, result = run(host, findings, preview, lambda: opener(False))
+        host, findings, said, result = run(host, findings, preview, lambda: opener(False),
+                                           limit)
         findings = limit(findings)
         refused = frozenset(result.refused)
     if preview:
