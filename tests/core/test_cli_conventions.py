@@ -48,7 +48,7 @@ SHARED = {
 }
 # the shared flags that mean nothing for a command
 REFUSED: dict[str, set[str]] = {
-    "check": {"--cwd"}, "graph": {"--cwd"}, "diff": {"--ref"},
+    "graph": {"--cwd"}, "diff": {"--ref"},
     "rule": {"--root", "--profiles", "--profile", "--cwd", "--home", "--ref",
              "--allow-imports-from"},
 }
@@ -448,3 +448,20 @@ def test_check_fix_with_paths_fixes_only_those_files(cli: RunCli, tmp_path: Path
     assert code == 0, err
     assert (root / "pkg/AGENTS.md").read_text() == "See @../docs/a.md\n"
     assert (root / "AGENTS.md").read_text() == "# P\n\nSee @docs/a.md.\n"  # not a PATH
+
+
+def test_check_cwd_is_the_agents_working_directory(cli: RunCli, tmp_path: Path) -> None:
+    root = git_tree(tmp_path, {
+        "AGENTS.md": "# P\n\nUse tabs.\n",
+        "pkg/.claude/rules/r.md": "Validate input.\n",
+    })
+    code, out, _ = cli(["check", "--format", "json"], root)
+    codes = {d["code"] for d in json.loads(out)["diagnostics"]}
+    assert "unreachable-rule" in codes  # below the root's cwd: it never loads
+    code, out, err = cli(["check", "--format", "json", "--cwd", "pkg"], root)
+    assert code == 0, err
+    assert "unreachable-rule" not in {d["code"] for d in json.loads(out)["diagnostics"]}
+    code, out, err = cli(["check", "--cwd", "nope"], root)
+    assert (code, out) == (2, "") and "--cwd nope: no such directory" in err
+    code, out, err = cli(["check", "--cwd", str(tmp_path)], root)
+    assert (code, out) == (2, "") and "outside the workspace root" in err

@@ -29,6 +29,7 @@ def open_host(
     ref: str | None = None,
     editable: bool = False,
     wrap: ReaderWrap | Callable[..., Any] | None = None,
+    cwd: str | None = None,
 ) -> AnalysisHost:
     """The host over the workspace at `root`; imports may leave it only for what the user
     grants: their configuration file and `--allow-imports-from` (`allow`), never the
@@ -37,7 +38,8 @@ def open_host(
     from (`--home`; none by default); `ref`: read the workspace from that git commit, not the
     working tree (`--ref`; a ref git cannot read is a usage error); `editable`: its reader
     takes edited texts before they are written (`check --fix`); `wrap(factory, root)`: a
-    reader factory around the one chosen (`rulemap diff` switches BASE's reader to HEAD's)."""
+    reader factory around the one chosen (`rulemap diff` switches BASE's reader to HEAD's);
+    `cwd`: the agents' working directory, a key, over the configuration's (`check --cwd`)."""
     root_dir = os.path.abspath(root) if root else find_root(os.getcwd())
     if not is_dir(root_dir):
         raise UsageError(f"{root_dir} is not a directory; pass the workspace root")
@@ -47,13 +49,13 @@ def open_host(
         raise UsageError(f"--home {user_home}: not a directory")
     if ref is None:
         return opened(root_dir, granted, profiles, home, home_dir(), editable=editable,
-                      wrap=wrap)
+                      wrap=wrap, cwd=cwd)
     # git (and `subprocess`, ~12 ms) is imported only for `--ref`: a plain check never pays it
     from rulemap.host.commands import GitRefError
 
     try:
         return opened(root_dir, granted, profiles, home, home_dir(), ref=ref,
-                      editable=editable, wrap=wrap)
+                      editable=editable, wrap=wrap, cwd=cwd)
     except GitRefError as exc:
         raise UsageError(str(exc)) from None
 
@@ -80,8 +82,21 @@ def run_check_command(args: argparse.Namespace, cache: CheckCache | None) -> int
         user_home=args.home, ref=args.ref, fix=args.fix, diff=args.diff,
         statistics=args.statistics, cache=cache, suggest=args.suggest, limit=limit,
         color=use_color(args.color, sys.stdout), exit_zero=args.exit_zero,
+        cwd=cwd_key(root, args.cwd) if args.cwd else None,
     )
     return code
+
+
+def cwd_key(root: str | None, cwd: str) -> str:
+    """`check --cwd DIR` as a key of the workspace at `root` (None: found from the current
+    directory), before the workspace is opened: it must be a directory inside the root."""
+    root_dir = os.path.normpath(os.path.abspath(root) if root else find_root(os.getcwd()))
+    absolute = os.path.normpath(os.path.abspath(cwd))
+    if absolute != root_dir and not absolute.startswith(root_dir.rstrip(os.sep) + os.sep):
+        raise UsageError(f"--cwd {cwd} is outside the workspace root {root_dir}; pass --root")
+    if not is_dir(absolute):
+        raise UsageError(f"--cwd {cwd}: no such directory")
+    return os.path.relpath(absolute, root_dir).replace(os.sep, "/")
 
 
 def check_scope(paths: Sequence[str], root: str | None) -> tuple[str | None, list[str] | None]:
@@ -151,12 +166,14 @@ def run_check(
     limit: Sequence[str] | None = None,
     color: bool = False,
     exit_zero: bool = False,
+    cwd: str | None = None,
 ) -> int:
     """`rulemap check`; `cache`: the result cache's entry for this run (host/cache/,
     None: not cached), written after the report when nothing forbids it; `suggest`: work out
     the did-you-means in json and sarif output too; `limit`: the workspace keys whose
     findings are reported (None: all); `color`: the text report coloured; `exit_zero`: exit
-    0 whatever the findings."""
+    0 whatever the findings; `cwd`: the agents' working directory (a key; None: the
+    configuration's)."""
     if fix or diff or statistics:
         from rulemap.cli import fix as fixing
 
@@ -164,7 +181,8 @@ def run_check(
             raise UsageError("--fix and --diff edit the working tree; leave out --ref")
         code = fixing.run_check(
             lambda editable: open_host(
-                root, allow, profiles=profiles, user_home=user_home, ref=ref, editable=editable
+                root, allow, profiles=profiles, user_home=user_home, ref=ref, editable=editable,
+                cwd=cwd,
             ),
             output, fix, diff, statistics, suggest, lambda found: limited(found, limit),
         )
@@ -177,7 +195,7 @@ def run_check(
             host = resumed  # the result cache's snapshot, told what changed
         else:
             host = open_host(root, allow, profiles=profiles, user_home=user_home, ref=ref,
-                             wrap=recorder.wrap if recorder else None)
+                             wrap=recorder.wrap if recorder else None, cwd=cwd)
             if not (recorder and recorder.snapshot):
                 # no snapshot to resume from: its values need not say what they read
                 look_once(host)

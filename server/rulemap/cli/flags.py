@@ -39,8 +39,7 @@ class Takes(NamedTuple):
 
 _NO_WORKSPACE = "a code's documentation is the same in every workspace"
 COMMANDS: dict[str, Takes] = {
-    "check": Takes(("text", "json", "sarif", "github"), positional_root=True, refused={
-        "--cwd": "check lints every file of the workspace, whatever the working directory"}),
+    "check": Takes(("text", "json", "sarif", "github"), positional_root=True),
     "explain": Takes(("text", "json"), one_agent=True),
     "compare": Takes(("text", "json")),
     "reach": Takes(("text", "json")),
