@@ -18,10 +18,6 @@ from typing import Any, NamedTuple, TextIO
 
 from rulemap.cli.usage import UsageError, did_you_mean
 
-# The flags of `SHARED_FLAGS`, as the parser spells them (`--profile` and `--json` are aliases
-# of `--profiles` and `--format json`, declared with them).
-SHARED_FLAGS = ("--root", "--format", "--profiles", "--cwd", "--home", "--ref",
-                "--allow-imports-from", "--color")
 COLORS = ("auto", "always", "never")
 
 
@@ -33,13 +29,11 @@ class Takes(NamedTuple):
     formats: tuple[str, ...]
     one_agent: bool = False
     refused: Mapping[str, str] = {}  # noqa: RUF012 (read only)
-    # the root is also its first positional argument (`check`, `graph`, as before)
-    positional_root: bool = False
 
 
 _NO_WORKSPACE = "a code's documentation is the same in every workspace"
 COMMANDS: dict[str, Takes] = {
-    "check": Takes(("text", "json", "sarif", "github"), positional_root=True),
+    "check": Takes(("text", "json", "sarif", "github")),
     "explain": Takes(("text", "json"), one_agent=True),
     "compare": Takes(("text", "json")),
     "reach": Takes(("text", "json")),
@@ -49,7 +43,7 @@ COMMANDS: dict[str, Takes] = {
     "verify": Takes(("text", "json"), one_agent=True),
     "diff": Takes(("text", "json", "markdown"), refused={
         "--ref": "diff reads BASE and HEAD: give the commits as its arguments"}),
-    "graph": Takes(("json", "dot", "mermaid"), positional_root=True, refused={
+    "graph": Takes(("json", "dot", "mermaid"), refused={
         "--cwd": "the graph is the whole workspace's, not one working directory's"}),
     "rule": Takes(("text", "json"), refused={
         flag: _NO_WORKSPACE for flag in ("--root", "--profiles", "--cwd", "--home", "--ref",
