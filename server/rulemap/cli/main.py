@@ -195,8 +195,9 @@ def _build_check(check: argparse.ArgumentParser) -> None:
     )
     check.add_argument(
         "check_paths", nargs="*", metavar="PATH",
-        help="files or directories whose findings to report (default: all). A single "
-        "directory and no --root: that directory is the workspace root",
+        help="files or directories (relative to the current directory) whose findings to "
+        "report (default: all). A single directory and no --root: that directory is the "
+        "workspace root",
     )
     add_shared_flags(
         check, "check", names,
