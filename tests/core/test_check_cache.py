@@ -238,7 +238,8 @@ def test_a_warm_hit_imports_no_engine_and_less_than_a_cold_check(
     # host's cache (where, which key, its entry) and its store, the guard of stderr
     assert sorted(m for m in warm if m.startswith("rulemap")) == [
         "rulemap", "rulemap.cli", "rulemap.cli.check_cache", "rulemap.cli.check_flags",
-        "rulemap.cli.main", "rulemap.cli.terminal", "rulemap.cli.usage", "rulemap.host",
+        "rulemap.cli.flags", "rulemap.cli.main", "rulemap.cli.terminal", "rulemap.cli.usage",
+        "rulemap.host",
         "rulemap.host.cache", "rulemap.host.cache.check_results", "rulemap.host.cache.directory",
         "rulemap.readers", "rulemap.readers.base", "rulemap.readers.cache_entries",
         "rulemap.readers.check_store",

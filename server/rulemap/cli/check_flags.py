@@ -1,4 +1,4 @@
-"""`rulemap check`'s output flags, and which findings get their did-you-mean worked out.
+"""`rulemap check`'s `--suggest`, and which findings get their did-you-mean worked out.
 
 Light on purpose (the parser is built before the engine is imported): the engine comes in
 only when `shown` runs."""
@@ -18,13 +18,7 @@ FOR_PEOPLE = ("text", "github")
 
 
 def add_output_flags(check: argparse.ArgumentParser) -> None:
-    check.add_argument(
-        "--format",
-        choices=["text", "json", "sarif", "github"],
-        default="text",
-        help="text (findings grouped by file, then a summary), json (LSP ranges: "
-        "0-based, UTF-16), sarif (2.1.0, for code scanning), github (annotations)",
-    )
+    """`--suggest` (`--format` is every command's: cli/flags.py)."""
     check.add_argument(
         "--suggest",
         action="store_true",

@@ -5,43 +5,27 @@ from __future__ import annotations
 import argparse
 import sys
 
+from rulemap.cli.flags import chosen_profiles, profile_list
 from rulemap.cli.usage import UsageError, dump_json
 
-
-def profile_list(value: str | None, flag: str = "--profiles") -> list[str] | None:
-    """`a,b , c` → ["a", "b", "c"] checked against the registry (None when not given); an
-    unknown or empty name is a usage error listing every known one."""
-    from rulemap.host.catalog import agent_names
-
-    if value is None:
-        return None
-    names = [n.strip() for n in value.split(",")]
-    known = agent_names()
-    available = ", ".join(known)
-    if not any(names) or not all(names):
-        raise UsageError(f"{flag} {value!r}: name agents separated by commas; available: "
-                         f"{available}")
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise UsageError(f"{flag}: unknown profile `{unknown[0]}`; available: {available}")
-    return list(dict.fromkeys(names))
+__all__ = ["profile_list", "run_compare"]  # profile_list: its old home, kept for callers
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from rulemap.cli.commands import inside, open_host, warn_untrusted
+    from rulemap.cli.commands import existing, open_host, target_of, warn_untrusted
     from rulemap.host.comparing import compare
 
-    chosen = profile_list(args.profiles)
-    snap = open_host(args.root, args.allow_imports_from, user_home=args.home,
-                     ref=getattr(args, "ref", None)).snapshot()
+    chosen = chosen_profiles(args)
+    snap = open_host(args.root, args.allow_imports_from, profiles=chosen, user_home=args.home,
+                     ref=args.ref).snapshot()
     warn_untrusted(snap)
-    target = inside(snap, args.target, "TARGET") if args.target else None
+    target = target_of(snap, args.target) if args.target else None
     if target == ".":
         raise UsageError("TARGET is the workspace root; name a file inside it")
-    cwd = inside(snap, args.cwd, "--cwd") if args.cwd else None
+    cwd = existing(snap, args.cwd, "--cwd") if args.cwd else None
     # default: the agents this workspace is checked for (configured, else detected)
     comparison = compare(snap, target, cwd, chosen)
-    if args.json:
+    if args.format == "json":
         dump_json(comparison.to_json())
     else:
         from rulemap.cli.compare_table import print_comparison

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rulemap.cli.diff_phrases import CHANGES_SHOWN, areas_of, headline, no_change, where_of
+from rulemap.cli.flags import add_shared_flags
 from rulemap.cli.usage import describe, dump_json
 
 # `build_parser` imports this module when `diff` is parsed (or its help printed): the diff core
@@ -28,11 +28,11 @@ _MARK = {
 
 def run_diff(args: argparse.Namespace) -> int:
     from rulemap.cli.commands import inside, open_host
-    from rulemap.cli.compare import profile_list
+    from rulemap.cli.flags import chosen_profiles
     from rulemap.host.diffing import WORKTREE, diff_hosts
 
-    chosen = profile_list(args.profiles)
-    output = "json" if args.json else args.format
+    chosen = chosen_profiles(args)
+    output = args.format
     head_label = args.head or WORKTREE
     base, result = _diff_by_update(args, chosen)
     if result is None:
@@ -121,11 +121,11 @@ def _wrap(text: str, indent: str = "", follow: str = "  ") -> list[str]:
 
 DIFF_EPILOG = """\
 examples:
-  rulemap diff main                       the working tree against main
-  rulemap diff main HEAD                  two commits (HEAD~3, a tag, a commit id …)
-  rulemap diff origin/main HEAD --format markdown   a pull-request comment
-  rulemap diff main --profiles NAME --json   for scripts: every group's files
-  rulemap diff main --fail-on-change      exit 1 when anything differs (CI)
+  rulemap diff main                     the working tree against main
+  rulemap diff main HEAD                two commits (HEAD~3, a tag, a sha …)
+  rulemap diff main --format markdown   a pull-request comment
+  rulemap diff main --format json       for scripts: every group's files
+  rulemap diff main --fail-on-change    exit 1 when anything differs (CI)
 
 BASE and HEAD are read from git's object store, never checked out. A file is compared on
 both sides even where it exists on one only (what an agent working there would load). A
@@ -134,12 +134,7 @@ numbers (lines, counts) are masked. Agents: {names}. Docs: docs/diff.md.
 """
 
 
-def add_diff_arguments(
-    diff: argparse.ArgumentParser,
-    names: str,
-    allow_flag: Callable[[argparse.ArgumentParser], None],
-    home_flag: Callable[[argparse.ArgumentParser], None],
-) -> None:
+def add_diff_arguments(diff: argparse.ArgumentParser, names: str) -> None:
     """`rulemap diff`'s description and arguments, added to its (bare) sub-parser when the
     command is parsed (rulemap.cli.main.build_parser); its one-line help is main's."""
     describe(
@@ -156,25 +151,15 @@ def add_diff_arguments(
     diff.add_argument(
         "head", nargs="?", metavar="HEAD", help="a git ref (default: the working tree)"
     )
-    diff.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
-    diff.add_argument(
-        "--cwd", help="the agents' working directory on both sides (default: each side's "
-        "config `cwd`, else the root)"
+    add_shared_flags(
+        diff, "diff", names,
+        format_help="text (80 columns), json (every group with its files), markdown (a "
+        "pull-request comment, under 60,000 characters)",
+        profiles_help="the agents to compare, comma-separated, or all (default: those either "
+        f"side is checked for: the configuration's `profiles`, else detected); one of: {names}",
     )
-    diff.add_argument(
-        "--profiles", metavar="A,B",
-        help="the agents to compare, comma-separated (default: those either side is checked "
-        f"for: the configuration's `profiles`, else detected); one of: {names}",
-    )
-    diff.add_argument(
-        "--format", choices=["text", "json", "markdown"], default="text",
-        help="text (80 columns), json (every group with its files), markdown (a pull-request "
-        "comment, under 60,000 characters)",
-    )
-    diff.add_argument("--json", action="store_true", help="the same as --format json")
     diff.add_argument(
         "--fail-on-change", action="store_true",
         help="exit 1 when any file's load or any finding differs",
     )
-    allow_flag(diff)
-    home_flag(diff)
+

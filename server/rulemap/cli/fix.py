@@ -66,11 +66,13 @@ def run(
     findings: list[Finding],
     preview: bool,
     reopen: Callable[[], AnalysisHost],
+    keep: Callable[[list[Finding]], list[Finding]] | None = None,
 ) -> tuple[AnalysisHost, list[Finding], list[str], FixResult]:
     """Fix (or, `preview`, only diff) and return the host and findings to report, the
     lines that say what was done, and what was done. `reopen` opens the workspace afresh, for
-    the re-check of what was written."""
-    result = fix_in_memory(host, findings)
+    the re-check of what was written; `keep`: the findings a later pass may fix (`check
+    PATH...`)."""
+    result = fix_in_memory(host, findings, keep)
     if preview:
         refusals(result)
         # the files' own bytes (UTF-8; a name that is not UTF-8 as its exact bytes), whatever
@@ -112,9 +114,11 @@ def run_check(
     preview: bool,
     statistics: bool,
     suggest: bool = False,
+    limit: Callable[[list[Finding]], list[Finding]] = list,
 ) -> int:
     """`rulemap check` with `--fix`, `--diff` or `--statistics`. `opener(editable)` opens the
-    host (editable: its reader takes edited texts before they are written)."""
+    host (editable: its reader takes edited texts before they are written); `limit`: the
+    findings of the files `check PATH...` names (only those are fixed and reported)."""
     from rulemap.cli.check_flags import shown as with_hints
     from rulemap.cli.check_text import output_width, render
     from rulemap.cli.check_text import statistics as per_code
@@ -126,11 +130,13 @@ def run_check(
         flag = "--diff" if preview else "--statistics"
         raise UsageError(f"{flag} prints text; leave out --format {output}")
     host = opener(fix or preview)
-    findings = host.snapshot().findings()
+    findings = limit(host.snapshot().findings())
     said: list[str] = []
     refused: frozenset[str] = frozenset()
     if fix or preview:
-        host, findings, said, result = run(host, findings, preview, lambda: opener(False))
+        host, findings, said, result = run(host, findings, preview, lambda: opener(False),
+                                           limit)
+        findings = limit(findings)
         refused = frozenset(result.refused)
     if preview:
         print("\n".join(said), file=sys.stderr)

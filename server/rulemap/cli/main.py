@@ -1,4 +1,4 @@
-"""`rulemap check | explain | compare | graph | serve` — argument parsing and exit codes only."""
+"""`rulemap COMMAND` — argument parsing and exit codes only (the shared flags: flags.py)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from rulemap.cli.check_cache import add_cache_flag, lookup
 from rulemap.cli.check_flags import add_output_flags
+from rulemap.cli.flags import add_shared_flags
 
 # what every command shares, below this module (the commands import it, not main): the names
 # stay importable from here
 from rulemap.cli.terminal import configure_output
-from rulemap.cli.usage import UsageError, describe, dump_json, find_root
+from rulemap.cli.usage import Parser, UsageError, describe, dump_json, find_root, for_stderr
 
 if TYPE_CHECKING:
     from rulemap.host.cache.check_results import CheckCache
@@ -32,57 +33,41 @@ __all__ = [
 
 EPILOG = """\
 examples:
-  rulemap check                      lint every instruction file and rule of this repository
-  rulemap check --fix                apply the safe fixes ([*]); --diff only shows them
-  rulemap explain src/api/users.ts   what an agent working on that file loads, and why
-  rulemap explain --json             the start-up load (root down to cwd) as JSON
-  rulemap compare src/api/users.ts   the same file, side by side for every selected agent
-  rulemap session read:src/a.ts edit:pkg/x.py   what joins at each step of a run
-  rulemap verify .rulemap/instructions-loaded.jsonl   what the agent really loaded, vs Rulemap
-  rulemap check --profiles A,B        lint for agents A and B only
-  rulemap graph --format mermaid     the import/rule graph, to paste into Markdown
-  rulemap diff main                  which files' instructions differ from main, per agent
-  rulemap map --html map.html        one page mapping the instructions, to open in a browser
-  rulemap serve                      the language server (stdio), for editors
+  rulemap check                    lint every instruction file and rule here
+  rulemap check --fix              apply the safe fixes ([*]); --diff shows them
+  rulemap check src/ docs/a.md     only these files' findings (pre-commit)
+  rulemap check --profiles all     lint for every agent (or --profiles A,B)
+  rulemap explain src/api/x.ts     what an agent working on that file loads
+  rulemap explain --format json    the start-up load (root down to cwd), JSON
+  rulemap compare src/api/x.ts     that file, side by side for each agent
+  rulemap session read:src/a.ts edit:pkg/x.py   what joins at each step
+  rulemap verify .rulemap/instructions-loaded.jsonl
+      what the agent really loaded, against Rulemap's prediction
+  rulemap graph --format mermaid   the import/rule graph, for Markdown
+  rulemap diff main                which files' instructions differ from main
+  rulemap map --html map.html      one page mapping the instructions
+  rulemap rule broken-import       what a check code means (--all: every code)
+  rulemap serve                    the language server (stdio), for editors
+
+Every command takes --root DIR, --format, --profiles A,B|all (--profile X), --color
+auto|always|never, and where they mean something --cwd, --home, --ref and
+--allow-imports-from DIR (rulemap COMMAND --help).
 
 {configuration}
-Reading outside the workspace is yours to grant, never the repository's: allowImportsFrom in
-$RULEMAP_CONFIG or $XDG_CONFIG_HOME/rulemap/config.toml (default ~/.config/rulemap/config.toml),
-or --allow-imports-from DIR. Docs: docs/semantics.md, docs/checks.md, docs/security.md.
+
+Reading outside the workspace is yours to grant, never the repository's: allowImportsFrom
+in $RULEMAP_CONFIG or $XDG_CONFIG_HOME/rulemap/config.toml (default
+~/.config/rulemap/config.toml), or --allow-imports-from DIR. Docs: docs/semantics.md,
+docs/checks.md, docs/security.md.
 """
-
-def _wrapped(text: str, width: int = 92) -> str:
-    """`text` broken at spaces into lines of at most `width` (the epilog is preformatted)."""
-    import textwrap
-
-    return "\n".join(textwrap.wrap(text, width))
-
-
-ALLOW_HELP = (
-    "let imports read DIR outside the workspace (repeatable; absolute, ~/..., or relative to "
-    "the current directory); adds to allowImportsFrom of your user configuration file. A "
-    "repository's own allowImportsFrom is ignored"
-)
-
-
-HOME_HELP = (
-    "read the agents' user-level instruction files (each where its agent keeps them under "
-    "the home directory: docs/profiles/) from DIR as the home directory; without it none are "
-    "read, so the result never depends on who runs it"
-)
-
-REF_HELP = (
-    "read instruction files, rules and imports from git commit REF (a branch, tag or sha) "
-    "instead of the working tree"
-)
 
 COMPARE_EPILOG = """\
 examples:
-  rulemap compare src/api/users.ts                  every selected agent, side by side
-  rulemap compare src/api/users.ts --profiles A,B  agents A and B only
-  rulemap compare --cwd packages/web                the start-up loads from packages/web
-  rulemap compare src/x.ts --home ~                 with your own user-level files
-  rulemap compare src/x.ts --json                   for scripts: one explanation per agent
+  rulemap compare src/api/x.ts                  every selected agent
+  rulemap compare src/api/x.ts --profiles A,B   agents A and B only
+  rulemap compare --cwd packages/web            the start-up loads from there
+  rulemap compare src/x.ts --home ~             with your own user-level files
+  rulemap compare src/x.ts --format json        one explanation per agent
 
 Sizes are in each agent's own unit (its budget's: characters, tokens or bytes); an agent
 whose files show `cut` or `left out` is over its budget.
@@ -96,12 +81,13 @@ COMMAND_HELP = {
     "explain": "what an agent working on TARGET loads",
     "compare": "what each agent loads for TARGET, side by side",
     "session": "replay a run step by step: what joins at each tool step",
-    "verify": "compare what an agent really loaded (its log) with Rulemap's prediction",
+    "verify": "compare an agent's log of what it loaded with Rulemap's prediction",
     "graph": "the import/rule graph",
     "diff": "which files' instructions differ between two commits",
     "reach": "who loads a file (or one line of it), per agent, and why",
     "why": "does a sentence of the instructions reach each agent, and if not, why",
     "map": "one self-contained HTML page mapping the repository's instructions",
+    "rule": "what a check code means: its summary, severity, fix and docs",
     "serve": "run the language server",
 }
 
@@ -117,14 +103,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog="rulemap",
         description="See what coding agents really load: instruction files, rules and "
         "@imports, in order, with budgets, broken imports and rules that never match.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version="rulemap 0.1.0")
     # `prog` given: argparse otherwise builds a help formatter (and imports shutil) to find it;
     # `parser_class`: the sub-commands' epilogs are their own (not `_Rulemap`'s)
     sub = parser.add_subparsers(
         dest="command", metavar="COMMAND", prog="rulemap", action=_Commands,
-        parser_class=argparse.ArgumentParser,
+        parser_class=Parser,
     )
     assert isinstance(sub, _Commands)
     for name, build in _BUILDERS.items():
@@ -135,8 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _top_epilog() -> str:
     from rulemap.host.catalog import agent_names, setting_keys
 
-    return EPILOG.format(configuration=_wrapped(
-        f"configuration: rulemap.toml at the root, or [tool.rulemap] in pyproject.toml "
+    return EPILOG.format(configuration=(
+        f"Configuration: rulemap.toml at the root, or [tool.rulemap] in pyproject.toml "
         f"(keys: {', '.join(setting_keys())}). Agents: {', '.join(agent_names())}."))
 
 
@@ -147,7 +132,7 @@ def _agents() -> tuple[str, str]:
     return ", ".join(agent_names()), default_agent()
 
 
-class _Rulemap(argparse.ArgumentParser):
+class _Rulemap(Parser):
     """The top-level parser: its epilog (the agents, the configuration keys) is written when
     its help is printed, so that building the parser imports no engine."""
 
@@ -161,6 +146,9 @@ if TYPE_CHECKING:
     _SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
 else:  # not subscriptable at run time
     _SubParsers = argparse._SubParsersAction
+
+# where argparse keeps the arguments a sub-command's parser did not recognise
+_UNRECOGNIZED = "_unrecognized_args"
 
 
 class _Commands(_SubParsers):
@@ -186,20 +174,38 @@ class _Commands(_SubParsers):
     ) -> None:
         assert isinstance(values, list)
         build = self._builds.pop(values[0], None)  # argparse has checked it is a command
+        command = self._name_parser_map[values[0]]
         if build is not None:
-            build(self._name_parser_map[values[0]])
+            build(command)
         super().__call__(parser, namespace, values, option_string)
+        unknown = vars(namespace).pop(_UNRECOGNIZED, None)
+        if unknown:  # the command's own error: it knows its options, to say the closest
+            command.error(f"unrecognized arguments: {' '.join(unknown)}")
 
 
 def _build_check(check: argparse.ArgumentParser) -> None:
     names, default = _agents()
-    check.description = (
-        "Lint every instruction file and rule of the workspace. "
-        "Exit 0 when there is no error-severity finding, 1 when there is, "
-        "2 for usage or configuration errors."
+    describe(
+        check,
+        description="Lint every instruction file and rule of the workspace. With PATHs, "
+        "report only the findings of those files and directories (the workspace is still "
+        "read whole: a PATH's imports and the agents' loads count). "
+        "Exit 0 when there is no error-severity finding, 1 when there is (0 with "
+        "--exit-zero), 2 for usage or configuration errors.",
     )
     check.add_argument(
-        "root", nargs="?", help="workspace root (default: nearest ancestor with .git)"
+        "check_paths", nargs="*", metavar="PATH",
+        help="files or directories (relative to the current directory) whose findings to "
+        "report (default: all). A single directory and no --root: that directory is the "
+        "workspace root",
+    )
+    add_shared_flags(
+        check, "check", names,
+        format_help="text (findings grouped by file, then a summary), json (LSP ranges: "
+        "0-based, UTF-16), sarif (2.1.0, for code scanning), github (annotations)",
+        profiles_help="the agents to check for, comma-separated, or all (default: the "
+        f"configuration's `profiles`, else {default} plus every agent whose files exist); "
+        f"one of: {names}",
     )
     add_output_flags(check)
     check.add_argument(
@@ -219,46 +225,33 @@ def _build_check(check: argparse.ArgumentParser) -> None:
         help="count the findings per code instead of listing them",
     )
     check.add_argument(
-        "--profiles",
-        metavar="A,B",
-        help="the agents to check for, comma-separated (default: the configuration's "
-        f"`profiles`, else {default} plus every agent whose files exist); one of: {names}",
+        "--exit-zero", action="store_true",
+        help="exit 0 even when there are error-severity findings (2 still for usage errors)",
     )
-    _allow_flag(check)
-    _home_flag(check)
-    _ref_flag(check)
     add_cache_flag(check)
 
 
 def _build_explain(explain: argparse.ArgumentParser) -> None:
     names, default = _agents()
-    explain.description = (
-        "Show what an agent working on TARGET loads: every file "
-        "in prompt order, why, what imported it, its characters and whether "
-        "the budget cut it. Without TARGET: the start-up load (root to cwd)."
+    describe(
+        explain,
+        description="Show what an agent working on TARGET loads: every file in prompt "
+        "order, why, what imported it, its characters and whether the budget cut it. "
+        "Without TARGET: the start-up load (root to cwd).",
     )
     explain.add_argument(
         "target", nargs="?", metavar="TARGET", help="a file (relative to the current directory)"
     )
-    explain.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
-    explain.add_argument(
-        "--cwd", help="the agent's working directory (default: config `cwd`, else the root)"
+    add_shared_flags(
+        explain, "explain", names,
+        profiles_help=f"the agent whose loading to show (default: the configuration's "
+        f"`profile`, else {default}); with several, the first; one of: {names}",
     )
-    explain.add_argument(
-        "--profile",
-        metavar="NAME",
-        help=f"the agent whose loading to show (default: the configuration's `profile`, else "
-        f"{default}); one of: {names}",
-    )
-    explain.add_argument("--json", action="store_true", help="machine-readable output")
     explain.add_argument(
         "--text",
         action="store_true",
         help="print the instructions exactly as the agent receives them",
     )
-    _allow_flag(explain)
-    _home_flag(explain)
-    _ref_flag(explain)
 
 
 def _build_compare(compare: argparse.ArgumentParser) -> None:
@@ -269,49 +262,52 @@ def _build_compare(compare: argparse.ArgumentParser) -> None:
         "column per agent with its files in its own order, their sizes in the agent's unit "
         "(characters, tokens or bytes) and what its budget cut or left out, then one summary "
         "line per agent. Without TARGET: the start-up loads. Exit 0, or 2 for usage errors "
-        "(an unknown agent, a TARGET outside the root).",
+        "(an unknown agent, a TARGET outside the root or missing).",
         epilog=COMPARE_EPILOG.format(names=names),
     )
     compare.add_argument(
         "target", nargs="?", metavar="TARGET", help="a file (relative to the current directory)"
     )
-    compare.add_argument(
-        "--profiles",
-        metavar="A,B",
-        help="the agents to compare, comma-separated, in column order (default: those the "
-        f"workspace is checked for: the configuration's `profiles`, else detected); one of: "
-        f"{names}",
+    add_shared_flags(
+        compare, "compare", names,
+        format_help="text (one column per agent), or json: {target, cwd, columns: [{profile, "
+        "title, summary, overBudget, explanation}]}, each explanation as `rulemap explain "
+        "--format json` prints it",
+        profiles_help="the agents to compare, comma-separated, in column order, or all "
+        "(default: those the workspace is checked for: the configuration's `profiles`, else "
+        f"detected); one of: {names}",
     )
-    compare.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
-    compare.add_argument(
-        "--cwd", help="the agents' working directory (default: config `cwd`, else the root)"
-    )
-    compare.add_argument(
-        "--json",
-        action="store_true",
-        help="machine-readable: {target, cwd, columns: [{profile, title, summary, overBudget, "
-        "explanation}]}, each explanation as `rulemap explain --json` prints it",
-    )
-    _allow_flag(compare)
-    _home_flag(compare)
-    _ref_flag(compare)
 
 
 def _build_graph(graph: argparse.ArgumentParser) -> None:
-    graph.description = (
+    names, _ = _agents()
+    describe(graph, description=(
         "Print the graph of instruction files, rules and imports. json (the default): "
         "nodes with their kind, size, and each rule's globs and match count; edges with "
         "their line and status. dot (Graphviz) and mermaid (a flowchart for Markdown) draw "
         "the files and imports only: a rule's kind (dot), an import's line, a broken import "
         "dashed; no globs or counts."
-    )
+    ))
     graph.add_argument(
-        "root", nargs="?", help="workspace root (default: nearest ancestor with .git)"
+        "positional_root", nargs="?", metavar="ROOT",
+        help="workspace root, as --root (default: the nearest ancestor with .git)",
     )
-    graph.add_argument("--format", choices=["json", "dot", "mermaid"], default="json")
-    _allow_flag(graph)
-    _home_flag(graph)
-    _ref_flag(graph)
+    add_shared_flags(graph, "graph", names)
+
+
+def _build_rule(rule: argparse.ArgumentParser) -> None:
+    names, _ = _agents()
+    describe(
+        rule,
+        description="Print what a check code of `rulemap check` means: its summary, default "
+        "severity (and the others it may have), the agents it concerns, whether --fix "
+        "repairs it, and its documentation. Exit 0, or 2 for an unknown code.",
+        epilog="examples:\n  rulemap rule broken-import\n  rulemap rule --all\n"
+        "  rulemap rule --all --format json\n",
+    )
+    rule.add_argument("code", nargs="?", metavar="CODE", help="a check code")
+    rule.add_argument("--all", action="store_true", help="every code, in the registry's order")
+    add_shared_flags(rule, "rule", names)
 
 
 def _build_serve(serve: argparse.ArgumentParser) -> None:
@@ -326,6 +322,7 @@ _RUNNERS = {
     "session": "rulemap.cli.session:run_session", "verify": "rulemap.cli.verify:run_verify",
     "diff": "rulemap.cli.diff:run_diff", "reach": "rulemap.cli.reach:run_reach",
     "why": "rulemap.cli.reach:run_why", "map": "rulemap.cli.repo_map:run_map",
+    "graph": "rulemap.cli.commands:run_graph_command", "rule": "rulemap.cli.rule:run_rule",
 }
 
 # in `rulemap --help`'s order
@@ -336,35 +333,17 @@ _BUILDERS: dict[str, Callable[[argparse.ArgumentParser], None]] = {
     "diff": lambda p: _added(p, "diff:add_diff_arguments"),
     "reach": lambda p: _added(p, "reach:add_arguments"),
     "why": lambda p: _added(p, "reach:add_why_arguments"),
-    "map": lambda p: _added(p, "repo_map:add_arguments"), "serve": _build_serve,
+    "map": lambda p: _added(p, "repo_map:add_arguments"), "rule": _build_rule,
+    "serve": _build_serve,
 }
 
 
 def _added(parser: argparse.ArgumentParser, where: str) -> None:
     """A command whose module adds its own arguments (`module:function` in rulemap.cli),
-    given the agents' names and the shared flags."""
+    given the agents' names; each adds the shared flags (`cli/flags.py`) itself."""
     module, function = where.split(":")
     add = getattr(importlib.import_module(f"rulemap.cli.{module}"), function)
-    add(parser, _agents()[0], _allow_flag, _home_flag)
-
-
-def _home_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--home", metavar="DIR", help=HOME_HELP)
-
-
-def _ref_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--ref", metavar="REF", help=REF_HELP)
-
-
-def _allow_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--allow-imports-from",
-        action="append",
-        default=[],
-        metavar="DIR",
-        dest="allow_imports_from",
-        help=ALLOW_HELP,
-    )
+    add(parser, _agents()[0])
 
 
 _one_shot = False  # set by `main` for check / explain / compare / graph
@@ -408,31 +387,18 @@ def main(argv: Sequence[str] | None = None, cache: CheckCache | None = None) -> 
         _one_shot = True
     try:
         if args.command == "check":
-            from rulemap.cli.commands import run_check
-            from rulemap.cli.compare import profile_list
+            from rulemap.cli.commands import run_check_command
 
-            return run_check(
-                args.root, args.format, args.allow_imports_from,
-                profiles=profile_list(args.profiles), user_home=args.home, ref=args.ref,
-                fix=args.fix, diff=args.diff, statistics=args.statistics, cache=cache,
-                suggest=args.suggest,
-            )
+            return run_check_command(args, cache)
         if args.command in _RUNNERS:  # `run_X(args)` of its module, imported when it runs
             module, function = _RUNNERS[args.command].split(":")
             runner = getattr(importlib.import_module(module), function)
             return runner(args)  # type: ignore[no-any-return]
-        if args.command == "graph":
-            from rulemap.cli.commands import run_graph
-
-            return run_graph(
-                args.root, args.format, args.allow_imports_from, user_home=args.home,
-                ref=args.ref,
-            )
         if args.command == "serve":
             # never from here: the CLI imports nothing of the server (rulemap/__main__.py)
             raise UsageError("serve is the language server's command: run `rulemap serve`")
     except UsageError as exc:
-        print(f"rulemap: {exc}", file=sys.stderr)
+        print(for_stderr(f"rulemap: {exc}"), file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

@@ -10,16 +10,17 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING
 
-from rulemap.cli.main import UsageError, describe, dump_json
+from rulemap.cli.flags import add_shared_flags
+from rulemap.cli.usage import UsageError, describe, dump_json
 
 if TYPE_CHECKING:
     from rulemap.host.reaching import AgentReach, Reach, Way, Why
 
 REACH_EPILOG = """\
 examples:
-  rulemap reach INSTRUCTIONS.md               every selected agent: which files load it, how
-  rulemap reach rules/api.md:12               … and whether line 12 survives each budget
-  rulemap reach docs/style.md --json          an imported file: through which importers
+  rulemap reach INSTRUCTIONS.md        each selected agent: who loads it, how
+  rulemap reach rules/api.md:12        … whether each budget keeps line 12
+  rulemap reach docs/style.md --json   an imported file, by which importers
 
 PATH is relative to the current directory (or absolute) and must lie in the workspace; LINE
 is 1-based. The agents are the configuration's (or those detected), or --profiles. For each:
@@ -41,8 +42,7 @@ _REASONS = {
 }
 
 
-def add_arguments(reach: argparse.ArgumentParser, names: str,
-                  allow_flag: object, home_flag: object) -> None:
+def add_arguments(reach: argparse.ArgumentParser, names: str) -> None:
     """`rulemap reach`'s description and arguments (added when the command is parsed)."""
     describe(
         reach,
@@ -53,32 +53,18 @@ def add_arguments(reach: argparse.ArgumentParser, names: str,
     )
     reach.add_argument("path", metavar="PATH[:LINE]",
                        help="an instruction file, rule or imported file; :LINE for one line")
-    add_agent_flags(reach, names, "answer for")
-    reach.add_argument("--json", action="store_true", help="machine-readable output "
-                       "(docs/reach.md)")
-    allow_flag(reach)  # type: ignore[operator]
-    home_flag(reach)  # type: ignore[operator]
-
-
-def add_agent_flags(parser: argparse.ArgumentParser, names: str, what: str) -> None:
-    """`--root`, `--cwd` and `--profiles`, as `reach`, `why` and `map` take them."""
-    parser.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
-    parser.add_argument(
-        "--cwd", help="the agents' working directory (default: config `cwd`, else the root)"
-    )
-    parser.add_argument("--profiles", metavar="A,B",
-                        help=f"the agents to {what}, comma-separated (default: the "
-                        f"configuration's, else those detected); of: {names}")
+    add_shared_flags(reach, "reach", names,
+                     format_help="text (one block per agent), or json (docs/reach.md)")
 
 
 def run_reach(args: argparse.Namespace) -> int:
-    from rulemap.cli.commands import inside, open_host, warn_untrusted
-    from rulemap.cli.compare import profile_list
+    from rulemap.cli.commands import existing, inside, open_host, warn_untrusted
+    from rulemap.cli.flags import chosen_profiles
     from rulemap.host.reaching import names_a_file, reach
 
     path, line = split_line(args.path)
-    snap = open_host(args.root, args.allow_imports_from,
-                     profiles=profile_list(args.profiles), user_home=args.home).snapshot()
+    snap = open_host(args.root, args.allow_imports_from, profiles=chosen_profiles(args),
+                     user_home=args.home, ref=args.ref).snapshot()
     warn_untrusted(snap)
     key = inside(snap, path, "PATH")
     if key == ".":
@@ -91,8 +77,8 @@ def run_reach(args: argparse.Namespace) -> int:
         raise UsageError(f"{path}: line {line + 1} is past its end (it has {count} lines)")
     # the selected agents (those of --profiles, else the configuration's or the detected),
     # working in --cwd, else the configuration's cwd
-    result = reach(snap, key, line, cwd=inside(snap, args.cwd, "--cwd") if args.cwd else None)
-    if args.json:
+    result = reach(snap, key, line, cwd=existing(snap, args.cwd, "--cwd") if args.cwd else None)
+    if args.format == "json":
         dump_json(result.to_json())
     else:
         sys.stdout.write(render(result))
@@ -194,8 +180,7 @@ Exit 0 when every selected agent gets it, 1 when one does not (for CI), 2 for us
 """
 
 
-def add_why_arguments(why: argparse.ArgumentParser, names: str,
-                      allow_flag: object, home_flag: object) -> None:
+def add_why_arguments(why: argparse.ArgumentParser, names: str) -> None:
     """`rulemap why`'s description and arguments (added when the command is parsed)."""
     describe(
         why,
@@ -208,30 +193,27 @@ def add_why_arguments(why: argparse.ArgumentParser, names: str,
     why.add_argument("text", metavar="TEXT", help="the sentence (or any part of a line)")
     why.add_argument("target", nargs="?", metavar="TARGET",
                      help="the file the agent works on (default: its start-up load)")
-    add_agent_flags(why, names, "answer for")
+    add_shared_flags(why, "why", names)
     why.add_argument("--session", metavar="FILE",
                      help="a session to replay instead of TARGET (as `rulemap session --file` "
                      "reads it): does the text join the agent's context at some step")
-    why.add_argument("--json", action="store_true", help="machine-readable output")
-    allow_flag(why)  # type: ignore[operator]
-    home_flag(why)  # type: ignore[operator]
 
 
 def run_why(args: argparse.Namespace) -> int:
-    from rulemap.cli.commands import inside, open_host, warn_untrusted
-    from rulemap.cli.compare import profile_list
+    from rulemap.cli.commands import existing, open_host, target_of, warn_untrusted
+    from rulemap.cli.flags import chosen_profiles
     from rulemap.host.reaching import why, why_in_session
 
     if args.session and args.target:
         raise UsageError("give TARGET or --session, not both: each says what the agent works on")
-    snap = open_host(args.root, args.allow_imports_from,
-                     profiles=profile_list(args.profiles), user_home=args.home).snapshot()
+    snap = open_host(args.root, args.allow_imports_from, profiles=chosen_profiles(args),
+                     user_home=args.home, ref=args.ref).snapshot()
     warn_untrusted(snap)
-    target = inside(snap, args.target, "TARGET") if args.target else None
+    target = target_of(snap, args.target) if args.target else None
     if target == ".":
         raise UsageError("TARGET is the workspace root; name a file inside it")
     # the selected agents, working in --cwd, else the configuration's cwd
-    cwd = inside(snap, args.cwd, "--cwd") if args.cwd else None
+    cwd = existing(snap, args.cwd, "--cwd") if args.cwd else None
     if args.session:
         from rulemap.cli.session import read_session_file
 
@@ -245,7 +227,7 @@ def run_why(args: argparse.Namespace) -> int:
     if not result.places:
         raise UsageError(f"{args.text!r} is in no instruction file, rule or imported file of "
                          f"{snap.root}")
-    if args.json:
+    if args.format == "json":
         dump_json(result.to_json())
     else:
         sys.stdout.write(render_why(result))

@@ -9,15 +9,15 @@ import argparse
 import sys
 import time
 
-from rulemap.cli.reach import add_agent_flags
-from rulemap.cli.usage import UsageError, describe
+from rulemap.cli.flags import add_shared_flags
+from rulemap.cli.usage import UsageError, describe, dump_json
 
 MAP_EPILOG = """\
 examples:
-  rulemap map --html map.html                      this repository's map, to open in a browser
-  rulemap map --html out/map.html --root ../other  another repository (out/ must exist)
-  rulemap map --html map.html --cwd packages/web   the agents working in packages/web
-  rulemap map --html map.html --profiles A,B       agents A and B only
+  rulemap map --html map.html                  this repository's map
+  rulemap map --html out/map.html --root ../x  another repository (out/ must exist)
+  rulemap map --html map.html --cwd pkg/web    the agents working in pkg/web
+  rulemap map --html map.html --profiles A,B   agents A and B only
 
 The page holds everything (no network, no CDN): the instruction graph (instruction files,
 rules and the directories their globs match, imports), the directories coloured by how much of
@@ -30,8 +30,7 @@ Agents: {names}.
 """
 
 
-def add_arguments(parser: argparse.ArgumentParser, names: str,
-                  allow_flag: object, home_flag: object) -> None:
+def add_arguments(parser: argparse.ArgumentParser, names: str) -> None:
     """`rulemap map`'s description and arguments (added when the command is parsed)."""
     describe(
         parser,
@@ -42,14 +41,15 @@ def add_arguments(parser: argparse.ArgumentParser, names: str,
     )
     parser.add_argument("--html", metavar="OUT.html", required=True,
                         help="the page to write (its directory must exist; replaced atomically)")
-    add_agent_flags(parser, names, "map")
-    allow_flag(parser)  # type: ignore[operator]
-    home_flag(parser)  # type: ignore[operator]
+    add_shared_flags(parser, "map", names,
+                     format_help="how to say what was written: text (one line), or json "
+                     "({written, bytes, seconds, files, directories, documents, findings, "
+                     "agents})")
 
 
 def run_map(args: argparse.Namespace) -> int:
-    from rulemap.cli.commands import inside, open_host, warn_untrusted
-    from rulemap.cli.compare import profile_list
+    from rulemap.cli.commands import existing, open_host, warn_untrusted
+    from rulemap.cli.flags import chosen_profiles
     from rulemap.host.maps import PageRefused, check_page_path, map_data, render_page, write_page
 
     try:
@@ -57,10 +57,10 @@ def run_map(args: argparse.Namespace) -> int:
     except PageRefused as exc:
         raise UsageError(str(exc)) from None
     started = time.perf_counter()
-    snap = open_host(args.root, args.allow_imports_from,
-                     profiles=profile_list(args.profiles), user_home=args.home).snapshot()
+    snap = open_host(args.root, args.allow_imports_from, profiles=chosen_profiles(args),
+                     user_home=args.home, ref=args.ref).snapshot()
     warn_untrusted(snap)
-    cwd = inside(snap, args.cwd, "--cwd") if args.cwd else None
+    cwd = existing(snap, args.cwd, "--cwd") if args.cwd else None
     data = map_data(snap, None, cwd)
     page = render_page(data).encode("utf-8")
     try:
@@ -71,6 +71,12 @@ def run_map(args: argparse.Namespace) -> int:
     documents = sum(1 for n in data["graph"]["nodes"]
                     if n["kind"] in ("instruction", "rule", "scoped-rule"))
     agents = ", ".join(a["title"] for a in data["agents"])
+    if args.format == "json":
+        dump_json({"written": written, "bytes": len(page), "seconds": round(took, 3),
+                   "files": data["files"], "directories": len(data["tree"]),
+                   "documents": documents, "findings": data["findingsTotal"],
+                   "agents": [a["title"] for a in data["agents"]]})
+        return 0
     sys.stdout.write(
         f"rulemap: wrote {written} ({_size(len(page))}, in {took:.2f} s): {data['files']:,} "
         f"files in {len(data['tree']):,} directories, {documents:,} instruction files and "

@@ -9,6 +9,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from rulemap.cli.flags import add_shared_flags
 from rulemap.cli.usage import UsageError, describe, dump_json
 from rulemap.host.catalog import default_agent, session_formats
 
@@ -48,13 +49,12 @@ def _format_examples() -> str:
     for found in session_formats():
         where = (f"~/{found.log_dirs[0]}/…/{found.example}" if found.log_dirs
                  else found.example)
-        lines.append(f"  rulemap session --file {where} --profile {found.agent}\n"
+        lines.append(f"  rulemap session --profile {found.agent} --file {where}\n"
                      f"      {found.what}\n")
     return "".join(lines)
 
 
-def add_arguments(session: argparse.ArgumentParser, names: str,
-                  allow_flag: object, home_flag: object) -> None:
+def add_arguments(session: argparse.ArgumentParser, names: str) -> None:
     """`rulemap session`'s description and arguments, added to its (bare) sub-parser when
     the command is parsed (rulemap.cli.main.build_parser); its one-line help is main's."""
     describe(
@@ -71,38 +71,34 @@ def add_arguments(session: argparse.ArgumentParser, names: str,
         help="the steps from a file: a JSON list of {kind, paths}, or "
         + " or ".join(f.what for f in session_formats()) + " (told apart by shape)",
     )
-    session.add_argument(
-        "--profile", metavar="NAME",
-        help=f"the agent whose run to replay (default: the configuration's `profile`, else "
-        f"{default_agent()}); one of: {names}",
+    add_shared_flags(
+        session, "session", names,
+        format_help="text (a table per step), or json (docs/sessions.md)",
+        profiles_help=f"the agent whose run to replay (default: the configuration's "
+        f"`profile`, else {default_agent()}); with several, the first; one of: {names}",
     )
-    session.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
-    session.add_argument(
-        "--cwd", help="the agent's working directory (default: config `cwd`, else the root)"
-    )
-    session.add_argument("--ref", metavar="REF",
-                         help="read instruction files from this git commit, not the checkout")
-    output = session.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="machine-readable output "
-                        "(docs/sessions.md)")
-    output.add_argument("--text", action="store_true",
-                        help="the system messages exactly as the agent gets them, in order")
-    allow_flag(session)  # type: ignore[operator]
-    home_flag(session)  # type: ignore[operator]
+    session.add_argument("--text", action="store_true",
+                         help="the system messages exactly as the agent gets them, in order")
 
 
 def run_session(args: argparse.Namespace) -> int:
-    from rulemap.cli.commands import inside, open_host, warn_untrusted
+    from rulemap.cli.commands import existing, open_host, warn_untrusted
+    from rulemap.cli.flags import one_agent
     from rulemap.host.catalog import UnknownProfile
     from rulemap.host.sessions import parse_tokens, replay
 
-    snap = open_host(args.root, args.allow_imports_from, user_home=args.home,
+    if args.text and args.format != "text":
+        raise UsageError(f"--text prints the system messages as the agent gets them; leave "
+                         f"out --format {args.format}")
+    chosen, profile = one_agent(args)
+    snap = open_host(args.root, args.allow_imports_from, profiles=chosen, user_home=args.home,
                      ref=args.ref).snapshot()
     warn_untrusted(snap)
-    cwd = inside(snap, args.cwd, "--cwd") if args.cwd else None
+    cwd = existing(snap, args.cwd, "--cwd") if args.cwd else None
     tokens = parse_tokens(args.steps, snap.root, os.getcwd())
     if tokens.problems:
         raise UsageError("; ".join(p.message for p in tokens.problems))
+    missing_steps(snap, tokens)
     steps = list(tokens.steps)
     problems: list[Problem] = []
     if args.file:
@@ -110,20 +106,33 @@ def run_session(args: argparse.Namespace) -> int:
         steps.extend(parsed.steps)
         problems = parsed.problems
     try:
-        result = replay(snap, steps, args.profile, cwd, problems)
+        result = replay(snap, steps, profile, cwd, problems)
     except UnknownProfile as exc:
         raise UsageError(str(exc)) from None
     where = args.file or "input"
     for problem in result.problems:
         at = f":{problem.line}" if problem.line is not None else ""
         print(f"rulemap: {where}{at}: {problem.message}", file=sys.stderr)
-    if args.json:
+    if args.format == "json":
         dump_json(result.to_json())
     elif args.text:
         sys.stdout.write(render_messages(result))
     else:
         print_session(result)
     return 0
+
+
+def missing_steps(snap: Snapshot, parsed: Parsed) -> None:
+    """A usage error naming the first path a `read:` step of the command line names that
+    is not in the workspace (an `edit:` may create its file)."""
+    from rulemap.host.presence import exists_in
+
+    for step in parsed.steps:
+        if step.kind != "read":
+            continue
+        for path in step.paths:
+            if not exists_in(snap, path.rstrip("/") or "."):
+                raise UsageError(f"STEP read:{path}: no such file in the workspace {snap.root}")
 
 
 def read_session_file(

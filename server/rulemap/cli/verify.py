@@ -8,6 +8,7 @@ import argparse
 import os
 from typing import TYPE_CHECKING
 
+from rulemap.cli.flags import add_shared_flags
 from rulemap.cli.usage import UsageError, describe, dump_json
 
 if TYPE_CHECKING:
@@ -32,12 +33,11 @@ Exit status: 0 when the log and Rulemap agree, 1 on a disagreement, 2 on bad inp
 def _format_examples() -> str:
     from rulemap.host.verifying import log_formats
 
-    return "".join(f"  rulemap verify {f.example}\n      {f.what} (--profile {f.agent}):\n"
+    return "".join(f"  rulemap verify {f.example} --profile {f.agent}\n      {f.what}:\n"
                    f"      {f.how}\n" for f in log_formats())
 
 
-def add_arguments(verify: argparse.ArgumentParser, names: str,
-                  allow_flag: object, home_flag: object) -> None:
+def add_arguments(verify: argparse.ArgumentParser, names: str) -> None:
     """`rulemap verify`'s description and arguments, added to its (bare) sub-parser when the
     command is parsed (rulemap.cli.main.build_parser); its one-line help is main's."""
     describe(
@@ -49,45 +49,42 @@ def add_arguments(verify: argparse.ArgumentParser, names: str,
         epilog=VERIFY_EPILOG.replace("{formats}", _format_examples()),
     )
     verify.add_argument("log", metavar="LOG", help="the agent's log of what it loaded")
-    verify.add_argument("--root", help="workspace root (default: nearest ancestor with .git)")
-    verify.add_argument(
-        "--profile", metavar="NAME",
-        help=f"whose log it is (default: told apart by content); one of: {names}",
-    )
-    verify.add_argument(
-        "--cwd", help="the agent's working directory (default: the log's, else config `cwd`)"
+    add_shared_flags(
+        verify, "verify", names,
+        format_help="text (an agreement table), or json (docs/verify.md)",
+        profiles_help="whose log it is (default: told apart by content); with several, the "
+        f"first; one of: {names}",
     )
     verify.add_argument(
         "--log-root", metavar="DIR",
         help="where the project was when the agent ran (another machine, a container, another "
         "checkout): the log's paths under DIR are read as under --root",
     )
-    verify.add_argument("--json", action="store_true", help="machine-readable output "
-                        "(docs/verify.md)")
-    allow_flag(verify)  # type: ignore[operator]
-    home_flag(verify)  # type: ignore[operator]
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from rulemap.cli.commands import inside, open_host, warn_untrusted
+    from rulemap.cli.commands import existing, open_host, warn_untrusted
+    from rulemap.cli.flags import one_agent
     from rulemap.host.catalog import UnknownProfile
     from rulemap.host.verifying import LoadLogError, parse_load_log, rebased, verify
 
-    snap = open_host(args.root, args.allow_imports_from, user_home=args.home).snapshot()
+    chosen, profile = one_agent(args)
+    snap = open_host(args.root, args.allow_imports_from, profiles=chosen, user_home=args.home,
+                     ref=args.ref).snapshot()
     warn_untrusted(snap)
-    cwd = inside(snap, args.cwd, "--cwd") if args.cwd else None
+    cwd = existing(snap, args.cwd, "--cwd") if args.cwd else None
     lines = _read(args.log, snap)
     try:
-        log = parse_load_log(lines, args.profile)
+        log = parse_load_log(lines, profile)
         if args.log_root:
             log = rebased(log, args.log_root, snap.root)
-        result = verify(snap, log, args.profile, cwd, home=args.home is not None)
+        result = verify(snap, log, profile, cwd, home=args.home is not None)
     except LoadLogError as exc:
         at = f":{exc.line}" if exc.line is not None else ""
         raise UsageError(f"{args.log}{at}: {exc.message}") from None
     except UnknownProfile as exc:
         raise UsageError(str(exc)) from None
-    if args.json:
+    if args.format == "json":
         dump_json(result.to_json())
     else:
         print_verification(result)

@@ -53,6 +53,7 @@ def open_host(
     ref: str | None = None,
     editable: bool = False,
     wrap: ReaderWrap | Callable[..., Any] | None = None,
+    cwd: str | None = None,
 ) -> AnalysisHost:
     """The host over `root_dir` (absolute, a directory): `granted`, the directories the user
     lets imports read; `profiles`, the agents (None: the configuration's, else detected);
@@ -60,7 +61,8 @@ def open_host(
     user's own home directory; `ref`, a git commit to read instead of the working tree (raises
     GitRefError when git cannot read it); `editable`, a reader that takes edited texts before
     they are written (`check --fix`); `wrap(factory, root)`, a reader factory around the one
-    chosen. Raises ConfigError."""
+    chosen; `cwd`, the agents' working directory (a key) in place of the configuration's
+    (`check --cwd`). Raises ConfigError."""
     from rulemap import analysis
 
     if editable:
@@ -79,6 +81,7 @@ def open_host(
     return AnalysisHost(analysis.open_workspace(
         root_dir, home=home, allow_imports_from=granted, profiles=profiles,
         user_home=user_home, reader_factory=factory,
+        overrides={"cwd": cwd} if cwd is not None else None,
     ))
 
 

@@ -8,6 +8,7 @@ while it still holds them). Nothing is written here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rulemap import analysis, fixes
@@ -33,9 +34,13 @@ class FixResult:
         return sorted(k for k, text in self.edited.items() if text != self.original[k])
 
 
-def fix_in_memory(ws: Workspace, findings: list[Finding]) -> tuple[list[Finding], FixResult]:
+def fix_in_memory(
+    ws: Workspace, findings: list[Finding],
+    keep: Callable[[list[Finding]], list[Finding]] | None = None,
+) -> tuple[list[Finding], FixResult]:
     """Apply the safe fixes of `findings` to the workspace's overlay until none is left; the
-    findings of the fixed texts and what was done."""
+    findings of the fixed texts and what was done. `keep`: the findings each later pass may
+    fix, of the whole re-check (`check PATH...` fixes only its PATHs' files)."""
     reader = ws.reader
     assert isinstance(reader, OverlayReader), "open the workspace with `overlaid` readers"
     result = FixResult()
@@ -66,6 +71,8 @@ def fix_in_memory(ws: Workspace, findings: list[Finding]) -> tuple[list[Finding]
             break
         ws.update(changed=changed)
         findings = analysis.check(ws)
+        if keep is not None:
+            findings = keep(findings)
     return findings, result
 
 

@@ -14,6 +14,8 @@ from rulemap.host.fix_passes import FixResult
 from rulemap.host.snapshot import workspace_of
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rulemap.analysis import ReaderFactory
     from rulemap.model import Finding
     from rulemap.readers.base import WalkingReader
@@ -32,12 +34,16 @@ def overlaid(factory: ReaderFactory, root: str) -> ReaderFactory:
     return build
 
 
-def fix_in_memory(host: AnalysisHost, findings: list[Finding]) -> FixResult:
+def fix_in_memory(
+    host: AnalysisHost, findings: list[Finding],
+    keep: Callable[[list[Finding]], list[Finding]] | None = None,
+) -> FixResult:
     """Apply the safe fixes of `findings` to the host's edited texts (it was opened
-    `editable`) until none is left: what was done."""
+    `editable`) until none is left: what was done. `keep`: the findings a later pass may
+    fix, of each re-check (None: all)."""
     from rulemap.host.fix_passes import fix_in_memory as fixed
 
-    return fixed(workspace_of(host.snapshot()), findings)[1]
+    return fixed(workspace_of(host.snapshot()), findings, keep)[1]
 
 
 def write(host: AnalysisHost, result: FixResult) -> list[str]:

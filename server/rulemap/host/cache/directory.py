@@ -20,7 +20,9 @@ OFF_ENV = "RULEMAP_NO_CACHE"
 # key, the language server's too
 ENV_READ = (
     "HOME", "XDG_CONFIG_HOME", "RULEMAP_CONFIG", "COLUMNS", "RULEMAP_GIT_LIST",
-    "RULEMAP_GIT_TIMEOUT", "NO_COLOR", "FORCE_COLOR", "TERM",  # the report's colour
+    "RULEMAP_GIT_TIMEOUT",
+    # `--color auto` reads them: a report coloured under one is not replayed under another
+    "NO_COLOR", "FORCE_COLOR", "TERM",
 )
 
 

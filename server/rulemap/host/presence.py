@@ -1,0 +1,46 @@
+"""Whether the selected agents find anything to read in the workspace, and which file names
+they would read: so that a command over a workspace without one instruction file for them
+says so, instead of a silent "All checks passed"."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rulemap.globs import compile_patterns
+from rulemap.host.snapshot import Snapshot, workspace_of
+from rulemap.profiles.base import selected
+
+
+@dataclass(frozen=True)
+class Unread:
+    """No selected agent reads any file of the workspace: the agents (names) and the file
+    names they read (their own globs, e.g. `**/GEMINI.md`)."""
+
+    agents: tuple[str, ...]
+    globs: tuple[str, ...]
+
+
+def nothing_to_read(snap: Snapshot) -> Unread | None:
+    """An `Unread` when none of the selected agents reads a file of the workspace; None as
+    soon as one does. Asks each agent (`reads`, by name and place alone) only of the files
+    its own globs name, so a large tree costs one glob match per file at most."""
+    ws = workspace_of(snap)
+    agents = selected(ws)
+    # the default model's instruction files and rules, known already: most workspaces end here
+    documents = ws.all_documents()
+    if any(profile.reads(ws, key) for profile in agents for key in documents):
+        return None
+    globs: dict[str, None] = {}
+    for profile in agents:
+        globs.update(dict.fromkeys(profile.watched_globs))
+        own = compile_patterns(profile.watched_globs)
+        if any(own.match(key) and profile.reads(ws, key) for key in ws.files):
+            return None
+    return Unread(tuple(p.name for p in agents), tuple(globs))
+
+
+def exists_in(snap: Snapshot, key: str) -> bool:
+    """Whether `key` (a workspace key) names a file or directory of the workspace as the
+    snapshot reads it (the working tree, or `--ref`'s commit)."""
+    ws = workspace_of(snap)
+    return key == "." or bool(ws.reader.exists(ws.abs(key)))
