@@ -74,14 +74,14 @@ def warn_untrusted(snap: Snapshot) -> None:
 def run_check_command(args: argparse.Namespace, cache: CheckCache | None) -> int:
     """`rulemap check [PATH ...]` from its parsed arguments: the root and the PATHs it
     limits the findings to (`check_scope`), then `run_check`."""
-    from rulemap.cli.flags import chosen_profiles, use_color
+    from rulemap.cli.flags import chosen_profiles
 
     root, limit = check_scope(args.check_paths, args.root)
     code = run_check(
         root, args.format, args.allow_imports_from, profiles=chosen_profiles(args),
         user_home=args.home, ref=args.ref, fix=args.fix, diff=args.diff,
         statistics=args.statistics, cache=cache, suggest=args.suggest, limit=limit,
-        color=use_color(args.color, sys.stdout), exit_zero=args.exit_zero,
+        exit_zero=args.exit_zero,
         cwd=cwd_key(root, args.cwd) if args.cwd else None,
     )
     return code
@@ -164,16 +164,16 @@ def run_check(
     cache: CheckCache | None = None,
     suggest: bool = False,
     limit: Sequence[str] | None = None,
-    color: bool = False,
+    color: bool | None = None,
     exit_zero: bool = False,
     cwd: str | None = None,
 ) -> int:
     """`rulemap check`; `cache`: the result cache's entry for this run (host/cache/,
     None: not cached), written after the report when nothing forbids it; `suggest`: work out
     the did-you-means in json and sarif output too; `limit`: the workspace keys whose
-    findings are reported (None: all); `color`: the text report coloured; `exit_zero`: exit
-    0 whatever the findings; `cwd`: the agents' working directory (a key; None: the
-    configuration's)."""
+    findings are reported (None: all); `color`: the text report coloured (None: as
+    `--color` decided for the run, `cli/terminal.use_color`); `exit_zero`: exit 0 whatever
+    the findings; `cwd`: the agents' working directory (a key; None: the configuration's)."""
     if fix or diff or statistics:
         from rulemap.cli import fix as fixing
 
@@ -203,20 +203,12 @@ def run_check(
         findings = limited(snap.findings(), limit)
         say_nothing_read(snap)
         write_report(snap, shown(snap, findings, output, suggest), output, sys.stdout,
-                     **colored(write_report, color))
+                     color=color)
         errors = any(f.severity == "error" for f in findings)
         code = 1 if errors and not exit_zero else 0
         if recorder:
             recorder.done(snap, code)
     return code
-
-
-def colored(writer: Callable[..., Any], color: bool) -> dict[str, bool]:
-    """`color=` for a report writer that takes it (`cli/formats.write_report` once it
-    colours: an empty argument list until then)."""
-    code = writer.__code__
-    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-    return {"color": color} if "color" in names else {}
 
 
 def target_of(snap: Snapshot, path: str) -> str:

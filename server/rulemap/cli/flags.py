@@ -14,7 +14,7 @@ import argparse
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple, TextIO
+from typing import Any, NamedTuple
 
 from rulemap.cli.usage import UsageError, did_you_mean
 
@@ -208,27 +208,6 @@ def one_agent(args: argparse.Namespace) -> tuple[list[str] | None, str | None]:
         print(f"rulemap: {args.command} answers for one agent: {chosen[0]} (the first of "
               f"{', '.join(chosen)})", file=sys.stderr)
     return chosen, chosen[0]
-
-
-def use_color(choice: str | None, stream: TextIO) -> bool:
-    """Whether to colour what goes to `stream` for `--color CHOICE`: `cli/terminal.py`'s
-    `use_color` where it exists, else the same rule (never, always; auto: a terminal unless
-    NO_COLOR is set, or FORCE_COLOR is)."""
-    import importlib
-
-    theirs = getattr(importlib.import_module("rulemap.cli.terminal"), "use_color", None)
-    if theirs is not None:
-        return bool(theirs(choice, stream))
-    if choice in ("always", "never"):
-        return choice == "always"
-    if os.environ.get("NO_COLOR"):
-        return False
-    if os.environ.get("FORCE_COLOR"):
-        return True
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError, OSError):
-        return False
 
 
 def root_of(args: argparse.Namespace, positional: str | None) -> str | None:
