@@ -125,9 +125,13 @@ class CopilotProfile(Profile):
 
     # ----- the interface ----------------------------------------------------------------------
 
-    def detect(self, ws: Workspace) -> bool:
-        return exists(ws, INSTRUCTIONS) or bool(ws.files.under(INSTRUCTIONS_DIR)) or (
-            ws.reader.is_dir(ws.abs(INSTRUCTIONS_DIR.rstrip("/"))))
+    def detected_by(self, ws: Workspace) -> str | None:
+        if exists(ws, INSTRUCTIONS):
+            return INSTRUCTIONS
+        if ws.files.under(INSTRUCTIONS_DIR) or ws.reader.is_dir(
+                ws.abs(INSTRUCTIONS_DIR.rstrip("/"))):
+            return INSTRUCTIONS_DIR.rstrip("/")
+        return None
 
     def reads(self, ws: Workspace, key: str) -> bool:
         if is_instruction_file(key):

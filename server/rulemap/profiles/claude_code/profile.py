@@ -19,6 +19,7 @@ from rulemap.profiles.base import (
     directory_chain,
     options_of,
     parent_dir,
+    shallowest,
 )
 from rulemap.profiles.claude_code import imports as claude_imports
 from rulemap.profiles.claude_code import load_log as claude_load_log
@@ -116,11 +117,15 @@ class ClaudeCodeProfile(Profile):
 
     # ----- the protocol -----------------------------------------------------------------
 
-    def detect(self, ws: Workspace) -> bool:
+    def detected_by(self, ws: Workspace) -> str | None:
         index = name_index(ws)
-        if any(name in names for names in index.values() for name in MEMORY_NAMES):
-            return True
-        return bool(ws.rules) or ws.reader.is_dir(ws.abs(USER_RULES))
+        memory = shallowest(key for names in index.values() for name, key in names.items()
+                            if name in MEMORY_NAMES)
+        if memory is not None:
+            return memory
+        if ws.rules or ws.reader.is_dir(ws.abs(USER_RULES)):
+            return USER_RULES
+        return None
 
     def reads(self, ws: Workspace, key: str) -> bool:
         opts = self.settings_of(ws)

@@ -29,6 +29,7 @@ from rulemap.profiles.base import (
     join,
     options_of,
     parent_dir,
+    shallowest,
 )
 from rulemap.profiles.codex import findings as codex_findings
 from rulemap.profiles.codex import load_log as codex_load_log
@@ -133,9 +134,9 @@ class CodexProfile(Profile):
 
     # ----- the protocol -----------------------------------------------------------------
 
-    def detect(self, ws: Workspace) -> bool:
-        return any(AGENTS in names or OVERRIDE in names for names in name_index(ws, (
-            OVERRIDE, AGENTS)).values())
+    def detected_by(self, ws: Workspace) -> str | None:
+        return shallowest(key for names in name_index(ws, (OVERRIDE, AGENTS)).values()
+                          for name, key in names.items() if name in (OVERRIDE, AGENTS))
 
     def reads(self, ws: Workspace, key: str) -> bool:
         opts = self.settings_of(ws)

@@ -41,8 +41,8 @@ class CogitatorProfile(Profile):
         """Where the workspace's documents are, by these options (settings.py)."""
         return settings.layout(options)
 
-    def detect(self, ws: Workspace) -> bool:
-        return True  # the default model: always selected
+    def detected_by(self, ws: Workspace) -> str:
+        return "the default model"  # always selected
 
     def reads(self, ws: Workspace, key: str) -> bool:
         return ws.instruction_dir(key) is not None or ws.rule_owner(key) is not None

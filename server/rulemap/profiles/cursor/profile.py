@@ -26,6 +26,7 @@ from rulemap.profiles.base import (
     cached_explanation,
     options_of,
     parent_dir,
+    shallowest,
 )
 from rulemap.profiles.cursor.agents_md import (
     LINK_SCHEME,
@@ -100,10 +101,11 @@ class CursorProfile(Profile):
 
     # ----- the interface ----------------------------------------------------------------------
 
-    def detect(self, ws: Workspace) -> bool:
+    def detected_by(self, ws: Workspace) -> str | None:
         # AGENTS.md alone does not select Cursor: many agents read it
-        return bool(rule_paths(ws)) or exists(ws, LEGACY) or ws.reader.is_dir(
-            ws.abs(RULES.rstrip("/")))
+        if rule_paths(ws) or ws.reader.is_dir(ws.abs(RULES.rstrip("/"))):
+            return shallowest(rule_paths(ws)) or RULES.rstrip("/")
+        return LEGACY if exists(ws, LEGACY) else None
 
     def reads(self, ws: Workspace, key: str) -> bool:
         opts = options_of(ws, self)

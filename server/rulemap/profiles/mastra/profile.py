@@ -55,10 +55,10 @@ class MastraProfile(Profile):
     def settings(self, ws: Workspace) -> Settings:
         return Settings.from_options(options_of(ws, self))
 
-    def detect(self, ws: Workspace) -> bool:
+    def detected_by(self, ws: Workspace) -> str | None:
         # AGENTS.md and CLAUDE.md are every agent's; Mastra is an SDK, so nothing in a
         # repository shows it is used — but only its injector reads CONTEXT.md
-        return checks.has_context_file(ws)
+        return checks.first_context_file(ws)
 
     def reads(self, ws: Workspace, key: str) -> bool:
         return is_instruction_name(key)
