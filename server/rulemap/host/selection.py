@@ -96,7 +96,8 @@ def lead_agent(
                     f"answering for {first.name} ({why_of[first.name]}); pick "
                     f"{DEFAULT_PROFILE} to see the default model's load.")
         else:
-            name = default.name if default is not None or not reasons else reasons[0][0].name
+            name = (default.name if default is not None
+                    else reasons[0][0].name if reasons else DEFAULT_PROFILE)
             lead = Lead(name, why_of.get(name, "the default model"))
     if target is not None and note is None:
         note = _empty_load_note(ws, lead.name, [p for p, _ in reasons], target, cwd)
