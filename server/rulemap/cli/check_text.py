@@ -20,6 +20,7 @@ import sys
 import textwrap
 from collections.abc import Iterable
 
+from rulemap.cli.agents_line import agents_line
 from rulemap.host import Snapshot
 from rulemap.host.catalog import check
 from rulemap.host.checks import checked_count, safe_fix
@@ -55,6 +56,7 @@ def render(snap: Snapshot, findings: list[Finding], width: int | None = None) ->
         lines.extend(_rows(group, width, place_width, severity_width))
     if lines:
         lines.append("")
+    lines.append(agents_line(snap, width))  # which agents the findings are for, and why
     for line in summary(snap, findings):
         lines.extend(textwrap.wrap(line, width, break_long_words=False) if width else [line])
     return "\n".join(lines) + "\n"

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rulemap.cli.agents_line import agents_json, say_agents, say_note, with_agents
 from rulemap.cli.check_cache import record
 from rulemap.cli.check_flags import shown
 from rulemap.cli.formats import write_report
@@ -110,6 +111,8 @@ def run_check(
         snap = host.snapshot()
         findings = snap.findings()
         write_report(snap, shown(snap, findings, output, suggest), output, sys.stdout)
+        if output == "github":  # text, JSON and SARIF carry the agents themselves
+            say_agents(snap)
         code = 1 if any(f.severity == "error" for f in findings) else 0
         if recorder:
             recorder.done(snap, code)
@@ -133,6 +136,7 @@ def inside(snap: Snapshot, path: str, what: str) -> str:
 def run_explain(args: argparse.Namespace) -> int:
     from rulemap.host.catalog import UnknownProfile
     from rulemap.host.explaining import explain
+    from rulemap.host.selection import lead_agent, lead_json
 
     snap = open_host(args.root, args.allow_imports_from, user_home=getattr(args, "home", None),
                      ref=getattr(args, "ref", None)).snapshot()
@@ -142,12 +146,17 @@ def run_explain(args: argparse.Namespace) -> int:
         raise UsageError("TARGET is the workspace root; name a file inside it")
     cwd = inside(snap, args.cwd, "--cwd") if args.cwd else None
     try:
-        explanation = explain(snap, target, cwd=cwd, profile=args.profile)
+        lead = lead_agent(snap, target, chosen=args.profile, cwd=cwd)
+        explanation = explain(snap, target, cwd=cwd, profile=lead.name)
     except UnknownProfile as exc:
         raise UsageError(str(exc)) from None
     if args.json:
-        dump_json(explanation.to_json())
-    elif args.text:
+        dump_json({**explanation.to_json(), "agents": agents_json(snap),
+                   "answeredFor": lead_json(lead)})
+        return 0
+    say_agents(snap)
+    say_note(lead.note)
+    if args.text:
         sys.stdout.write(explanation.render() + "\n")
     else:
         from rulemap.cli.explain_table import print_explanation
@@ -169,8 +178,10 @@ def run_graph(
     warn_untrusted(snap)
     found = graph(snap)
     if output == "json":
-        dump_json(found)
-    elif output == "dot":
+        dump_json(with_agents(snap, found))
+        return 0
+    say_agents(snap)
+    if output == "dot":
         print(to_dot(found))
     else:
         print(to_mermaid(found))

@@ -17,6 +17,8 @@ def profile_list(value: str | None, flag: str = "--profiles") -> list[str] | Non
         return None
     names = [n.strip() for n in value.split(",")]
     known = agent_names()
+    if "all" in names:  # every registered agent (host/selection.py)
+        names = [*known, *(n for n in names if n != "all")]
     available = ", ".join(known)
     if not any(names) or not all(names):
         raise UsageError(f"{flag} {value!r}: name agents separated by commas; available: "
@@ -28,11 +30,12 @@ def profile_list(value: str | None, flag: str = "--profiles") -> list[str] | Non
 
 
 def run_compare(args: argparse.Namespace) -> int:
+    from rulemap.cli.agents_line import say_agents, with_agents
     from rulemap.cli.commands import inside, open_host, warn_untrusted
     from rulemap.host.comparing import compare
 
     chosen = profile_list(args.profiles)
-    snap = open_host(args.root, args.allow_imports_from, user_home=args.home,
+    snap = open_host(args.root, args.allow_imports_from, user_home=args.home, profiles=chosen,
                      ref=getattr(args, "ref", None)).snapshot()
     warn_untrusted(snap)
     target = inside(snap, args.target, "TARGET") if args.target else None
@@ -42,10 +45,11 @@ def run_compare(args: argparse.Namespace) -> int:
     # default: the agents this workspace is checked for (configured, else detected)
     comparison = compare(snap, target, cwd, chosen)
     if args.json:
-        dump_json(comparison.to_json())
+        dump_json(with_agents(snap, comparison.to_json()))
     else:
         from rulemap.cli.compare_table import print_comparison
 
+        say_agents(snap)
         print_comparison(comparison)
     sys.stdout.flush()
     return 0

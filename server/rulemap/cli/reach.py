@@ -72,6 +72,7 @@ def add_agent_flags(parser: argparse.ArgumentParser, names: str, what: str) -> N
 
 
 def run_reach(args: argparse.Namespace) -> int:
+    from rulemap.cli.agents_line import say_agents, with_agents
     from rulemap.cli.commands import inside, open_host, warn_untrusted
     from rulemap.cli.compare import profile_list
     from rulemap.host.reaching import names_a_file, reach
@@ -93,8 +94,9 @@ def run_reach(args: argparse.Namespace) -> int:
     # working in --cwd, else the configuration's cwd
     result = reach(snap, key, line, cwd=inside(snap, args.cwd, "--cwd") if args.cwd else None)
     if args.json:
-        dump_json(result.to_json())
+        dump_json(with_agents(snap, result.to_json()))
     else:
+        say_agents(snap)
         sys.stdout.write(render(result))
     return 0
 
@@ -218,6 +220,7 @@ def add_why_arguments(why: argparse.ArgumentParser, names: str,
 
 
 def run_why(args: argparse.Namespace) -> int:
+    from rulemap.cli.agents_line import say_agents, with_agents
     from rulemap.cli.commands import inside, open_host, warn_untrusted
     from rulemap.cli.compare import profile_list
     from rulemap.host.reaching import why, why_in_session
@@ -246,8 +249,9 @@ def run_why(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.text!r} is in no instruction file, rule or imported file of "
                          f"{snap.root}")
     if args.json:
-        dump_json(result.to_json())
+        dump_json(with_agents(snap, result.to_json()))
     else:
+        say_agents(snap)
         sys.stdout.write(render_why(result))
     return 0 if result.seen_by_all else 1
 

@@ -93,8 +93,10 @@ def add_arguments(session: argparse.ArgumentParser, names: str,
 
 
 def run_session(args: argparse.Namespace) -> int:
+    from rulemap.cli.agents_line import say_agents, say_note, with_agents
     from rulemap.cli.commands import inside, open_host, warn_untrusted
     from rulemap.host.catalog import UnknownProfile
+    from rulemap.host.selection import lead_agent
     from rulemap.host.sessions import parse_tokens, replay
 
     snap = open_host(args.root, args.allow_imports_from, user_home=args.home,
@@ -111,7 +113,8 @@ def run_session(args: argparse.Namespace) -> int:
         steps.extend(parsed.steps)
         problems = parsed.problems
     try:
-        result = replay(snap, steps, args.profile, cwd, problems)
+        lead = lead_agent(snap, chosen=args.profile)  # no --profile: the lead agent
+        result = replay(snap, steps, lead.name, cwd, problems)
     except UnknownProfile as exc:
         raise UsageError(str(exc)) from None
     where = args.file or "input"
@@ -119,8 +122,11 @@ def run_session(args: argparse.Namespace) -> int:
         at = f":{problem.line}" if problem.line is not None else ""
         print(f"rulemap: {where}{at}: {problem.message}", file=sys.stderr)
     if args.json:
-        dump_json(result.to_json())
-    elif args.text:
+        dump_json(with_agents(snap, result.to_json()))
+        return 0
+    say_agents(snap)
+    say_note(lead.note)
+    if args.text:
         sys.stdout.write(render_messages(result))
     else:
         print_session(result)

@@ -70,6 +70,7 @@ def add_arguments(verify: argparse.ArgumentParser, names: str,
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    from rulemap.cli.agents_line import say_agents, with_agents
     from rulemap.cli.commands import inside, open_host, warn_untrusted
     from rulemap.host.catalog import UnknownProfile
     from rulemap.host.verifying import LoadLogError, parse_load_log, rebased, verify
@@ -89,8 +90,9 @@ def run_verify(args: argparse.Namespace) -> int:
     except UnknownProfile as exc:
         raise UsageError(str(exc)) from None
     if args.json:
-        dump_json(result.to_json())
+        dump_json(with_agents(snap, result.to_json()))
     else:
+        say_agents(snap)
         print_verification(result)
     return 0 if result.agree else 1
 
