@@ -50,9 +50,10 @@ def output(args: list[str]) -> str:
             [sys.executable, "-m", "rulemap", *args],
             cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=False,
         )
-    if proc.returncode not in (0, 1) or proc.stderr.strip():
+    if proc.returncode not in (0, 1):
         raise SystemExit(f"rulemap {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr}")
-    return normalize(f"{command_line(args)}\n{proc.stdout}")
+    # as a terminal shows it: the messages (the agents line, a note) come before the result
+    return normalize(f"{command_line(args)}\n{proc.stderr}{proc.stdout}")
 
 
 def command_line(args: list[str]) -> str:

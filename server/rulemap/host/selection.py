@@ -15,15 +15,18 @@ load of the default model.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
+from rulemap.derived import KeyFamily
 from rulemap.host.snapshot import Snapshot, workspace_of
 
 if TYPE_CHECKING:
     from rulemap.profiles.base import Profile
     from rulemap.workspace import Workspace
 
-__all__ = ["Chosen", "Lead", "lead_agent", "lead_json", "selection", "selection_json"]
+__all__ = [
+    "Chosen", "Lead", "lead_agent", "lead_json", "lead_name", "selection", "selection_json",
+]
 
 
 @dataclass(frozen=True)
@@ -73,35 +76,58 @@ def lead_agent(
     want of its files, or when the lead loads nothing for `target` (from `cwd`) and another
     selected agent does."""
     from rulemap import analysis
-    from rulemap.profiles import DEFAULT_PROFILE
 
     ws = workspace_of(snap)
-    reasons = analysis.selection_reasons(ws)
-    why_of = {p.name: why for p, why in reasons}
-    note = None
     if chosen is not None:
         lead = Lead(chosen, chosen_why)
-    elif ws.config.profile is not None:
-        source = (ws.config.source or "configuration").rpartition("/")[2]
-        lead = Lead(ws.config.profile, f"{source} `profile`")
     else:
-        reading = [p for p, _ in reasons if _reads_any(ws, p)]
-        default = next((p for p, _ in reasons if p.name == DEFAULT_PROFILE), None)
-        if default is not None and default in reading:
-            lead = Lead(default.name, why_of[default.name])
-        elif reading:
-            first = reading[0]
-            lead = Lead(first.name, why_of[first.name])
+        cached = ws.derived.get(_LEAD)
+        if cached is None:
+            cached = _automatic_lead(ws)
+            # which agents read which files changes only with a create or delete (or a new
+            # configuration, which opens a new workspace), and those drop every derived value
+            ws.derived.put(_LEAD, cached, reads=())
+        lead = cached
+    if target is not None and lead.note is None:
+        agents = [p for p, _ in analysis.selection_reasons(ws)]
+        return Lead(lead.name, lead.why, _empty_load_note(ws, lead.name, agents, target, cwd))
+    return lead
+
+
+def lead_name(snap: Snapshot) -> str:
+    """The name of the agent views answer for when nobody picked one (`lead_agent`)."""
+    return lead_agent(snap).name
+
+
+_LEAD: Final = KeyFamily[Lead]("lead-agent").key()
+
+
+def _automatic_lead(ws: Workspace) -> Lead:
+    """`lead_agent` without a pick: the configuration's `profile`, else the default model
+    when it reads a file here, else the first selected agent that does (with a note), else
+    the default model (or the first selected agent when it is not selected)."""
+    from rulemap import analysis
+    from rulemap.profiles import DEFAULT_PROFILE
+
+    if ws.config.profile is not None:
+        source = (ws.config.source or "configuration").rpartition("/")[2]
+        return Lead(ws.config.profile, f"{source} `profile`")
+    reasons = analysis.selection_reasons(ws)
+    why_of = {p.name: why for p, why in reasons}
+    default = next((p for p, _ in reasons if p.name == DEFAULT_PROFILE), None)
+    if default is not None and _reads_any(ws, default):
+        return Lead(default.name, why_of[default.name])
+    first = next((p for p, _ in reasons if p is not default and _reads_any(ws, p)), None)
+    if first is not None:
+        note = None
+        if default is not None:
             note = (f"{DEFAULT_PROFILE}, the default model, reads no instruction file here: "
                     f"answering for {first.name} ({why_of[first.name]}); pick "
                     f"{DEFAULT_PROFILE} to see the default model's load.")
-        else:
-            name = (default.name if default is not None
-                    else reasons[0][0].name if reasons else DEFAULT_PROFILE)
-            lead = Lead(name, why_of.get(name, "the default model"))
-    if target is not None and note is None:
-        note = _empty_load_note(ws, lead.name, [p for p, _ in reasons], target, cwd)
-    return Lead(lead.name, lead.why, note)
+        return Lead(first.name, why_of[first.name], note)
+    name = (default.name if default is not None
+            else reasons[0][0].name if reasons else DEFAULT_PROFILE)
+    return Lead(name, why_of.get(name, "the default model"))
 
 
 def lead_json(lead: Lead) -> dict[str, Any]:
