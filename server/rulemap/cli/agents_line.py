@@ -77,8 +77,11 @@ def say_note(note: str | None, stream: TextIO | None = None) -> None:
 
 
 def with_agents(snap: Snapshot, data: Any) -> Any:
-    """`data` (a JSON object) with the selection as its `"agents"` key, first; any other
-    value as it is."""
-    if isinstance(data, dict):
-        return {"agents": agents_json(snap), **data}
-    return data
+    """`data` (a JSON object) with the selection as its `"agents"` key, first — as
+    `"selection"` where `"agents"` already holds the answer per agent (`reach`, `why`); any
+    other value as it is."""
+    if not isinstance(data, dict):
+        return data
+    if "agents" in data:
+        return {**data, "selection": agents_json(snap)}
+    return {"agents": agents_json(snap), **data}
