@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Chosen", "Lead", "lead_agent", "lead_json", "lead_name", "selection", "selection_json",
+    "selection_said",
 ]
 
 
@@ -128,6 +129,12 @@ def _automatic_lead(ws: Workspace) -> Lead:
     name = (default.name if default is not None
             else reasons[0][0].name if reasons else DEFAULT_PROFILE)
     return Lead(name, why_of.get(name, "the default model"))
+
+
+def selection_said(snap: Snapshot) -> dict[str, Any]:
+    """What a client shows of the selection: `{"selection": selection_json, "lead":
+    lead_json}` (`rulemap/profiles`)."""
+    return {"selection": selection_json(snap), "lead": lead_json(lead_agent(snap))}
 
 
 def lead_json(lead: Lead) -> dict[str, Any]:

@@ -357,8 +357,7 @@ async def profiles(engine: Engine, raw: Any) -> dict[str, Any]:
     folders = [located[0]] if located else list(engine.folders.values())
     active = default_agent_of(None)
     selected: list[str] | None = None
-    reasons: list[dict[str, str]] | None = None
-    lead: dict[str, Any] | None = None
+    said: dict[str, Any] = {}  # the selection with reasons, and the lead, once indexed
     # answered at once (no wait for indexing: clients ask this at start-up); before the folder
     # is indexed `selected` is just `active`, and the graphChanged sent after indexing tells
     # clients to ask again
@@ -368,12 +367,9 @@ async def profiles(engine: Engine, raw: Any) -> dict[str, Any]:
             continue
         active = folder.agent() or default_agent_of(snap)
         if snap is not None:
-            from rulemap.host.selection import lead_agent, lead_json, selection_json
+            from rulemap.host.selection import selection_said
 
-            selected = list(snap.selected_agents())
-            # which agents, why each, and which one the views speak for unpicked
-            reasons = selection_json(snap)
-            lead = lead_json(lead_agent(snap))
+            selected, said = list(snap.selected_agents()), selection_said(snap)
         break
     return {
         "profiles": [
@@ -382,7 +378,7 @@ async def profiles(engine: Engine, raw: Any) -> dict[str, Any]:
         ],
         "active": active,
         "selected": selected if selected is not None else [active],
-        **({"selection": reasons, "lead": lead} if reasons is not None else {}),
+        **said,
     }
 
 
