@@ -158,7 +158,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const updateStatus = () => {
     const hasFile = active.uri !== undefined;
     status.update(active.result, client.state, hasFile);
-    status.updateProfile(active.result, client.state, hasFile, choice.picked, (n) => choice.info(n));
+    status.updateProfile(active.result, client.state, hasFile, choice.picked, (n) => choice.info(n), choice.profiles);
   };
   active.onDidChange(updateStatus);
   client.onDidChangeState(updateStatus);
@@ -180,6 +180,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     unseen.graphChanged();
     if (filesTimer) clearTimeout(filesTimer);
     filesTimer = setTimeout(() => void files.refresh(), 150);
+    // the selection and its lead are known once the folder is indexed: ask again until then
+    if (client.state === 'running' && !choice.profiles?.selection) {
+      void choice.load(client, active.uri?.toString()).then(() => updateStatus());
+    }
   };
   context.subscriptions.push({ dispose: () => filesTimer && clearTimeout(filesTimer) });
   client.onGraphChanged((e) => refreshAll(e));

@@ -134,6 +134,8 @@ export function profilePickItems(r: ProfilesResult, picked: string | undefined):
     const marks = [p.name];
     if (p.name === current) marks.push('current');
     if (p.name === r.active) marks.push('default');
+    const selected = r.selection?.find((a) => a.name === p.name);
+    if (selected) marks.push(`selected: ${selected.why}`);
     return {
       label: `${p.name === current ? '$(check)' : '$(blank)'} ${p.title || p.name}`,
       description: marks.join(' · '),

@@ -104,12 +104,30 @@ export interface ProfileInfo {
   description: string;
 }
 
+/** One selected agent and why it was selected (the server's words: its file, or what named it). */
+export interface SelectedAgent {
+  name: string;
+  title: string;
+  why: string;
+}
+
+/** The agent the views speak for when no rulemap.profile is set, why, and what to pick instead. */
+export interface LeadAgent {
+  name: string;
+  why: string;
+  note?: string;
+}
+
 export interface ProfilesResult {
   profiles: ProfileInfo[];
-  /** The workspace default (settings, else rulemap.toml, else the server's default). */
+  /** The agent the views show (your rulemap.profile, else the lead agent). */
   active: string;
   /** The profiles checks run for in this workspace. */
   selected?: string[];
+  /** The same, each with why it was selected (absent before the folder is indexed). */
+  selection?: SelectedAgent[];
+  /** The lead agent (absent before the folder is indexed). */
+  lead?: LeadAgent;
 }
 
 export interface CompareParams {

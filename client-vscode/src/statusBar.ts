@@ -1,7 +1,7 @@
 // The status bar item: the active file's budget use, e.g. `Rulemap 12.3k/32k`.
 
 import * as vscode from 'vscode';
-import { EffectiveInstructions, ProfileInfo } from './protocol';
+import { EffectiveInstructions, ProfileInfo, ProfilesResult } from './protocol';
 import { plural } from './format';
 import { budgetLong, budgetShort, isCut, isOverBudget } from './budget';
 
@@ -79,10 +79,19 @@ export interface ProfileStatusModel {
   tooltip: string;
 }
 
+/** Pure: every selected agent with why it was selected, in one line, as the CLI says it. */
+export function agentsLine(selection: ProfilesResult['selection']): string | undefined {
+  if (!selection?.length) {
+    return undefined;
+  }
+  return `Selected agents: ${selection.map((a) => `${a.name} (${a.why})`).join(', ')}`;
+}
+
 /**
  * Pure: the second, short status item naming the agent profile the views show
  * (`Rulemap: <profile name>`); clicking it opens the picker. The name comes from the server's
- * answer (the workspace default when nothing was picked), else from the pick.
+ * answer (the lead agent when nothing was picked), else from the pick. `profiles`: the server's
+ * `rulemap/profiles` answer, whose selection (each agent with why) and lead the tooltip says.
  */
 export function profileStatusModel(
   result: EffectiveInstructions | null | undefined,
@@ -90,16 +99,24 @@ export function profileStatusModel(
   hasFile: boolean,
   picked: string | undefined,
   info: (name: string) => ProfileInfo | undefined,
+  profiles?: ProfilesResult,
 ): ProfileStatusModel {
   const name = result?.profile ?? picked;
   if (state !== 'running' || !hasFile || !name) {
     return { visible: false, text: 'Rulemap', tooltip: '' };
   }
   const p = info(name);
+  const lead = profiles?.lead;
+  const why = lead && lead.name === name ? ` Selected by ${lead.why}.` : '';
+  const selected = agentsLine(profiles?.selection);
   const lines = [
     `Rulemap agent profile: ${p?.title ? `${p.title} (${name})` : name}`,
     ...(p?.description ? [p.description] : []),
-    picked ? 'Chosen for this workspace (rulemap.profile).' : 'The workspace default (your rulemap.profile, else rulemap.toml).',
+    picked
+      ? 'Chosen for this workspace (rulemap.profile).'
+      : `The workspace default: your rulemap.profile, else rulemap.toml's, else the default model when it reads a file here, else the first selected agent that does.${why}`,
+    ...(!picked && lead?.note ? [lead.note] : []),
+    ...(selected ? [selected] : []),
     'Click to choose another agent.',
   ];
   return { visible: true, text: `Rulemap: ${name}`, tooltip: lines.join('\n') };
@@ -125,8 +142,9 @@ export class RulemapStatusBar implements vscode.Disposable {
     hasFile: boolean,
     picked: string | undefined,
     info: (name: string) => ProfileInfo | undefined,
+    profiles?: ProfilesResult,
   ): ProfileStatusModel {
-    const m = profileStatusModel(result, state, hasFile, picked, info);
+    const m = profileStatusModel(result, state, hasFile, picked, info, profiles);
     this.profileItem.text = m.text;
     this.profileItem.tooltip = m.tooltip;
     if (m.visible) {

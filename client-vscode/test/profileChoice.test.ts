@@ -102,6 +102,19 @@ describe('profilePickItems', () => {
     expect(items.find((i) => i.name === 'alpha')!.description).toBe('alpha · default');
   });
 
+  it('says why each selected agent was selected', () => {
+    const items = profilePickItems({
+      ...PROFILES,
+      selection: [
+        { name: 'alpha', title: 'Alpha Agent', why: 'the default model' },
+        { name: 'gamma', title: 'Gamma CLI', why: 'GAMMA.md' },
+      ],
+    }, undefined);
+    expect(items.find((i) => i.name === 'gamma')!.description).toBe('gamma · selected: GAMMA.md');
+    expect(items.find((i) => i.name === 'alpha')!.description).toBe('alpha · current · default · selected: the default model');
+    expect(items.find((i) => i.name === 'beta')!.description).toBe('beta');
+  });
+
   it('keeps labels short: the title only (details go to description and detail)', () => {
     for (const i of profilePickItems(PROFILES, 'beta')) {
       expect(i.label.replace(/^\$\([a-z-]+\) /, '').length).toBeLessThanOrEqual(24);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isOverBudget, profileStatusModel, RulemapStatusBar, statusModel } from '../src/statusBar';
+import { agentsLine, isOverBudget, profileStatusModel, RulemapStatusBar, statusModel } from '../src/statusBar';
 import { file, PROFILES, result } from './fixtures';
 import { MockStatusBarItem, ThemeColor } from './vscode-mock';
 
@@ -82,6 +82,36 @@ describe('profileStatusModel', () => {
     const m = profileStatusModel(result({ profile: 'alpha' }), 'running', true, undefined, info);
     expect(m.text).toBe('Rulemap: alpha');
     expect(m.tooltip).toContain('workspace default');
+  });
+
+  it("says which agents were selected and why, and why the lead speaks when nothing was picked", () => {
+    const profiles = {
+      ...PROFILES,
+      active: 'gamma',
+      selection: [
+        { name: 'alpha', title: 'Alpha Agent', why: 'the default model' },
+        { name: 'gamma', title: 'Gamma CLI', why: 'GAMMA.md' },
+      ],
+      lead: { name: 'gamma', why: 'GAMMA.md', note: 'alpha, the default model, reads no instruction file here: answering for gamma (GAMMA.md); pick alpha to see the default model\'s load.' },
+    };
+    const m = profileStatusModel(result({ profile: 'gamma' }), 'running', true, undefined, info, profiles);
+    expect(m.text).toBe('Rulemap: gamma');
+    expect(m.tooltip).toContain('The workspace default: ');
+    expect(m.tooltip).toContain('Selected by GAMMA.md.');
+    expect(m.tooltip).toContain('pick alpha to see');
+    expect(m.tooltip).toContain('Selected agents: alpha (the default model), gamma (GAMMA.md)');
+    // a pick of the user's own: no lead sentence, no note, the selection still said
+    const picked = profileStatusModel(result({ profile: 'alpha' }), 'running', true, 'alpha', info, profiles);
+    expect(picked.tooltip).not.toContain('The workspace default');
+    expect(picked.tooltip).not.toContain('pick alpha');
+    expect(picked.tooltip).toContain('Selected agents: alpha (the default model), gamma (GAMMA.md)');
+  });
+
+  it('has no agents line before the server knows the selection', () => {
+    expect(agentsLine(undefined)).toBeUndefined();
+    expect(agentsLine([])).toBeUndefined();
+    const m = profileStatusModel(result({ profile: 'alpha' }), 'running', true, undefined, info, PROFILES);
+    expect(m.tooltip).not.toContain('Selected agents');
   });
 
   it('is hidden without a running server or a file', () => {

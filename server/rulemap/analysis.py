@@ -13,6 +13,7 @@ Layers (tests/core/test_layers.py holds them): model, text, globs, readers, conf
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -27,7 +28,7 @@ from rulemap.profiles import (
     default_name,
     get_profile,
     names,
-    select,
+    select_with_reasons,
     validate_options,
 )
 from rulemap.profiles import setting_keys as profile_setting_keys
@@ -86,12 +87,7 @@ def open_workspace(
     options = validate_options(config.profile_options, source, config.top_level)
     if config.profile is not None:
         names([config.profile], source)
-    if profiles is not None:
-        chosen: tuple[str, ...] | None = names(profiles, "--profiles")
-    elif config.profiles is not None:
-        chosen = names(config.profiles, source)
-    else:
-        chosen = None
+    chosen, why = chosen_profiles(profiles, config)
     ws = Workspace(
         base_reader,
         layout_of(options),
@@ -102,7 +98,31 @@ def open_workspace(
     )
     if chosen is not None:
         ws.selected_profiles = tuple(get_profile(n) for n in chosen)
+        ws.selection_reasons = dict.fromkeys(chosen, why)
     return ws
+
+
+# `--profiles all` (or `profiles = ["all"]`): every registered agent
+ALL_PROFILES = "all"
+
+
+def chosen_profiles(
+    profiles: Iterable[str] | None, config: Config
+) -> tuple[tuple[str, ...] | None, str]:
+    """The agents named by the command line (`profiles`), else by the configuration's
+    `profiles`, with what named them ("--profiles", "rulemap.toml `profiles`"); (None, "")
+    when neither does (the default model and the detected agents are then selected). `all`
+    names every registered agent. Raises ConfigError for an unknown name."""
+    if profiles is not None:
+        given, source, why = list(profiles), "--profiles", "--profiles"
+    elif config.profiles is not None:
+        source = config.source or "configuration"
+        given, why = list(config.profiles), f"{posixpath.basename(source)} `profiles`"
+    else:
+        return None, ""
+    if ALL_PROFILES in given:
+        given = [*PROFILES, *(n for n in given if n != ALL_PROFILES)]
+    return names(given, source), why
 
 
 def layout_of(options: Mapping[str, Mapping[str, Any]]) -> Layout:
@@ -175,8 +195,22 @@ def select_profiles(ws: Workspace) -> tuple[Profile, ...]:
     """The workspace's agents: chosen when it opened, else the default model plus every agent
     whose own files exist (decided once; a created file does not change the selection)."""
     if ws.selected_profiles is None:
-        ws.selected_profiles = select(ws)
+        chosen, why = chosen_profiles(None, ws.config)
+        reasons = (select_with_reasons(ws) if chosen is None
+                   else tuple((get_profile(n), why) for n in chosen))
+        ws.selected_profiles = tuple(p for p, _ in reasons)
+        ws.selection_reasons = {p.name: why for p, why in reasons}
     return selected(ws)
+
+
+def selection_reasons(ws: Workspace) -> list[tuple[Profile, str]]:
+    """The selected agents, each with why it was selected (`select_profiles`): what named it
+    ("--profiles", "rulemap.toml `profiles`"), else its own file (`CLAUDE.md`) or "the
+    default model". An agent selected since (`rulemap diff` joins both sides' agents) says
+    why it would be detected."""
+    chosen = select_profiles(ws)
+    reasons = ws.selection_reasons
+    return [(p, reasons.get(p.name) or p.detected_by(ws) or "selected") for p in chosen]
 
 
 def explain(

@@ -26,8 +26,10 @@ def _report(width: int | None) -> tuple[str, list[str]]:
 def test_grouped_by_file_in_order_whatever_the_findings_order():
     text, _ = _report(None)
     lines = text.splitlines()
-    headers = [line for line in lines if line and not line.startswith(" ")][:-2]
+    # the summary's three lines: the agents checked for, the counts, the fixable ones
+    headers = [line for line in lines if line and not line.startswith(" ")][:-3]
     assert headers == ["AGENTS.md", "pkg/AGENTS.md"]
+    assert lines[-3] == "agents: cogitator (the default model), codex (AGENTS.md)"
     rows = lines[1:lines.index("pkg/AGENTS.md")]
     assert [r.split()[0] for r in rows] == ["3:5", "3:26"]  # by position within the file
     assert rows[0].split()[1:3] == ["error", "broken-import"]
@@ -53,6 +55,7 @@ def test_wrapped_rows_stay_within_the_width_and_hang_under_the_severity():
 def test_a_clean_workspace_says_so():
     ws = make_ws({"AGENTS.md": "fine\n"})
     assert render(AnalysisHost(ws).snapshot(), [], 80) == (
+        "agents: cogitator (the default model), codex (AGENTS.md)\n"
         "All checks passed: no findings in 1 file (instruction files, rules and imports).\n"
     )
 

@@ -39,8 +39,14 @@ def test_check_text_json_sarif_github_and_exit_codes(tmp_path):
     assert text.returncode == 1
     # grouped by file; piped, a finding is one line (grep finds its message whole)
     assert text.stdout.startswith("AGENTS.md\n  1:3  error  broken-import  `@missing.md`: ")
-    assert text.stdout.endswith("\n\nFound 1 finding (1 error) in 1 of 1 file.\n")
+    # the summary says which agents the findings are for, and why each was selected
+    assert text.stdout.endswith(
+        "\n\nagents: cogitator (the default model), codex (AGENTS.md)\n"
+        "Found 1 finding (1 error) in 1 of 1 file.\n")
     data = json.loads(run(["check", "--format", "json"], root).stdout)
+    agents = [{"name": "cogitator", "title": "Cogitator (default)", "why": "the default model"},
+              {"name": "codex", "title": "OpenAI Codex CLI", "why": "AGENTS.md"}]
+    assert data["agents"] == agents
     diag = data["diagnostics"][0]
     assert diag["range"]["start"] == {"line": 0, "character": 3}  # UTF-16: the emoji is 2 units
     assert diag["severity"] == "error" and diag["code"] == "broken-import"
@@ -48,8 +54,10 @@ def test_check_text_json_sarif_github_and_exit_codes(tmp_path):
     assert sarif["version"] == "2.1.0"
     region = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
     assert region["startLine"] == 1 and region["startColumn"] == 4
-    github = run(["check", "--format", "github"], root).stdout
-    assert github.startswith("::error file=AGENTS.md,line=1,col=3")
+    assert sarif["runs"][0]["properties"] == {"agents": agents}
+    github = run(["check", "--format", "github"], root)
+    assert github.stdout.startswith("::error file=AGENTS.md,line=1,col=3")
+    assert github.stderr == "agents: cogitator (the default model), codex (AGENTS.md)\n"
 
 
 def test_clean_workspace_exits_zero(tmp_path):
@@ -101,7 +109,11 @@ def test_explain_relative_target_and_cwd(tmp_path):
         "leftOut",
         "skipped",
         "budget",
+        "agents",  # the selection, and which agent answered and why
+        "answeredFor",
     }
+    assert out["answeredFor"] == {"name": "cogitator", "why": "the default model"}
+    assert [a["name"] for a in out["agents"]] == ["cogitator", "codex"]
 
 
 def test_explain_outside_root_is_a_usage_error(tmp_path):

@@ -93,6 +93,14 @@ def test_head_omitted_is_the_working_tree(repo: Path, cli) -> None:
     assert api and "packages/api/src/x.py" in api[0]["files"]
 
 
+def without_agents(out: str) -> dict[str, object]:
+    """`rulemap diff --json`'s answer without its `agents` (which the CLI adds: the selection,
+    each agent with why)."""
+    data = json.loads(out)
+    assert [a["name"] for a in data.pop("agents")] == data["profiles"]
+    return data  # type: ignore[no-any-return]
+
+
 def fresh(repo: Path, base: str, head: str | None) -> dict[str, object]:
     """The diff of two workspaces opened afresh (no update path), as JSON."""
     from rulemap.cli.commands import open_host
@@ -109,14 +117,14 @@ def test_update_path_equals_two_fresh_workspaces_on_a_branch_with_deletes(repo: 
     commit(repo, {"packages/web/src/c0.tsx": None, "docs/new.md": "New\n",
                   "AGENTS.md": "# Root\nUse pnpm. @docs/new.md\n"})
     _, by_git, _ = cli(["diff", "main", "HEAD", "--json"], repo)
-    assert json.loads(by_git) == fresh(repo, "main", "HEAD")
+    assert without_agents(by_git) == fresh(repo, "main", "HEAD")
     data = json.loads(by_git)
     assert data["onlyBase"] == 1 and data["startupChanged"]
     # the working tree: the files BASE read compared byte for byte
     write(repo, {"packages/web/AGENTS.md": "# Web, edited\n", "packages/api/AGENTS.md": "A\n",
                  "docs/new.md": None})
     _, by_bytes, _ = cli(["diff", "main", "--json"], repo)
-    assert json.loads(by_bytes) == fresh(repo, "main", None)
+    assert without_agents(by_bytes) == fresh(repo, "main", None)
     assert json.loads(by_bytes)["onlyHead"] == 1
 
 
@@ -239,9 +247,9 @@ def test_a_renamed_rule_and_a_symlink_fall_back_to_two_workspaces_alike(repo: Pa
     assert ("added", ".claude/rules/frontend.md") in changes
     assert ("removed", ".claude/rules/react.md") in changes
     # the symlink (a change git-diff-tree names as a link): two fresh workspaces, same answer
-    assert json.loads(forward) == fresh(repo, "HEAD~1", "HEAD")
+    assert without_agents(forward) == fresh(repo, "HEAD~1", "HEAD")
     _, worktree, _ = cli(["diff", "HEAD~1", "--json"], repo)
-    assert json.loads(worktree) == fresh(repo, "HEAD~1", None)
+    assert without_agents(worktree) == fresh(repo, "HEAD~1", None)
     api = [g for g in data["groups"] if ("added", "packages/api/CLAUDE.md") in
            {(c["kind"], c["path"]) for c in g["changes"]}]
     assert api and api[0]["profiles"] == ["cogitator", "claude-code"]

@@ -108,7 +108,9 @@ def test_load_groups_and_one_explanation_per_file_give_the_same_reach(
 def test_the_cli_prints_each_agents_reach(cli: RunCli, tmp_path: Path) -> None:
     root = git_tree(tmp_path, FILES)
     code, out, err = cli(["reach", "AGENTS.md:3", "--profiles", "cogitator,codex,gemini"], root)
-    assert (code, err) == (0, "")
+    # which agents answered, and why (on stderr: the result stays on stdout)
+    assert (code, err) == (0, "agents: cogitator (--profiles), codex (--profiles), gemini "
+                              "(--profiles)\n")
     assert out.splitlines()[0] == f"AGENTS.md, line 3 — who loads it ({len(FILES)} files in the " \
         "workspace, cwd .)"
     assert (f"Cogitator (default) (cogitator): {len(FILES)} files · maxChars 32,000 chars; "
@@ -196,7 +198,8 @@ def test_why_on_the_command_line_exits_1_when_an_agent_misses_it(cli: RunCli,
                                                                   tmp_path: Path) -> None:
     root = git_tree(tmp_path, WHY_FILES)
     code, out, err = cli(["why", "Use pnpm", "--profiles", "cogitator,codex"], root)
-    assert (code, err) == (0, "") and out.startswith("'Use pnpm' — found in AGENTS.md:3; at "
+    assert err == "agents: cogitator (--profiles), codex (--profiles)\n"
+    assert code == 0 and out.startswith("'Use pnpm' — found in AGENTS.md:3; at "
                                                      "start-up (cwd .)")
     assert "yes  OpenAI Codex CLI: reaches the model at start-up" in out
     code, out, _ = cli(["why", "Four spaces", "--json", "--profiles", "cogitator,codex"], root)
@@ -288,7 +291,7 @@ def test_why_session_on_the_command_line(cli: RunCli, tmp_path: Path) -> None:
     (root / "run.json").write_text(json.dumps([{"kind": "read", "paths": ["src/api/a.ts"]}]))
     code, out, err = cli(["why", "Validate input", "--session", "run.json",
                           "--profiles", "claude-code"], root)
-    assert (code, err) == (0, "")
+    assert (code, err) == (0, "agents: claude-code (--profiles)\n")
     assert out.startswith("'Validate input' — found in .claude/rules/api.md:4; over the "
                           "session's 1 step (cwd .)")
     assert "it joins at step 1 (read `src/api/a.ts`)" in out

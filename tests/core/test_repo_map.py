@@ -176,18 +176,20 @@ def test_the_cli_writes_one_page(cli: RunCli, tmp_path: Path) -> None:
     out = tmp_path / "site" / "map.html"
     out.parent.mkdir()
     code, stdout, err = cli(["map", "--html", str(out), "--profiles", "cogitator,codex"], root)
-    assert (code, err) == (0, "")
+    assert (code, err) == (0, "agents: cogitator (--profiles), codex (--profiles)\n")
     assert stdout.startswith(f"rulemap: wrote {out} (") and f"{len(FILES)} files" in stdout
     page = out.read_text(encoding="utf-8")
     start = page.index('id="rulemap-data">') + len('id="rulemap-data">')
     data = json.loads(page[start:page.index("</script>", start)])
     assert [a["name"] for a in data["agents"]] == ["cogitator", "codex"]
+    assert [a["why"] for a in data["agents"]] == ["--profiles", "--profiles"]
+    assert data["lead"] == {"name": "cogitator", "why": "--profiles"}  # the page opens on it
     assert data["files"] == len(FILES) and data["root"] == "repo"
     assert not list(out.parent.glob(".*tmp"))  # the temporary file was renamed, not left
     # written again over the old page, from a subdirectory with --root and --cwd
     code, _, err = cli(["map", "--html", str(out), "--root", str(root), "--cwd", "."],
                        root / "src")
-    assert (code, err) == (0, "")
+    assert code == 0 and err.startswith("agents: cogitator (the default model), ")
     page = out.read_text(encoding="utf-8")
     data = json.loads(page[start:page.index("</script>", start)])
     assert data["cwd"] == "src" and len(data["agents"]) >= 2

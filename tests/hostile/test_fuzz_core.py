@@ -68,13 +68,15 @@ def assert_well_formed(ws: Workspace) -> None:
 
 
 def json_layout(data: dict[str, list[object]]) -> str:
-    """The `json` report's layout: the object indented, one compact diagnostic a line (the
-    formatter writes it piece by piece; this is it written whole)."""
+    """The `json` report's layout: the object indented, the selected agents on one line, one
+    compact diagnostic a line (the formatter writes it piece by piece; this is it written
+    whole)."""
+    head = '{\n  "agents": ' + json.dumps(data["agents"], ensure_ascii=False) + ","
     items = data["diagnostics"]
     if not items:
-        return '{\n  "diagnostics": []\n}\n'
+        return head + '\n  "diagnostics": []\n}\n'
     lines = ",\n".join("    " + json.dumps(d, ensure_ascii=False) for d in items)
-    return '{\n  "diagnostics": [\n' + lines + "\n  ]\n}\n"
+    return head + '\n  "diagnostics": [\n' + lines + "\n  ]\n}\n"
 
 
 @settings(

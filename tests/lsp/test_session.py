@@ -27,7 +27,9 @@ def cli_session(root: Path, *args: str) -> dict:  # type: ignore[type-arg]
         [sys.executable, "-m", "rulemap", "session", "--root", str(root), "--json", *args],
         cwd=root, env=server_env(), capture_output=True, text=True, check=True,
     )
-    return json.loads(out.stdout)  # type: ignore[no-any-return]
+    data = json.loads(out.stdout)
+    assert data.pop("agents")  # the CLI's selection (`rulemap/profiles` says it to a client)
+    return data  # type: ignore[no-any-return]
 
 
 async def test_session_request_is_the_cli_json(tmp_path: Path) -> None:

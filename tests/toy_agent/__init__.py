@@ -28,6 +28,7 @@ from rulemap.profiles.base import (
     join,
     options_of,
     parent_dir,
+    shallowest,
 )
 
 if TYPE_CHECKING:
@@ -111,8 +112,8 @@ class ToyAgent(Profile):
 
     # ----- the protocol -----------------------------------------------------------------
 
-    def detect(self, ws: Workspace) -> bool:
-        return bool(self.own_files(ws))
+    def detected_by(self, ws: Workspace) -> str | None:
+        return shallowest(self.own_files(ws))
 
     def reads(self, ws: Workspace, key: str) -> bool:
         return not key.startswith("/") and key.rsplit("/", 1)[-1] == FILE

@@ -26,6 +26,7 @@ import sys
 import textwrap
 from collections.abc import Iterable
 
+from rulemap.cli.agents_line import agents_line
 from rulemap.cli.fitting import fit_words, shorten_middle
 from rulemap.cli.terminal import styled, terminal_text
 from rulemap.host import Snapshot
@@ -72,6 +73,7 @@ def render(
         lines.extend(_rows(group, width, place_width, severity_width, color))
     if lines:
         lines.append("")
+    lines.append(agents_line(snap, width))  # which agents the findings are for, and why
     lines.extend(_summary_lines(snap, findings, width, color))
     return "\n".join(lines) + "\n"
 

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rulemap.cli.agents_line import agents_json, say_agents, say_note, with_agents
 from rulemap.cli.check_cache import record
 from rulemap.cli.check_flags import shown
 from rulemap.cli.formats import write_report
@@ -204,6 +205,8 @@ def run_check(
         say_nothing_read(snap)
         write_report(snap, shown(snap, findings, output, suggest), output, sys.stdout,
                      color=color)
+        if output == "github":  # text, JSON and SARIF carry the agents themselves
+            say_agents(snap)
         errors = any(f.severity == "error" for f in findings)
         code = 1 if errors and not exit_zero else 0
         if recorder:
@@ -254,6 +257,7 @@ def run_explain(args: argparse.Namespace) -> int:
     from rulemap.cli.flags import one_agent
     from rulemap.host.catalog import UnknownProfile
     from rulemap.host.explaining import explain
+    from rulemap.host.selection import lead_agent, lead_json
 
     if args.text and args.format != "text":
         raise UsageError(f"--text prints the instructions as the agent receives them; leave "
@@ -267,12 +271,17 @@ def run_explain(args: argparse.Namespace) -> int:
         raise UsageError("TARGET is the workspace root; name a file inside it")
     cwd = existing(snap, args.cwd, "--cwd") if args.cwd else None
     try:
-        explanation = explain(snap, target, cwd=cwd, profile=profile)
+        lead = lead_agent(snap, target, chosen=profile, cwd=cwd)
+        explanation = explain(snap, target, cwd=cwd, profile=lead.name)
     except UnknownProfile as exc:
         raise UsageError(str(exc)) from None
     if args.format == "json":
-        dump_json(explanation.to_json())
-    elif args.text:
+        dump_json({**explanation.to_json(), "agents": agents_json(snap),
+                   "answeredFor": lead_json(lead)})
+        return 0
+    say_agents(snap)
+    say_note(lead.note)
+    if args.text:
         sys.stdout.write(explanation.render() + "\n")
     else:
         from rulemap.cli.explain_table import print_explanation
@@ -302,8 +311,10 @@ def run_graph(
     warn_untrusted(snap)
     found = graph(snap)
     if output == "json":
-        dump_json(found)
-    elif output == "dot":
+        dump_json(with_agents(snap, found))
+        return 0
+    say_agents(snap)
+    if output == "dot":
         print(to_dot(found))
     else:
         print(to_mermaid(found))

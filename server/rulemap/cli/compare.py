@@ -12,6 +12,7 @@ __all__ = ["profile_list", "run_compare"]  # profile_list: its old home, kept fo
 
 
 def run_compare(args: argparse.Namespace) -> int:
+    from rulemap.cli.agents_line import say_agents, with_agents
     from rulemap.cli.commands import existing, open_host, target_of, warn_untrusted
     from rulemap.host.comparing import compare
 
@@ -26,10 +27,11 @@ def run_compare(args: argparse.Namespace) -> int:
     # default: the agents this workspace is checked for (configured, else detected)
     comparison = compare(snap, target, cwd, chosen)
     if args.format == "json":
-        dump_json(comparison.to_json())
+        dump_json(with_agents(snap, comparison.to_json()))
     else:
         from rulemap.cli.compare_table import print_comparison
 
+        say_agents(snap)
         print_comparison(comparison)
     sys.stdout.flush()
     return 0

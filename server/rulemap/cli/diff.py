@@ -27,6 +27,7 @@ _MARK = {
 
 
 def run_diff(args: argparse.Namespace) -> int:
+    from rulemap.cli.agents_line import say_agents, with_agents
     from rulemap.cli.commands import inside, open_host
     from rulemap.cli.flags import chosen_profiles
     from rulemap.host.diffing import WORKTREE, diff_hosts
@@ -41,12 +42,14 @@ def run_diff(args: argparse.Namespace) -> int:
         cwd = inside(head.snapshot(), args.cwd, "--cwd") if args.cwd else None
         result = diff_hosts(base, head, chosen, cwd, args.base, head_label)
     if output == "json":
-        dump_json(result.to_json())
+        dump_json(with_agents(base.snapshot(), result.to_json()))
     elif output == "markdown":
         from rulemap.cli.diff_markdown import render_markdown
 
+        say_agents(base.snapshot())
         sys.stdout.write(render_markdown(result))
     else:
+        say_agents(base.snapshot())
         sys.stdout.write(render_text(result))
     sys.stdout.flush()
     return 1 if args.fail_on_change and result.changed else 0

@@ -119,6 +119,7 @@ def run_check(
     """`rulemap check` with `--fix`, `--diff` or `--statistics`. `opener(editable)` opens the
     host (editable: its reader takes edited texts before they are written); `limit`: the
     findings of the files `check PATH...` names (only those are fixed and reported)."""
+    from rulemap.cli.agents_line import say_agents
     from rulemap.cli.check_flags import shown as with_hints
     from rulemap.cli.check_text import output_width, render
     from rulemap.cli.check_text import statistics as per_code
@@ -156,5 +157,7 @@ def run_check(
             sys.stdout.write(render(snap, with_hints(snap, shown, output, suggest), output_width()))
         else:
             write_report(snap, with_hints(snap, findings, output, suggest), output, sys.stdout)
+    if preview or statistics or output == "github":  # text and JSON carry it themselves
+        say_agents(host.snapshot())
     # a file --fix may not write keeps findings it was asked to fix: never a silent success
     return 1 if refused or any(f.severity == "error" for f in findings) else 0

@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
+from rulemap.cli.agents_line import agents_json
 from rulemap.host import Snapshot
 from rulemap.host.catalog import Check, checks
 from rulemap.host.text import encode_span, printable, uri_path
@@ -39,10 +40,11 @@ def _json_pieces(snap: Snapshot, findings: list[Finding]) -> Iterator[str]:
     diagnostic joined into one as soon as it is made: 20,000 findings as dictionaries, then
     as lines, then joined, held 67 MB at once for an 8 MB report (fanout at 10x), and the
     whole report as one string was 8 MB more, then as many again encoded by the stream."""
+    agents = '{\n  "agents": ' + _ENCODE(agents_json(snap)) + ","  # cli/agents_line.py
     if not findings:
-        yield '{\n  "diagnostics": []\n}\n'
+        yield agents + '\n  "diagnostics": []\n}\n'
         return
-    batch = ['{\n  "diagnostics": [\n    ']
+    batch = [agents + '\n  "diagnostics": [\n    ']
     size = 0
     separator = ""
     for f in findings:
@@ -131,6 +133,7 @@ def _sarif(snap: Snapshot, findings: list[Finding]) -> str:
                     }
                 },
                 "columnKind": "utf16CodeUnits",
+                "properties": {"agents": agents_json(snap)},  # cli/agents_line.py
                 # a URI, so percent-encoded: a space, `#` or a byte that is not UTF-8 in a path
                 # would otherwise make it invalid
                 "originalUriBaseIds": {

@@ -58,6 +58,7 @@ def add_arguments(reach: argparse.ArgumentParser, names: str) -> None:
 
 
 def run_reach(args: argparse.Namespace) -> int:
+    from rulemap.cli.agents_line import say_agents, with_agents
     from rulemap.cli.commands import existing, inside, open_host, warn_untrusted
     from rulemap.cli.flags import chosen_profiles
     from rulemap.host.reaching import names_a_file, reach
@@ -79,8 +80,9 @@ def run_reach(args: argparse.Namespace) -> int:
     # working in --cwd, else the configuration's cwd
     result = reach(snap, key, line, cwd=existing(snap, args.cwd, "--cwd") if args.cwd else None)
     if args.format == "json":
-        dump_json(result.to_json())
+        dump_json(with_agents(snap, result.to_json()))
     else:
+        say_agents(snap)
         sys.stdout.write(render(result))
     return 0
 
@@ -200,6 +202,7 @@ def add_why_arguments(why: argparse.ArgumentParser, names: str) -> None:
 
 
 def run_why(args: argparse.Namespace) -> int:
+    from rulemap.cli.agents_line import say_agents, with_agents
     from rulemap.cli.commands import existing, open_host, target_of, warn_untrusted
     from rulemap.cli.flags import chosen_profiles
     from rulemap.host.reaching import why, why_in_session
@@ -228,8 +231,9 @@ def run_why(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.text!r} is in no instruction file, rule or imported file of "
                          f"{snap.root}")
     if args.format == "json":
-        dump_json(result.to_json())
+        dump_json(with_agents(snap, result.to_json()))
     else:
+        say_agents(snap)
         sys.stdout.write(render_why(result))
     return 0 if result.seen_by_all else 1
 

@@ -48,6 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser, names: str) -> None:
 
 
 def run_map(args: argparse.Namespace) -> int:
+    from rulemap.cli.agents_line import say_agents, say_note
     from rulemap.cli.commands import existing, open_host, warn_untrusted
     from rulemap.cli.flags import chosen_profiles
     from rulemap.host.maps import PageRefused, check_page_path, map_data, render_page, write_page
@@ -62,6 +63,8 @@ def run_map(args: argparse.Namespace) -> int:
     warn_untrusted(snap)
     cwd = existing(snap, args.cwd, "--cwd") if args.cwd else None
     data = map_data(snap, None, cwd)
+    say_agents(snap)
+    say_note(data["lead"].get("note"))
     page = render_page(data).encode("utf-8")
     try:
         written = write_page(args.html, page)

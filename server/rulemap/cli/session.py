@@ -82,9 +82,11 @@ def add_arguments(session: argparse.ArgumentParser, names: str) -> None:
 
 
 def run_session(args: argparse.Namespace) -> int:
+    from rulemap.cli.agents_line import say_agents, say_note, with_agents
     from rulemap.cli.commands import existing, open_host, warn_untrusted
     from rulemap.cli.flags import one_agent
     from rulemap.host.catalog import UnknownProfile
+    from rulemap.host.selection import lead_agent
     from rulemap.host.sessions import parse_tokens, replay
 
     if args.text and args.format != "text":
@@ -106,7 +108,8 @@ def run_session(args: argparse.Namespace) -> int:
         steps.extend(parsed.steps)
         problems = parsed.problems
     try:
-        result = replay(snap, steps, profile, cwd, problems)
+        lead = lead_agent(snap, chosen=profile)  # no --profile: the lead agent
+        result = replay(snap, steps, lead.name, cwd, problems)
     except UnknownProfile as exc:
         raise UsageError(str(exc)) from None
     where = args.file or "input"
@@ -114,8 +117,11 @@ def run_session(args: argparse.Namespace) -> int:
         at = f":{problem.line}" if problem.line is not None else ""
         print(f"rulemap: {where}{at}: {problem.message}", file=sys.stderr)
     if args.format == "json":
-        dump_json(result.to_json())
-    elif args.text:
+        dump_json(with_agents(snap, result.to_json()))
+        return 0
+    say_agents(snap)
+    say_note(lead.note)
+    if args.text:
         sys.stdout.write(render_messages(result))
     else:
         print_session(result)

@@ -63,6 +63,7 @@ def add_arguments(verify: argparse.ArgumentParser, names: str) -> None:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    from rulemap.cli.agents_line import say_agents, with_agents
     from rulemap.cli.commands import existing, open_host, warn_untrusted
     from rulemap.cli.flags import one_agent
     from rulemap.host.catalog import UnknownProfile
@@ -85,8 +86,9 @@ def run_verify(args: argparse.Namespace) -> int:
     except UnknownProfile as exc:
         raise UsageError(str(exc)) from None
     if args.format == "json":
-        dump_json(result.to_json())
+        dump_json(with_agents(snap, result.to_json()))
     else:
+        say_agents(snap)
         print_verification(result)
     return 0 if result.agree else 1
 

@@ -25,13 +25,24 @@ def map_data(
     """The map of the workspace, JSON-ready, for `profiles` (None: the selected agents)
     working in `cwd` (None: the configured one)."""
     from rulemap import analysis
+    from rulemap.host.selection import Lead, lead_agent, lead_json, selection
     from rulemap.profiles import get_profile
     from rulemap.repo_map import build_map
+    from rulemap.text.names import printable
 
     ws = workspace_of(snap)
     chosen = ([get_profile(n) for n in profiles] if profiles is not None
               else list(analysis.select_profiles(ws)))
-    return build_map(ws, chosen, cwd)
+    data = build_map(ws, chosen, cwd)
+    # the page opens on the lead agent, and says why each agent is there
+    why = {c.name: printable(c.why) for c in selection(snap)}
+    for agent in data["agents"]:
+        agent["why"] = why.get(agent["name"], "--profiles")
+    lead = lead_agent(snap)
+    if snap.profile is not None and snap.profile != lead.name:  # the editor's own pick
+        lead = Lead(snap.profile, "the rulemap.profile setting")
+    data["lead"] = {k: printable(v) for k, v in lead_json(lead).items()}
+    return data
 
 
 def render_page(data: dict[str, Any], image_sources: Sequence[str] = ()) -> str:

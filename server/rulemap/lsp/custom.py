@@ -173,7 +173,7 @@ async def effective_instructions(engine: Engine, raw: Any) -> dict[str, Any] | N
     cancel = CancelToken()
     try:
         result = await engine.on_replica(
-            folder, _explained, key, profile or folder.settings.profile,
+            folder, _explained, key, profile or folder.agent(),
             bool(params.get("includeText")), cancel=cancel,
         )
     except UnknownProfile as exc:
@@ -241,7 +241,7 @@ async def _compared(folder: Folder, key: str, names: list[str] | None) -> dict[s
                 await asyncio.sleep(STEP_PAUSE_S)
                 if folder.host is not host or host.generation != generation:
                     break  # changed meanwhile: again, from the new state
-                snap = host.snapshot(folder.settings.profile)
+                snap = host.snapshot(folder.agent())
             one = snap.compare(key, [name])
             answer["target"], answer["cwd"] = one.target, one.cwd
             answer["columns"] += [
@@ -293,7 +293,7 @@ def _instruction_files(
     from rulemap.host.listing import agent_documents, rule_matches
 
     out = []
-    agent = folder.settings.profile
+    agent = folder.agent()
     for path in agent_documents(snap):
         cancel.check()  # parsing each document may take a while: stop once cancelled
         is_rule = snap.is_rule(path)
@@ -357,6 +357,7 @@ async def profiles(engine: Engine, raw: Any) -> dict[str, Any]:
     folders = [located[0]] if located else list(engine.folders.values())
     active = default_agent_of(None)
     selected: list[str] | None = None
+    said: dict[str, Any] = {}  # the selection with reasons, and the lead, once indexed
     # answered at once (no wait for indexing: clients ask this at start-up); before the folder
     # is indexed `selected` is just `active`, and the graphChanged sent after indexing tells
     # clients to ask again
@@ -364,9 +365,11 @@ async def profiles(engine: Engine, raw: Any) -> dict[str, Any]:
         snap = folder.snapshot()
         if snap is None and not folder.settings.profile:
             continue
-        active = folder.settings.profile or default_agent_of(snap)
+        active = folder.agent() or default_agent_of(snap)
         if snap is not None:
-            selected = list(snap.selected_agents())
+            from rulemap.host.selection import selection_said
+
+            selected, said = list(snap.selected_agents()), selection_said(snap)
         break
     return {
         "profiles": [
@@ -375,6 +378,7 @@ async def profiles(engine: Engine, raw: Any) -> dict[str, Any]:
         ],
         "active": active,
         "selected": selected if selected is not None else [active],
+        **said,
     }
 
 
@@ -428,7 +432,7 @@ async def session(engine: Engine, raw: Any) -> dict[str, Any] | None:
     cancel = CancelToken()
     try:
         return await engine.on_replica(
-            folder, _replayed, found, profile or folder.settings.profile,
+            folder, _replayed, found, profile or folder.agent(),
             where_cwd or None, problems, cancel, cancel=cancel,
         )
     except UnknownProfile as exc:

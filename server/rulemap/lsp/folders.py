@@ -120,7 +120,20 @@ class Folder:
         (None until indexed). Take one per request: a snapshot held across a change makes the
         host fork its workspace (`rulemap.host.snapshot`)."""
         host = self.host
-        return host.snapshot(self.settings.profile) if host is not None else None
+        return host.snapshot(self.agent()) if host is not None else None
+
+    def agent(self) -> str | None:
+        """The agent the views speak for: the user's `rulemap.profile`, else the lead agent
+        (the configuration's `profile`, else the default model when it reads a file here,
+        else the first selected agent that does: `host/selection.py`); None until indexed."""
+        if self.settings.profile:
+            return self.settings.profile
+        host = self.host
+        if host is None:
+            return None
+        from rulemap.host.selection import lead_name
+
+        return lead_name(host.snapshot())
 
     def key_of(self, path: str) -> str:
         return path[len(self.root) :].lstrip("/")

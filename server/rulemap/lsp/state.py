@@ -308,7 +308,7 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         host = folder.host
         if host is None or not host.has_replica:
             raise RuntimeError(f"{folder.root} is not indexed")
-        work = host.worker_job(function, args, cancel, folder.settings.profile)
+        work = host.worker_job(function, args, cancel, folder.agent())
         return await in_worker(self.loop, self.executor, work, cancel)
 
     @staticmethod

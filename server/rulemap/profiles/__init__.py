@@ -112,14 +112,27 @@ def validate_options(
     return out
 
 
-def select(ws: Workspace, chosen: Iterable[str] | None = None) -> tuple[Profile, ...]:
-    """The profiles checks run for: `chosen`, else the configuration's `profiles`, else the
-    default model plus every agent whose own files exist in the workspace."""
-    if chosen is None:
-        chosen = ws.config.profiles
-    if chosen is not None:
-        return tuple(get_profile(n) for n in chosen)
-    default = default_name(ws)
-    return tuple(
-        p for p in PROFILES.values() if p.name == default or p.detect(ws)
-    )
+def select(ws: Workspace) -> tuple[Profile, ...]:
+    """The profiles checks run for when neither the command line nor the configuration names
+    them (`select_with_reasons` says why)."""
+    return tuple(p for p, _ in select_with_reasons(ws))
+
+
+def select_with_reasons(ws: Workspace) -> tuple[tuple[Profile, str], ...]:
+    """The profiles checks run for when neither the command line nor the configuration names
+    them, each with why: the configuration's `profile` (its file's name and `profile`), the
+    default model, and every agent whose own files exist in the workspace (the file that
+    selected it, `detected_by`)."""
+    named = ws.config.profile
+    out = []
+    for profile in PROFILES.values():
+        if profile.name == named:
+            source = ws.config.source or "configuration"
+            out.append((profile, f"{source.rpartition('/')[2]} `profile`"))
+            continue
+        why = profile.detected_by(ws)
+        if why is None and profile.detect(ws):
+            why = "its own files"  # a profile that says whether, not why
+        if why is not None:
+            out.append((profile, why))
+    return tuple(out)

@@ -65,8 +65,15 @@ class Profile(Protocol):
     startup_prefix: bool = False
 
     def detect(self, ws: Workspace) -> bool:
-        """Whether files only this agent reads exist here (so it is selected by default)."""
-        ...
+        """Whether files only this agent reads exist here (so it is selected by default).
+        Default: whether `detected_by` names one (a profile overrides one of the two)."""
+        return self.detected_by(ws) is not None
+
+    def detected_by(self, ws: Workspace) -> str | None:
+        """Why it is selected by default, in a few words a person reads after its name: the
+        file or directory of its own found here (`GEMINI.md`, `.cursor/rules`), "the default
+        model" for the default; None when nothing here selects it. Default: none."""
+        return None
 
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         """What the agent loads when working on `target` (None: at start-up) from `cwd`."""
@@ -412,6 +419,12 @@ class ParsedGlob(Protocol):
 def invalid_glob(key: str, glob: ParsedGlob) -> Finding:
     """A glob of `key` that can never match as written (`glob.error` says why)."""
     return Finding(key, glob.span, "error", "invalid-glob", f"`{glob.pattern}`: {glob.error}")
+
+
+def shallowest(paths: Iterable[str]) -> str | None:
+    """The path nearest the root among `paths` (then the first by name); None when empty:
+    the file `detected_by` names when several select an agent."""
+    return min(paths, key=lambda p: (p.count("/"), p), default=None)
 
 
 def directory_chain(cwd: str) -> list[str]:

@@ -139,9 +139,13 @@ class CopilotProfile(Profile):
             f'a file with `applyTo: "{glob_for(target)}"`, which it loads for `{target}`'),)
         return (every, *loaded_homes(self.explain(ws, target, cwd), target), *scoped)
 
-    def detect(self, ws: Workspace) -> bool:
-        return exists(ws, INSTRUCTIONS) or bool(ws.files.under(INSTRUCTIONS_DIR)) or (
-            ws.reader.is_dir(ws.abs(INSTRUCTIONS_DIR.rstrip("/"))))
+    def detected_by(self, ws: Workspace) -> str | None:
+        if exists(ws, INSTRUCTIONS):
+            return INSTRUCTIONS
+        if ws.files.under(INSTRUCTIONS_DIR) or ws.reader.is_dir(
+                ws.abs(INSTRUCTIONS_DIR.rstrip("/"))):
+            return INSTRUCTIONS_DIR.rstrip("/")
+        return None
 
     def reads(self, ws: Workspace, key: str) -> bool:
         if is_instruction_file(key):

@@ -70,6 +70,8 @@ class Workspace:
         # the agents checks run for; None until the composition root selects them. Opaque
         # here (this class knows no agent): `profiles.selected(ws)` reads them as profiles
         self.selected_profiles: tuple[object, ...] | None = profiles
+        # agent name → why it was selected ("--profiles", "CLAUDE.md"), set with them
+        self.selection_reasons: dict[str, str] = {}
         self.profile_options: Mapping[str, Mapping[str, Any]] = profile_options or {}
         self.root = reader.root
         self.config = config or Config()

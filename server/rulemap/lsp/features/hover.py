@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from lsprotocol import types
 
 from rulemap.host import Snapshot
@@ -17,6 +19,7 @@ from rulemap.host.budgets import (
     unit_of,
 )
 from rulemap.host.reach import ImportReach, import_reach
+from rulemap.host.selection import lead_agent, selection
 from rulemap.host.text import Encoding
 from rulemap.lsp.convert import span_contains, to_range
 from rulemap.lsp.features._util import (
@@ -285,6 +288,10 @@ def _source_hover(snap: Snapshot, key: str) -> types.Hover:
     ]
     if not explanation.files and not explanation.left_out:
         parts.append("Nothing: no instruction file or rule applies to this file.")
+        # another selected agent loads something for it: say which to pick
+        note = lead_agent(snap, key, chosen=explanation.profile).note
+        if note:
+            parts.append(f"_{note}_")
     rows = []
     # sizes in the agent's unit and its own name for the limit (`project_doc_max_bytes`)
     unit = unit_of(explanation)
@@ -355,7 +362,13 @@ def _agents_table(snap: Snapshot, key: str, shown: Explanation) -> str | None:
         )
     if len(selected) > AGENT_ROWS:
         rows.append(f"| … {len(selected) - AGENT_ROWS:,} more | | | |")
-    return "**Every selected agent**\n\n" + "\n".join(rows)
+    why = ", ".join(f"{code(c.name)} ({_plain(c.why)})" for c in selection(snap))
+    return "**Every selected agent**\n\n" + "\n".join(rows) + f"\n\nSelected: {why}."
+
+
+def _plain(text: str) -> str:
+    """`text` shown as written in Markdown (a file name's `_` or `*` is no emphasis)."""
+    return re.sub(r"([\\`*_{}\[\]<>()#+!|~])", r"\\\1", " ".join(text.split()))
 
 
 def _cell(text: str) -> str:

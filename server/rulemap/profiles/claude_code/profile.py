@@ -23,6 +23,7 @@ from rulemap.profiles.base import (
     loaded_homes,
     options_of,
     parent_dir,
+    shallowest,
     stem_for,
 )
 from rulemap.profiles.claude_code import imports as claude_imports
@@ -130,11 +131,15 @@ class ClaudeCodeProfile(Profile):
             f'a rule with `paths: ["{glob_for(target)}"]`, which it loads for `{target}`'),)
         return (*loaded_homes(self.explain(ws, target, cwd), target), memory, *rule)
 
-    def detect(self, ws: Workspace) -> bool:
+    def detected_by(self, ws: Workspace) -> str | None:
         index = name_index(ws)
-        if any(name in names for names in index.values() for name in MEMORY_NAMES):
-            return True
-        return bool(ws.rules) or ws.reader.is_dir(ws.abs(USER_RULES))
+        memory = shallowest(key for names in index.values() for name, key in names.items()
+                            if name in MEMORY_NAMES)
+        if memory is not None:
+            return memory
+        if ws.rules or ws.reader.is_dir(ws.abs(USER_RULES)):
+            return USER_RULES
+        return None
 
     def reads(self, ws: Workspace, key: str) -> bool:
         opts = self.settings_of(ws)

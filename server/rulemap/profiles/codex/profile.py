@@ -32,6 +32,7 @@ from rulemap.profiles.base import (
     loaded_homes,
     options_of,
     parent_dir,
+    shallowest,
 )
 from rulemap.profiles.codex import findings as codex_findings
 from rulemap.profiles.codex import load_log as codex_load_log
@@ -145,9 +146,9 @@ class CodexProfile(Profile):
                         "file")
         return (*loaded_homes(self.explain(ws, target, cwd), target), new)
 
-    def detect(self, ws: Workspace) -> bool:
-        return any(AGENTS in names or OVERRIDE in names for names in name_index(ws, (
-            OVERRIDE, AGENTS)).values())
+    def detected_by(self, ws: Workspace) -> str | None:
+        return shallowest(key for names in name_index(ws, (OVERRIDE, AGENTS)).values()
+                          for name, key in names.items() if name in (OVERRIDE, AGENTS))
 
     def reads(self, ws: Workspace, key: str) -> bool:
         opts = self.settings_of(ws)

@@ -61,8 +61,8 @@ class CogitatorProfile(Profile):
             f'a rule with `paths: ["{glob_for(target)}"]`, which it loads for `{target}`'),)
         return (*loaded_homes(self.explain(ws, target, cwd), target), root, *rule)
 
-    def detect(self, ws: Workspace) -> bool:
-        return True  # the default model: always selected
+    def detected_by(self, ws: Workspace) -> str:
+        return "the default model"  # always selected
 
     def reads(self, ws: Workspace, key: str) -> bool:
         return ws.instruction_dir(key) is not None or ws.rule_owner(key) is not None

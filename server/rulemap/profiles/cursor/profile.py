@@ -30,6 +30,7 @@ from rulemap.profiles.base import (
     loaded_homes,
     options_of,
     parent_dir,
+    shallowest,
     stem_for,
 )
 from rulemap.profiles.cursor.agents_md import (
@@ -119,10 +120,11 @@ class CursorProfile(Profile):
         rules = tuple(h for h in loaded if h.path.endswith(".mdc"))
         return (*rules, rule, *(h for h in loaded if h not in rules))
 
-    def detect(self, ws: Workspace) -> bool:
+    def detected_by(self, ws: Workspace) -> str | None:
         # AGENTS.md alone does not select Cursor: many agents read it
-        return bool(rule_paths(ws)) or exists(ws, LEGACY) or ws.reader.is_dir(
-            ws.abs(RULES.rstrip("/")))
+        if rule_paths(ws) or ws.reader.is_dir(ws.abs(RULES.rstrip("/"))):
+            return shallowest(rule_paths(ws)) or RULES.rstrip("/")
+        return LEGACY if exists(ws, LEGACY) else None
 
     def reads(self, ws: Workspace, key: str) -> bool:
         opts = options_of(ws, self)

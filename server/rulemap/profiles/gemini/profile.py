@@ -27,6 +27,7 @@ from rulemap.profiles.base import (
     loaded_homes,
     options_of,
     parent_dir,
+    shallowest,
 )
 from rulemap.profiles.gemini import load_log as gemini_load_log
 from rulemap.profiles.gemini.findings import NEAR_PATH, file_findings, graph_findings, near_path
@@ -80,8 +81,8 @@ class GeminiProfile(Profile):
             f"`{target}`"),)
         return (*loaded_homes(self.explain(ws, target, cwd), target), root, *jit)
 
-    def detect(self, ws: Workspace) -> bool:
-        return bool(named_files(ws, names_of(ws, self)))
+    def detected_by(self, ws: Workspace) -> str | None:
+        return shallowest(named_files(ws, names_of(ws, self)))
 
     def reads(self, ws: Workspace, key: str) -> bool:
         return is_named(key, names_of(ws, self))

@@ -73,10 +73,10 @@ class MastraProfile(Profile):
         new = home_file(ws, join(directory, "AGENTS.md"), f"which it injects {where}")
         return (*loaded_homes(self.explain(ws, target, cwd), target), new)
 
-    def detect(self, ws: Workspace) -> bool:
+    def detected_by(self, ws: Workspace) -> str | None:
         # AGENTS.md and CLAUDE.md are every agent's; Mastra is an SDK, so nothing in a
         # repository shows it is used — but only its injector reads CONTEXT.md
-        return checks.has_context_file(ws)
+        return checks.first_context_file(ws)
 
     def reads(self, ws: Workspace, key: str) -> bool:
         return is_instruction_name(key)

@@ -15,7 +15,9 @@
   };
   var DOC_KINDS = { instruction: 1, rule: 1, "scoped-rule": 1 };
 
-  var state = { agent: D.agents.length ? D.agents[0].name : null, scope: "", selected: null };
+  // the page opens on the lead agent (host/selection.py): the one whose files are here
+  var lead = D.lead && D.agents.some(function (a) { return a.name === D.lead.name; }) ? D.lead.name : null;
+  var state = { agent: lead || (D.agents.length ? D.agents[0].name : null), scope: "", selected: null };
   var nodesById = {};
   var outEdges = {};
   var inEdges = {};
@@ -81,7 +83,7 @@
     D.agents.forEach(function (a) {
       box.appendChild(el("button", {
         type: "button", role: "tab", "data-agent": a.name, "aria-selected": String(a.name === state.agent),
-        title: a.title + ": " + a.budgetLine + " at start-up" + (a.sampled ? " (one file per directory explained)" : ""),
+        title: a.title + (a.why ? " (selected: " + a.why + ")" : "") + ": " + a.budgetLine + " at start-up" + (a.sampled ? " (one file per directory explained)" : ""),
         text: a.title, on: function () { setAgent(a.name); }
       }));
     });
