@@ -90,7 +90,10 @@ def test_forced_colour_styles_severity_code_and_path() -> None:
 def test_a_clean_workspace_passes_in_green(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / "AGENTS.md").write_text("fine\n", encoding="utf-8")
-    assert check(tmp_path, FORCE_COLOR="1").stdout.startswith("\x1b[32mAll checks passed\x1b[0m")
+    # after the agents line: which agents the check was for
+    agents, summary = check(tmp_path, FORCE_COLOR="1").stdout.splitlines()[:2]
+    assert agents.startswith("agents: cogitator (the default model)")
+    assert summary.startswith("\x1b[32mAll checks passed\x1b[0m")
 
 
 # a repository's own sequences: ones the report never writes itself (blink, clear screen, the

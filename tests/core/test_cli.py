@@ -46,7 +46,7 @@ def test_check_text_json_sarif_github_and_exit_codes(tmp_path):
     data = json.loads(run(["check", "--format", "json"], root).stdout)
     agents = [{"name": "cogitator", "title": "Cogitator (default)", "why": "the default model"},
               {"name": "codex", "title": "OpenAI Codex CLI", "why": "AGENTS.md"}]
-    assert data["agents"] == agents
+    assert data["selection"] == agents
     diag = data["diagnostics"][0]
     assert diag["range"]["start"] == {"line": 0, "character": 3}  # UTF-16: the emoji is 2 units
     assert diag["severity"] == "error" and diag["code"] == "broken-import"
@@ -54,7 +54,7 @@ def test_check_text_json_sarif_github_and_exit_codes(tmp_path):
     assert sarif["version"] == "2.1.0"
     region = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
     assert region["startLine"] == 1 and region["startColumn"] == 4
-    assert sarif["runs"][0]["properties"] == {"agents": agents}
+    assert sarif["runs"][0]["properties"] == {"selection": agents}
     github = run(["check", "--format", "github"], root)
     assert github.stdout.startswith("::error file=AGENTS.md,line=1,col=3")
     assert github.stderr == "agents: cogitator (the default model), codex (AGENTS.md)\n"
@@ -109,11 +109,11 @@ def test_explain_relative_target_and_cwd(tmp_path):
         "leftOut",
         "skipped",
         "budget",
-        "agents",  # the selection, and which agent answered and why
+        "selection",  # the selection, and which agent answered and why
         "answeredFor",
     }
     assert out["answeredFor"] == {"name": "cogitator", "why": "the default model"}
-    assert [a["name"] for a in out["agents"]] == ["cogitator", "codex"]
+    assert [a["name"] for a in out["selection"]] == ["cogitator", "codex"]
 
 
 def test_explain_outside_root_is_a_usage_error(tmp_path):

@@ -97,7 +97,7 @@ def without_agents(out: str) -> dict[str, object]:
     """`rulemap diff --json`'s answer without its `agents` (which the CLI adds: the selection,
     each agent with why)."""
     data = json.loads(out)
-    assert [a["name"] for a in data.pop("agents")] == data["profiles"]
+    assert [a["name"] for a in data.pop("selection")] == data["profiles"]
     return data  # type: ignore[no-any-return]
 
 

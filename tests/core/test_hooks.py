@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,10 +23,11 @@ def _hooks() -> list[dict[str, object]]:
     return hooks
 
 
-def test_the_hook_runs_rulemap_check_on_the_whole_workspace():
+def test_the_hook_checks_the_staged_files_it_is_given(tmp_path: Path):
     (hook,) = [h for h in _hooks() if h["id"] == "rulemap-check"]
     assert hook["language"] == "python"  # pre-commit pip-installs this repository
-    assert hook["pass_filenames"] is False  # a check reads the workspace, not staged files
+    # pre-commit appends the staged files it matched: `check PATH...` reports only theirs
+    assert hook["pass_filenames"] is True
     argv = shlex.split(str(hook["entry"]))
     assert argv[0] == "rulemap"
     # the console script: rulemap/__main__.py, which hands every command but `serve` to the CLI
@@ -32,6 +36,24 @@ def test_the_hook_runs_rulemap_check_on_the_whole_workspace():
     assert args.command == "check" and not args.fix
     # the README's `args: [--fix]` makes a command the CLI accepts too
     assert build_parser().parse_args([*argv[1:], "--fix"]).fix
+    # run as pre-commit runs it, from the repository's root with two staged files: a file
+    # with a broken import fails the commit only when it is among them
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "AGENTS.md").write_text("# Project\n\nSee @docs/gone.md\n", encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "ok.md").write_text("fine\n", encoding="utf-8")
+    run = [sys.executable, "-m", *argv, "--no-cache"]
+    clean = subprocess.run([*run, "docs/ok.md"], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=120, env=_plain_env())
+    assert clean.returncode == 0 and "broken-import" not in clean.stdout, clean
+    broken = subprocess.run([*run, "docs/ok.md", "AGENTS.md"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120, env=_plain_env())
+    assert broken.returncode == 1 and "broken-import" in broken.stdout, broken
+
+
+def _plain_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "COLUMNS")}
+    return {**env, "NO_COLOR": "1"}
 
 
 @pytest.mark.parametrize(

@@ -147,9 +147,8 @@ def test_text_output_says_the_agents_on_stderr_and_json_as_data(
     json_args = ["graph", "--format", "json"] if args[0] == "graph" else [*args, "--json"]
     code, out, err = cli(json_args, root)
     data = json.loads(out)
-    # `reach` and `why` answer per agent under `agents`: the selection is `selection` there
-    key = "selection" if args[0] in ("reach", "why") else "agents"
-    assert [(a["name"], a["why"]) for a in data[key]] == [
+    # one key in every command's JSON (`reach` and `why` answer per agent under `agents`)
+    assert [(a["name"], a["why"]) for a in data["selection"]] == [
         ("cogitator", "the default model"), ("codex", "AGENTS.md"), ("gemini", "GEMINI.md")]
     assert err == ""
 
@@ -164,10 +163,10 @@ def test_check_says_the_agents_in_its_summary_and_in_each_format(
         "All checks passed: no findings in 2 files (instruction files, rules and imports).",
     ]
     code, out, _ = cli(["check", "--no-cache", "--format", "json"], root)
-    assert [a["name"] for a in json.loads(out)["agents"]] == ["cogitator", "codex", "gemini"]
+    assert [a["name"] for a in json.loads(out)["selection"]] == ["cogitator", "codex", "gemini"]
     code, out, _ = cli(["check", "--no-cache", "--format", "sarif"], root)
     run = json.loads(out)["runs"][0]
-    assert [a["why"] for a in run["properties"]["agents"]] == [
+    assert [a["why"] for a in run["properties"]["selection"]] == [
         "the default model", "AGENTS.md", "GEMINI.md"]
 
 

@@ -101,7 +101,7 @@ def test_a_repository_written_for_one_agent_shows_it_first(
         data["answeredFor"]["note"])
     assert data["files"], f"{agent} loads nothing for {target}"
     assert {"name": agent, "why": why} in [
-        {"name": a["name"], "why": a["why"]} for a in data["agents"]]
+        {"name": a["name"], "why": a["why"]} for a in data["selection"]]
 
     # the table is the agent's; the agents line and the note on stderr name it and its file
     code, out, err = run("explain", str(root / target), "--root", str(root))

@@ -2,7 +2,7 @@
 selected: `agents: cogitator (the default model), claude-code (CLAUDE.md)`.
 
 Text output prints it on stderr (`say_agents`; `check` puts it in its summary, which the
-result cache replays); JSON carries the same as data (`agents_json`, an `"agents"` key). The
+result cache replays); JSON carries the same as data (`agents_json`, a `"selection"` key). The
 selection itself is the host's (`rulemap.host.selection`), one decision for every command,
 the server and the extension.
 """
@@ -77,11 +77,9 @@ def say_note(note: str | None, stream: TextIO | None = None) -> None:
 
 
 def with_agents(snap: Snapshot, data: Any) -> Any:
-    """`data` (a JSON object) with the selection as its `"agents"` key, first — as
-    `"selection"` where `"agents"` already holds the answer per agent (`reach`, `why`); any
-    other value as it is."""
+    """`data` (a JSON object) with the selection as its `"selection"` key, first — the same
+    key in every command's JSON (`reach` and `why` already use `"agents"` for their answer
+    per agent); any other value as it is."""
     if not isinstance(data, dict):
         return data
-    if "agents" in data:
-        return {**data, "selection": agents_json(snap)}
-    return {"agents": agents_json(snap), **data}
+    return {"selection": agents_json(snap), **data}

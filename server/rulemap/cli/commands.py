@@ -262,8 +262,10 @@ def run_explain(args: argparse.Namespace) -> int:
     if args.text and args.format != "text":
         raise UsageError(f"--text prints the instructions as the agent receives them; leave "
                          f"out --format {args.format}")
-    chosen, profile = one_agent(args)
-    snap = open_host(args.root, args.allow_imports_from, profiles=chosen, user_home=args.home,
+    # one agent answers; the selection stays the workspace's (the configuration's, else
+    # detected), so the agents line and the lead's note can name the others
+    _, profile = one_agent(args)
+    snap = open_host(args.root, args.allow_imports_from, user_home=args.home,
                      ref=args.ref).snapshot()
     warn_untrusted(snap)
     target = target_of(snap, args.target) if args.target else None
@@ -276,7 +278,7 @@ def run_explain(args: argparse.Namespace) -> int:
     except UnknownProfile as exc:
         raise UsageError(str(exc)) from None
     if args.format == "json":
-        dump_json({**explanation.to_json(), "agents": agents_json(snap),
+        dump_json({**explanation.to_json(), "selection": agents_json(snap),
                    "answeredFor": lead_json(lead)})
         return 0
     say_agents(snap)

@@ -40,7 +40,7 @@ def _json_pieces(snap: Snapshot, findings: list[Finding]) -> Iterator[str]:
     diagnostic joined into one as soon as it is made: 20,000 findings as dictionaries, then
     as lines, then joined, held 67 MB at once for an 8 MB report (fanout at 10x), and the
     whole report as one string was 8 MB more, then as many again encoded by the stream."""
-    agents = '{\n  "agents": ' + _ENCODE(agents_json(snap)) + ","  # cli/agents_line.py
+    agents = '{\n  "selection": ' + _ENCODE(agents_json(snap)) + ","  # cli/agents_line.py
     if not findings:
         yield agents + '\n  "diagnostics": []\n}\n'
         return
@@ -133,7 +133,7 @@ def _sarif(snap: Snapshot, findings: list[Finding]) -> str:
                     }
                 },
                 "columnKind": "utf16CodeUnits",
-                "properties": {"agents": agents_json(snap)},  # cli/agents_line.py
+                "properties": {"selection": agents_json(snap)},  # cli/agents_line.py
                 # a URI, so percent-encoded: a space, `#` or a byte that is not UTF-8 in a path
                 # would otherwise make it invalid
                 "originalUriBaseIds": {

@@ -92,8 +92,10 @@ def run_session(args: argparse.Namespace) -> int:
     if args.text and args.format != "text":
         raise UsageError(f"--text prints the system messages as the agent gets them; leave "
                          f"out --format {args.format}")
-    chosen, profile = one_agent(args)
-    snap = open_host(args.root, args.allow_imports_from, profiles=chosen, user_home=args.home,
+    # one agent answers; the selection stays the workspace's (the configuration's, else
+    # detected), so the agents line and the lead's note can name the others
+    _, profile = one_agent(args)
+    snap = open_host(args.root, args.allow_imports_from, user_home=args.home,
                      ref=args.ref).snapshot()
     warn_untrusted(snap)
     cwd = existing(snap, args.cwd, "--cwd") if args.cwd else None

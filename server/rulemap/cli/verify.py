@@ -69,8 +69,10 @@ def run_verify(args: argparse.Namespace) -> int:
     from rulemap.host.catalog import UnknownProfile
     from rulemap.host.verifying import LoadLogError, parse_load_log, rebased, verify
 
-    chosen, profile = one_agent(args)
-    snap = open_host(args.root, args.allow_imports_from, profiles=chosen, user_home=args.home,
+    # one agent answers; the selection stays the workspace's (the configuration's, else
+    # detected), so the agents line and the lead's note can name the others
+    _, profile = one_agent(args)
+    snap = open_host(args.root, args.allow_imports_from, user_home=args.home,
                      ref=args.ref).snapshot()
     warn_untrusted(snap)
     cwd = existing(snap, args.cwd, "--cwd") if args.cwd else None
