@@ -28,7 +28,7 @@ def cli_session(root: Path, *args: str) -> dict:  # type: ignore[type-arg]
         cwd=root, env=server_env(), capture_output=True, text=True, check=True,
     )
     data = json.loads(out.stdout)
-    assert data.pop("agents")  # the CLI's selection (`rulemap/profiles` says it to a client)
+    assert data.pop("selection")  # the CLI's selection (`rulemap/profiles` says it to a client)
     return data  # type: ignore[no-any-return]
 
 
