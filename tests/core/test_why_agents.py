@@ -274,3 +274,26 @@ def test_a_file_the_agent_loads_is_advised_before_a_new_one(cli: RunCli,
         "path": ".claude/CLAUDE.md", "how": "which it loads at start-up", "new": False}
     assert agents["copilot"]["seen"]
     _never_advises_its_own_file(data)
+
+
+def test_codex_is_told_which_cwd_reads_a_nested_agents_md(cli: RunCli, tmp_path: Path) -> None:
+    """Codex reads AGENTS.md once, from the project root down to its working directory: a
+    sentence of `frontend/AGENTS.md` never reaches it working in `.`, whatever the target —
+    not "loads for other files" — and the advice is the root's AGENTS.md."""
+    root = git_tree(tmp_path, {
+        "AGENTS.md": "# Project\n",
+        "frontend/AGENTS.md": "Write clear code.\n",
+        "frontend/src/a.ts": "",
+    })
+    code, data = _why(cli, root, "Write clear code", "frontend/src/a.ts", "--profiles",
+                      "cogitator,codex")
+    agents = _agents(data)
+    assert code == 1 and agents["cogitator"]["seen"] and not agents["codex"]["seen"]
+    codex = agents["codex"]["why"]
+    assert "working in `.`: it loads at start-up when the agent works in `frontend`" in codex
+    assert "for other files" not in codex
+    assert [h["path"] for h in agents["codex"]["advice"]] == ["AGENTS.md"]
+    # started in frontend/, Codex reads it
+    code, data = _why(cli, root, "Write clear code", "frontend/src/a.ts", "--profiles",
+                      "codex", "--cwd", "frontend")
+    assert code == 0 and _agents(data)["codex"]["seen"]

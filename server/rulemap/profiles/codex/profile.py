@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
 from rulemap.derived import Key, KeyFamily
-from rulemap.model import Budget, Explanation, Finding, LoadedFile, Skipped
+from rulemap.model import Budget, Explanation, Finding, LoadedFile, LoadStatus, Skipped
 from rulemap.profiles.base import (
     EXPLAIN,
     Home,
@@ -157,6 +157,25 @@ class CodexProfile(Profile):
             return False
         chosen, _ = self.choice(ws, directory, opts, probe=False)
         return chosen == key
+
+    def load_status(self, ws: Workspace, key: str) -> LoadStatus:
+        """A file it reads loads for every target, but only on the walk from the project root
+        down to the cwd: it reads its instruction files once, at start-up, never for a
+        target (so a nested AGENTS.md below the cwd never loads there)."""
+        if not self.reads(ws, key):
+            return LoadStatus(False, why_not=f"{self.title} does not read it")
+        opts = self.settings_of(ws)
+        cwd = "" if ws.config.cwd in ("", ".") else ws.config.cwd.strip("/")
+        root, _ = self.project_root(ws, cwd, opts)
+        directory = parent_dir(key)
+        if directory in directory_chain(cwd) and (
+                not root or directory == root or is_within(directory, root)):
+            return LoadStatus(True, len(ws.files))
+        where = directory or "."
+        # as `rulemap reach` words it (reach.py), so both views say the same
+        return LoadStatus(False, why_not=(
+            f"not with {self.title} working in `{cwd or '.'}`: it loads at start-up when the "
+            f"agent works in `{where}` (--cwd {where})"))
 
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         cwd_dir = "" if cwd in ("", ".") else cwd.strip("/")
