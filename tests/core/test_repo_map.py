@@ -177,7 +177,8 @@ def test_the_cli_writes_one_page(cli: RunCli, tmp_path: Path) -> None:
     out.parent.mkdir()
     code, stdout, err = cli(["map", "--html", str(out), "--profiles", "cogitator,codex"], root)
     assert (code, err) == (0, "agents: cogitator (--profiles), codex (--profiles)\n")
-    assert stdout.startswith(f"rulemap: wrote {out} (") and f"{len(FILES)} files" in stdout
+    said = " ".join(stdout.split())  # wrapped at 80 columns
+    assert said.startswith(f"rulemap: wrote {out} (") and f"{len(FILES)} files" in said
     page = out.read_text(encoding="utf-8")
     start = page.index('id="rulemap-data">') + len('id="rulemap-data">')
     data = json.loads(page[start:page.index("</script>", start)])

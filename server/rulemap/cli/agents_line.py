@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-import textwrap
 from typing import Any, TextIO
 
 from rulemap.host import Snapshot
@@ -31,10 +30,10 @@ def agents_line(snap: Snapshot, width: int | None) -> str:
     line = "agents: " + ", ".join(parts)
     if width is None:
         return line
-    return "\n".join(textwrap.wrap(
-        line, max(width, _MIN_WIDTH), subsequent_indent="  ", break_long_words=False,
-        break_on_hyphens=False,
-    ))
+    from rulemap.cli.fitting import wrap
+
+    # a file name too long for a line loses its middle (`tests/…/CONTEXT.md`), never broken
+    return "\n".join(wrap(line, max(width, _MIN_WIDTH), hang="  "))
 
 
 def agents_json(snap: Snapshot) -> list[dict[str, str]]:
@@ -71,8 +70,9 @@ def say_note(note: str | None, stream: TextIO | None = None) -> None:
     if note is None:
         return
     stream = stream or sys.stderr
-    lines = textwrap.wrap("note: " + note, message_width(stream), subsequent_indent="  ",
-                          break_long_words=False, break_on_hyphens=False)
+    from rulemap.cli.fitting import wrap
+
+    lines = wrap("note: " + note, message_width(stream), hang="  ")
     print("\n".join(lines), file=stream)
 
 

@@ -80,10 +80,18 @@ def run_map(args: argparse.Namespace) -> int:
                    "documents": documents, "findings": data["findingsTotal"],
                    "agents": [a["title"] for a in data["agents"]]})
         return 0
-    sys.stdout.write(
-        f"rulemap: wrote {written} ({_size(len(page))}, in {took:.2f} s): {data['files']:,} "
-        f"files in {len(data['tree']):,} directories, {documents:,} instruction files and "
-        f"rules, {data['findingsTotal']:,} findings; agents: {agents}. Open it in a browser.\n")
+    import textwrap
+
+    from rulemap.cli.agents_line import message_width
+
+    said = (f"rulemap: wrote {written} ({_size(len(page))}, in {took:.2f} s): "
+            f"{data['files']:,} files in {len(data['tree']):,} directories, {documents:,} "
+            f"instruction files and rules, {data['findingsTotal']:,} findings; agents: "
+            f"{agents}. Open it in a browser.")
+    # the page's path stays whole (the one word of the result a person copies)
+    sys.stdout.write("\n".join(textwrap.wrap(
+        said, message_width(sys.stdout), subsequent_indent="  ", break_long_words=False,
+        break_on_hyphens=False)) + "\n")
     return 0
 
 
