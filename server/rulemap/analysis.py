@@ -13,14 +13,20 @@ Layers (tests/core/test_layers.py holds them): model, text, globs, readers, conf
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from rulemap.checks import run_checks
 from rulemap.checks.registry import CHECK_CODES
-from rulemap.config import OWN_KEYS, USER_ONLY_KEYS, Config, parse_config, read_config
+from rulemap.config import (
+    OWN_KEYS,
+    USER_ONLY_KEYS,
+    Config,
+    named_by,
+    parse_config,
+    read_config,
+)
 from rulemap.model import Budget, Explanation, Finding, LoadStatus
 from rulemap.profiles import (
     DEFAULT_PROFILE,
@@ -117,7 +123,7 @@ def chosen_profiles(
         given, source, why = list(profiles), "--profiles", "--profiles"
     elif config.profiles is not None:
         source = config.source or "configuration"
-        given, why = list(config.profiles), f"{posixpath.basename(source)} `profiles`"
+        given, why = list(config.profiles), named_by(config, "profiles")
     else:
         return None, ""
     if ALL_PROFILES in given:
@@ -165,7 +171,8 @@ def _overridden(config: Config, overrides: Mapping[str, Any]) -> Config:
     if "profiles" in overrides:
         own["profile_options"] = extra.profile_options
     top_level = {**config.top_level, **extra.top_level}
-    return replace(config, **own, top_level=top_level)
+    editor = config.editor_keys | {k for k in overrides if k in OWN_KEYS}
+    return replace(config, **own, top_level=top_level, editor_keys=frozenset(editor))
 
 
 def setting_keys() -> tuple[str, ...]:

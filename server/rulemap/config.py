@@ -71,6 +71,9 @@ class Config:
     # other top-level keys as written: options some profile takes at the top level
     top_level: Mapping[str, Any] = field(default_factory=dict)
     source: str | None = None  # where it was read from, for messages
+    # Rulemap's own keys an editor's settings set over the file's (`rulemap.profile`): a
+    # selection names them as the editor's, not as the file's
+    editor_keys: frozenset[str] = frozenset()
     ignored: tuple[IgnoredSetting, ...] = ()  # user-only keys the repository tried to set
     # stale-reference also looks at paths in fenced code blocks (examples, by default not)
     references_in_fenced_code: bool = False
@@ -111,6 +114,15 @@ def parse_config(
         values[OWN_KEYS[key]] = _check(key, value, source, known_codes)
     return replace(Config(), **values, top_level=top_level, source=source,
                    ignored=tuple(ignored))
+
+
+def named_by(config: Config, key: str) -> str:
+    """What set `key` (`profile` or `profiles`) of `config`, as a selection's reason says it:
+    "the rulemap.profile setting" (an editor's), "rulemap.toml `profile`" (the file's)."""
+    if key in config.editor_keys:
+        return f"the rulemap.{key} setting"
+    source = (config.source or "configuration").replace("\\", "/").rpartition("/")[2]
+    return f"{source} `{key}`"
 
 
 def unknown_key(source: str, key: str, known: list[str]) -> ConfigError:

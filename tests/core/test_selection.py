@@ -54,6 +54,19 @@ def test_the_configuration_and_the_command_line_say_they_chose(tmp_path: Path) -
         {"name": "codex", "title": "OpenAI Codex CLI", "why": "--profiles"}]
 
 
+def test_an_editor_setting_is_named_as_the_editors_not_the_files(tmp_path: Path) -> None:
+    """The editor's `rulemap.profile` / `rulemap.profiles` lie over rulemap.toml: the reason
+    names the setting, never the file that did not choose."""
+    root = git_tree(tmp_path, {**MIXED, "rulemap.toml": 'profiles = ["codex"]\n'})
+    filed = AnalysisHost(open_workspace(str(root))).snapshot()
+    assert [c.why for c in selection(filed)] == ["rulemap.toml `profiles`"]
+    edited = AnalysisHost(open_workspace(
+        str(root), overrides={"profiles": ["gemini"], "profile": "gemini"})).snapshot()
+    assert [(c.name, c.why) for c in selection(edited)] == [
+        ("gemini", "the rulemap.profiles setting")]
+    assert lead_agent(edited).why == "the rulemap.profile setting"
+
+
 def test_all_selects_every_registered_agent(tmp_path: Path) -> None:
     from rulemap.host.catalog import agent_names
 

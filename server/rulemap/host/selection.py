@@ -111,8 +111,9 @@ def _automatic_lead(ws: Workspace) -> Lead:
     from rulemap.profiles import DEFAULT_PROFILE
 
     if ws.config.profile is not None:
-        source = (ws.config.source or "configuration").rpartition("/")[2]
-        return Lead(ws.config.profile, f"{source} `profile`")
+        from rulemap.config import named_by
+
+        return Lead(ws.config.profile, named_by(ws.config, "profile"))
     reasons = analysis.selection_reasons(ws)
     why_of = {p.name: why for p, why in reasons}
     default = next((p for p, _ in reasons if p.name == DEFAULT_PROFILE), None)

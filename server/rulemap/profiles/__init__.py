@@ -127,8 +127,9 @@ def select_with_reasons(ws: Workspace) -> tuple[tuple[Profile, str], ...]:
     out = []
     for profile in PROFILES.values():
         if profile.name == named:
-            source = ws.config.source or "configuration"
-            out.append((profile, f"{source.rpartition('/')[2]} `profile`"))
+            from rulemap.config import named_by
+
+            out.append((profile, named_by(ws.config, "profile")))
             continue
         why = profile.detected_by(ws)
         if why is None and profile.detect(ws):
