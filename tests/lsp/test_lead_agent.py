@@ -66,8 +66,8 @@ async def test_a_pick_wins_and_an_empty_load_names_the_agent_that_loads(tmp_path
         source = open_doc(lsp, tmp_path / "src/a.ts", language="typescript")
         profiles = await indexed_profiles(lsp)
         assert profiles["active"] == "cogitator"
-        # the setting is the folder's configured `profile`: the lead follows it, no note
-        assert profiles["lead"] == {"name": "cogitator", "why": "configuration `profile`"}
+        # the editor's setting picks the agent: the lead follows it, named as the setting's
+        assert profiles["lead"] == {"name": "cogitator", "why": "the rulemap.profile setting"}
         loaded = plain(await lsp.protocol.send_request_async(
             "rulemap/effectiveInstructions", {"uri": source}))
         assert loaded["profile"] == "cogitator" and loaded["files"] == []
