@@ -6,7 +6,6 @@ where it would read it (`Profile.homes`), never the file the sentence is already
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -223,8 +222,6 @@ def test_a_symlinked_name_is_one_file_read_under_either_name(cli: RunCli,
     """The demo's CLAUDE.md is a symlink to AGENTS.md: one place, each agent told of it by the
     name it reads, and no agent told to put the text in either name."""
     root = git_tree(tmp_path, {"AGENTS.md": "Use pnpm.\n<!-- Maintainers only. -->\n"})
-    if not hasattr(os, "symlink"):
-        pytest.skip("no symlinks here")
     (root / "CLAUDE.md").symlink_to("AGENTS.md")
     _, data = _why(cli, root, "Use pnpm", "--profiles", "cogitator,claude-code,gemini")
     assert [p["path"] for p in data["places"]] == ["AGENTS.md"]
