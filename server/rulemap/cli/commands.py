@@ -253,8 +253,21 @@ def inside(snap: Snapshot, path: str, what: str) -> str:
     return key
 
 
-def run_explain(args: argparse.Namespace) -> int:
+def one_agent_snapshot(args: argparse.Namespace) -> tuple[Snapshot, str | None]:
+    """For a command that answers for one agent (explain, session, verify): the workspace's
+    snapshot and the agent picked by `--profiles`/`--profile` (None: the lead agent). The
+    selection stays the workspace's (the configuration's, else detected), so the agents
+    line and the lead's note can name the others."""
     from rulemap.cli.flags import one_agent
+
+    _, profile = one_agent(args)
+    snap = open_host(args.root, args.allow_imports_from, user_home=args.home,
+                     ref=args.ref).snapshot()
+    warn_untrusted(snap)
+    return snap, profile
+
+
+def run_explain(args: argparse.Namespace) -> int:
     from rulemap.host.catalog import UnknownProfile
     from rulemap.host.explaining import explain
     from rulemap.host.selection import lead_agent, lead_json
@@ -262,12 +275,7 @@ def run_explain(args: argparse.Namespace) -> int:
     if args.text and args.format != "text":
         raise UsageError(f"--text prints the instructions as the agent receives them; leave "
                          f"out --format {args.format}")
-    # one agent answers; the selection stays the workspace's (the configuration's, else
-    # detected), so the agents line and the lead's note can name the others
-    _, profile = one_agent(args)
-    snap = open_host(args.root, args.allow_imports_from, user_home=args.home,
-                     ref=args.ref).snapshot()
-    warn_untrusted(snap)
+    snap, profile = one_agent_snapshot(args)
     target = target_of(snap, args.target) if args.target else None
     if target == ".":
         raise UsageError("TARGET is the workspace root; name a file inside it")

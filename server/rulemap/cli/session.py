@@ -83,8 +83,7 @@ def add_arguments(session: argparse.ArgumentParser, names: str) -> None:
 
 def run_session(args: argparse.Namespace) -> int:
     from rulemap.cli.agents_line import say_agents, say_note, with_agents
-    from rulemap.cli.commands import existing, open_host, warn_untrusted
-    from rulemap.cli.flags import one_agent
+    from rulemap.cli.commands import existing, one_agent_snapshot
     from rulemap.host.catalog import UnknownProfile
     from rulemap.host.selection import lead_agent
     from rulemap.host.sessions import parse_tokens, replay
@@ -92,12 +91,7 @@ def run_session(args: argparse.Namespace) -> int:
     if args.text and args.format != "text":
         raise UsageError(f"--text prints the system messages as the agent gets them; leave "
                          f"out --format {args.format}")
-    # one agent answers; the selection stays the workspace's (the configuration's, else
-    # detected), so the agents line and the lead's note can name the others
-    _, profile = one_agent(args)
-    snap = open_host(args.root, args.allow_imports_from, user_home=args.home,
-                     ref=args.ref).snapshot()
-    warn_untrusted(snap)
+    snap, profile = one_agent_snapshot(args)
     cwd = existing(snap, args.cwd, "--cwd") if args.cwd else None
     tokens = parse_tokens(args.steps, snap.root, os.getcwd())
     if tokens.problems:

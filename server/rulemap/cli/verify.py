@@ -64,17 +64,11 @@ def add_arguments(verify: argparse.ArgumentParser, names: str) -> None:
 
 def run_verify(args: argparse.Namespace) -> int:
     from rulemap.cli.agents_line import say_agents, with_agents
-    from rulemap.cli.commands import existing, open_host, warn_untrusted
-    from rulemap.cli.flags import one_agent
+    from rulemap.cli.commands import existing, one_agent_snapshot
     from rulemap.host.catalog import UnknownProfile
     from rulemap.host.verifying import LoadLogError, parse_load_log, rebased, verify
 
-    # one agent answers; the selection stays the workspace's (the configuration's, else
-    # detected), so the agents line and the lead's note can name the others
-    _, profile = one_agent(args)
-    snap = open_host(args.root, args.allow_imports_from, user_home=args.home,
-                     ref=args.ref).snapshot()
-    warn_untrusted(snap)
+    snap, profile = one_agent_snapshot(args)
     cwd = existing(snap, args.cwd, "--cwd") if args.cwd else None
     lines = _read(args.log, snap)
     try:
