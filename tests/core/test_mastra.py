@@ -311,9 +311,11 @@ def test_options_are_declared_and_validated():
 # ----------------------------------------------------------------------------- detect, reads
 
 
-def test_detect_only_with_a_context_file():
+def test_detect_only_with_a_package_that_depends_on_mastra():
     assert not MASTRA.detect(ws_with({"AGENTS.md": "a", "CLAUDE.md": "c"}))
-    ws = ws_with({"AGENTS.md": "a", "pkg/CONTEXT.md": "c"})
+    # CONTEXT.md alone is no sign of the library (issue #39: tldraw's are for people)
+    assert not MASTRA.detect(ws_with({"AGENTS.md": "a", "pkg/CONTEXT.md": "c"}))
+    ws = ws_with({"AGENTS.md": "a", "pkg/package.json": '{"dependencies": {"@mastra/core": "1"}}'})
     assert MASTRA.detect(ws)
     assert MASTRA in select(ws)
 

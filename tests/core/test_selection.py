@@ -31,14 +31,19 @@ def whys(files: dict[str, str], config: Config | None = None) -> list[tuple[str,
 
 # ----- the selection and its reasons ---------------------------------------------------------
 
+MASTRA_PACKAGE = '{"name": "agent", "devDependencies": {"@mastra/core": "^1.0.0"}}'
+
+
 def test_the_default_model_and_each_detected_agent_with_the_file_that_selected_it() -> None:
     assert whys(MIXED) == [("cogitator", "the default model"), ("claude-code", "CLAUDE.md"),
                            ("codex", "AGENTS.md"), ("gemini", "GEMINI.md")]
     # the file nearest the root names an agent with several
     nested = {"pkg/deep/GEMINI.md": "", "pkg/GEMINI.md": "", ".cursor/rules/b.mdc": "",
               ".cursor/rules/a.mdc": "", ".github/instructions/x.instructions.md": "",
-              "docs/CONTEXT.md": ""}
-    assert whys(nested) == [("cogitator", "the default model"), ("mastra", "docs/CONTEXT.md"),
+              "docs/CONTEXT.md": "", "apps/agent/package.json": MASTRA_PACKAGE,
+              "apps/web/package.json": '{"dependencies": {"react": "19"}}'}
+    assert whys(nested) == [("cogitator", "the default model"),
+                            ("mastra", "apps/agent/package.json: @mastra/core"),
                             ("gemini", "pkg/GEMINI.md"), ("copilot", ".github/instructions"),
                             ("cursor", ".cursor/rules/a.mdc")]
 
@@ -137,6 +142,22 @@ def test_the_agents_line_wraps_without_breaking_a_name() -> None:
         else:
             assert said == one.replace(".cursor/rules/", ".cursor/…/")
         assert all(line.startswith("  ") for line in lines[1:])
+
+
+def test_mastra_is_selected_by_a_package_that_depends_on_it_not_by_context_md() -> None:
+    """Mastra is a library (issue #39): CONTEXT.md alone does not select it; a package.json
+    naming `@mastra/core` in any dependency table does, and nothing else in one does."""
+    context = {"AGENTS.md": "", "CONTEXT.md": "", "docs/CONTEXT.md": ""}
+    assert "mastra" not in dict(whys(context))
+    for table in ("dependencies", "devDependencies", "peerDependencies",
+                  "optionalDependencies"):
+        manifest = f'{{"{table}": {{"@mastra/core": "1.0.0"}}}}'
+        assert dict(whys({**context, "package.json": manifest}))["mastra"] == (
+            "package.json: @mastra/core")
+    for manifest in ('{"description": "works with @mastra/core"}',  # named, not depended on
+                     '{"dependencies": {"@mastra/memory": "1"}}', '{"dependencies": ',
+                     '["@mastra/core"]'):
+        assert "mastra" not in dict(whys({**context, "package.json": manifest})), manifest
 
 
 # ----- every command names its agents --------------------------------------------------------

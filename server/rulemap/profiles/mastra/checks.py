@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import IMPORT_GRAPH, Key, KeyFamily
 from rulemap.model import Finding, Span
-from rulemap.profiles.base import empty_file, shallowest, unreadable_file
+from rulemap.profiles.base import empty_file, unreadable_file
 from rulemap.profiles.mastra.identity import path_identity
 from rulemap.profiles.mastra.inject import (
     LOWER_NAMES,
@@ -55,11 +55,6 @@ def instruction_files(ws: Workspace) -> list[str]:
     # which files exist changes only with a create or delete, which drops every derived value
     ws.derived.put(_FILES_KEY, result, reads=())
     return result
-
-
-def first_context_file(ws: Workspace) -> str | None:
-    """The shallowest `CONTEXT.md` of the workspace (None: there is none)."""
-    return shallowest(p for p in instruction_files(ws) if p.rsplit("/", 1)[-1] == "CONTEXT.md")
 
 
 def findings(ws: Workspace, settings: Settings) -> list[Finding]:

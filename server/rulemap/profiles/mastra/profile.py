@@ -74,9 +74,12 @@ class MastraProfile(Profile):
         return (*loaded_homes(self.explain(ws, target, cwd), target), new)
 
     def detected_by(self, ws: Workspace) -> str | None:
-        # AGENTS.md and CLAUDE.md are every agent's; Mastra is an SDK, so nothing in a
-        # repository shows it is used — but only its injector reads CONTEXT.md
-        return checks.first_context_file(ws)
+        # Mastra is a library: a package that depends on it shows it is used; AGENTS.md,
+        # CLAUDE.md and even CONTEXT.md do not (other tools read them too) — detection.py
+        from rulemap.profiles.mastra.detection import PACKAGE, mastra_manifest
+
+        manifest = mastra_manifest(ws)
+        return None if manifest is None else f"{manifest}: {PACKAGE}"
 
     def reads(self, ws: Workspace, key: str) -> bool:
         return is_instruction_name(key)
