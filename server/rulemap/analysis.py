@@ -207,7 +207,24 @@ def select_profiles(ws: Workspace) -> tuple[Profile, ...]:
                    else tuple((get_profile(n), why) for n in chosen))
         ws.selected_profiles = tuple(p for p, _ in reasons)
         ws.selection_reasons = {p.name: why for p, why in reasons}
+        ws.selection_detected = chosen is None
     return selected(ws)
+
+
+def selection_reads(ws: Workspace) -> set[str]:
+    """The files whose text the detected selection was decided from (a `package.json` for
+    Mastra); none when --profiles or the configuration named the agents."""
+    if not getattr(ws, "selection_detected", False):
+        return set()
+    return {key for profile in PROFILES.values() for key in profile.detection_reads(ws)}
+
+
+def selection_holds(ws: Workspace) -> bool:
+    """Whether the agents detected when the workspace opened are still those detected now,
+    with the same reasons (asked by a resumed check after an edit of `selection_reads`)."""
+    if not getattr(ws, "selection_detected", False):
+        return True
+    return {p.name: why for p, why in select_with_reasons(ws)} == ws.selection_reasons
 
 
 def selection_reasons(ws: Workspace) -> list[tuple[Profile, str]]:

@@ -165,6 +165,22 @@ def test_a_manifest_edit_resumes_and_is_seen(
     assert "npm run lint" in before.out and "npm run lint" not in run.out
 
 
+def test_a_package_json_edit_resumes_unless_it_changes_the_detected_agents(
+    tree: Path, check: Check, cache_dir: Path  # noqa: F811
+) -> None:
+    """Mastra is detected from a package.json's dependencies: an edit that leaves the
+    detected agents as they were resumes; one that adds `@mastra/core` is a whole check,
+    which selects Mastra as a check from scratch does."""
+    manifest = tree / "package.json"
+    manifest.write_text('{"scripts": {"test": "vitest"}}\n')
+    with_snapshot(check, tree)
+    manifest.write_text('{"scripts": {"test": "vitest"}, "dependencies": {"zod": "3"}}\n')
+    assert_as_from_scratch(check, str(tree), resumed=True)
+    manifest.write_text('{"scripts": {"test": "vitest"}, "dependencies": {"@mastra/core": "1"}}\n')
+    run = assert_as_from_scratch(check, str(tree), resumed=False)
+    assert "mastra (package.json: @mastra/core)" in " ".join(run.out.split())
+
+
 def test_a_file_saved_by_a_rename_resumes(
     tree: Path, check: Check, cache_dir: Path  # noqa: F811
 ) -> None:

@@ -75,6 +75,11 @@ class Profile(Protocol):
         model" for the default; None when nothing here selects it. Default: none."""
         return None
 
+    def detection_reads(self, ws: Workspace) -> tuple[str, ...]:
+        """The files whose text (not only their names) `detected_by` reads: an edit of one
+        may change the selection, so a resumed check asks again. Default: none."""
+        return ()
+
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         """What the agent loads when working on `target` (None: at start-up) from `cwd`."""
         ...

@@ -72,6 +72,9 @@ class Workspace:
         self.selected_profiles: tuple[object, ...] | None = profiles
         # agent name → why it was selected ("--profiles", "CLAUDE.md"), set with them
         self.selection_reasons: dict[str, str] = {}
+        # whether the selection was detected (not named by --profiles or the configuration):
+        # then an edit of a file detection read may change it (analysis.selection_holds)
+        self.selection_detected = False
         self.profile_options: Mapping[str, Mapping[str, Any]] = profile_options or {}
         self.root = reader.root
         self.config = config or Config()

@@ -75,14 +75,21 @@ def updated(ws: Workspace, paths: Iterable[str]) -> bool:
         return False  # the user's configuration, an import granted outside the workspace
     if not keys <= _updatable(ws):
         return False  # read by something the update cannot tell
+    from rulemap import analysis
+
+    if keys & analysis.selection_reads(ws) and not analysis.selection_holds(ws):
+        return False  # the edit changes which agents are detected: a whole check
     ws.update(changed=keys)
     return True
 
 
 def _updatable(ws: Workspace) -> set[str]:
-    """The files `Workspace.update` knows what was made of: the parsed documents and the
-    files a derived value read."""
+    """The files `Workspace.update` knows what was made of: the parsed documents, the files
+    a derived value read, and those detection read (`updated` asks whether it still holds)."""
+    from rulemap import analysis
+
     out = set(ws.parsed_documents())
     for reads in ws.derived.read_sets():
         out.update(reads)
+    out.update(analysis.selection_reads(ws))  # what detection read (selection_holds)
     return out

@@ -25,13 +25,17 @@ DEPENDENCY_TABLES: Final = (
 )
 
 
+def manifests(ws: Workspace) -> tuple[str, ...]:
+    """Every `package.json` of the workspace, the shallowest first."""
+    return tuple(sorted((key for key in ws.files.with_suffix(".json")
+                         if key.rsplit("/", 1)[-1] == MANIFEST),
+                        key=lambda key: (key.count("/"), key)))
+
+
 def mastra_manifest(ws: Workspace) -> str | None:
     """The shallowest `package.json` of the workspace that depends on `@mastra/core` (None:
     none does)."""
-    manifests = sorted((key for key in ws.files.with_suffix(".json")
-                        if key.rsplit("/", 1)[-1] == MANIFEST),
-                       key=lambda key: (key.count("/"), key))
-    return next((key for key in manifests if depends_on_mastra(ws, key)), None)
+    return next((key for key in manifests(ws) if depends_on_mastra(ws, key)), None)
 
 
 def depends_on_mastra(ws: Workspace, key: str) -> bool:

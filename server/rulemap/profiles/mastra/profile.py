@@ -81,6 +81,11 @@ class MastraProfile(Profile):
         manifest = mastra_manifest(ws)
         return None if manifest is None else f"{manifest}: {PACKAGE}"
 
+    def detection_reads(self, ws: Workspace) -> tuple[str, ...]:
+        from rulemap.profiles.mastra.detection import manifests
+
+        return manifests(ws)
+
     def reads(self, ws: Workspace, key: str) -> bool:
         return is_instruction_name(key)
 
