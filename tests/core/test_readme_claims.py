@@ -10,12 +10,14 @@ the `rulemap` the quick start tells you to run."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import re
 import shlex
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -184,32 +186,59 @@ def _pins() -> dict[str, str]:
     return {"action": action.group(1), "pre-commit": hook.group(1)}
 
 
+# What the pin was checked to hold, recorded when it was set: the hashes of the hook files
+# at the pinned commit. Checked against today's files in every copy of the repository; a
+# checkout with the pinned commit in its history also checks the record against git.
+PINNED = REPO / "tests" / "core" / "pinned_hooks.json"
+
+
+def _pinned() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(PINNED.read_text(encoding="utf-8"))
+    return data
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
 @pytest.mark.parametrize(("snippet", "holds"), [
     ("action", "action.yml"),
     ("pre-commit", ".pre-commit-hooks.yaml"),
 ])
-def test_the_snippets_pin_a_commit_of_this_history_that_holds_their_file(
-    snippet: str, holds: str
-):
+def test_the_snippets_pin_the_commit_that_holds_todays_file(snippet: str, holds: str):
     pin = _pins()[snippet]
     # a full sha: no tag or branch of this repository exists to pin
     assert re.fullmatch(r"[0-9a-f]{40}", pin), pin
-    inside = _git("rev-parse", "--is-inside-work-tree")
-    if inside.returncode != 0 or inside.stdout.strip() != "true":
-        pytest.skip("not a git checkout (an unpacked archive): its history cannot be asked")
-    if _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
-        pytest.skip("a shallow clone holds only part of the history")
-    assert _git("merge-base", "--is-ancestor", pin, "HEAD").returncode == 0, (
-        f"{pin} is not a commit of this branch's history"
-    )
-    assert _git("cat-file", "-e", f"{pin}:{holds}").returncode == 0, f"{pin} has no {holds}"
+    record = _pinned()
+    assert pin == record["rev"], f"the README pins {pin[:12]}, {PINNED.name} {record['rev'][:12]}"
     # the README describes today's file: what the pin runs must be it, or the snippet drifts
-    pinned = _git("show", f"{pin}:{holds}").stdout
-    assert pinned == _text(REPO / holds), (
+    assert _sha256((REPO / holds).read_bytes()) == record["files"][holds], (
         f"{holds} changed since {pin[:12]}: pin the README's snippets to a commit that has "
         f"it as it is now (`git log -1 --format=%H -- action.yml .pre-commit-hooks.yaml`, "
-        f"once committed)"
+        f"once committed) and record its hashes in {PINNED.name}"
     )
+
+
+def test_the_pin_record_is_true_of_the_pinned_commit():
+    """Where the pinned commit is in this copy's history (not an unpacked archive or a
+    shallow clone), it is an ancestor of HEAD and holds the recorded files."""
+    record = _pinned()
+    pin = record["rev"]
+    if _git("cat-file", "-e", f"{pin}^{{commit}}").returncode == 0:
+        assert _git("merge-base", "--is-ancestor", pin, "HEAD").returncode == 0, (
+            f"{pin} is not a commit of this branch's history"
+        )
+        for holds, digest in record["files"].items():
+            pinned = subprocess.run(
+                ["git", "-C", str(REPO), "show", f"{pin}:{holds}"], capture_output=True,
+                check=False,
+            )
+            assert pinned.returncode == 0 and _sha256(pinned.stdout) == digest, (
+                f"{holds} at {pin[:12]} is not what {PINNED.name} records"
+            )
+    else:  # no history to ask: the record must at least name a commit and both files
+        assert re.fullmatch(r"[0-9a-f]{40}", pin)
+        assert set(record["files"]) == {"action.yml", ".pre-commit-hooks.yaml"}
 
 
 def test_both_snippets_pin_the_same_commit():
