@@ -40,12 +40,18 @@ _UNIT_WORDS = {"chars": "characters", "bytes": "bytes", "tokens": "tokens"}
 @dataclass
 class _Paid:
     """One agent's repeat of one paragraph: its size in that agent's unit, the files whose
-    load pays it, and where the copy it already had is."""
+    load pays it, and where the other copy is."""
 
     size: int
     unit: str
     files: int
-    first: tuple[str, int, int]  # path, first and last original line
+    first: tuple[str, int, int]  # the other copy: path, first and last original line
+    # the files that imported the other copy and this one into the load (None: read by its
+    # name), so that a message says how two files came to be loaded together
+    via: tuple[str | None, str | None] = (None, None)
+    # reported at the copy loaded first, not the repeat: another agent loads the repeat's
+    # file alone, so it is the copy to keep
+    swapped: bool = False
 
 
 @dataclass
@@ -57,16 +63,34 @@ class _Repeat:
     by: dict[str, _Paid] = field(default_factory=dict)  # profile name → what it pays
 
 
+@dataclass(frozen=True)
+class _Copy:
+    """Where one copy of a paragraph lies in a load, and what imported its file."""
+
+    path: str  # the real file's key
+    index: int
+    first: int
+    last: int
+    via: str | None
+
+
 def check(ws: Workspace) -> list[Finding]:
     agents = selected(ws)
     if not agents:
         return []
     documents = read_documents(ws, agents)
     grouped = len(documents) <= MAX_GROUPED_DOCUMENTS
-    if not grouped:  # only the start-up loads are asked: only their files can repeat
-        cwd = ws.config.cwd
-        documents = tuple(sorted({f.path for p in agents for f in p.explain(ws, None, cwd).files
-                                  if not f.path.startswith("/")}))
+    cwd = ws.config.cwd
+    starts = {p.name: p.explain(ws, None, cwd) for p in agents}
+    at_start = {f.path for load in starts.values() for f in load.files
+                if not f.path.startswith("/")}
+    if grouped:
+        # every file of a load counts, imported ones too (a `CLAUDE.md` importing a file that
+        # repeats it, two files one `CLAUDE.md` imports): those the workspace's imports reach,
+        # and each agent's own start-up load
+        documents = tuple(sorted({*documents, *ws.imported_documents(), *at_start}))
+    else:  # only the start-up loads are asked: only their files can repeat
+        documents = tuple(sorted(at_start))
     repeated = _repeated(ws, documents)
     if not repeated:
         return []
@@ -74,16 +98,20 @@ def check(ws: Workspace) -> list[Finding]:
     imported = {resolved.target for path in documents for _ref, resolved in ws.imports(path)}
     repeats: dict[tuple[str, int], _Repeat] = {}
     titles = {p.name: p for p in agents}
+    brought = {name: frozenset(ws.canonical(f.path) for f in load.files
+                               if not f.path.startswith("/"))
+               for name, load in starts.items()}
     for profile in agents:
-        start = profile.explain(ws, None, ws.config.cwd)
+        start = starts[profile.name]
         groups = None
         if grouped and not _start_up_is_enough(ws, profile, start, repeated, imported):
             groups = profile.load_groups(ws, ws.config.cwd)
         if groups is None:
             groups = [(start, list(ws.files))]
+        others = {name: files for name, files in brought.items() if name != profile.name}
         for load, members in groups:
-            _scan(ws, profile, load, len(members), repeated, holders, repeats)
-    return [_finding(ws, run, titles) for run in _runs(repeats)]
+            _scan(ws, profile, load, len(members), repeated, holders, repeats, others)
+    return [_finding(ws, run, titles, brought) for run in _runs(repeats)]
 
 
 def _start_up_is_enough(ws: Workspace, profile: Profile, start: Explanation,
@@ -105,7 +133,7 @@ def _start_up_is_enough(ws: Workspace, profile: Profile, start: Explanation,
 
 def _runs(repeats: dict[tuple[str, int], _Repeat]) -> list[list[_Repeat]]:
     """Repeats side by side in one file (consecutive paragraphs) that the same agents pay, each
-    from the same earlier file: one finding for a copied section, not one per paragraph."""
+    from the same other file: one finding for a copied section, not one per paragraph."""
     out: list[list[_Repeat]] = []
     for repeat in sorted(repeats.values(), key=lambda r: (r.path, r.index)):
         if out:
@@ -118,8 +146,8 @@ def _runs(repeats: dict[tuple[str, int], _Repeat]) -> list[list[_Repeat]]:
     return out
 
 
-def _from(repeat: _Repeat) -> dict[str, str]:
-    return {name: paid.first[0] for name, paid in repeat.by.items()}
+def _from(repeat: _Repeat) -> dict[str, tuple[str, bool]]:
+    return {name: (paid.first[0], paid.swapped) for name, paid in repeat.by.items()}
 
 
 def _repeated(ws: Workspace, documents: tuple[str, ...]) -> dict[str, list[str]]:
@@ -137,9 +165,9 @@ def _repeated(ws: Workspace, documents: tuple[str, ...]) -> dict[str, list[str]]
 
 
 def _scan(ws: Workspace, profile: Profile, load: Explanation, members: int,
-          repeated: dict[str, list[str]], holders: set[str], repeats: dict[tuple[str, int], _Repeat]
-          ) -> None:
-    first: dict[str, tuple[str, int, int]] = {}
+          repeated: dict[str, list[str]], holders: set[str],
+          repeats: dict[tuple[str, int], _Repeat], others: dict[str, frozenset[str]]) -> None:
+    copies: dict[str, list[tuple[_Copy, int]]] = defaultdict(list)  # norm → copies, sizes
     paths: set[str] = set()
     texts: set[str] = set()
     unit = load.budget.unit
@@ -157,22 +185,48 @@ def _scan(ws: Workspace, profile: Profile, load: Explanation, members: int,
         # the agents that read it by either name
         real = ws.canonical(entry.path)
         for index, paragraph in enumerate(paragraphs_of(ws, entry.path, entry.text)):
-            if paragraph.norm not in repeated:
+            if paragraph.norm in repeated:
+                copies[paragraph.norm].append(
+                    (_Copy(real, index, paragraph.first, paragraph.last, entry.imported_by),
+                     _size(paragraph, entry, unit)))
+    for found in copies.values():
+        if len(found) < 2:
+            continue
+        kept = _kept([copy for copy, _ in found], others)
+        there = found[kept][0]
+        for at, (here, size) in enumerate(found):
+            if at == kept:
                 continue
-            top, bottom = paragraph.first, paragraph.last
-            earlier = first.get(paragraph.norm)
-            if earlier is None:
-                first[paragraph.norm] = (real, top, bottom)
-                continue
-            repeat = repeats.get((real, top))
+            repeat = repeats.get((here.path, here.first))
             if repeat is None:
-                repeat = repeats[(real, top)] = _Repeat(real, index, top, bottom)
+                repeat = repeats[(here.path, here.first)] = _Repeat(
+                    here.path, here.index, here.first, here.last)
             paid = repeat.by.get(profile.name)
             if paid is None:
-                repeat.by[profile.name] = _Paid(_size(paragraph, entry, unit), unit, members,
-                                                earlier)
+                repeat.by[profile.name] = _Paid(
+                    size, unit, members, (there.path, there.first, there.last),
+                    (there.via, here.via), at < kept)
             else:
                 paid.files += members
+
+
+def _kept(copies: list[_Copy], others: dict[str, frozenset[str]]) -> int:
+    """Which copy of a paragraph one load brings several times is the one to keep (the others
+    are reported): the first, unless another agent loads a later one's file without the
+    first's (and none loads the first's without that one) — the copy it needs."""
+    first = copies[0].path
+    for at, copy in enumerate(copies[1:], 1):
+        if _alone(others, copy.path, first) and not _alone(others, first, copy.path):
+            return at
+    return 0
+
+
+def _alone(loads: dict[str, frozenset[str]], copy: str, other: str) -> list[str]:
+    """The agents of `loads` (their start-up files) that load `copy`'s file and not `other`'s:
+    the copy there is the only one they get."""
+    if copy == other:
+        return []
+    return [name for name, files in loads.items() if copy in files and other not in files]
 
 
 def _size(paragraph: Paragraph, entry: LoadedFile, unit: str) -> int:
@@ -184,16 +238,15 @@ def _size(paragraph: Paragraph, entry: LoadedFile, unit: str) -> int:
     return len(paragraph.raw)
 
 
-def _finding(ws: Workspace, run: list[_Repeat], profiles: dict[str, Profile]) -> Finding:
+def _finding(ws: Workspace, run: list[_Repeat], profiles: dict[str, Profile],
+             brought: dict[str, frozenset[str]]) -> Finding:
     head, tail = run[0], run[-1]
-    doc = ws.document(head.path)
-    last = min(tail.last, len(doc.lines) - 1) if doc.lines else 0
-    span = Span(Span.at(head.first, 0).start,
-                Span.at(last, len(doc.lines[last]) if doc.lines else 0).start)
     names = sorted(head.by)
     path, top, _ = head.by[names[0]].first
     bottom = tail.by[names[0]].first[2]
-    where = "earlier in this file" if path == head.path else f"in `{path}`"
+    swaps = {head.by[name].swapped for name in names}
+    vias = {name: head.by[name].via for name in names}
+    shared = len(set(vias.values())) == 1
     total = len(ws.files)
     parts = []
     for name in names:
@@ -202,23 +255,67 @@ def _finding(ws: Workspace, run: list[_Repeat], profiles: dict[str, Profile]) ->
         unit = head.by[name].unit
         counted = ("every file" if files >= total else
                    f"{files:,} file{'' if files == 1 else 's'}")
+        how = "" if shared else _how(path, head.path, vias[name], "; ")
         parts.append(f"{profiles[name].title} ({size:,} {_UNIT_WORDS.get(unit, unit)} again, "
-                     f"for {counted})")
+                     f"for {counted}{how})")
+    how = _how(path, head.path, vias[names[0]], ", ") if shared else ""
     what = "this paragraph is" if len(run) == 1 else f"these {len(run)} paragraphs are"
-    message = (f"{what} already loaded {where} (line {top + 1}): {_join(parts)} "
-               f"pay{'s' if len(parts) == 1 else ''} for {'it' if len(run) == 1 else 'them'} "
-               f"twice; keep one copy where {'it reads' if len(parts) == 1 else 'they read'} "
-               f"both")
-    first_doc = ws.document(path)
-    bottom = min(bottom, len(first_doc.lines) - 1) if first_doc.lines else 0
-    end = len(first_doc.lines[bottom]) if first_doc.lines else 0
-    finding = Finding(head.path, span, "information", "duplicate-text", message,
-                      related=[Related(path, Span(Span.at(top, 0).start,
-                                                  Span.at(bottom, end).start),
-                                       "the copy loaded first")])
+    where = (f"in `{path}`" if path != head.path else
+             "later in this file" if swaps == {True} else "earlier in this file")
+    when = "already" if swaps == {False} else "loaded again" if swaps == {True} else "also"
+    said = f"{what} {when} {where}" if when == "loaded again" else f"{what} {when} loaded {where}"
+    others = {name: files for name, files in brought.items() if name not in head.by}
+    keep_there = [profiles[n].title for n in _alone(others, path, head.path)]
+    keep_here = [profiles[n].title for n in _alone(others, head.path, path)]
+    payers = "it reads" if len(parts) == 1 else "they read"
+    if keep_there and keep_here:
+        advice = (f"keep one copy where {payers} both ({_join(keep_here)} "
+                  f"load{_s(keep_here)} only this one, {_join(keep_there)} only the one in "
+                  f"`{path}`)")
+    elif keep_there and swaps != {False}:  # (else the copy to drop is the one reported)
+        advice = (f"keep the copy in `{path}`, which {_join(keep_there)} load{_s(keep_there)} "
+                  f"without this file")
+    else:
+        advice = f"keep one copy where {payers} both"
+    message = (f"{said} (line {top + 1}){how}: {_join(parts)} pay{'s' if len(parts) == 1 else ''}"
+               f" for {'it' if len(run) == 1 else 'them'} twice; {advice}")
+    finding = Finding(head.path, _lines_span(ws, head.path, head.first, tail.last),
+                      "information", "duplicate-text", message,
+                      related=[Related(path, _lines_span(ws, path, top, bottom),
+                                       "the copy loaded again" if swaps == {True}
+                                       else "the copy loaded first")])
     if len(names) == 1:
         return prefixed(profiles[names[0]], [finding])[0]
     return finding
+
+
+def _s(names: list[str]) -> str:
+    return "s" if len(names) == 1 else ""
+
+
+def _lines_span(ws: Workspace, path: str, top: int, bottom: int) -> Span:
+    lines = ws.document(path).lines
+    bottom = min(bottom, len(lines) - 1) if lines else 0
+    return Span(Span.at(top, 0).start, Span.at(bottom, len(lines[bottom]) if lines else 0).start)
+
+
+def _how(other: str, here: str, via: tuple[str | None, str | None], lead: str) -> str:
+    """How the file of the other copy and this one come to be loaded together, when an import
+    brings either (`via`: what imported each; None: read by its own name)."""
+    there, this = via
+    if other == here or (there is None and this is None):
+        return ""
+    if this == other:
+        return f"{lead}which imports this file"
+    if there == here:
+        return f"{lead}which this file imports"
+    if there is not None and there == this:
+        return f"{lead}`{this}` imports both files"
+    if this is not None and there is not None:
+        return f"{lead}`{there}` imports that file and `{this}` this one"
+    if this is not None:
+        return f"{lead}`{this}` imports this file"
+    return f"{lead}`{there}` imports that file"
 
 
 def _join(parts: list[str]) -> str:
