@@ -190,8 +190,10 @@ def _resolve(ws: Workspace, key: str, ref: PathRef) -> PathResolution:
     found: str | None = next((p for p in places if _exists(ws, p)), None)
     if found is not None:
         pass
-    elif not places or not _counts(ws, key, ref):
-        found = ""  # outside the workspace, or not a path of it: nothing to say
+    elif not places or not _counts(ws, key, ref) or _ignored(ws, places):
+        # outside the workspace, not a path of it, or one git ignores (a log, a cache the
+        # agent or a tool writes, absent from every clone by design): nothing to say
+        found = ""
     else:
         tail = ref.path
         while tail.startswith(("./", "../")):
@@ -216,6 +218,12 @@ def _counts(ws: Workspace, key: str, ref: PathRef) -> bool:
     if len(words) == 1:
         return bool(dots) and has_extension(rest)
     return any(_is_dir(ws, p) for p in _candidates(ws, key, dots + words[0]))
+
+
+def _ignored(ws: Workspace, places: tuple[str, ...]) -> bool:
+    """Whether a `.gitignore` ignores a reading of the path (the reader's own rules, as its
+    walk applies them)."""
+    return any(ws.reader.is_ignored(p.rstrip("/")) for p in places)
 
 
 def _is_dir(ws: Workspace, path: str) -> bool:

@@ -71,6 +71,33 @@ _LOCAL = re.compile(r"^\.env|\.env$|\.local\b|^\.(?:npmrc|netrc|pypirc)$|\.(?:pe
 _TO_MAKE = re.compile(
     r"\b(?:create|creates|add|adds|generate|generates|new|exports? to|writes? to|outputs? to"
     r"|saves? to)\b", re.IGNORECASE)
+# a file the sentence tells the agent to write, the path the verb's object: `update `x``,
+# `append an entry to `x``, `log to `x``, `update `a` and `b`` — a log or a plan the agent
+# keeps, absent until it writes it. Only the write verb nearest before the path counts, and
+# only with the path in its clause: no sentence end and no word of reading or of a second
+# action between them (`update the docs, then read `x``; `write tests for `x``). A
+# determiner before the word makes it a noun (`the log in `x``).
+_WRITE_VERB = re.compile(
+    r"(?<![\w-])(?:update|updates|updating|append|appends|appending|write|writes|writing"
+    r"|log|logs|logging|save|saves|saving|record|records|recording|overwrite|overwrites"
+    r"|touch)(?![\w-])", re.IGNORECASE)
+_NOUN_BEFORE = re.compile(r"\b(?:the|a|an|this|that|its|our|your|their|my|each|every)\s+$",
+                          re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[.;:!?](?:\s|$)|\s[-–—]\s")
+# words that make the path one to read, or the object of another action, wherever they are
+_NOT_WRITTEN = frozenset({
+    "see", "read", "reading", "if", "when", "whenever", "unless", "before", "after", "until",
+    "because", "since", "following", "follow", "check", "run", "open", "consult", "based",
+    "that", "which", "where", "then", "but", "not", "never", "instead",
+})
+# the preposition nearest before the path says what it is to the verb: where the text goes
+# (`to`, `into`, `in`, `at`, `as`) or something else (`tests for`, `a copy of`, `with`)
+_WRITTEN_TO = frozenset({"to", "into", "in", "at", "as", "under", "inside", "onto"})
+_PREPOSITIONS = _WRITTEN_TO | {
+    "for", "of", "from", "with", "by", "about", "against", "like", "per", "via", "using",
+    "than", "without", "except", "on", "over", "near", "beside", "through", "within",
+}
+_MAX_GAP_WORDS = 8
 # a path of another repository: `docs/x.md` in `owner/repo`
 _ELSEWHERE = re.compile(r"`?\s+(?:in|of|from)\s+(?:the\s+)?`[\w.-]+/[\w.-]+`")
 # a counter-example: `./foo`, not `./foo.mdx`
@@ -145,6 +172,7 @@ def path_refs(
             continue
         if group in ("code", "mention") and (
                 _TO_MAKE.search(text, starts[line], match.start())
+                or to_write(text[starts[line]:match.start()])
                 or _COUNTER.search(text, max(starts[line], match.start() - 16), match.start())
                 or _ELSEWHERE.match(text, match.end(), end)):
             continue
@@ -242,6 +270,24 @@ def _normal_segments(path: str, allow_bare: bool) -> str | None:
     if last.replace(".", "").isdigit() or all(w.isdigit() for w in words):
         return None  # `1/2`, `3.5/4`: numbers
     return path
+
+
+def to_write(before: str) -> bool:
+    """Whether the text of a line `before` a path tells the agent to write that path (see
+    `_WRITE_VERB`)."""
+    verb = None
+    for verb in _WRITE_VERB.finditer(before):  # noqa: B007 (the last one: nearest the path)
+        pass
+    if verb is None or _NOUN_BEFORE.search(before, 0, verb.start()):
+        return False
+    gap = before[verb.end():]
+    if _CLAUSE_END.search(gap):
+        return False
+    words = [w.lower() for w in re.findall(r"[A-Za-z]+", re.sub(r"`[^`]*`", " ", gap))]
+    if len(words) > _MAX_GAP_WORDS or any(w in _NOT_WRITTEN for w in words):
+        return False
+    prepositions = [w for w in words if w in _PREPOSITIONS]
+    return not prepositions or prepositions[-1] in _WRITTEN_TO
 
 
 def has_extension(path: str) -> bool:
