@@ -154,6 +154,74 @@ def test_past_the_document_limit_only_the_start_up_load_is_asked(monkeypatch: An
     assert [f.path for f in found] == ["CLAUDE.md"]
 
 
+# ----- duplicate-text across imports (issue #39, item 5) -----------------------------------
+
+
+def test_an_imported_file_repeating_its_importer_is_reported_for_the_agent_that_imports() -> None:
+    # Claude Code follows `@docs/handbook.md`; Codex reads neither file
+    files = {"CLAUDE.md": doc(PNPM, TESTS, "@docs/handbook.md"),
+             "docs/handbook.md": doc(PNPM, TESTS, MIGRATIONS, title="# Handbook")}
+    found = codes(make(files, ("claude-code", "codex")), "duplicate-text")
+    assert [(f.path, f.span.start.line, f.span.end.line) for f in found] == [
+        ("docs/handbook.md", 2, 4)]
+    (finding,) = found
+    assert finding.profile == "claude-code"
+    assert "these 2 paragraphs are already loaded in `CLAUDE.md` (line 3)" in finding.message
+    assert "which imports this file" in finding.message
+    assert f"Claude Code ({len(PNPM) + len(TESTS)} characters again" in finding.message
+    assert "Codex" not in finding.message
+    assert finding.related[0].path == "CLAUDE.md"
+
+
+def test_two_files_one_claude_md_imports_share_a_paragraph() -> None:
+    files = {"CLAUDE.md": "# Claude\n\n@AGENTS.md\n@docs/ci.md\n",
+             "AGENTS.md": doc(TESTS, PNPM), "docs/ci.md": doc(MIGRATIONS, PNPM, title="# CI")}
+    found = codes(make(files, ("claude-code", "codex")), "duplicate-text")
+    assert [(f.path, f.span.start.line) for f in found] == [("docs/ci.md", 4)]
+    message = found[0].message
+    assert "already loaded in `AGENTS.md` (line 5), `CLAUDE.md` imports both files" in message
+    # Codex reads AGENTS.md alone (no imports): it pays once, and is not named
+    assert "Claude Code (" in message and "Codex" not in message
+
+
+def test_the_copy_another_agent_loads_alone_is_the_one_kept() -> None:
+    # Claude Code brings docs/ci.md first, then AGENTS.md; Codex reads AGENTS.md alone: the
+    # copy to drop is docs/ci.md's, though Claude Code loads it first
+    files = {"CLAUDE.md": "# Claude\n\n@docs/ci.md\n@AGENTS.md\n",
+             "AGENTS.md": doc(TESTS, PNPM), "docs/ci.md": doc(MIGRATIONS, PNPM, title="# CI")}
+    found = codes(make(files, ("claude-code", "codex")), "duplicate-text")
+    assert [(f.path, f.span.start.line) for f in found] == [("docs/ci.md", 4)]
+    message = found[0].message
+    assert "loaded again in `AGENTS.md` (line 5)" in message
+    assert "keep the copy in `AGENTS.md`, which OpenAI Codex CLI loads without this file" in message
+    assert found[0].related[0].path == "AGENTS.md"
+    # without Codex nothing needs AGENTS.md's copy alone: the repeat in load order is reported
+    alone = codes(make(files, ("claude-code",)), "duplicate-text")
+    assert [f.path for f in alone] == ["AGENTS.md"]
+    assert "already loaded in `docs/ci.md`" in alone[0].message
+
+
+def test_imports_of_a_nested_file_count_for_the_files_that_load_it() -> None:
+    # pkg/CLAUDE.md loads, with its imports, only for the four files of pkg/ (itself included)
+    files = {"CLAUDE.md": doc(MIGRATIONS, title="# Root"),
+             "pkg/CLAUDE.md": "# Pkg\n\n@a.md\n@b.md\n",
+             "pkg/a.md": doc(PNPM, title="# A"), "pkg/b.md": doc(TESTS, PNPM, title="# B"),
+             "pkg/x.ts": "", "src/y.ts": ""}
+    found = codes(make(files, ("claude-code",)), "duplicate-text")
+    assert [(f.path, f.span.start.line) for f in found] == [("pkg/b.md", 4)]
+    assert "`pkg/CLAUDE.md` imports both files" in found[0].message
+    assert f"{len(PNPM)} characters again, for 4 files" in found[0].message
+
+
+def test_gemini_imports_count_in_its_own_load() -> None:
+    files = {"GEMINI.md": doc(PNPM, "@./docs/style.md"),
+             "docs/style.md": doc(TESTS, PNPM, title="# Style")}
+    found = codes(make(files, ("gemini",)), "duplicate-text")
+    assert [(f.path, f.span.start.line) for f in found] == [("docs/style.md", 4)]
+    assert found[0].profile == "gemini"
+    assert "which imports this file" in found[0].message
+
+
 # ----- drifted-copy ------------------------------------------------------------------------
 
 EDITED = TESTS.replace("`pnpm test`", "`pnpm test:unit`")

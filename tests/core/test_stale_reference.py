@@ -222,3 +222,48 @@ def test_the_fast_pattern_finds_what_the_written_one_does(text: str) -> None:
                 for m in pattern.finditer(text)]
 
     assert found(_PATTERN) == found(_SPEC)
+
+
+# ----- paths absent by design (issue #39, item 6) ------------------------------------------
+
+
+def test_a_path_the_sentence_tells_the_agent_to_write_is_not_stale() -> None:
+    ws = make_ws({**SOURCES, ".aiwg/planning/roadmap.md": "x", "AGENTS.md": "\n".join([
+        "Update `.aiwg/activity.log` after each task.",
+        "When work advances, update `.aiwg/planning/roadmap.md` and `.aiwg/planning/next.md`.",
+        "Append a one-line summary of the session to `docs/sessions.md`.",
+        "Log every deploy to `docs/deploys.log`; save the report as `docs/report.md`.",
+        # still stale: read, see, another action's object, a second verb, a noun
+        "Read `docs/decisions.md` first.",
+        "See `docs/style.md` for names.",
+        "Write tests for `src/api/parser.ts` first.",
+        "Update the changelog, then check `docs/release.md`.",
+        "The log in `docs/old.log` is kept.",
+    ])})
+    assert [f.span.start.line for f in stale(ws)] == [4, 5, 6, 7, 8]
+
+
+def test_to_write_needs_the_path_as_the_verbs_object_in_its_clause() -> None:
+    from rulemap.text.references import to_write
+
+    assert to_write("update ") and to_write("Agents must append a single-line entry to ")
+    assert to_write("update `a.md` and ") and to_write("Write a summary of each session to ")
+    assert to_write("7. **Log event**: append a `check` event to ")
+    for before in ("see ", "Audit ", "read ", "write tests for ", "copy the template from ",
+                   "update the docs. See ", "update deps and run ", "the log in ",
+                   "The update script lives in ", "save a copy of ", "update it with "):
+        assert not to_write(before), before
+
+
+def test_a_git_ignored_path_is_not_stale(tmp_path: Path, cli) -> None:
+    write(tmp_path, {
+        ".gitignore": ".aiwg/activity.log\n",
+        ".aiwg/planning/roadmap.md": "x\n",
+        "AGENTS.md": "Read `.aiwg/activity.log` to see what happened.\n"
+                     "Read `.aiwg/planning/release.md` before a release.\n"})
+    code, out, _ = cli(["check", "--no-cache", "--format", "json", "--profiles", "cogitator",
+                        str(tmp_path)], tmp_path)
+    found = [d for d in json.loads(out)["diagnostics"] if d["code"] == "stale-reference"]
+    # the ignored log is absent by design; the missing file git does not ignore is stale
+    assert [d["range"]["start"]["line"] for d in found] == [1]
+    assert ".aiwg/planning/release.md" in found[0]["message"]
