@@ -267,3 +267,15 @@ def test_a_git_ignored_path_is_not_stale(tmp_path: Path, cli) -> None:
     # the ignored log is absent by design; the missing file git does not ignore is stale
     assert [d["range"]["start"]["line"] for d in found] == [1]
     assert ".aiwg/planning/release.md" in found[0]["message"]
+
+
+def test_the_workspaces_own_gitignores_are_read_where_the_reader_walks_none() -> None:
+    # a commit's tree (`--ref`) or a memory reader ignores nothing itself: the .gitignore
+    # files it holds say what is absent by design, each below its own folder
+    ws = make_ws({**SOURCES, ".gitignore": "# state\n.aiwg/working/\n", ".aiwg/plan.md": "x",
+                  "docs/.gitignore": "*.log\n", "AGENTS.md": "\n".join([
+                      "Read `.aiwg/working/progress.md` first.",
+                      "Read `docs/build.log` next.",
+                      "Read `src/api/build.log` then.",
+                      "Read `.aiwg/other.md` last."])})
+    assert [f.span.start.line for f in stale(ws)] == [2, 3]

@@ -34,6 +34,7 @@ from rulemap.model import Finding, Fix, Hint, Span
 from rulemap.profiles import PROFILES
 from rulemap.profiles.base import Profile, selected
 from rulemap.profiles.documents import read_documents
+from rulemap.readers.gitignore import GitignoreSpec, ignored, read_gitignore
 from rulemap.text.markdown import scan
 from rulemap.text.references import (
     PathRef,
@@ -50,6 +51,7 @@ MOVED: Final = "moved-path"  # the hint kind
 
 _FINDINGS: Final = KeyFamily[list[Finding]]("stale-reference")  # document, agents
 _REFS: Final = KeyFamily[list[PathResolution]]("path-references")  # document, mentions
+_GITIGNORES: Final = KeyFamily[GitignoreSpec | None]("gitignore-spec")  # a .gitignore's key
 _NAMES: Final[Key[dict[str, list[str]]]] = KeyFamily[dict[str, list[str]]]("file-by-name").key()
 _RENAMES: Final[Key[dict[str, str]]] = KeyFamily[dict[str, str]]("git-renames").key()
 _MAX_SUFFIX_PROBES = 64  # same-name files looked at for a path found below another folder
@@ -221,9 +223,39 @@ def _counts(ws: Workspace, key: str, ref: PathRef) -> bool:
 
 
 def _ignored(ws: Workspace, places: tuple[str, ...]) -> bool:
-    """Whether a `.gitignore` ignores a reading of the path (the reader's own rules, as its
-    walk applies them)."""
-    return any(ws.reader.is_ignored(p.rstrip("/")) for p in places)
+    """Whether a `.gitignore` ignores a reading of the path: by the reader's own rules (as the
+    working tree's walk applies them), or by the `.gitignore` files of the workspace read
+    through it (a commit's tree, `--ref`, lists no ignored file but holds its .gitignores)."""
+    return any(ws.reader.is_ignored(p.rstrip("/")) or _ignored_by_listed(ws, p.rstrip("/"))
+               for p in places)
+
+
+def _ignored_by_listed(ws: Workspace, key: str) -> bool:
+    """`key` (or a folder on its way) ignored by the workspace's own `.gitignore` files, each
+    applying below its folder as git applies it."""
+    parts = key.split("/")
+    specs: list[tuple[str, GitignoreSpec]] = []
+    for depth in range(len(parts)):
+        folder = "/".join(parts[:depth])
+        name = f"{folder}/.gitignore" if folder else ".gitignore"
+        if name in ws.files:
+            spec = _gitignore(ws, name)
+            if spec is not None:
+                specs.append((folder, spec))
+        if specs:
+            rel = "/".join(parts[:depth + 1])
+            if ignored(specs, rel if depth == len(parts) - 1 else rel + "/"):
+                return True
+    return False
+
+
+def _gitignore(ws: Workspace, name: str) -> GitignoreSpec | None:
+    cache = _GITIGNORES.key(name)
+    found = ws.derived.get(cache, MISSING)
+    if found is MISSING:
+        found = ws.derived.put(cache, read_gitignore(ws.abs(name), ws.reader.read_bytes),
+                               reads=(name,))
+    return found
 
 
 def _is_dir(ws: Workspace, path: str) -> bool:
