@@ -1,6 +1,9 @@
 """duplicate-text: a paragraph one agent's load brings twice — the same words (whitespace
 aside) in two files of the load, or twice in one file — reported at the copy it pays for
-again, with the size wasted in each agent's unit and how many workspace files pay it.
+again, with the size wasted in each agent's unit and how many workspace files pay it. Every file
+of the load counts, those its imports bring included (a `CLAUDE.md` importing a file that
+repeats it); the copy kept is one another agent loads alone, when there is one (Codex's
+`AGENTS.md`), so the finding never points at the text another agent needs.
 
 A whole file loaded twice is `loaded-twice`'s (or the default model's `duplicate-load`): a
 file this load already brought, or whose text is one it already brought, is not looked into

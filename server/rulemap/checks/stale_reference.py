@@ -12,6 +12,9 @@ A code span or mention counts only when its first folder exists (`dist/app.js` a
 is a `warning`. Fenced code is skipped unless `referencesInFencedCode = true`; so are HTML
 comments the agent never gets (`Document.kept_lines`) and frontmatter.
 
+A path absent by design is none: one a `.gitignore` ignores (a log, local state), or one the
+sentence tells the agent to write (`text/references.py`'s `to_write`: "update `x`").
+
 Tokens another check owns are left to it: every `@` token of a linted document is an import
 token (`broken-import`), and the links of an agent's own syntax in the files it reads may be
 its own findings (`Profile.checks_links`: Cursor's rules). `@` mentions are looked at only in
