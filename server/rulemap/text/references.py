@@ -80,7 +80,7 @@ _TO_MAKE = re.compile(
 _WRITE_VERB = re.compile(
     r"(?<![\w-])(?:update|updates|updating|append|appends|appending|write|writes|writing"
     r"|log|logs|logging|save|saves|saving|record|records|recording|overwrite|overwrites"
-    r"|touch)(?![\w-])", re.IGNORECASE)
+    r"|overwriting|touch|touches|touching)(?![\w-])", re.IGNORECASE)
 _NOUN_BEFORE = re.compile(r"\b(?:the|a|an|this|that|its|our|your|their|my|each|every)\s+$",
                           re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[.;:!?](?:\s|$)|\s[-–—]\s")
