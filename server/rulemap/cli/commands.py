@@ -285,9 +285,15 @@ def run_explain(args: argparse.Namespace) -> int:
         explanation = explain(snap, target, cwd=cwd, profile=lead.name)
     except UnknownProfile as exc:
         raise UsageError(str(exc)) from None
+    from rulemap.host.aliasing import load_names
+
+    read_as = load_names(snap, explanation)
     if args.format == "json":
+        # "readAs": the entries that are another file's text (a symlink), only when some are
+        extra = {"readAs": [{"path": t.asked, "how": t.how, "real": t.real}
+                            for t in read_as]} if read_as else {}
         dump_json({**explanation.to_json(), "selection": agents_json(snap),
-                   "answeredFor": lead_json(lead)})
+                   "answeredFor": lead_json(lead), **extra})
         return 0
     say_agents(snap)
     say_note(lead.note)
@@ -296,7 +302,7 @@ def run_explain(args: argparse.Namespace) -> int:
     else:
         from rulemap.cli.explain_table import print_explanation
 
-        print_explanation(explanation)
+        print_explanation(explanation, read_as=read_as)
     return 0
 
 
