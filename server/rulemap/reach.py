@@ -168,6 +168,9 @@ def _agent_reach(ws: Workspace, profile: Profile, key: str, line: int | None, cw
                _size(loaded, budget.unit), cut_line, loaded.path,
                _again(ws, explanation, key, loaded))
         ways.setdefault(way, []).extend(members)
+    # where each name stands in the start-up load: a way at the same place under the same
+    # name is that load's (a name read under another name may stand elsewhere)
+    at_start_up = {(i + 1, f.path) for i, f in enumerate(start.files)}
     out: list[Way] = []
     for (reason, imported_by, position, before, size, cut_line, read_as, again), members \
             in ways.items():
@@ -178,7 +181,7 @@ def _agent_reach(ws: Workspace, profile: Profile, key: str, line: int | None, cw
         if stripped:
             seen = False  # the line is inside an HTML comment the agent removes
         out.append(Way(reason, imported_by, position, before, size, cut_line, seen,
-                       at_start is not None and at_start[0] + 1 == position,
+                       (position, read_as) in at_start_up,
                        summarize(members, every), members[0], through(ws, key, read_as),
                        again))
     out.sort(key=lambda w: (-w.where.count, w.position, w.example))
