@@ -227,3 +227,16 @@ def test_the_cli_reach_why_and_explain_agree(cli: RunCli, tmp_path: Path) -> Non
     code, out, _ = cli(["explain", "--profile", "claude-code"], root)
     assert "CLAUDE.md: the text of `AGENTS.md` (`CLAUDE.md` is a symlink to it)" in \
         " ".join(out.split())
+
+
+def test_a_cursor_rule_linked_to_agents_md_is_its_text() -> None:
+    """`.cursor/rules/x.mdc -> ../../AGENTS.md` (bun's `init` proposed it, oven-sh/bun#28910):
+    the link has AGENTS.md's text and so no frontmatter, so it is no always-applied rule; the
+    text still reaches Cursor, which reads the root AGENTS.md — `reach` of the rule says so."""
+    ws = _ws({"AGENTS.md": TEXT}, {".cursor/rules/x.mdc": "../../AGENTS.md"})
+    got = _reach(ws, ".cursor/rules/x.mdc", names=("cursor",))["cursor"]
+    [way] = got.ways
+    assert got.never is None and way.start_up
+    assert way.through == Through("AGENTS.md", ".cursor/rules/x.mdc", "AGENTS.md")
+    [way] = _reach(ws, "AGENTS.md", names=("cursor",))["cursor"].ways
+    assert way.through is None and way.also == ()  # the link itself never loads
