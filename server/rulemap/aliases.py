@@ -41,8 +41,14 @@ class Through:
             return f"`{self.path}` (`{self.asked}` is a symlink to it)"
         return f"`{self.path}` (a symlink to `{self.real}`, as `{self.asked}` is)"
 
+    def sentence(self) -> str:
+        """"reads its text as `CLAUDE.md` (a symlink to `AGENTS.md`)": what every view says of
+        an agent that reads the file asked about under this other name."""
+        return f"reads its text as {self.phrase()}"
+
     def to_json(self) -> dict[str, object]:
-        return {"path": self.path, "how": self.how, "real": self.real}
+        # `text`: the sentence, for a client to show as is
+        return {"path": self.path, "how": self.how, "real": self.real, "text": self.sentence()}
 
 
 def same_text(ws: Workspace, a: str, b: str) -> bool:

@@ -22,6 +22,9 @@ from rulemap.why import why
 
 TEXT = "# Project\n\nUse pnpm.\n\n<!-- Maintainers: keep this short. -->\n"
 ALL = ("cogitator", "claude-code", "codex", "gemini")
+# the other name Claude Code reads AGENTS.md under, as JSON (`through`)
+CLAUDE_VIA = {"path": "CLAUDE.md", "how": "symlink", "real": "AGENTS.md",
+              "text": "reads its text as `CLAUDE.md` (a symlink to `AGENTS.md`)"}
 
 
 def _ws(files: dict[str, str], links: dict[str, str]) -> Any:
@@ -41,8 +44,7 @@ def test_the_wording_names_which_name_is_the_link() -> None:
         "`AGENTS.md` (`CLAUDE.md` is a symlink to it)"
     assert Through("GEMINI.md", "CLAUDE.md", "AGENTS.md").phrase() == \
         "`GEMINI.md` (a symlink to `AGENTS.md`, as `CLAUDE.md` is)"
-    assert Through("CLAUDE.md", "AGENTS.md", "AGENTS.md").to_json() == \
-        {"path": "CLAUDE.md", "how": "symlink", "real": "AGENTS.md"}
+    assert Through("CLAUDE.md", "AGENTS.md", "AGENTS.md").to_json() == CLAUDE_VIA
 
 
 def test_two_names_of_one_file_are_one_text_and_the_real_name_is_preferred() -> None:
@@ -64,8 +66,7 @@ def test_reach_of_the_target_says_claude_code_reads_it_as_the_link() -> None:
     assert got["claude-code"].never is None and got["claude-code"].files == 3
     assert (way.reason, way.position, way.start_up) == ("project", 1, True)
     assert way.through == Through("CLAUDE.md", "AGENTS.md", "AGENTS.md")
-    assert way.to_json()["through"] == {"path": "CLAUDE.md", "how": "symlink",
-                                        "real": "AGENTS.md"}
+    assert way.to_json()["through"] == CLAUDE_VIA
     for name in ("cogitator", "codex"):
         [way] = got[name].ways
         assert way.through is None and way.also == ()
@@ -148,8 +149,7 @@ def test_why_answers_for_the_text_and_names_the_link_once() -> None:
     assert claude.why == ("reaches the model at start-up: `AGENTS.md` line 3, read as "
                           "`CLAUDE.md` (a symlink to `AGENTS.md`), the 1st file of the load "
                           "(project)")
-    assert claude.to_json()["through"] == {"path": "CLAUDE.md", "how": "symlink",
-                                           "real": "AGENTS.md"}
+    assert claude.to_json()["through"] == CLAUDE_VIA
     assert codex.seen and codex.through is None
     claude, codex = why(ws, "Maintainers: keep", None, profiles, "").agents
     assert not claude.seen and claude.why == (
@@ -216,8 +216,7 @@ def test_the_cli_reach_why_and_explain_agree(cli: RunCli, tmp_path: Path) -> Non
     assert "never" not in flat
     data = _json(cli, root, "reach", "AGENTS.md", *profiles)
     claude = next(a for a in data["agents"] if a["profile"] == "claude-code")
-    assert claude["ways"][0]["through"] == {"path": "CLAUDE.md", "how": "symlink",
-                                            "real": "AGENTS.md"}
+    assert claude["ways"][0]["through"] == CLAUDE_VIA
     data = _json(cli, root, "why", "keep this short", *profiles)
     claude = next(a for a in data["agents"] if a["profile"] == "claude-code")
     assert claude["path"] == "AGENTS.md" and claude["through"]["path"] == "CLAUDE.md"

@@ -45,6 +45,9 @@ CLAUDE = {
     "docs/claude-notes.md": "Run the linter before committing.\n",
     "src/a.ts": "",
 }
+# the other name Claude Code reads AGENTS.md under, as JSON (`through`)
+CLAUDE_VIA = {"path": "CLAUDE.md", "how": "symlink", "real": "AGENTS.md",
+              "text": "reads its text as `CLAUDE.md` (a symlink to `AGENTS.md`)"}
 
 
 def _why(cli: RunCli, root: Path, *args: str) -> tuple[int, dict[str, Any]]:
@@ -229,7 +232,7 @@ def test_a_symlinked_name_is_one_file_read_under_either_name(cli: RunCli,
     agents = _agents(data)
     claude = agents["claude-code"]
     assert claude["seen"] and claude["path"] == "AGENTS.md"
-    assert claude["through"] == {"path": "CLAUDE.md", "how": "symlink", "real": "AGENTS.md"}
+    assert claude["through"] == CLAUDE_VIA
     assert "read as `CLAUDE.md` (a symlink to `AGENTS.md`)" in claude["why"]
     assert agents["cogitator"]["seen"] and agents["cogitator"]["through"] is None
     assert not {h["path"] for h in agents["gemini"]["advice"]} & {"AGENTS.md", "CLAUDE.md"}

@@ -12,6 +12,10 @@ from pathlib import Path
 from lsprotocol import types
 from tests.lsp.conftest import open_doc, plain, pulled, session, write
 
+# the other name Claude Code reads AGENTS.md under, as JSON (`through`)
+CLAUDE_VIA = {"path": "CLAUDE.md", "how": "symlink", "real": "AGENTS.md",
+              "text": "reads its text as `CLAUDE.md` (a symlink to `AGENTS.md`)"}
+
 FILES = {
     "AGENTS.md": "# Project\n\nUse pnpm.\n\n<!-- Maintainers: keep this short. -->\n",
     "src/a.ts": "x\n",
@@ -70,8 +74,7 @@ async def test_the_views_on_agents_md_say_claude_code_reads_it_as_claude_md(
         answer = plain(await lsp.protocol.send_request_async("rulemap/reach", {"uri": uri}))
         claude = next(a for a in answer["agents"] if a["profile"] == "claude-code")
         assert claude["never"] is None and claude["files"] == files
-        assert claude["ways"][0]["through"] == {"path": "CLAUDE.md", "how": "symlink",
-                                                "real": "AGENTS.md"}
+        assert claude["ways"][0]["through"] == CLAUDE_VIA
 
         # the first lens speaks for the `profile` setting's agent: Claude Code's says the name
         lsp.set_configuration({"profile": "claude-code"}, section="rulemap")

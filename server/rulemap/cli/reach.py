@@ -160,7 +160,7 @@ def _way(way: Way, unit: str, line: int | None) -> str:
     place = f"{ordinal(way.position)} in the load, {way.before:,} {unit} before it"
     text = f"{way.where.phrase()}: {what}; {place}"
     if way.through is not None:
-        text = f"{way.where.phrase()}: reads its text as {way.through.phrase()}: {what}; {place}"
+        text = f"{way.where.phrase()}: {way.through.sentence()}: {what}; {place}"
     if way.also:
         text += "; read again as " + ", ".join(f"`{p}`" for p in way.also)
     if way.cut_line is not None:
