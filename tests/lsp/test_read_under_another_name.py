@@ -76,6 +76,13 @@ async def test_the_views_on_agents_md_say_claude_code_reads_it_as_claude_md(
         assert claude["never"] is None and claude["files"] == files
         assert claude["ways"][0]["through"] == CLAUDE_VIA
 
+        # the Instructions view's request says which entry is another file's text, as
+        # `explain --json` does
+        loaded = plain(await lsp.protocol.send_request_async("rulemap/effectiveInstructions", {
+            "uri": (tmp_path / "src/a.ts").as_uri(), "profile": "claude-code"}))
+        assert [f["path"] for f in loaded["files"]] == ["CLAUDE.md"]
+        assert loaded["readAs"] == [{"path": "CLAUDE.md", "how": "symlink", "real": "AGENTS.md"}]
+
         # the first lens speaks for the `profile` setting's agent: Claude Code's says the name
         lsp.set_configuration({"profile": "claude-code"}, section="rulemap")
         lsp.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))

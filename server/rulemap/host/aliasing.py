@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from rulemap.aliases import Through
     from rulemap.model import Explanation, LoadStatus
 
-__all__ = ["ReadAs", "Through", "load_names", "read_as"]
+__all__ = ["ReadAs", "Through", "load_names", "load_names_json", "read_as"]
 
 
 @dataclass(frozen=True)
@@ -70,3 +70,10 @@ def load_names(snap: Snapshot, explanation: Explanation) -> tuple[Through, ...]:
         if real != loaded.path:
             out.append(Through(real, loaded.path, real))
     return tuple(out)
+
+
+def load_names_json(snap: Snapshot, explanation: Explanation) -> list[dict[str, object]]:
+    """`load_names` as `explain --json` and `rulemap/effectiveInstructions` carry it
+    (`readAs`, only when not empty): each entry's name, how, and the file it is the text of."""
+    return [{"path": t.asked, "how": t.how, "real": t.real}
+            for t in load_names(snap, explanation)]

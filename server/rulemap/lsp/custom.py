@@ -140,6 +140,11 @@ def explanation_json(snap: Snapshot, explanation: Explanation) -> dict[str, Any]
         entry["uri"] = _file_uri(snap, skipped.path)
     result["leftOutUris"] = [_file_uri(snap, path) for path in explanation.left_out]
     result["overBudget"] = explanation.over_budget
+    from rulemap.host.aliasing import load_names_json
+
+    read_as = load_names_json(snap, explanation)  # as `explain --json`: only when not empty
+    if read_as:
+        result["readAs"] = read_as
     return result
 
 
