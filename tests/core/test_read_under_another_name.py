@@ -239,3 +239,21 @@ def test_a_cursor_rule_linked_to_agents_md_is_its_text() -> None:
     assert way.through == Through("AGENTS.md", ".cursor/rules/x.mdc", "AGENTS.md")
     [way] = _reach(ws, "AGENTS.md", names=("cursor",))["cursor"].ways
     assert way.through is None and way.also == ()  # the link itself never loads
+
+
+def test_the_lines_a_budget_cuts_are_said_for_the_text_and_the_name_read() -> None:
+    """AGENTS.md -> CLAUDE.md, a file past Codex's 32 KiB: the lines of CLAUDE.md Codex never
+    sees (the editor's marks, `rulemap/unseenLines`) are said with the name it reads them by."""
+    from rulemap.unseen import agent_unseen
+
+    long = "".join(f"line {i:04} of a long CLAUDE.md, past Codex's budget at the end\n"
+                   for i in range(700))
+    ws = _ws({"CLAUDE.md": long}, {"AGENTS.md": "CLAUDE.md"})
+    codex = get_profile("codex")
+    glimpses = overview(ws, codex, "")
+    assert glimpses is not None
+    unseen = agent_unseen(ws, codex, "CLAUDE.md", glimpses["CLAUDE.md"], "")
+    [cut] = unseen.ranges
+    assert cut.kind == "cut" and unseen.never is None
+    assert cut.why.startswith("OpenAI Codex CLI stops reading `CLAUDE.md` (read as `AGENTS.md`) "
+                              f"at line {cut.start + 1} for every file that load it")
