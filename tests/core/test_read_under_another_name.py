@@ -257,3 +257,17 @@ def test_the_lines_a_budget_cuts_are_said_for_the_text_and_the_name_read() -> No
     assert cut.kind == "cut" and unseen.never is None
     assert cut.why.startswith("OpenAI Codex CLI stops reading `CLAUDE.md` (read as `AGENTS.md`) "
                               f"at line {cut.start + 1} for every file that load it")
+
+
+def test_an_import_of_a_link_brings_the_text_under_the_links_name() -> None:
+    """CLAUDE.md holds `@docs/shared.md`, a symlink to AGENTS.md: Claude Code reads AGENTS.md's
+    text as `docs/shared.md`, imported by CLAUDE.md — reach and why say both."""
+    ws = _ws({"AGENTS.md": TEXT, "CLAUDE.md": "@docs/shared.md\n"},
+             {"docs/shared.md": "../AGENTS.md"})
+    [way] = _reach(ws, "AGENTS.md", names=("claude-code",))["claude-code"].ways
+    assert (way.reason, way.imported_by, way.position) == ("import", "CLAUDE.md", 2)
+    assert way.through == Through("docs/shared.md", "AGENTS.md", "AGENTS.md")
+    [verdict] = why(ws, "Use pnpm", None, [get_profile("claude-code")], "").agents
+    assert verdict.seen and verdict.place.path == "AGENTS.md"
+    assert verdict.why.endswith("read as `docs/shared.md` (a symlink to `AGENTS.md`), the 2nd "
+                                "file of the load (imported by `CLAUDE.md`)")
