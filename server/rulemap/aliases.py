@@ -13,6 +13,7 @@ the workspace (a user-level file, an absolute key) is matched by its path only.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -30,11 +31,15 @@ class Through:
     path: str
     asked: str  # the name the question was about
     real: str
+    # "symlink": a name is itself a link (to the other, or both to a third); "linked-directory":
+    # a directory on one name's way is (`.claude/rules -> ../shared/rules`)
     how: str = "symlink"
 
     def phrase(self) -> str:
         """"`CLAUDE.md` (a symlink to `AGENTS.md`)": the name read, and how it leads to the
         text asked about."""
+        if self.how == "linked-directory":
+            return f"`{self.path}` (the same file as `{self.asked}`, through a linked directory)"
         if self.real == self.asked:
             return f"`{self.path}` (a symlink to `{self.asked}`)"
         if self.real == self.path:
@@ -65,7 +70,15 @@ def through(ws: Workspace, asked: str, read_as: str) -> Through | None:
     """How `read_as` leads to the text of `asked` (None: the same name)."""
     if read_as == asked:
         return None
-    return Through(read_as, asked, ws.canonical(asked))
+    how = "symlink" if all(_plain_directory(ws, k) for k in (asked, read_as)) \
+        else "linked-directory"
+    return Through(read_as, asked, ws.canonical(asked), how)
+
+
+def _plain_directory(ws: Workspace, key: str) -> bool:
+    """Whether no symlink lies on the way to `key`'s directory (its own name may be one)."""
+    directory = posixpath.dirname(key)
+    return not directory or ws.canonical(directory) == directory
 
 
 def entries_of(ws: Workspace, explanation: Explanation, key: str

@@ -271,3 +271,21 @@ def test_an_import_of_a_link_brings_the_text_under_the_links_name() -> None:
     assert verdict.seen and verdict.place.path == "AGENTS.md"
     assert verdict.why.endswith("read as `docs/shared.md` (a symlink to `AGENTS.md`), the 2nd "
                                 "file of the load (imported by `CLAUDE.md`)")
+
+
+def test_a_file_below_a_linked_directory_is_said_so(tmp_path: Path) -> None:
+    """`.claude/rules -> ../shared/rules`: the rule is no symlink itself; its name leads to
+    `shared/rules/style.md` through a linked directory, and the wording says that."""
+    from rulemap.analysis import open_workspace
+
+    root = git_tree(tmp_path, {"AGENTS.md": TEXT, "shared/rules/style.md": "Four spaces.\n"})
+    (root / ".claude").mkdir()
+    (root / ".claude/rules").symlink_to("../shared/rules")
+    ws = open_workspace(str(root))
+    [way] = _reach(ws, "shared/rules/style.md", names=("claude-code",))["claude-code"].ways
+    assert way.through is not None and way.through.how == "linked-directory"
+    assert way.through.phrase() == ("`.claude/rules/style.md` (the same file as "
+                                    "`shared/rules/style.md`, through a linked directory)")
+    claude = Snapshot(ws, "claude-code")
+    links = load_names(claude, claude.explain(None))
+    assert [(t.asked, t.how) for t in links] == [(".claude/rules/style.md", "linked-directory")]

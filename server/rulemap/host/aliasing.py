@@ -59,7 +59,7 @@ def load_names(snap: Snapshot, explanation: Explanation) -> tuple[Through, ...]:
     """The entries of a load that are another file's text (a symlink to a file of the
     workspace): each as that file's `Through`, asked by the entry's name ("`CLAUDE.md` is the
     text of `AGENTS.md` (`CLAUDE.md` is a symlink to it)")."""
-    from rulemap.aliases import Through
+    from rulemap.aliases import through
 
     ws = workspace_of(snap)
     out: list[Through] = []
@@ -67,8 +67,9 @@ def load_names(snap: Snapshot, explanation: Explanation) -> tuple[Through, ...]:
         if loaded.path.startswith("/"):
             continue
         real = ws.canonical(loaded.path)
-        if real != loaded.path:
-            out.append(Through(real, loaded.path, real))
+        found = through(ws, loaded.path, real)
+        if found is not None:
+            out.append(found)
     return tuple(out)
 
 
