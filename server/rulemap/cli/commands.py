@@ -285,14 +285,12 @@ def run_explain(args: argparse.Namespace) -> int:
         explanation = explain(snap, target, cwd=cwd, profile=lead.name)
     except UnknownProfile as exc:
         raise UsageError(str(exc)) from None
-    from rulemap.host.aliasing import load_names, load_names_json
+    from rulemap.host.aliasing import load_names, read_as_field
 
     if args.format == "json":
         # "readAs": the entries that are another file's text (a symlink), only when some are
-        read_as_json = load_names_json(snap, explanation)
-        extra = {"readAs": read_as_json} if read_as_json else {}
         dump_json({**explanation.to_json(), "selection": agents_json(snap),
-                   "answeredFor": lead_json(lead), **extra})
+                   "answeredFor": lead_json(lead), **read_as_field(snap, explanation)})
         return 0
     read_as = load_names(snap, explanation)
     say_agents(snap)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from rulemap.aliases import Through
     from rulemap.model import Explanation, LoadStatus
 
-__all__ = ["ReadAs", "Through", "load_names", "load_names_json", "read_as"]
+__all__ = ["ReadAs", "Through", "load_names", "read_as", "read_as_field"]
 
 
 @dataclass(frozen=True)
@@ -73,8 +73,10 @@ def load_names(snap: Snapshot, explanation: Explanation) -> tuple[Through, ...]:
     return tuple(out)
 
 
-def load_names_json(snap: Snapshot, explanation: Explanation) -> list[dict[str, object]]:
-    """`load_names` as `explain --json` and `rulemap/effectiveInstructions` carry it
-    (`readAs`, only when not empty): each entry's name, how, and the file it is the text of."""
-    return [{"path": t.asked, "how": t.how, "real": t.real}
-            for t in load_names(snap, explanation)]
+def read_as_field(snap: Snapshot, explanation: Explanation) -> dict[str, object]:
+    """`load_names` as `explain --json` and `rulemap/effectiveInstructions` carry it:
+    `{"readAs": [...]}` — each entry's name, how, and the file it is the text of — or `{}`
+    when no entry is another file's text."""
+    found = [{"path": t.asked, "how": t.how, "real": t.real}
+             for t in load_names(snap, explanation)]
+    return {"readAs": found} if found else {}
