@@ -289,3 +289,25 @@ def test_a_file_below_a_linked_directory_is_said_so(tmp_path: Path) -> None:
     claude = Snapshot(ws, "claude-code")
     links = load_names(claude, claude.explain(None))
     assert [(t.asked, t.how) for t in links] == [(".claude/rules/style.md", "linked-directory")]
+
+
+def test_a_git_ref_follows_the_link_in_its_tree(cli: RunCli, tmp_path: Path) -> None:
+    """`--ref`: the names are one file as the commit's tree links them (the git reader's
+    identity), not as the working tree does — here the working tree has no link any more."""
+    import subprocess
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "AGENTS.md").write_text(TEXT)
+    (root / "CLAUDE.md").symlink_to("AGENTS.md")
+    git = ["git", "-C", str(root), "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "link"], check=True)
+    (root / "CLAUDE.md").unlink()
+    (root / "CLAUDE.md").write_text("# Claude only\n")
+    data = _json(cli, root, "reach", "AGENTS.md", "--ref", "HEAD", "--profiles", "claude-code")
+    [claude] = data["agents"]
+    assert claude["ways"][0]["through"] == CLAUDE_VIA
+    data = _json(cli, root, "reach", "AGENTS.md", "--profiles", "claude-code")
+    assert data["agents"][0]["never"] is not None  # the working tree's CLAUDE.md is its own
