@@ -6,7 +6,8 @@ its place in the load and what comes before it in the agent's budget unit, where
 stops reading it), the files whose load leaves it out over the budget, and, when no file's
 load includes it, why. Computed from each profile's load groups (the files that load the same
 thing: what `rulemap diff` and the budget check use), not an explanation per file; a profile
-without load groups is explained file by file.
+without load groups is explained file by file. The file is found in a load under any of its
+names (a symlink either way: `rulemap.aliases`), and a way read under another name says which.
 """
 
 from __future__ import annotations
@@ -282,9 +283,9 @@ def _add_other_names(ws: Workspace, profile: Profile, out: dict[str, Glimpse]) -
     glimpse, saying so."""
     from rulemap.profiles.documents import read_documents
 
-    by_real: dict[str, str] = {}
+    by_real: dict[str, str] = {}  # a name some load reads, by the file it is
     for key in sorted(out):
-        if not key.startswith("/"):
+        if out[key].files and not key.startswith("/"):
             by_real.setdefault(ws.identity(key), key)
     names = {*ws.all_documents(), *ws.imported_documents(), *read_documents(ws, [profile])}
     for name in sorted(names):
