@@ -38,7 +38,7 @@ EXPLAIN_KEYS = {
 }
 # `agents` (the selection, each with why) and `answeredFor` (the agent that answered, why,
 # and a note naming the agent to pick) say who the answer is for: host/selection.py
-OPTIONAL_EXPLAIN_KEYS = {"notes", "selection", "answeredFor"}
+OPTIONAL_EXPLAIN_KEYS = {"notes", "selection", "answeredFor", "readAs"}
 FILE_KEYS = {"path", "reason", "importedBy", "depth", "chars", "cut"}
 # shown by profiles that have them (docs/protocol.md): step, tokens, truncated, cutLine, ...
 OPTIONAL_FILE_KEYS = {"step", "tokens", "truncated", "cutLine", "bytes", "note"}

@@ -252,8 +252,23 @@ export interface ReachArea {
 }
 
 /** One way an agent's loads hold the file (the same reason, place and cut for `files` files). */
+/** The other name an agent reads a file's text under (a symlink either way). */
+export interface ReachThrough {
+  /** The name it reads. */
+  path: string;
+  how: string;
+  /** The file both names lead to. */
+  real: string;
+  /** The server's sentence ("reads its text as `CLAUDE.md` (a symlink to `AGENTS.md`)"), shown as is. */
+  text: string;
+}
+
 export interface ReachWay {
   reason: Reason | string;
+  /** The other name the agent reads the file under (null or absent: its own). */
+  through?: ReachThrough | null;
+  /** The other names the same load reads the file under again. */
+  alsoAs?: string[];
   importedBy: string | null;
   /** 1-based place in the load. */
   position: number;

@@ -158,6 +158,34 @@ describe('whoTreeItem', () => {
     expect((imported.tooltip as MarkdownString).value).toContain('imported by `docs/conventions.md`');
   });
 
+  it('says the other name a way reads the file under (a symlink), and a name read again', () => {
+    const linked = buildWhoTree({
+      ...reached,
+      path: 'AGENTS.md',
+      agents: [
+        agent({
+          ways: [
+            way({
+              through: {
+                path: 'CLAUDE.md',
+                how: 'symlink',
+                real: 'AGENTS.md',
+                text: 'reads its text as `CLAUDE.md` (a symlink to `AGENTS.md`)',
+              },
+              alsoAs: ['.github/copilot-instructions.md'],
+            }),
+          ],
+        }),
+      ],
+    }) as Agent[];
+    const item = whoTreeItem(linked[0].children[0]);
+    expect(item.label).toBe('project instructions, as CLAUDE.md');
+    const tip = (item.tooltip as MarkdownString).value;
+    expect(tip).toContain('It reads its text as `CLAUDE.md` (a symlink to `AGENTS.md`)');
+    expect(tip).toContain('Read again as `.github/copilot-instructions.md`: the model gets it more than once');
+    expect(whoTreeItem(tree[0].children[0]).label).toBe('project instructions'); // its own name
+  });
+
   it('a cut node reveals the line (0-based in the editor)', () => {
     const cut = (tree[0].children[1] as Way).children[0];
     const item = whoTreeItem(cut);

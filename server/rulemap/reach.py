@@ -6,16 +6,18 @@ its place in the load and what comes before it in the agent's budget unit, where
 stops reading it), the files whose load leaves it out over the budget, and, when no file's
 load includes it, why. Computed from each profile's load groups (the files that load the same
 thing: what `rulemap diff` and the budget check use), not an explanation per file; a profile
-without load groups is explained file by file.
+without load groups is explained file by file. The file is found in a load under any of its
+names (a symlink either way: `rulemap.aliases`), and a way read under another name says which.
 """
 
 from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from rulemap.aliases import Through, entries_of, left_out_as, through
 from rulemap.diff.groups import FileSet, summarize
 from rulemap.diff.result import Where
 
@@ -39,10 +41,16 @@ class Way:
     start_up: bool  # loaded at start-up, so for every file
     where: Where
     example: str
+    # the other name the agent reads the file's text under (a symlink either way; None: its
+    # own), and the other names the same load reads it under again
+    through: Through | None = None
+    also: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {
             "reason": self.reason,
+            "through": None if self.through is None else self.through.to_json(),
+            "alsoAs": list(self.also),
             "importedBy": self.imported_by,
             "position": self.position,
             "before": self.before,
@@ -136,9 +144,10 @@ def _agent_reach(ws: Workspace, profile: Profile, key: str, line: int | None, cw
                  every: FileSet) -> AgentReach:
     start = profile.explain(ws, None, cwd)
     budget = start.budget
-    at_start = _find(start, key)
+    at_start = _find(ws, start, key)
     in_comment = line is not None and line in comment_lines(ws, key)
-    if profile.startup_prefix and (at_start is not None or key in start.left_out):
+    if profile.startup_prefix and (at_start is not None
+                                   or left_out_as(ws, start, key) is not None):
         # every target's load begins with the start-up load: one way, for every file
         return _from_start_up(ws, profile, start, key, line, in_comment, cwd, every)
     groups = profile.load_groups(ws, cwd)
@@ -146,9 +155,9 @@ def _agent_reach(ws: Workspace, profile: Profile, key: str, line: int | None, cw
     left: list[str] = []
     stripped: bool | None = None  # whether the agent drops that comment line (asked once)
     for explanation, members in groups if groups is not None else _one_by_one(ws, profile, cwd):
-        found = _find(explanation, key)
+        found = _find(ws, explanation, key)
         if found is None:
-            if key in explanation.left_out:
+            if left_out_as(ws, explanation, key) is not None:
                 left.extend(members)
             continue
         index, loaded = found
@@ -157,10 +166,15 @@ def _agent_reach(ws: Workspace, profile: Profile, key: str, line: int | None, cw
             stripped = strips_comments(ws, loaded, cut_line)
         way = (loaded.reason, loaded.imported_by, index + 1,
                sum(_size(f, budget.unit) for f in explanation.files[:index]),
-               _size(loaded, budget.unit), cut_line)
+               _size(loaded, budget.unit), cut_line, loaded.path,
+               _again(ws, explanation, key, loaded))
         ways.setdefault(way, []).extend(members)
+    # where each name stands in the start-up load: a way at the same place under the same
+    # name is that load's (a name read under another name may stand elsewhere)
+    at_start_up = {(i + 1, f.path) for i, f in enumerate(start.files)}
     out: list[Way] = []
-    for (reason, imported_by, position, before, size, cut_line), members in ways.items():
+    for (reason, imported_by, position, before, size, cut_line, read_as, again), members \
+            in ways.items():
         members.sort()
         seen = cut_line is None or (line is not None and line < cut_line)
         if line is None and cut_line is not None:
@@ -168,8 +182,9 @@ def _agent_reach(ws: Workspace, profile: Profile, key: str, line: int | None, cw
         if stripped:
             seen = False  # the line is inside an HTML comment the agent removes
         out.append(Way(reason, imported_by, position, before, size, cut_line, seen,
-                       at_start is not None and at_start[0] + 1 == position,
-                       summarize(members, every), members[0]))
+                       (position, read_as) in at_start_up,
+                       summarize(members, every), members[0], through(ws, key, read_as),
+                       again))
     out.sort(key=lambda w: (-w.where.count, w.position, w.example))
     never = None if out else why_never(ws, profile, key, bool(left), cwd)
     return AgentReach(profile.name, profile.title, budget.unit, budget.limit, budget.setting,
@@ -185,7 +200,7 @@ def _from_start_up(ws: Workspace, profile: Profile, start: Explanation, key: str
     every workspace file."""
     budget = start.budget
     files = sorted(ws.files)
-    found = _find(start, key)
+    found = _find(ws, start, key)
     if found is None:  # left out of the start-up load, so of every load
         return AgentReach(profile.name, profile.title, budget.unit, budget.limit,
                           budget.setting, (), summarize(files, every) if files else None,
@@ -200,14 +215,16 @@ def _from_start_up(ws: Workspace, profile: Profile, start: Explanation, key: str
         seen = size > 0
     way = Way(loaded.reason, loaded.imported_by, index + 1,
               sum(_size(f, budget.unit) for f in start.files[:index]), size, cut_line,
-              seen and not stripped, True, summarize(files, every), files[0])
+              seen and not stripped, True, summarize(files, every), files[0],
+              through(ws, key, loaded.path), _again(ws, start, key, loaded))
     return AgentReach(profile.name, profile.title, budget.unit, budget.limit, budget.setting,
                       (way,) if files else (), None, None if files else
                       "the workspace has no files", stripped)
 
 
-# reason, imported by, position, size before it, its size, cut line
-_WayKey = tuple[str, "str | None", int, int, int, "int | None"]
+# reason, imported by, position, size before it, its size, cut line, the name it is read as,
+# the other names the load reads it under again
+_WayKey = tuple[str, "str | None", int, int, int, "int | None", str, tuple[str, ...]]
 
 
 @dataclass
@@ -225,6 +242,9 @@ class Glimpse:
     # whether the agent's load drops the file's HTML-comment lines (None: no load reads
     # far enough to tell, or the file has none)
     strips: bool | None = None
+    # the other name the agent reads this file's text under (None: its own): the glimpse is
+    # that name's (`aliases.Through`)
+    through: Through | None = None
 
 
 def overview(ws: Workspace, profile: Profile, cwd: str) -> dict[str, Glimpse] | None:
@@ -253,7 +273,27 @@ def overview(ws: Workspace, profile: Profile, cwd: str) -> dict[str, Glimpse] | 
                 glimpse.cuts[line] = glimpse.cuts.get(line, 0) + size
         for path in explanation.left_out:
             out.setdefault(path, Glimpse()).left_out += size
+    _add_other_names(ws, profile, out)
     return out
+
+
+def _add_other_names(ws: Workspace, profile: Profile, out: dict[str, Glimpse]) -> None:
+    """The documents the agent reads only under another name (a `CLAUDE.md` symlinked to
+    `AGENTS.md`: Claude Code reads `AGENTS.md`'s text as `CLAUDE.md`) get that name's
+    glimpse, saying so."""
+    from rulemap.profiles.documents import read_documents
+
+    by_real: dict[str, str] = {}  # a name some load reads, by the file it is
+    for key in sorted(out):
+        if out[key].files and not key.startswith("/"):
+            by_real.setdefault(ws.identity(key), key)
+    names = {*ws.all_documents(), *ws.imported_documents(), *read_documents(ws, [profile])}
+    for name in sorted(names):
+        if name in out or name.startswith("/"):
+            continue
+        read_as = by_real.get(ws.identity(name))
+        if read_as is not None:
+            out[name] = replace(out[read_as], through=through(ws, name, read_as))
 
 
 def cut_line_of(ws: Workspace, loaded: LoadedFile) -> int | None:
@@ -301,11 +341,19 @@ def strips_comments(ws: Workspace, loaded: LoadedFile, cut_line: int | None) -> 
     return None
 
 
-def _find(explanation: Explanation, key: str) -> tuple[int, LoadedFile] | None:
-    for index, loaded in enumerate(explanation.files):
-        if loaded.path == key:
-            return index, loaded
-    return None
+def _find(ws: Workspace, explanation: Explanation, key: str
+          ) -> tuple[int, LoadedFile] | None:
+    """The entry of a load that holds the text of `key`: by its own name, else under another
+    (a symlink either way)."""
+    found = entries_of(ws, explanation, key)
+    return found[0] if found else None
+
+
+def _again(ws: Workspace, explanation: Explanation, key: str, first: LoadedFile
+           ) -> tuple[str, ...]:
+    """The other names under which the load reads the text of `key` again after `first`
+    (Codex and Copilot's coding agent read a symlinked file twice)."""
+    return tuple(f.path for _, f in entries_of(ws, explanation, key) if f is not first)
 
 
 def _size(loaded: LoadedFile, unit: str) -> int:
@@ -363,7 +411,8 @@ def why_never(ws: Workspace, profile: Profile, key: str, left_out: bool, cwd: st
         # it loads by its place, but not with the agent working in `cwd` (Codex reads
         # AGENTS.md from the project root down to its working directory only)
         there = posixpath.dirname(key)
-        if there != (cwd or "") and _find(profile.explain(ws, None, there), key) is not None:
+        if there != (cwd or "") and _find(ws, profile.explain(ws, None, there), key) \
+                is not None:
             return (f"not with {profile.title} working in `{cwd or '.'}`: it loads at "
                     f"start-up when the agent works in `{there or '.'}` (--cwd {there or '.'})")
         return f"not with {profile.title} working in `{cwd or '.'}`"

@@ -86,6 +86,8 @@ def agent_unseen(ws: Workspace, profile: Profile, key: str, glimpse: Glimpse | N
                 f"inside an HTML comment, which {profile.title} removes before the model "
                 f"sees the file"))
     if glimpse.cuts:
+        # read under another name (a symlink): that name, once, for the text
+        via = "" if glimpse.through is None else f" (read as `{glimpse.through.path}`)"
         budget = profile.explain(ws, None, cwd).budget
         limit = f"its {budget.setting or 'budget'} ({budget.limit:,} {budget.unit})"
         cuts = sorted(glimpse.cuts.items())
@@ -99,7 +101,7 @@ def agent_unseen(ws: Workspace, profile: Profile, key: str, glimpse: Glimpse | N
                 "the one file" if glimpse.files == 1 else f"{missed:,} of {glimpse.files:,} files")
             ranges.append(UnseenRange(
                 line, end, "cut", missed,
-                f"{profile.title} stops reading `{key}` at line {line + 1} for {of} that "
+                f"{profile.title} stops reading `{key}`{via} at line {line + 1} for {of} that "
                 f"load it: {limit} is used up"))
     return AgentUnseen(profile.name, profile.title, glimpse.files, None,
                        tuple(sorted(ranges, key=lambda r: (r.start, r.kind))), by_place)

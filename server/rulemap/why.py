@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from rulemap.aliases import Through, preferred, through
 from rulemap.model import Explanation, ImportStatus
 from rulemap.reach import cut_line_of, ordinal
 
@@ -54,10 +55,15 @@ class Verdict:
     also: tuple[Place, ...] = ()  # other places it arrives from (seen twice or more)
     # where the agent would read the text (not seen), the best first; never a file holding it
     advice: tuple[Home, ...] = ()
+    # the other name the agent reads `place`'s file under (a symlink either way; None: its
+    # own name)
+    through: Through | None = None
 
     def to_json(self) -> dict[str, object]:
         return {"profile": self.profile, "title": self.title, "seen": self.seen,
-                "path": self.place.path, "line": self.place.line + 1, "why": self.why,
+                "path": self.place.path, "line": self.place.line + 1,
+                "through": None if self.through is None else self.through.to_json(),
+                "why": self.why,
                 "also": [{"path": p.path, "line": p.line + 1} for p in self.also],
                 "advice": [h.to_json() for h in self.advice]}
 
@@ -189,14 +195,17 @@ def _add_loaded(found: _Sources, explanation: Explanation) -> None:
 def _search(ws: Workspace, sources: _Sources, needle: str, loose: str) -> list[Place]:
     exact: list[Place] = []
     spaced: list[Place] = []
-    real: set[str] = set()  # each file once, whichever name reaches it first
+    # each file once, by its real name when that is one of the names (the text of a
+    # `CLAUDE.md` symlinked to `AGENTS.md` is found in `AGENTS.md`), else its first
+    names: dict[str, list[str]] = {}
+    for key in sorted(k for k, lines in sources.items() if lines is None):
+        names.setdefault(ws.identity(key), []).append(key)
+    chosen = {preferred(ws, keys) for keys in names.values()}
     for key in sorted(sources):
         lines = sources[key]
         if lines is None:
-            identity = ws.identity(key)
-            if identity in real:
+            if key not in chosen:
                 continue
-            real.add(identity)
             doc = ws.document(key)
             if doc.unreadable:
                 continue
@@ -243,7 +252,7 @@ def _verdict(ws: Workspace, profile: Profile, places: list[Place], text: str,
     if arriving:
         first = arriving[0]
         return Verdict(profile.name, profile.title, True, first.place, first.why,
-                       tuple(a.place for a in arriving[1:]))
+                       tuple(a.place for a in arriving[1:]), through=first.through)
     # the answer about a file the agent does load (stripped, cut) says more than "not read"
     loaded = {_real(ws, f.path) for f in explanation.files} \
         | {_real(ws, k) for k in explanation.left_out}
@@ -256,15 +265,16 @@ def _verdict(ws: Workspace, profile: Profile, places: list[Place], text: str,
                        if _real(ws, h.path) not in holding)
         advice = tuple({h.path: h for h in reversed(advice)}.values())[::-1]  # each once
     return Verdict(profile.name, profile.title, False, best.place,
-                   best.why + _advice_text(advice), advice=advice)
+                   best.why + _advice_text(advice), advice=advice, through=best.through)
 
 
 @dataclass(frozen=True)
 class _Answer:
     seen: bool
-    place: Place  # named as the agent reads it
+    place: Place  # where the text is written
     why: str
     advise: bool = False  # the agent never reads the file: say where it would
+    through: Through | None = None  # the other name the agent reads the file under
 
 
 def _real(ws: Workspace, key: str) -> str:
@@ -287,35 +297,45 @@ def _advice_text(advice: tuple[Home, ...]) -> str:
 
 def _one(ws: Workspace, profile: Profile, explanation: Explanation, place: Place, text: str,
          target: str | None, for_what: str) -> _Answer:
-    """Whether the model gets `place`, why — in the agent's terms, the file named as the
-    agent reads it (a symlink's other name)."""
+    """Whether the model gets `place`, why — in the agent's terms: the file where the text
+    is written, and the other name the agent reads it under when it does (a symlink either
+    way), said once for the text."""
     budget = explanation.budget
     real = _real(ws, place.path)
-    for index, loaded in enumerate(explanation.files):
-        if loaded.path != place.path and _real(ws, loaded.path) != real:
-            continue
-        named = replace(place, path=loaded.path)
+    found = [(i, f) for i, f in enumerate(explanation.files)
+             if f.path == place.path or _real(ws, f.path) == real]
+    found.sort(key=lambda entry: entry[1].path != place.path)  # its own name first
+    for index, loaded in found[:1]:
+        via = through(ws, place.path, loaded.path)
+        # "`AGENTS.md`, which Claude Code reads as `CLAUDE.md` (a symlink to `AGENTS.md`),"
+        named = f"`{place.path}`" + (f", which {profile.title} reads as {via.phrase()}"
+                                     if via else "")
         cut_line = cut_line_of(ws, loaded)
         if cut_line is not None and place.line >= cut_line:
             before = ", ".join(f.path for f in explanation.files[:index]) or "nothing"
             limit = f"{budget.setting or 'its budget'} ({budget.limit:,} {budget.unit})"
-            return _Answer(False, named, (
-                f"cut: {profile.title} stops reading `{named.path}` at line {cut_line + 1} "
-                f"{for_what}, its {limit} used up by what comes before it ({before}) and the "
-                f"file's own start"))
+            return _Answer(False, place, (
+                f"cut: {profile.title} stops reading {named}{',' if via else ''} at line "
+                f"{cut_line + 1} {for_what}, its {limit} used up by what comes before it "
+                f"({before}) and the file's own start"), through=via)
         if _squeeze(text) not in _squeeze(loaded.text):
             if not place.path.startswith("/") \
                     and place.line not in ws.document(place.path).kept_lines:
-                return _Answer(False, named, (
-                    f"stripped: line {place.line + 1} of `{named.path}` is inside an HTML "
-                    f"comment, which {profile.title} removes before the model sees the file"))
-            return _Answer(False, named, f"not in the text {profile.title} gets from "
-                                         f"`{named.path}`")
+                return _Answer(False, place, (
+                    f"stripped: line {place.line + 1} of {named}{',' if via else ''} is inside "
+                    f"an HTML comment, which {profile.title} removes before the model sees the "
+                    f"file"), through=via)
+            return _Answer(False, place, f"not in the text {profile.title} gets from "
+                                         f"{named}", through=via)
         how = f"imported by `{loaded.imported_by}`" if loaded.imported_by else loaded.reason
         load = "run" if for_what == IN_SESSION else "load"
-        return _Answer(True, named, (
-            f"reaches the model {for_what}: `{named.path}` line {place.line + 1}, the "
-            f"{ordinal(index + 1)} file of the {load} ({how})"))
+        read_as = f", read as {via.phrase()}" if via else ""
+        again = [f"`{f.path}`" for _, f in found[1:]]
+        twice = (f"; read again as {', '.join(again)}: the model gets it more than once"
+                 if again else "")
+        return _Answer(True, place, (
+            f"reaches the model {for_what}: `{place.path}` line {place.line + 1}{read_as}, "
+            f"the {ordinal(index + 1)} file of the {load} ({how}){twice}"), through=via)
     if any(_real(ws, k) == real for k in explanation.left_out):
         return _Answer(False, place, (
             f"left out: {profile.title}'s {budget.setting or 'budget'} ({budget.limit:,} "

@@ -33,8 +33,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("profiles", ("profiles",)),
     # `fixes` reads which codes are safe to fix from the check registry
     ("checks", ("checks", "fixes")),
-    ("engine", ("analysis", "compare", "graph_export", "session", "diff", "verify", "reach",
-                "why", "unseen", "repo_map", "host")),
+    ("engine", ("analysis", "compare", "graph_export", "session", "diff", "verify", "aliases",
+                "reach", "why", "unseen", "repo_map", "host")),
     ("edges", ("cli", "lsp", "__main__")),
 ]
 

@@ -45,6 +45,9 @@ CLAUDE = {
     "docs/claude-notes.md": "Run the linter before committing.\n",
     "src/a.ts": "",
 }
+# the other name Claude Code reads AGENTS.md under, as JSON (`through`)
+CLAUDE_VIA = {"path": "CLAUDE.md", "how": "symlink", "real": "AGENTS.md",
+              "text": "reads its text as `CLAUDE.md` (a symlink to `AGENTS.md`)"}
 
 
 def _why(cli: RunCli, root: Path, *args: str) -> tuple[int, dict[str, Any]]:
@@ -219,20 +222,26 @@ def test_a_mixed_workspace_answers_each_agent_from_its_own_files(cli: RunCli,
 
 def test_a_symlinked_name_is_one_file_read_under_either_name(cli: RunCli,
                                                              tmp_path: Path) -> None:
-    """The demo's CLAUDE.md is a symlink to AGENTS.md: one place, each agent told of it by the
-    name it reads, and no agent told to put the text in either name."""
+    """The demo's CLAUDE.md is a symlink to AGENTS.md: one place, said for the text (the file
+    it is written in), each agent that reads it under the other name told so (issue #39 item
+    9), and no agent told to put the text in either name."""
     root = git_tree(tmp_path, {"AGENTS.md": "Use pnpm.\n<!-- Maintainers only. -->\n"})
     (root / "CLAUDE.md").symlink_to("AGENTS.md")
     _, data = _why(cli, root, "Use pnpm", "--profiles", "cogitator,claude-code,gemini")
     assert [p["path"] for p in data["places"]] == ["AGENTS.md"]
     agents = _agents(data)
-    assert agents["claude-code"]["seen"] and agents["claude-code"]["path"] == "CLAUDE.md"
-    assert agents["cogitator"]["seen"]
+    claude = agents["claude-code"]
+    assert claude["seen"] and claude["path"] == "AGENTS.md"
+    assert claude["through"] == CLAUDE_VIA
+    assert "read as `CLAUDE.md` (a symlink to `AGENTS.md`)" in claude["why"]
+    assert agents["cogitator"]["seen"] and agents["cogitator"]["through"] is None
     assert not {h["path"] for h in agents["gemini"]["advice"]} & {"AGENTS.md", "CLAUDE.md"}
     _, data = _why(cli, root, "Maintainers only", "--profiles", "claude-code,codex")
     agents = _agents(data)
-    assert agents["claude-code"]["why"].startswith("stripped: line 2 of `CLAUDE.md`")
-    assert agents["codex"]["seen"]
+    assert agents["claude-code"]["why"].startswith(
+        "stripped: line 2 of `AGENTS.md`, which Claude Code reads as `CLAUDE.md` (a symlink to "
+        "`AGENTS.md`), is inside an HTML comment")
+    assert agents["codex"]["seen"] and agents["codex"]["through"] is None
     assert agents["claude-code"]["advice"] == []  # it reads the file: no move to advise
 
 

@@ -115,8 +115,9 @@ export function limitText(agent: ReachAgent): string {
 
 /** Pure: what a way is, for its label: "imported by docs/conventions.md", "path-scoped rule". */
 export function wayLabel(way: ReachWay): string {
-  if (way.importedBy) return `imported by ${basename(way.importedBy)}`;
-  return reasonLabel(way.reason);
+  const label = way.importedBy ? `imported by ${basename(way.importedBy)}` : reasonLabel(way.reason);
+  // read under another name (a symlink): which name, said in the label; the why in the tooltip
+  return way.through ? `${label}, as ${basename(way.through.path)}` : label;
 }
 
 /** Pure: where the files of a way are: "every file", "src/web/ (all 12)", "12 files under src/". */
@@ -137,6 +138,8 @@ function wayTooltip(agent: ReachAgent, way: ReachWay): vscode.MarkdownString {
   const unit = unitWord(agent.unit);
   const lines = [
     `**${agent.title}** — ${reasonLabel(way.reason)}${way.importedBy ? `, imported by \`${way.importedBy}\`` : ''}`,
+    way.through ? `It ${way.through.text}` : '',
+    way.alsoAs?.length ? `Read again as ${way.alsoAs.map((p) => `\`${p}\``).join(', ')}: the model gets it more than once` : '',
     `#${way.position} in the load, after ${formatInt(way.before)} ${unit}; it brings ${formatInt(way.size)} ${unit} (limit: ${limitText(agent)})`,
     `${way.startUp ? 'In the start-up load: ' : ''}${count(way.files)} load it this way${
       way.under !== undefined ? ` — ${way.everyFileUnder ? 'every file' : 'files'} under \`${way.under || '.'}\`` : ''

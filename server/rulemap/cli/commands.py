@@ -285,10 +285,14 @@ def run_explain(args: argparse.Namespace) -> int:
         explanation = explain(snap, target, cwd=cwd, profile=lead.name)
     except UnknownProfile as exc:
         raise UsageError(str(exc)) from None
+    from rulemap.host.aliasing import load_names, read_as_field
+
     if args.format == "json":
+        # "readAs": the entries that are another file's text (a symlink), only when some are
         dump_json({**explanation.to_json(), "selection": agents_json(snap),
-                   "answeredFor": lead_json(lead)})
+                   "answeredFor": lead_json(lead), **read_as_field(snap, explanation)})
         return 0
+    read_as = load_names(snap, explanation)
     say_agents(snap)
     say_note(lead.note)
     if args.text:
@@ -296,7 +300,7 @@ def run_explain(args: argparse.Namespace) -> int:
     else:
         from rulemap.cli.explain_table import print_explanation
 
-        print_explanation(explanation)
+        print_explanation(explanation, read_as=read_as)
     return 0
 
 

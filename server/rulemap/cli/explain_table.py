@@ -7,6 +7,8 @@ size column counts in the agent's own unit (characters, bytes or tokens)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.table import Table
 
@@ -14,6 +16,11 @@ from rulemap.cli.fitting import shorten_middle, trimmed, wrap
 from rulemap.cli.terminal import markup_text, styled_console, terminal_text
 from rulemap.host.budgets import amount, is_cut, size_of, total_of, unit_of
 from rulemap.model import Explanation
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from rulemap.host.aliasing import Through
 
 REASON_STYLE = {
     "project": "bold",
@@ -29,13 +36,17 @@ UNIT_HEADER = {"chars": "chars", "bytes": "bytes", "tokens": "tokens"}
 COLUMN_OVERHEAD = 3
 
 
-def print_explanation(explanation: Explanation, console: Console | None = None) -> None:
+def print_explanation(explanation: Explanation, console: Console | None = None,
+                      read_as: Sequence[Through] = ()) -> None:
+    """The table and what follows it; `read_as`: the entries that are another file's text
+    (a symlink), each said under the table."""
     console = console or styled_console()
     with trimmed(console):
-        _print_explanation(explanation, console)
+        _print_explanation(explanation, console, read_as)
 
 
-def _print_explanation(explanation: Explanation, console: Console) -> None:
+def _print_explanation(explanation: Explanation, console: Console,
+                       read_as: Sequence[Through] = ()) -> None:
     width = console.width or 80
     unit = unit_of(explanation)
     target = terminal_text(explanation.target or "(start-up)")
@@ -99,6 +110,7 @@ def _print_explanation(explanation: Explanation, console: Console) -> None:
         (_budget_line(explanation, total_of(explanation)), "", None)
     ]
     said += [(f"  {f.path}: {f.note}", "    ", None) for f in files if f.note]
+    said += [(f"  {t.asked}: the text of {t.phrase()}", "    ", None) for t in read_as]
     said += [(f"note: {note}", "  ", None) for note in explanation.notes]
     if explanation.skipped:
         said.append(("skipped:", "", None))

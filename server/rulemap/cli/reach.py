@@ -159,6 +159,10 @@ def _way(way: Way, unit: str, line: int | None) -> str:
 
     place = f"{ordinal(way.position)} in the load, {way.before:,} {unit} before it"
     text = f"{way.where.phrase()}: {what}; {place}"
+    if way.through is not None:
+        text = f"{way.where.phrase()}: {way.through.sentence()}: {what}; {place}"
+    if way.also:
+        text += "; read again as " + ", ".join(f"`{p}`" for p in way.also)
     if way.cut_line is not None:
         text += f"; cut at line {way.cut_line + 1} ({way.size:,} {unit} read)"
         if line is not None and not way.seen:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rulemap.host import CancelToken
+from rulemap.host.aliasing import read_as_field
 from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.folders import path_of
 
@@ -140,6 +141,7 @@ def explanation_json(snap: Snapshot, explanation: Explanation) -> dict[str, Any]
         entry["uri"] = _file_uri(snap, skipped.path)
     result["leftOutUris"] = [_file_uri(snap, path) for path in explanation.left_out]
     result["overBudget"] = explanation.over_budget
+    result.update(read_as_field(snap, explanation))  # `readAs`, as `explain --json` has it
     return result
 
 
@@ -182,9 +184,7 @@ async def effective_instructions(engine: Engine, raw: Any) -> dict[str, Any] | N
     return result
 
 
-def _explained(
-    snap: Snapshot, key: str, profile: str | None, include_text: bool
-) -> dict[str, Any]:
+def _explained(snap: Snapshot, key: str, profile: str | None, include_text: bool) -> dict[str, Any]:
     """Runs in the worker: `rulemap/effectiveInstructions`' answer for `key`."""
     from rulemap.host.explaining import explain
 

@@ -14,7 +14,7 @@ import importlib
 
 VIEW_MODULES = (
     "rulemap.lsp.features", "rulemap.lsp.reach_lens", "rulemap.host.reaching",
-    "rulemap.lsp.reverse",
+    "rulemap.host.aliasing", "rulemap.lsp.reverse",
 )
 
 

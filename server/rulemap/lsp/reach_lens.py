@@ -114,8 +114,10 @@ def paragraph_hover(engine: EngineCore, folder: Folder, key: str, line: int,
             rows.append(f"- **{title}**: never — {why}")
             continue
         seen = sight(glimpse, para)
+        # the text read under another name (a symlink either way), said once for the text
+        via = "" if glimpse.through is None else f", reading it as {glimpse.through.phrase()}"
         if seen.stripped:
-            rows.append(f"- **{title}**: no — inside an HTML comment, which it removes")
+            rows.append(f"- **{title}**{via}: no — inside an HTML comment, which it removes")
             continue
         if seen.whole == seen.files:
             text = ("the one file that loads it" if seen.files == 1
@@ -128,7 +130,7 @@ def paragraph_hover(engine: EngineCore, folder: Folder, key: str, line: int,
         missed = seen.files - seen.whole - seen.partly
         if missed:
             text += f"; stops reading before it for {missed:,}"
-        rows.append(f"- **{title}**: {text}")
+        rows.append(f"- **{title}**{via}: {text}")
     for finding in folder.findings(key):  # its copies (duplicate-text, drifted-copy)
         said = _copy_said(finding.code)
         if said and finding.span.start.line <= end and start <= finding.span.end.line \
@@ -185,6 +187,8 @@ def _part(status: LoadStatus | None, title: str, glimpses: dict[str, Glimpse] | 
         return f"{title} never" + (f", left out for {glimpse.left_out:,}"
                                    if glimpse and glimpse.left_out else "")
     text = f"{title} {glimpse.files:,}"
+    if glimpse.through is not None:
+        text += f" as {glimpse.through.path}"
     if glimpse.cut:
         where = f" at line {glimpse.cut_line + 1}" if glimpse.cut_line else ""
         text += f", cut{where} for {glimpse.cut:,}"

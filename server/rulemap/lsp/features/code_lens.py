@@ -74,6 +74,9 @@ def _rule_title(snap: Snapshot, rule: str) -> str:
     # the agent's verdict, in its glob dialect ("matches 3 files")
     status = snap.load_status(rule)
     if not status.loads and not status.scoped:
+        read = _read_as(snap, rule)
+        if read is not None:
+            return read + f" · {size}"
         return f"never loaded: {status.why_not} · {size}"
     if status.scoped:
         return f"matches {plural(status.files, 'file')} · {size}"
@@ -87,6 +90,22 @@ def _instruction_title(snap: Snapshot, key: str) -> str:
         return f"matches {plural(status.files, 'file')} · {size}"
     if status.loads:
         return f"loaded for {plural(status.files, 'file')} · {size}"
+    read = _read_as(snap, key)
+    if read is not None:
+        return read + f" · {size}"
     if status.why_not is None:
         return size
     return f"never loaded: {status.why_not} · {size}"
+
+
+def _read_as(snap: Snapshot, key: str) -> str | None:
+    """"loaded as CLAUDE.md (a symlink to AGENTS.md) for 19 files": the agent reads the
+    file's text under another name (None: it does not)."""
+    from rulemap.host.aliasing import read_as
+
+    found = read_as(snap, key)
+    if found is None:
+        return None
+    how = "matches" if found.status.scoped else "loaded for"
+    return (f"loaded as {found.through.phrase().replace('`', '')}: {how} "
+            f"{plural(found.status.files, 'file')}")
