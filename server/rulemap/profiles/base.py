@@ -104,7 +104,16 @@ class Profile(Protocol):
         Default: a file it reads loads for every target (an agent without scoped rules)."""
         if self.reads(ws, key):
             return LoadStatus(True, len(ws.files))
-        return LoadStatus(False, why_not=f"{self.title} does not read it")
+        return LoadStatus(False, why_not=not_read_why(ws, self, key))
+
+    def misplaced(self, ws: Workspace) -> list[Finding]:
+        """A `misplaced-file` finding (not yet named after the agent) for each workspace file
+        with a name this agent reads but in a place it never looks (or looks only for work
+        inside that very directory), saying where it looks and where the file would have to
+        be: a warning, or information when the agent may still read it by another route the
+        user may mean. `check` reports them for every selected agent; `load_status` gives
+        the message as why the file never loads (`not_read_why`). Default: none."""
+        return []
 
     def load_groups(self, ws: Workspace, cwd: str) -> list[tuple[Explanation, list[str]]] | None:
         """Every workspace file grouped by what it loads, one explanation per group (for
@@ -186,6 +195,18 @@ class Profile(Protocol):
         file may be (workspace-relative, the first reading first), links that leave the
         workspace left out. `stale-reference` asks every registered profile. Default: none."""
         return []
+
+
+def misplaced_why(ws: Workspace, profile: Profile, key: str) -> str | None:
+    """Why `profile` never reads `key` when it is one of its misplaced files (where it looks,
+    and where the file would have to be: its `misplaced-file` message); None otherwise."""
+    return next((f.message for f in profile.misplaced(ws) if f.path == key), None)
+
+
+def not_read_why(ws: Workspace, profile: Profile, key: str) -> str:
+    """`load_status`'s why-not for a file `profile` does not read: its misplaced-file words
+    when it is one, else that it does not read it."""
+    return misplaced_why(ws, profile, key) or f"{profile.title} does not read it"
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,8 @@ from rulemap.profiles.copilot_files import (
     is_instruction_file,
     meta,
     misnamed,
+    misplaced_repository_files,
+    workspace_folder_of,
 )
 from rulemap.profiles.copilot_globs import (
     EVERYTHING,
@@ -246,6 +248,13 @@ class CopilotProfile(Profile):
                 f"never reads `{name}`; rename it to `{fixed}`"))
         return out
 
+    def misplaced(self, ws: Workspace) -> list[Finding]:
+        """Every `copilot-instructions.md` but the root's `.github/` one: the coding agent,
+        code review and the Copilot CLI read that one only; VS Code's chat reads the one of
+        each workspace folder, so a package's own file when the package is opened as one."""
+        agent = options_of(ws, self)["agent"]
+        return [_misplaced(key, agent) for key in misplaced_repository_files(ws)]
+
     # ----- loading ----------------------------------------------------------------------------
 
     def _explain(self, ws: Workspace, target: str | None,
@@ -391,6 +400,31 @@ def _farther_agents(ws: Workspace, nearest: str) -> list[str]:
 
 
 # ----- findings -------------------------------------------------------------------------------
+
+_WHO: Final = {CODING_AGENT: "The Copilot coding agent (and Copilot CLI)",
+               CODE_REVIEW: "Copilot code review", VSCODE_CHAT: "VS Code's chat"}
+
+
+def _misplaced(key: str, agent: str) -> Finding:
+    """A `copilot-instructions.md` where `agent` never looks, and what would make it apply:
+    the root's file for every request, or a path-specific file scoped to its folder."""
+    folder = workspace_folder_of(key)
+    scoped = (f"; to apply it to `{folder}/` only, make it `{INSTRUCTIONS_DIR}"
+              f"{folder.replace('/', '-')}{SUFFIX}` with `applyTo: \"{folder}/**\"`"
+              if folder else f"; move it to `{INSTRUCTIONS}`, or to `{INSTRUCTIONS_DIR}"
+              f"NAME{SUFFIX}` with an `applyTo` glob to scope it")
+    if folder and agent == VSCODE_CHAT:
+        return Finding(
+            key, Span.at(0, 0), "information", "misplaced-file",
+            f"VS Code's chat reads the `{INSTRUCTIONS}` of each workspace folder, so it reads "
+            f"`{key}` only when `{folder}` is opened as a workspace folder (alone or in a "
+            f"multi-root workspace), never with the repository open{scoped}")
+    where = "of each workspace folder" if agent == VSCODE_CHAT else "at the repository root"
+    return Finding(
+        key, Span.at(0, 0), "warning", "misplaced-file",
+        f"{_WHO[agent]} reads `{INSTRUCTIONS}` {where} only, so it never reads "
+        f"`{key}`{scoped}")
+
 
 
 def _plain_findings(ws: Workspace, key: str, lint: frozenset[str]) -> list[Finding]:

@@ -10,6 +10,7 @@ from rulemap.derived import Key, KeyFamily
 from rulemap.model import Finding, Related, Span
 from rulemap.profiles.base import parent_dir, selected, unreadable_file
 from rulemap.profiles.codex.files import (
+    GLOBAL_DIR,
     CodexOptions,
     Verdict,
     apply_budget,
@@ -25,6 +26,28 @@ from rulemap.profiles.codex.files import (
     unmarked_root,
 )
 from rulemap.text.positions import split_lines
+
+
+def misplaced(ws: Workspace, opts: CodexOptions, cwd: str) -> list[Finding]:
+    """Instruction files in a `.codex/` directory: Codex reads its names in each directory
+    from the project root down to its working directory (project_doc.rs
+    `discover_project_doc_paths`) and the user's `~/.codex/AGENTS.md` (`$CODEX_HOME`), so a
+    project's `.codex/AGENTS.md` loads only with Codex started inside `.codex/` — never
+    reported when the cwd is there."""
+    out: list[Finding] = []
+    for directory, names in sorted(name_index(ws, opts.names).items()):
+        owner, _, last = directory.rpartition("/")
+        if last != GLOBAL_DIR or cwd == directory or cwd.startswith(directory + "/"):
+            continue
+        for name, key in sorted(names.items()):
+            there = f"`{owner}/{name}`" if owner else f"`{name}` at the root"
+            out.append(Finding(
+                key, Span.at(0, 0), "warning", "misplaced-file",
+                f"Codex reads `{name}` in each directory from the project root down to its "
+                f"working directory, and the user's `~/{GLOBAL_DIR}/{name}`; a project's "
+                f"`{GLOBAL_DIR}/` is neither, so it never reads `{key}` (only if started inside "
+                f"`{directory}/`). Move it to {there}"))
+    return out
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace

@@ -30,6 +30,7 @@ from rulemap.profiles.base import (
     home_file,
     join,
     loaded_homes,
+    misplaced_why,
     options_of,
     parent_dir,
     shallowest,
@@ -73,7 +74,8 @@ class CodexProfile(Profile):
     )
     follows_imports = False  # `@path` reaches Codex as plain text
     startup_prefix = True  # it loads at start-up only: every target gets that load
-    check_codes = ("budget-overflow", "instructions-shadowed", "import-not-followed")
+    check_codes = ("budget-overflow", "instructions-shadowed", "import-not-followed",
+                   "misplaced-file")
     watched_globs = ("**/AGENTS.md", "**/AGENTS.override.md")
     load_log_format = codex_load_log.FORMAT  # `codex debug prompt-input`
     options: tuple[Option, ...] = (
@@ -162,6 +164,9 @@ class CodexProfile(Profile):
         """A file it reads loads for every target, but only on the walk from the project root
         down to the cwd: it reads its instruction files once, at start-up, never for a
         target (so a nested AGENTS.md below the cwd never loads there)."""
+        misplaced = misplaced_why(ws, self, key)
+        if misplaced is not None:
+            return LoadStatus(False, why_not=misplaced)
         if not self.reads(ws, key):
             return LoadStatus(False, why_not=f"{self.title} does not read it")
         opts = self.settings_of(ws)
@@ -200,6 +205,11 @@ class CodexProfile(Profile):
         """Every workspace file in one group: the target adds nothing (for `rulemap diff`)."""
         files = list(ws.files)
         return [(self.explain(ws, files[0], cwd), files)] if files else []
+
+    def misplaced(self, ws: Workspace) -> list[Finding]:
+        """A project's `.codex/AGENTS.md` (findings.py `misplaced`)."""
+        cwd = "" if ws.config.cwd in ("", ".") else ws.config.cwd.strip("/")
+        return codex_findings.misplaced(ws, self.settings_of(ws), cwd)
 
     def findings(self, ws: Workspace) -> list[Finding]:
         opts = self.settings_of(ws)
