@@ -95,6 +95,7 @@ class CopilotProfile(Profile):
         "AGENTS.md; no imports, no budget."
     )
     follows_imports = False
+    check_codes = ("misplaced-file",)
     own_glob_dialect = True  # applyTo, as the coding agent or VS Code matches it
     watched_globs = (".github/copilot-instructions.md", ".github/instructions/**", "**/AGENTS.md",
                      *CODING_AGENT_ROOT_FILES, *VSCODE_CLAUDE_FILES[1:])
