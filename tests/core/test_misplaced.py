@@ -6,7 +6,10 @@ as why the file never loads."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
+
+from tests.cli_runner import RunCli, git_tree
 
 from rulemap.analysis import check, new_workspace
 from rulemap.config import Config
@@ -205,3 +208,21 @@ def test_check_names_the_agent_and_reach_gives_the_same_words() -> None:
     assert result["copilot"].never == nested.message.removeprefix("copilot: ")
     status = get_profile("codex").load_status(ws, ".codex/AGENTS.md")
     assert not status.loads and status.why_not == codex.message.removeprefix("codex: ")
+
+
+def test_a_misplaced_copilot_file_alone_selects_copilot_so_check_says_so() -> None:
+    ws = make({".github/agents/copilot-instructions.md": "spec-kit", "a.ts": ""})
+    assert get_profile("copilot").detected_by(ws) == ".github/agents/copilot-instructions.md"
+    [found] = [f for f in check(ws) if f.code == "misplaced-file"]
+    assert (found.path, found.profile) == (".github/agents/copilot-instructions.md", "copilot")
+    # the root's file comes first when there is one
+    ws = make({".github/copilot-instructions.md": "x", "pkg/.github/copilot-instructions.md": "y"})
+    assert get_profile("copilot").detected_by(ws) == ".github/copilot-instructions.md"
+
+
+def test_check_over_only_a_misplaced_file_does_not_say_nothing_was_found(
+        cli: RunCli, tmp_path: Path) -> None:
+    root = git_tree(tmp_path, {".github/agents/copilot-instructions.md": "spec-kit\n"})
+    code, out, err = cli(["check", "--profiles", "copilot"], root)
+    assert "no instruction file" not in err
+    assert "misplaced-file" in out and ".github/agents/copilot-instructions.md" in out

@@ -45,6 +45,7 @@ from rulemap.profiles.base import (
     loaded_homes,
     options_of,
     parent_dir,
+    shallowest,
     stem_for,
     unusable_file,
 )
@@ -148,7 +149,9 @@ class CopilotProfile(Profile):
         if ws.files.under(INSTRUCTIONS_DIR) or ws.reader.is_dir(
                 ws.abs(INSTRUCTIONS_DIR.rstrip("/"))):
             return INSTRUCTIONS_DIR.rstrip("/")
-        return None
+        # a `copilot-instructions.md` Copilot never reads is still written for it: selected,
+        # so that `misplaced-file` says where it would have to be
+        return shallowest(misplaced_repository_files(ws))
 
     def reads(self, ws: Workspace, key: str) -> bool:
         if is_instruction_file(key):
