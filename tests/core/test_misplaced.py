@@ -17,6 +17,7 @@ from rulemap.model import Finding
 from rulemap.profiles import get_profile, validate_options
 from rulemap.reach import reach
 from rulemap.readers import MemoryReader
+from rulemap.why import why
 from rulemap.workspace import Workspace
 
 
@@ -226,3 +227,16 @@ def test_check_over_only_a_misplaced_file_does_not_say_nothing_was_found(
     code, out, err = cli(["check", "--profiles", "copilot"], root)
     assert "no instruction file" not in err
     assert "misplaced-file" in out and ".github/agents/copilot-instructions.md" in out
+
+
+def test_why_gives_the_same_words_for_a_sentence_in_a_misplaced_file() -> None:
+    ws = make({"GEMINI.md": "root", ".gemini/GEMINI.md": "Use tabs.\n",
+               ".gemini/settings.json": "{}", ".codex/AGENTS.md": "Use spaces.\n"})
+    [gemini] = why(ws, "Use tabs.", None, [get_profile("gemini")], "").agents
+    [warning] = get_profile("gemini").misplaced(ws)
+    assert not gemini.seen and gemini.why.startswith(warning.message)
+    # for a path inside `.gemini/` it does load, just in time
+    [touched] = why(ws, "Use tabs.", ".gemini/settings.json", [get_profile("gemini")], "").agents
+    assert touched.seen
+    [codex] = why(ws, "Use spaces.", None, [get_profile("codex")], "").agents
+    assert not codex.seen and codex.why.startswith(get_profile("codex").misplaced(ws)[0].message)
