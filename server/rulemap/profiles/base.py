@@ -197,6 +197,23 @@ class Profile(Protocol):
         return []
 
 
+# A profile's misplaced files: `MISPLACED.key(profile.name, …the options they depend on)`.
+MISPLACED: Final = KeyFamily[list[Finding]]("misplaced")
+
+
+def cached_misplaced(ws: Workspace, profile: Profile, inputs: tuple[object, ...],
+                     compute: Callable[[], list[Finding]]) -> list[Finding]:
+    """`compute()`'s misplaced-file findings, kept until a file is created or deleted (names
+    and places alone decide them) or `inputs` (the options they depend on) differ: one list,
+    so `load_status` may ask for every file without a walk each time, and a check hands the
+    same findings back."""
+    key = MISPLACED.key(profile.name, *inputs)
+    cached = ws.derived.get(key)
+    if cached is None:
+        cached = ws.derived.put(key, compute(), reads=())
+    return cached
+
+
 def misplaced_why(ws: Workspace, profile: Profile, key: str) -> str | None:
     """Why `profile` never reads `key` when it is one of its misplaced files (where it looks,
     and where the file would have to be: its `misplaced-file` message); None otherwise."""

@@ -36,6 +36,7 @@ from rulemap.profiles.base import (
     Profile,
     ancestry,
     cached_explanation,
+    cached_misplaced,
     directory_chain,
     empty_file,
     glob_for,
@@ -257,7 +258,8 @@ class CopilotProfile(Profile):
         code review and the Copilot CLI read that one only; VS Code's chat reads the one of
         each workspace folder, so a package's own file when the package is opened as one."""
         agent = options_of(ws, self)["agent"]
-        return [_misplaced(key, agent) for key in misplaced_repository_files(ws)]
+        return cached_misplaced(ws, self, (agent,), lambda: [
+            _misplaced(key, agent) for key in misplaced_repository_files(ws)])
 
     # ----- loading ----------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from rulemap.profiles.base import (
     Home,
     Option,
     Profile,
+    cached_misplaced,
     directory_chain,
     glob_for,
     home_file,
@@ -178,7 +179,7 @@ class ClaudeCodeProfile(Profile):
         """A `.claude/CLAUDE.local.md` (findings.py `misplaced`)."""
         from rulemap.profiles.claude_code import findings
 
-        return findings.misplaced(ws)
+        return cached_misplaced(ws, self, (), lambda: findings.misplaced(ws))
 
     # ----- for views: its glob dialect and load status (rules.py: a scoped rule loads for
     # the files its globs match as Claude Code matches them) -----------------------------

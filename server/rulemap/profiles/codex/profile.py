@@ -26,6 +26,7 @@ from rulemap.profiles.base import (
     Option,
     Profile,
     ancestry,
+    cached_misplaced,
     directory_chain,
     home_file,
     join,
@@ -209,7 +210,9 @@ class CodexProfile(Profile):
     def misplaced(self, ws: Workspace) -> list[Finding]:
         """A project's `.codex/AGENTS.md` (findings.py `misplaced`)."""
         cwd = "" if ws.config.cwd in ("", ".") else ws.config.cwd.strip("/")
-        return codex_findings.misplaced(ws, self.settings_of(ws), cwd)
+        opts = self.settings_of(ws)
+        return cached_misplaced(ws, self, (opts, cwd),
+                                lambda: codex_findings.misplaced(ws, opts, cwd))
 
     def findings(self, ws: Workspace) -> list[Finding]:
         opts = self.settings_of(ws)

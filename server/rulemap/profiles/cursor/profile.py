@@ -25,6 +25,7 @@ from rulemap.profiles.base import (
     Option,
     Profile,
     cached_explanation,
+    cached_misplaced,
     glob_for,
     home_file,
     loaded_homes,
@@ -249,7 +250,7 @@ class CursorProfile(Profile):
     def misplaced(self, ws: Workspace) -> list[Finding]:
         """`.mdc` files outside `.cursor/rules`, a `.cursorrules` below the root
         (findings.py `misplaced`)."""
-        return misplaced(ws)
+        return cached_misplaced(ws, self, (), lambda: misplaced(ws))
 
     def findings(self, ws: Workspace) -> list[Finding]:
         opts = options_of(ws, self)

@@ -22,6 +22,7 @@ from rulemap.profiles.base import (
     Option,
     Profile,
     cached_explanation,
+    cached_misplaced,
     home_file,
     join,
     loaded_homes,
@@ -146,7 +147,8 @@ class GeminiProfile(Profile):
     def misplaced(self, ws: Workspace) -> list[Finding]:
         """A project's `.gemini/GEMINI.md`: read just in time for `.gemini/` alone
         (findings.py `misplaced`)."""
-        return misplaced(ws, names_of(ws, self), bool(options_of(ws, self)["jitContext"]))
+        names, jit = names_of(ws, self), bool(options_of(ws, self)["jitContext"])
+        return cached_misplaced(ws, self, (names, jit), lambda: misplaced(ws, names, jit))
 
     def findings(self, ws: Workspace) -> list[Finding]:
         names = names_of(ws, self)
