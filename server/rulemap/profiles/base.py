@@ -107,12 +107,10 @@ class Profile(Protocol):
         return LoadStatus(False, why_not=not_read_why(ws, self, key))
 
     def misplaced(self, ws: Workspace) -> list[Finding]:
-        """A `misplaced-file` finding (not yet named after the agent) for each workspace file
-        with a name this agent reads but in a place it never looks (or looks only for work
-        inside that very directory), saying where it looks and where the file would have to
-        be: a warning, or information when the agent may still read it by another route the
-        user may mean. `check` reports them for every selected agent; `load_status` gives
-        the message as why the file never loads (`not_read_why`). Default: none."""
+        """`misplaced-file` findings (not yet named after the agent): files with a name it
+        reads in a place it never looks (or only for work in that very directory), each
+        saying where the file would have to be. `check` asks every selected agent;
+        `load_status` and `why` give the same words (`misplaced_why`). Default: none."""
         return []
 
     def load_groups(self, ws: Workspace, cwd: str) -> list[tuple[Explanation, list[str]]] | None:
@@ -204,9 +202,7 @@ MISPLACED: Final = KeyFamily[list[Finding]]("misplaced")
 def cached_misplaced(ws: Workspace, profile: Profile, inputs: tuple[object, ...],
                      compute: Callable[[], list[Finding]]) -> list[Finding]:
     """`compute()`'s misplaced-file findings, kept until a file is created or deleted (names
-    and places alone decide them) or `inputs` (the options they depend on) differ: one list,
-    so `load_status` may ask for every file without a walk each time, and a check hands the
-    same findings back."""
+    and places decide them) or `inputs` (the options they depend on) differ."""
     key = MISPLACED.key(profile.name, *inputs)
     cached = ws.derived.get(key)
     if cached is None:
@@ -215,14 +211,12 @@ def cached_misplaced(ws: Workspace, profile: Profile, inputs: tuple[object, ...]
 
 
 def misplaced_why(ws: Workspace, profile: Profile, key: str) -> str | None:
-    """Why `profile` never reads `key` when it is one of its misplaced files (where it looks,
-    and where the file would have to be: its `misplaced-file` message); None otherwise."""
+    """`key`'s misplaced-file message when it is one of `profile`'s misplaced files."""
     return next((f.message for f in profile.misplaced(ws) if f.path == key), None)
 
 
 def not_read_why(ws: Workspace, profile: Profile, key: str) -> str:
-    """`load_status`'s why-not for a file `profile` does not read: its misplaced-file words
-    when it is one, else that it does not read it."""
+    """Why `profile` does not read `key`: its misplaced-file words, else that it does not."""
     return misplaced_why(ws, profile, key) or f"{profile.title} does not read it"
 
 
