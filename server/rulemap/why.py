@@ -336,7 +336,7 @@ def _not_loaded(ws: Workspace, profile: Profile, explanation: Explanation, key: 
     in_run = for_what == IN_SESSION
     if key.startswith("/"):
         return f"{profile.title} does not read the user-level file `{key}` {for_what}", True
-    from rulemap.profiles.base import misplaced_why
+    from rulemap.profiles.placement import misplaced_why
 
     # where it looks and where the file would have to be, as `check` says it (misplaced-file)
     misplaced = misplaced_why(ws, profile, key)

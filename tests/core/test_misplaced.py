@@ -162,14 +162,27 @@ def test_claude_code_local_memory_sits_beside_dot_claude_not_in_it() -> None:
 def test_cursor_reads_mdc_rules_from_cursor_rules_only() -> None:
     ws = make({".cursor/rules/ok.mdc": "---\nalwaysApply: true\n---\nok",
                "pkg/.cursor/rules/ok.mdc": "---\nalwaysApply: true\n---\nok",
-               ".cursor/x.mdc": "a", ".cursor/rule/y.mdc": "b", "docs/z.mdc": "c",
-               "pkg/.cursor/w.mdc": "d"})
+               ".cursor/x.mdc": "a", ".cursor/rule/y.mdc": "b", "docs/.cursor/rules.mdc": "c",
+               "pkg/.cursor/w.mdc": "d",
+               # outside any `.cursor/`: may be another tool's (a shared rules directory)
+               ".agents/rules/z.mdc": "e"})
     got = misplaced(ws, "cursor")
-    assert sorted(got) == [".cursor/rule/y.mdc", ".cursor/x.mdc", "docs/z.mdc",
+    assert sorted(got) == [".cursor/rule/y.mdc", ".cursor/x.mdc", "docs/.cursor/rules.mdc",
                            "pkg/.cursor/w.mdc"]
     assert got[".cursor/rule/y.mdc"][1].endswith("move it to `.cursor/rules/y.mdc`")
     assert got["pkg/.cursor/w.mdc"][1].endswith("move it to `pkg/.cursor/rules/w.mdc`")
-    assert got["docs/z.mdc"][1].endswith("move it to `.cursor/rules/z.mdc`")
+    assert got["docs/.cursor/rules.mdc"][1].endswith(
+        "move it to `docs/.cursor/rules/rules.mdc`")
+
+
+def test_a_file_the_agent_loads_under_another_name_is_not_misplaced() -> None:
+    # a root GEMINI.md that imports the `.gemini/` one, a CLAUDE.local.md symlinked to it
+    ws = new_workspace(MemoryReader("/w", {
+        "GEMINI.md": "@./.gemini/GEMINI.md\n", ".gemini/GEMINI.md": "dot",
+        ".claude/CLAUDE.local.md": "local", "CLAUDE.md": "m"},
+        {"CLAUDE.local.md": ".claude/CLAUDE.local.md"}))
+    assert misplaced(ws, "gemini") == {}
+    assert misplaced(ws, "claude-code") == {}
 
 
 def test_cursor_reads_the_legacy_cursorrules_at_the_root_only() -> None:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 from rulemap.config import ConfigError
 from rulemap.derived import Key, KeyFamily
 from rulemap.model import Explanation, Finding, LoadStatus, ScopedGlobs, Span
+from rulemap.profiles.placement import not_read_why
 
 if TYPE_CHECKING:
     from rulemap.profiles.load_log import LoadLogFormat
@@ -193,31 +194,6 @@ class Profile(Protocol):
         file may be (workspace-relative, the first reading first), links that leave the
         workspace left out. `stale-reference` asks every registered profile. Default: none."""
         return []
-
-
-# A profile's misplaced files: `MISPLACED.key(profile.name, …the options they depend on)`.
-MISPLACED: Final = KeyFamily[list[Finding]]("misplaced")
-
-
-def cached_misplaced(ws: Workspace, profile: Profile, inputs: tuple[object, ...],
-                     compute: Callable[[], list[Finding]]) -> list[Finding]:
-    """`compute()`'s misplaced-file findings, kept until a file is created or deleted (names
-    and places decide them) or `inputs` (the options they depend on) differ."""
-    key = MISPLACED.key(profile.name, *inputs)
-    cached = ws.derived.get(key)
-    if cached is None:
-        cached = ws.derived.put(key, compute(), reads=())
-    return cached
-
-
-def misplaced_why(ws: Workspace, profile: Profile, key: str) -> str | None:
-    """`key`'s misplaced-file message when it is one of `profile`'s misplaced files."""
-    return next((f.message for f in profile.misplaced(ws) if f.path == key), None)
-
-
-def not_read_why(ws: Workspace, profile: Profile, key: str) -> str:
-    """Why `profile` does not read `key`: its misplaced-file words, else that it does not."""
-    return misplaced_why(ws, profile, key) or f"{profile.title} does not read it"
 
 
 @dataclass(frozen=True)

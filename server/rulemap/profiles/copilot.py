@@ -36,7 +36,6 @@ from rulemap.profiles.base import (
     Profile,
     ancestry,
     cached_explanation,
-    cached_misplaced,
     directory_chain,
     empty_file,
     glob_for,
@@ -78,6 +77,7 @@ from rulemap.profiles.copilot_globs import (
     glob_has_matches,
     matches,
 )
+from rulemap.profiles.placement import cached_misplaced
 from rulemap.profiles.rule_files import WrittenGlob, as_scoped
 
 if TYPE_CHECKING:

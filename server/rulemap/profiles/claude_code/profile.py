@@ -17,7 +17,6 @@ from rulemap.profiles.base import (
     Home,
     Option,
     Profile,
-    cached_misplaced,
     directory_chain,
     glob_for,
     home_file,
@@ -54,6 +53,7 @@ from rulemap.profiles.claude_code.options import (
     parse,
 )
 from rulemap.profiles.claude_code.rules import RuleGlobs, rule_globs, rule_index
+from rulemap.profiles.placement import cached_misplaced
 from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:

@@ -26,12 +26,10 @@ from rulemap.profiles.base import (
     Option,
     Profile,
     ancestry,
-    cached_misplaced,
     directory_chain,
     home_file,
     join,
     loaded_homes,
-    misplaced_why,
     options_of,
     parent_dir,
     shallowest,
@@ -57,6 +55,7 @@ from rulemap.profiles.codex.files import (
     remaining_after,
     unmarked_root,
 )
+from rulemap.profiles.placement import cached_misplaced, misplaced_why
 from rulemap.readers.base import ReadError, is_within
 
 if TYPE_CHECKING:

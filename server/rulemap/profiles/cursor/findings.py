@@ -16,7 +16,14 @@ from rulemap.profiles.base import (
     unusable_file,
 )
 from rulemap.profiles.cursor.agents_md import mdc_links
-from rulemap.profiles.cursor.rules import LEGACY, RULES, glob_has_matches, owner_of, rule_of
+from rulemap.profiles.cursor.rules import (
+    LEGACY,
+    RULES,
+    glob_has_matches,
+    owner_of,
+    rule_of,
+    rule_paths,
+)
 from rulemap.profiles.rule_files import FILES_NAMED, files_named
 
 if TYPE_CHECKING:
@@ -49,13 +56,17 @@ def not_followed(ws: Workspace, profile: Profile, key: str) -> list[Finding]:
 
 
 def misplaced(ws: Workspace) -> list[Finding]:
-    """`.mdc` files outside every `.cursor/rules/` (`.cursor/x.mdc`, `cursor/rules/x.mdc`,
-    `.cursor/rule/x.mdc`): Cursor reads project rules from `.cursor/rules` (the root's, or a
-    folder's own, scoped to it); and a `.cursorrules` below the root: the legacy file is read
-    at the project root only."""
-    mdc = files_named(ws, FILES_NAMED.key("cursor", "misplaced-mdc"),
-                      ws.files.with_suffix(".mdc"),
-                      lambda p: p.endswith(".mdc") and owner_of(p) is None)
+    """`.mdc` files in a `.cursor/` directory but outside its `rules/` (`.cursor/x.mdc`,
+    `.cursor/rule/x.mdc`, `docs/.cursor/rules.mdc`): Cursor reads project rules from
+    `.cursor/rules` (the root's, or a folder's own, scoped to it); and a `.cursorrules` below
+    the root: the legacy file is read at the project root only. An `.mdc` file outside any
+    `.cursor/` (a shared `.agents/rules/`) may be another tool's, and one that is a rule's
+    own file under another name (a symlinked rules directory) is read: neither is said."""
+    rules = {ws.identity(p) for p in rule_paths(ws)}
+    mdc = [p for p in files_named(
+        ws, FILES_NAMED.key("cursor", "misplaced-mdc"), ws.files.with_suffix(".mdc"),
+        lambda p: p.endswith(".mdc") and owner_of(p) is None and "/.cursor/" in f"/{p}")
+        if ws.identity(p) not in rules]
     out: list[Finding] = []
     for key in mdc:
         directory, _, name = key.rpartition("/")

@@ -25,7 +25,6 @@ from rulemap.profiles.base import (
     Option,
     Profile,
     cached_explanation,
-    cached_misplaced,
     glob_for,
     home_file,
     loaded_homes,
@@ -65,6 +64,7 @@ from rulemap.profiles.cursor.rules import (
     rule_paths,
 )
 from rulemap.profiles.place_groups import Anchors, explained, grouped, rules_of_files
+from rulemap.profiles.placement import cached_misplaced
 from rulemap.profiles.rule_files import WrittenGlob, as_scoped
 from rulemap.text.references import PathRef
 from rulemap.workspace.rule_scope import RuleScope

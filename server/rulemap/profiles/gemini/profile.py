@@ -22,7 +22,6 @@ from rulemap.profiles.base import (
     Option,
     Profile,
     cached_explanation,
-    cached_misplaced,
     home_file,
     join,
     loaded_homes,
@@ -42,6 +41,7 @@ from rulemap.profiles.gemini.load import Loader
 from rulemap.profiles.gemini.paths import file_exists, is_named, named_files, names_of
 from rulemap.profiles.gemini.session import replay
 from rulemap.profiles.place_groups import Anchors, explained, grouped
+from rulemap.profiles.placement import cached_misplaced
 
 if TYPE_CHECKING:
     from rulemap.profiles.steps import SessionReplay, ToolStep
