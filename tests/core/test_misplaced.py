@@ -253,3 +253,19 @@ def test_why_gives_the_same_words_for_a_sentence_in_a_misplaced_file() -> None:
     assert touched.seen
     [codex] = why(ws, "Use spaces.", None, [get_profile("codex")], "").agents
     assert not codex.seen and codex.why.startswith(get_profile("codex").misplaced(ws)[0].message)
+
+
+def test_explain_notes_the_files_with_its_names_it_never_reads(
+        cli: RunCli, tmp_path: Path) -> None:
+    import json
+
+    root = git_tree(tmp_path, {".github/copilot-instructions.md": "root\n",
+                               "packages/x/.github/copilot-instructions.md": "x only\n",
+                               "packages/x/a.ts": ""})
+    code, out, _ = cli(["explain", "packages/x/a.ts", "--profile", "copilot", "--json"], root)
+    data = json.loads(out)
+    assert code == 0 and [f["path"] for f in data["files"]] == [
+        ".github/copilot-instructions.md"]
+    [note] = [n for n in data["notes"] if "packages/x/.github" in n]
+    assert note.startswith("`packages/x/.github/copilot-instructions.md` is not read here: The "
+                           "Copilot coding agent")
