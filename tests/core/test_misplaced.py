@@ -269,3 +269,10 @@ def test_explain_notes_the_files_with_its_names_it_never_reads(
     [note] = [n for n in data["notes"] if "packages/x/.github" in n]
     assert note.startswith("`packages/x/.github/copilot-instructions.md` is not read here: The "
                            "Copilot coding agent")
+
+
+def test_a_nested_repositorys_own_copilot_file_is_its_root_file() -> None:
+    ws = make({".github/copilot-instructions.md": "outer",
+               "vendor/lib/.git": "gitdir: ../../.git/modules/lib\n",
+               "vendor/lib/.github/copilot-instructions.md": "the submodule's own"})
+    assert misplaced(ws, "copilot") == {}

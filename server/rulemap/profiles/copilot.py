@@ -254,9 +254,8 @@ class CopilotProfile(Profile):
         return out
 
     def misplaced(self, ws: Workspace) -> list[Finding]:
-        """Every `copilot-instructions.md` but the root's `.github/` one: the coding agent,
-        code review and the Copilot CLI read that one only; VS Code's chat reads the one of
-        each workspace folder, so a package's own file when the package is opened as one."""
+        """Every `copilot-instructions.md` but the root's `.github/` one (and a nested
+        repository's own): VS Code's chat reads the one of each workspace folder."""
         agent = options_of(ws, self)["agent"]
         return cached_misplaced(ws, self, (agent,), lambda: [
             _misplaced(key, agent) for key in misplaced_repository_files(ws)])
@@ -412,8 +411,7 @@ _WHO: Final = {CODING_AGENT: "The Copilot coding agent (and Copilot CLI)",
 
 
 def _misplaced(key: str, agent: str) -> Finding:
-    """A `copilot-instructions.md` where `agent` never looks, and what would make it apply:
-    the root's file for every request, or a path-specific file scoped to its folder."""
+    """A `copilot-instructions.md` where `agent` never looks, and what would make it apply."""
     folder = workspace_folder_of(key)
     scoped = (f"; to apply it to `{folder}/` only, make it `{INSTRUCTIONS_DIR}"
               f"{folder.replace('/', '-')}{SUFFIX}` with `applyTo: \"{folder}/**\"`"
