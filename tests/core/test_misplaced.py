@@ -276,3 +276,22 @@ def test_a_nested_repositorys_own_copilot_file_is_its_root_file() -> None:
                "vendor/lib/.git": "gitdir: ../../.git/modules/lib\n",
                "vendor/lib/.github/copilot-instructions.md": "the submodule's own"})
     assert misplaced(ws, "copilot") == {}
+
+
+def test_in_a_home_directory_kept_in_git_the_dot_directories_are_the_users_own() -> None:
+    # a dotfiles repository: `.bashrc` at its top, the agents' user-level files beside it
+    ws = make({".bashrc": "", ".gemini/GEMINI.md": "g", ".codex/AGENTS.md": "c",
+               ".copilot/copilot-instructions.md": "p", "pkg/.gemini/GEMINI.md": "nested"})
+    gemini, codex, copilot = (misplaced(ws, a) for a in ("gemini", "codex", "copilot"))
+    for got, key in ((gemini, ".gemini/GEMINI.md"), (codex, ".codex/AGENTS.md"),
+                     (copilot, ".copilot/copilot-instructions.md")):
+        severity, message = got[key]
+        assert severity == "information", key
+        assert "looks like a home directory (`.bashrc` at its top)" in message
+    assert "Copilot CLI's user-level file" in copilot[".copilot/copilot-instructions.md"][1]
+    # a package's `.gemini/` is no home directory's
+    assert gemini["pkg/.gemini/GEMINI.md"][0] == "warning"
+    # without a shell start-up file at the top, a project's: warnings
+    ws = make({".gemini/GEMINI.md": "g", ".copilot/copilot-instructions.md": "p"})
+    assert misplaced(ws, "gemini")[".gemini/GEMINI.md"][0] == "warning"
+    assert misplaced(ws, "copilot")[".copilot/copilot-instructions.md"][0] == "warning"

@@ -242,7 +242,8 @@ CHECKS: Final[dict[str, Check]] = _registry(
         variants=(
             Variant("information", "the agent may still read it by another route (VS Code's "
                     "chat reads the `.github/copilot-instructions.md` of every workspace "
-                    "folder, so a package opened as one)"),
+                    "folder, so a package opened as one; a home directory kept in git, whose "
+                    "`.gemini/GEMINI.md` or `.codex/AGENTS.md` is the user's global file)"),
         ),
     ),
 )

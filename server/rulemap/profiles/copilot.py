@@ -52,6 +52,7 @@ from rulemap.profiles.base import (
 from rulemap.profiles.copilot_files import (
     AGENT_CHOICES,
     AGENTS,
+    CLI_USER_FILE,
     CODE_REVIEW,
     CODING_AGENT,
     CODING_AGENT_ROOT_FILES,
@@ -77,7 +78,7 @@ from rulemap.profiles.copilot_globs import (
     glob_has_matches,
     matches,
 )
-from rulemap.profiles.placement import cached_misplaced
+from rulemap.profiles.placement import cached_misplaced, home_marker
 from rulemap.profiles.rule_files import WrittenGlob, as_scoped
 
 if TYPE_CHECKING:
@@ -258,7 +259,7 @@ class CopilotProfile(Profile):
         repository's own): VS Code's chat reads the one of each workspace folder."""
         agent = options_of(ws, self)["agent"]
         return cached_misplaced(ws, self, (agent,), lambda: [
-            _misplaced(key, agent) for key in misplaced_repository_files(ws)])
+            _misplaced(key, agent, home_marker(ws)) for key in misplaced_repository_files(ws)])
 
     # ----- loading ----------------------------------------------------------------------------
 
@@ -410,25 +411,26 @@ _WHO: Final = {CODING_AGENT: "The Copilot coding agent (and Copilot CLI)",
                CODE_REVIEW: "Copilot code review", VSCODE_CHAT: "VS Code's chat"}
 
 
-def _misplaced(key: str, agent: str) -> Finding:
+def _misplaced(key: str, agent: str, home: str | None) -> Finding:
     """A `copilot-instructions.md` where `agent` never looks, and what would make it apply."""
     folder = workspace_folder_of(key)
     scoped = (f"; to apply it to `{folder}/` only, make it `{INSTRUCTIONS_DIR}"
               f"{folder.replace('/', '-')}{SUFFIX}` with `applyTo: \"{folder}/**\"`"
               if folder else f"; move it to `{INSTRUCTIONS}`, or to `{INSTRUCTIONS_DIR}"
               f"NAME{SUFFIX}` with an `applyTo` glob to scope it")
-    if folder and agent == VSCODE_CHAT:
-        return Finding(
-            key, Span.at(0, 0), "information", "misplaced-file",
-            f"VS Code's chat reads the `{INSTRUCTIONS}` of each workspace folder, so it reads "
-            f"`{key}` only when `{folder}` is opened as a workspace folder (alone or in a "
-            f"multi-root workspace), never with the repository open{scoped}")
+    # Copilot CLI's user-level file, in a home directory kept in git (dotfiles)
+    cli_home = home is not None and key == CLI_USER_FILE
+    if cli_home:
+        scoped = (f"; this tree looks like a home directory (`{home}` at its top): installed "
+                  f"as one, it is Copilot CLI's user-level file, read in every repository")
     where = "of each workspace folder" if agent == VSCODE_CHAT else "at the repository root"
-    return Finding(
-        key, Span.at(0, 0), "warning", "misplaced-file",
-        f"{_WHO[agent]} reads `{INSTRUCTIONS}` {where} only, so it never reads "
-        f"`{key}`{scoped}")
-
+    said = (f"VS Code's chat reads the `{INSTRUCTIONS}` of each workspace folder, so it reads "
+            f"`{key}` only when `{folder}` is opened as a workspace folder (alone or in a "
+            f"multi-root workspace), never with the repository open"
+            if folder and agent == VSCODE_CHAT else
+            f"{_WHO[agent]} reads `{INSTRUCTIONS}` {where} only, so it never reads `{key}`")
+    return Finding(key, Span.at(0, 0), "information" if cli_home or (
+        folder and agent == VSCODE_CHAT) else "warning", "misplaced-file", said + scoped)
 
 
 def _plain_findings(ws: Workspace, key: str, lint: frozenset[str]) -> list[Finding]:

@@ -74,6 +74,7 @@ def misnamed(ws: Workspace) -> list[str]:
 
 
 REPOSITORY_NAME = "copilot-instructions.md"
+CLI_USER_FILE = ".copilot/copilot-instructions.md"  # under the home directory: Copilot CLI's
 
 
 def misplaced_repository_files(ws: Workspace) -> list[str]:

@@ -55,3 +55,14 @@ def misplaced_why(ws: Workspace, profile: Profile, key: str) -> str | None:
 def not_read_why(ws: Workspace, profile: Profile, key: str) -> str:
     """Why `profile` does not read `key`: its misplaced-file words, else that it does not."""
     return misplaced_why(ws, profile, key) or f"{profile.title} does not read it"
+
+
+# Shell start-up files at a home directory's top: a tree holding one is a home directory kept
+# in git (dotfiles), where `.gemini/` and `.codex/` are the user's own directories.
+HOME_MARKERS: Final = (".bashrc", ".zshrc", ".bash_profile", ".zprofile", ".zshenv", ".profile")
+
+
+def home_marker(ws: Workspace) -> str | None:
+    """The shell start-up file at the workspace's top that makes it look like a home
+    directory (a dotfiles repository), or None."""
+    return next((m for m in HOME_MARKERS if m in ws.files), None)

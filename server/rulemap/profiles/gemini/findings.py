@@ -25,6 +25,7 @@ from rulemap.profiles.gemini.paths import (
     resolve,
     tokens_of,
 )
+from rulemap.profiles.placement import home_marker
 from rulemap.suggest import NameIndex, close_matches
 
 if TYPE_CHECKING:
@@ -55,6 +56,7 @@ def misplaced(ws: Workspace, names: tuple[str, ...], jit: bool) -> list[Finding]
     if not jit:
         return []
     out: list[Finding] = []
+    home = home_marker(ws)
     for key in named_files(ws, names):
         directory, _, name = key.rpartition("/")
         owner, _, last = directory.rpartition("/")
@@ -62,12 +64,17 @@ def misplaced(ws: Workspace, names: tuple[str, ...], jit: bool) -> list[Finding]
             continue
         dot = f"{owner}/{GLOBAL_DIR}" if owner else GLOBAL_DIR
         there = f"`{owner}/{name}`" if owner else f"`{name}` at the root"
+        # a home directory kept in git (dotfiles): its `.gemini/` is the user's own
+        dotfiles = home is not None and not owner
         out.append(Finding(
-            key, Span.at(0, 0), "warning", "misplaced-file",
+            key, Span.at(0, 0), "information" if dotfiles else "warning", "misplaced-file",
             f"Gemini CLI reads `{name}` in each directory from the git root down to its "
             f"working directory, and the user's `~/{GLOBAL_DIR}/{name}`; a project's "
             f"`{GLOBAL_DIR}/` is neither, so it never loads `{key}` at start-up, only just in "
-            f"time when a file tool touches a path in `{dot}/`. Move it to {there}"))
+            f"time when a file tool touches a path in `{dot}/`. "
+            + (f"This tree looks like a home directory (`{home}` at its top): installed as "
+               f"one, it is the user's global file, read in every project" if dotfiles else
+               f"Move it to {there}")))
     return out
 
 
