@@ -356,6 +356,12 @@ def _not_loaded(ws: Workspace, profile: Profile, explanation: Explanation, key: 
     in_run = for_what == IN_SESSION
     if key.startswith("/"):
         return f"{profile.title} does not read the user-level file `{key}` {for_what}", True
+    from rulemap.profiles.placement import misplaced_why
+
+    # where it looks and where the file would have to be, as `check` says it (misplaced-file)
+    misplaced = misplaced_why(ws, profile, key)
+    if misplaced is not None:
+        return misplaced, True
     status = profile.load_status(ws, key)
     if status.why_not:
         own = _own_importers(ws, profile, key, explanation)

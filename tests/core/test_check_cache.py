@@ -138,7 +138,11 @@ def assert_cold_equals(check: Check, *args: str, cwd: Path | None = None) -> Run
 
 # --- identical output, warm and cold ---------------------------------------------------------
 
-SAMPLED_CASES = sorted(p.name for p in CASES.iterdir() if (p / "workspace").is_dir())[::8]
+# every 8th case that checks: one whose configuration is an error (exit 2) stores no entry,
+# so it has no warm run to compare (which cases are sampled shifts as cases are added)
+SAMPLED_CASES = sorted(
+    p.name for p in CASES.iterdir() if (p / "workspace").is_dir()
+    and "exit_code = 2" not in (p / "case.toml").read_text(encoding="utf-8"))[::8]
 
 
 @pytest.mark.parametrize("case", SAMPLED_CASES)

@@ -25,7 +25,7 @@ def test_the_interface_declares_the_capabilities() -> None:
         "follows_imports", "watched_globs", "own_glob_dialect", "check_codes",
         "transcript_format", "layout", "load_status", "load_groups", "replay",
         "glob_matches", "glob_has_matches", "rule_matches", "first_matching_glob",
-        "glob_key", "rule_globs",
+        "glob_key", "rule_globs", "misplaced",
     } <= MEMBERS
 
 

@@ -3,7 +3,8 @@ applies suppressions and configuration.
 
 The families here are about the files themselves (bytes, frontmatter, globs, import tokens,
 the import graph, trust); what an agent's loading does to them (a budget that cuts, a file it
-never reads) is the selected profiles' to say (`Profile.findings`)."""
+never reads, a file named as its own where it never looks) is the selected profiles' to say
+(`Profile.findings`, `Profile.misplaced`)."""
 
 from __future__ import annotations
 
@@ -139,7 +140,8 @@ def profile_findings(ws: Workspace) -> list[Finding]:
     named: dict[int, tuple[Finding, Finding]] = {}
     default = default_name(ws)
     for profile in selected(ws):
-        found = profile.findings(ws)
+        # a file it reads by name but in a place it never looks: asked of every agent alike
+        found = [*profile.findings(ws), *profile.misplaced(ws)]
         if profile.name == default:
             out.extend(found)
             continue

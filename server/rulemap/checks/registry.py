@@ -234,6 +234,18 @@ CHECKS: Final[dict[str, Check]] = _registry(
                     "against a package.json that parsed and no other package.json defining X"),
         ),
     ),
+    Check(
+        "misplaced-file", "warning",
+        "a file named as an agent's instructions in a place that agent never looks (a project "
+        "`.gemini/GEMINI.md`, a nested `.github/copilot-instructions.md`): where it would have "
+        "to be",
+        variants=(
+            Variant("information", "the agent may still read it by another route (VS Code's "
+                    "chat reads the `.github/copilot-instructions.md` of every workspace "
+                    "folder, so a package opened as one; a home directory kept in git, whose "
+                    "`.gemini/GEMINI.md` or `.codex/AGENTS.md` is the user's global file)"),
+        ),
+    ),
 )
 
 CHECK_CODES: Final = frozenset(CHECKS)

@@ -36,6 +36,10 @@ def nothing_to_read(snap: Snapshot) -> Unread | None:
         own = compile_patterns(profile.watched_globs)
         if any(own.match(key) and profile.reads(ws, key) for key in ws.files):
             return None
+    # a file written for an agent in a place it never looks is no empty workspace: `check`
+    # reports it (misplaced-file), and saying "no instruction file" would contradict it
+    if any(profile.misplaced(ws) for profile in agents):
+        return None
     return Unread(tuple(p.name for p in agents), tuple(globs))
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 from rulemap.config import ConfigError
 from rulemap.derived import Key, KeyFamily
 from rulemap.model import Explanation, Finding, LoadStatus, ScopedGlobs, Span
+from rulemap.profiles.placement import not_read_why
 
 if TYPE_CHECKING:
     from rulemap.profiles.load_log import LoadLogFormat
@@ -104,7 +105,14 @@ class Profile(Protocol):
         Default: a file it reads loads for every target (an agent without scoped rules)."""
         if self.reads(ws, key):
             return LoadStatus(True, len(ws.files))
-        return LoadStatus(False, why_not=f"{self.title} does not read it")
+        return LoadStatus(False, why_not=not_read_why(ws, self, key))
+
+    def misplaced(self, ws: Workspace) -> list[Finding]:
+        """`misplaced-file` findings (not yet named after the agent): files with a name it
+        reads in a place it never looks (or only for work in that very directory), each
+        saying where the file would have to be. `check` asks every selected agent;
+        `load_status` and `why` give the same words (`misplaced_why`). Default: none."""
+        return []
 
     def load_groups(self, ws: Workspace, cwd: str) -> list[tuple[Explanation, list[str]]] | None:
         """Every workspace file grouped by what it loads, one explanation per group (for

@@ -45,12 +45,14 @@ from rulemap.profiles.base import (
     loaded_homes,
     options_of,
     parent_dir,
+    shallowest,
     stem_for,
     unusable_file,
 )
 from rulemap.profiles.copilot_files import (
     AGENT_CHOICES,
     AGENTS,
+    CLI_USER_FILE,
     CODE_REVIEW,
     CODING_AGENT,
     CODING_AGENT_ROOT_FILES,
@@ -65,6 +67,8 @@ from rulemap.profiles.copilot_files import (
     is_instruction_file,
     meta,
     misnamed,
+    misplaced_repository_files,
+    workspace_folder_of,
 )
 from rulemap.profiles.copilot_globs import (
     EVERYTHING,
@@ -74,6 +78,7 @@ from rulemap.profiles.copilot_globs import (
     glob_has_matches,
     matches,
 )
+from rulemap.profiles.placement import cached_misplaced, home_marker
 from rulemap.profiles.rule_files import WrittenGlob, as_scoped
 
 if TYPE_CHECKING:
@@ -93,6 +98,7 @@ class CopilotProfile(Profile):
         "AGENTS.md; no imports, no budget."
     )
     follows_imports = False
+    check_codes = ("misplaced-file",)
     own_glob_dialect = True  # applyTo, as the coding agent or VS Code matches it
     watched_globs = (".github/copilot-instructions.md", ".github/instructions/**", "**/AGENTS.md",
                      *CODING_AGENT_ROOT_FILES, *VSCODE_CLAUDE_FILES[1:])
@@ -145,7 +151,9 @@ class CopilotProfile(Profile):
         if ws.files.under(INSTRUCTIONS_DIR) or ws.reader.is_dir(
                 ws.abs(INSTRUCTIONS_DIR.rstrip("/"))):
             return INSTRUCTIONS_DIR.rstrip("/")
-        return None
+        # a `copilot-instructions.md` Copilot never reads is still written for it: selected,
+        # so that `misplaced-file` says where it would have to be
+        return shallowest(misplaced_repository_files(ws))
 
     def reads(self, ws: Workspace, key: str) -> bool:
         if is_instruction_file(key):
@@ -245,6 +253,13 @@ class CopilotProfile(Profile):
                 f"Copilot reads only files named `*{SUFFIX}` from `{INSTRUCTIONS_DIR}`, so it "
                 f"never reads `{name}`; rename it to `{fixed}`"))
         return out
+
+    def misplaced(self, ws: Workspace) -> list[Finding]:
+        """Every `copilot-instructions.md` but the root's `.github/` one (and a nested
+        repository's own): VS Code's chat reads the one of each workspace folder."""
+        agent = options_of(ws, self)["agent"]
+        return cached_misplaced(ws, self, (agent,), lambda: [
+            _misplaced(key, agent, home_marker(ws)) for key in misplaced_repository_files(ws)])
 
     # ----- loading ----------------------------------------------------------------------------
 
@@ -391,6 +406,31 @@ def _farther_agents(ws: Workspace, nearest: str) -> list[str]:
 
 
 # ----- findings -------------------------------------------------------------------------------
+
+_WHO: Final = {CODING_AGENT: "The Copilot coding agent (and Copilot CLI)",
+               CODE_REVIEW: "Copilot code review", VSCODE_CHAT: "VS Code's chat"}
+
+
+def _misplaced(key: str, agent: str, home: str | None) -> Finding:
+    """A `copilot-instructions.md` where `agent` never looks, and what would make it apply."""
+    folder = workspace_folder_of(key)
+    scoped = (f"; to apply it to `{folder}/` only, make it `{INSTRUCTIONS_DIR}"
+              f"{folder.replace('/', '-')}{SUFFIX}` with `applyTo: \"{folder}/**\"`"
+              if folder else f"; move it to `{INSTRUCTIONS}`, or to `{INSTRUCTIONS_DIR}"
+              f"NAME{SUFFIX}` with an `applyTo` glob to scope it")
+    # Copilot CLI's user-level file, in a home directory kept in git (dotfiles)
+    cli_home = home is not None and key == CLI_USER_FILE
+    if cli_home:
+        scoped = (f"; this tree looks like a home directory (`{home}` at its top): installed "
+                  f"as one, it is Copilot CLI's user-level file, read in every repository")
+    where = "of each workspace folder" if agent == VSCODE_CHAT else "at the repository root"
+    said = (f"VS Code's chat reads the `{INSTRUCTIONS}` of each workspace folder, so it reads "
+            f"`{key}` only when `{folder}` is opened as a workspace folder (alone or in a "
+            f"multi-root workspace), never with the repository open"
+            if folder and agent == VSCODE_CHAT else
+            f"{_WHO[agent]} reads `{INSTRUCTIONS}` {where} only, so it never reads `{key}`")
+    return Finding(key, Span.at(0, 0), "information" if cli_home or (
+        folder and agent == VSCODE_CHAT) else "warning", "misplaced-file", said + scoped)
 
 
 def _plain_findings(ws: Workspace, key: str, lint: frozenset[str]) -> list[Finding]:

@@ -73,6 +73,36 @@ def misnamed(ws: Workspace) -> list[str]:
         and p.rsplit("/", 1)[-1].lower() != "readme.md")
 
 
+REPOSITORY_NAME = "copilot-instructions.md"
+CLI_USER_FILE = ".copilot/copilot-instructions.md"  # under the home directory: Copilot CLI's
+
+
+def misplaced_repository_files(ws: Workspace) -> list[str]:
+    """Files named `copilot-instructions.md` other than the root's
+    `.github/copilot-instructions.md` (a package's `.github/`, a subdirectory of `.github/`
+    such as spec-kit's `.github/agents/`, the root itself), those in
+    `.github/instructions/` aside (`misnamed` reports them), and a nested repository's (a
+    submodule's) own root file."""
+    found = files_named(
+        ws, FILES_NAMED.key("copilot", "misplaced"), ws.files.with_suffix(".md"),
+        lambda p: (p == REPOSITORY_NAME or p.endswith("/" + REPOSITORY_NAME))
+        and p != INSTRUCTIONS and not p.startswith(INSTRUCTIONS_DIR))
+    return [key for key in found if not _own_repository(ws, key)]
+
+
+def _own_repository(ws: Workspace, key: str) -> bool:
+    folder = workspace_folder_of(key)
+    return folder is not None and ws.reader.exists(ws.abs(f"{folder}/.git"))
+
+
+def workspace_folder_of(key: str) -> str | None:
+    """The folder whose own `.github/copilot-instructions.md` `key` is (`packages/x` for
+    `packages/x/.github/copilot-instructions.md`): what VS Code reads when that folder is a
+    workspace folder. None when `key` is not in a `.github/` of its own."""
+    tail = "/" + INSTRUCTIONS
+    return key[: -len(tail)] if key.endswith(tail) else None
+
+
 def meta(ws: Workspace, key: str) -> Meta:
     cache_key = _META.key(key)
     cached = ws.derived.get(cache_key)

@@ -15,7 +15,13 @@ from rulemap.profiles.base import directory_chain, selected
 from rulemap.profiles.claude_code import imports as claude_imports
 from rulemap.profiles.claude_code.load import ClaudeLoad
 from rulemap.profiles.claude_code.loader import ClaudeLoader, LoadKey, normalize, strictly_below
-from rulemap.profiles.claude_code.names import AGENTS_MD, MEMORY_NAMES, name_index, probe
+from rulemap.profiles.claude_code.names import (
+    AGENTS_MD,
+    LOCAL_MD,
+    MEMORY_NAMES,
+    name_index,
+    probe,
+)
 from rulemap.profiles.claude_code.options import (
     CLAUDE_MD_AND_AGENTS_MD,
     CLAUDE_MD_OR_AGENTS_MD,
@@ -34,6 +40,29 @@ _LINK_FINDINGS: Final = KeyFamily[list[Finding]]("claude-code-link-findings")  #
 # document, cwd, options, cogitator too, home → (its findings, what they read)
 _DOC_FINDINGS: Final = KeyFamily[tuple[list[Finding], ReadSet]]("claude-code-doc-findings")
 _SHADOW: Final = KeyFamily[Finding]("claude-code-shadow")  # AGENTS.md, cwd, options
+
+
+def misplaced(ws: Workspace) -> list[Finding]:
+    """A `CLAUDE.local.md` inside a `.claude/` directory: Claude Code's memory files of a
+    directory are its `CLAUDE.md`, `.claude/CLAUDE.md` and `CLAUDE.local.md` (the docs'
+    table of memory locations), so `.claude/CLAUDE.local.md` is no file of the project's own
+    directory; Claude Code reads it only as the local memory of the `.claude` directory
+    itself, when it reads a file there."""
+    out: list[Finding] = []
+    for directory, names in sorted(name_index(ws).items()):
+        owner, _, last = directory.rpartition("/")
+        key = names.get(LOCAL_MD)
+        if last != ".claude" or key is None:
+            continue
+        there = f"`{owner}/{LOCAL_MD}`" if owner else f"`{LOCAL_MD}` at the root"
+        of = f"`{owner}/`" if owner else "the project root"
+        out.append(Finding(
+            key, Span.at(0, 0), "warning", "misplaced-file",
+            f"Claude Code reads `{LOCAL_MD}` beside `.claude/`, not in it (its memory files of "
+            f"a directory are `CLAUDE.md`, `.claude/CLAUDE.md` and `{LOCAL_MD}`), so "
+            f"`{key}` is not the local memory of {of}: it loads only when Claude reads a file "
+            f"in `{directory}/`. Move it to {there}"))
+    return out
 
 
 def check(ws: Workspace, profile: ClaudeLoader) -> list[Finding]:

@@ -53,6 +53,7 @@ from rulemap.profiles.claude_code.options import (
     parse,
 )
 from rulemap.profiles.claude_code.rules import RuleGlobs, rule_globs, rule_index
+from rulemap.profiles.placement import cached_misplaced
 from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
@@ -88,7 +89,8 @@ class ClaudeCodeProfile(Profile):
         "per directory, AGENTS.md as a fallback, @imports (4 hops), no shared budget."
     )
     follows_imports = True  # for other profiles' import-not-followed
-    check_codes = ("instructions-shadowed", "import-not-followed", "file-too-large")
+    check_codes = ("instructions-shadowed", "import-not-followed", "file-too-large",
+                   "misplaced-file")
     code_notes = (("file-too-large", f"Claude Code: {SIZE_WARNING_CHARS:,} characters"),)
     transcript_format = transcript.FORMAT
     load_log_format = claude_load_log.FORMAT  # InstructionsLoaded hook events
@@ -172,6 +174,12 @@ class ClaudeCodeProfile(Profile):
         from rulemap.profiles.claude_code import findings
 
         return findings.check(ws, self)
+
+    def misplaced(self, ws: Workspace) -> list[Finding]:
+        """A `.claude/CLAUDE.local.md` (findings.py `misplaced`)."""
+        from rulemap.profiles.claude_code import findings
+
+        return cached_misplaced(ws, self, (), lambda: findings.misplaced(ws))
 
     # ----- for views: its glob dialect and load status (rules.py: a scoped rule loads for
     # the files its globs match as Claude Code matches them) -----------------------------

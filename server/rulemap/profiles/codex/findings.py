@@ -10,6 +10,7 @@ from rulemap.derived import Key, KeyFamily
 from rulemap.model import Finding, Related, Span
 from rulemap.profiles.base import parent_dir, selected, unreadable_file
 from rulemap.profiles.codex.files import (
+    GLOBAL_DIR,
     CodexOptions,
     Verdict,
     apply_budget,
@@ -24,7 +25,36 @@ from rulemap.profiles.codex.files import (
     remaining_after,
     unmarked_root,
 )
+from rulemap.profiles.placement import home_marker
 from rulemap.text.positions import split_lines
+
+
+def misplaced(ws: Workspace, opts: CodexOptions, cwd: str) -> list[Finding]:
+    """Instruction files in a `.codex/` directory: Codex reads its names in each directory
+    from the project root down to its working directory (project_doc.rs
+    `discover_project_doc_paths`) and the user's `~/.codex/AGENTS.md` (`$CODEX_HOME`), so a
+    project's `.codex/AGENTS.md` loads only with Codex started inside `.codex/` — never
+    reported when the cwd is there."""
+    out: list[Finding] = []
+    home = home_marker(ws)
+    for directory, names in sorted(name_index(ws, opts.names).items()):
+        owner, _, last = directory.rpartition("/")
+        if last != GLOBAL_DIR or cwd == directory or cwd.startswith(directory + "/"):
+            continue
+        # a home directory kept in git (dotfiles): its `.codex/` is the user's own
+        dotfiles = home is not None and not owner
+        for name, key in sorted(names.items()):
+            there = f"`{owner}/{name}`" if owner else f"`{name}` at the root"
+            out.append(Finding(
+                key, Span.at(0, 0), "information" if dotfiles else "warning", "misplaced-file",
+                f"Codex reads `{name}` in each directory from the project root down to its "
+                f"working directory, and the user's `~/{GLOBAL_DIR}/{name}`; a project's "
+                f"`{GLOBAL_DIR}/` is neither, so it never reads `{key}` (only if started inside "
+                f"`{directory}/`). "
+                + (f"This tree looks like a home directory (`{home}` at its top): installed "
+                   f"as one, it is the user's global file, read in every project" if dotfiles
+                   else f"Move it to {there}")))
+    return out
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace

@@ -55,6 +55,7 @@ from rulemap.profiles.codex.files import (
     remaining_after,
     unmarked_root,
 )
+from rulemap.profiles.placement import cached_misplaced, misplaced_why
 from rulemap.readers.base import ReadError, is_within
 
 if TYPE_CHECKING:
@@ -73,7 +74,8 @@ class CodexProfile(Profile):
     )
     follows_imports = False  # `@path` reaches Codex as plain text
     startup_prefix = True  # it loads at start-up only: every target gets that load
-    check_codes = ("budget-overflow", "instructions-shadowed", "import-not-followed")
+    check_codes = ("budget-overflow", "instructions-shadowed", "import-not-followed",
+                   "misplaced-file")
     watched_globs = ("**/AGENTS.md", "**/AGENTS.override.md")
     load_log_format = codex_load_log.FORMAT  # `codex debug prompt-input`
     options: tuple[Option, ...] = (
@@ -162,6 +164,9 @@ class CodexProfile(Profile):
         """A file it reads loads for every target, but only on the walk from the project root
         down to the cwd: it reads its instruction files once, at start-up, never for a
         target (so a nested AGENTS.md below the cwd never loads there)."""
+        misplaced = misplaced_why(ws, self, key)
+        if misplaced is not None:
+            return LoadStatus(False, why_not=misplaced)
         if not self.reads(ws, key):
             return LoadStatus(False, why_not=f"{self.title} does not read it")
         opts = self.settings_of(ws)
@@ -200,6 +205,13 @@ class CodexProfile(Profile):
         """Every workspace file in one group: the target adds nothing (for `rulemap diff`)."""
         files = list(ws.files)
         return [(self.explain(ws, files[0], cwd), files)] if files else []
+
+    def misplaced(self, ws: Workspace) -> list[Finding]:
+        """A project's `.codex/AGENTS.md` (findings.py `misplaced`)."""
+        cwd = "" if ws.config.cwd in ("", ".") else ws.config.cwd.strip("/")
+        opts = self.settings_of(ws)
+        return cached_misplaced(ws, self, (opts, cwd),
+                                lambda: codex_findings.misplaced(ws, opts, cwd))
 
     def findings(self, ws: Workspace) -> list[Finding]:
         opts = self.settings_of(ws)

@@ -16,7 +16,15 @@ from rulemap.profiles.base import (
     unusable_file,
 )
 from rulemap.profiles.cursor.agents_md import mdc_links
-from rulemap.profiles.cursor.rules import glob_has_matches, rule_of
+from rulemap.profiles.cursor.rules import (
+    LEGACY,
+    RULES,
+    glob_has_matches,
+    owner_of,
+    rule_of,
+    rule_paths,
+)
+from rulemap.profiles.rule_files import FILES_NAMED, files_named
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -44,6 +52,45 @@ def not_followed(ws: Workspace, profile: Profile, key: str) -> list[Finding]:
             f"Cursor does not follow `@` imports in AGENTS.md: `@{ref.raw}` reaches it as "
             f"plain text and `{resolved.target}` is never loaded{nor}. Inline what the agent "
             f"must know, or name the file in prose so it can open it"))
+    return out
+
+
+def misplaced(ws: Workspace) -> list[Finding]:
+    """`.mdc` files in a `.cursor/` directory but outside its `rules/` (`.cursor/x.mdc`,
+    `.cursor/rule/x.mdc`, `docs/.cursor/rules.mdc`): Cursor reads project rules from
+    `.cursor/rules` (the root's, or a folder's own, scoped to it); and a `.cursorrules` below
+    the root: the legacy file is read at the project root only. An `.mdc` file outside any
+    `.cursor/` (a shared `.agents/rules/`) may be another tool's, and one that is a rule's
+    own file under another name (a symlinked rules directory) is read: neither is said."""
+    rules = {ws.identity(p) for p in rule_paths(ws)}
+    mdc = [p for p in files_named(
+        ws, FILES_NAMED.key("cursor", "misplaced-mdc"), ws.files.with_suffix(".mdc"),
+        lambda p: p.endswith(".mdc") and owner_of(p) is None and "/.cursor/" in f"/{p}")
+        if ws.identity(p) not in rules]
+    out: list[Finding] = []
+    for key in mdc:
+        directory, _, name = key.rpartition("/")
+        # a rule inside a `.cursor/` tree belongs to that folder's rules; any other file to
+        # the root's (or, scoped, to the folder whose files it is about)
+        index = f"/{directory}/".rfind("/.cursor/")
+        owner = directory[: max(index - 1, 0)] if index >= 0 else ""
+        there = f"{owner}/{RULES}{name}" if owner else f"{RULES}{name}"
+        out.append(Finding(
+            key, Span.at(0, 0), "warning", "misplaced-file",
+            f"Cursor reads `.mdc` rules from a `{RULES.rstrip('/')}` directory (the root's, or "
+            f"a folder's own for the files below it), so it never reads `{key}`; move it to "
+            f"`{there}`"))
+    # a name that is all suffix is in no suffix table: one pass, cached with the file list
+    legacy = files_named(ws, FILES_NAMED.key("cursor", "nested-legacy"), ws.files,
+                         lambda p: p.endswith("/" + LEGACY))
+    for key in legacy:
+        directory = key.rpartition("/")[0]
+        out.append(Finding(
+            key, Span.at(0, 0), "warning", "misplaced-file",
+            f"Cursor reads the legacy `{LEGACY}` at the project root only, so it never reads "
+            f"`{key}`; to apply it to `{directory}/`, make it a rule in "
+            f"`{directory}/{RULES}` (for example `{directory}/{RULES}{LEGACY[1:]}.mdc` with "
+            f"`alwaysApply: true`)"))
     return out
 
 

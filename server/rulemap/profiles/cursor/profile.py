@@ -42,6 +42,7 @@ from rulemap.profiles.cursor.agents_md import (
 )
 from rulemap.profiles.cursor.findings import (
     broken_links,
+    misplaced,
     not_followed,
     plain_findings,
     rule_findings,
@@ -63,6 +64,7 @@ from rulemap.profiles.cursor.rules import (
     rule_paths,
 )
 from rulemap.profiles.place_groups import Anchors, explained, grouped, rules_of_files
+from rulemap.profiles.placement import cached_misplaced
 from rulemap.profiles.rule_files import WrittenGlob, as_scoped
 from rulemap.text.references import PathRef
 from rulemap.workspace.rule_scope import RuleScope
@@ -85,7 +87,7 @@ class CursorProfile(Profile):
     follows_imports = False
     own_glob_dialect = True  # a rule's globs are relative to the folder holding `.cursor`
     watched_globs = ("**/.cursor/rules/**", ".cursorrules", "AGENTS.md", "**/AGENTS.md")
-    check_codes = ("import-not-followed",)
+    check_codes = ("import-not-followed", "misplaced-file")
     code_notes = (("stale-reference", "a Cursor `mdc:` link"),)  # its own_links
     options: tuple[Option, ...] = (
         Option("includeRequested", (bool,), True,
@@ -244,6 +246,11 @@ class CursorProfile(Profile):
             return anchors(parent_dir(path)), rules.get(path, ())
 
         return explained(self, ws, cwd, grouped(ws.files, key_of))
+
+    def misplaced(self, ws: Workspace) -> list[Finding]:
+        """`.mdc` files outside `.cursor/rules`, a `.cursorrules` below the root
+        (findings.py `misplaced`)."""
+        return cached_misplaced(ws, self, (), lambda: misplaced(ws))
 
     def findings(self, ws: Workspace) -> list[Finding]:
         opts = options_of(ws, self)

@@ -16,13 +16,16 @@ from rulemap.model import Finding, Fix, Hint, Pos, Related, Span
 from rulemap.profiles.base import empty_file, unreadable_file
 from rulemap.profiles.gemini.imports import GeminiToken
 from rulemap.profiles.gemini.paths import (
+    GLOBAL_DIR,
     MAX_DEPTH,
     Root,
+    named_files,
     project_root,
     read_text,
     resolve,
     tokens_of,
 )
+from rulemap.profiles.placement import home_marker
 from rulemap.suggest import NameIndex, close_matches
 
 if TYPE_CHECKING:
@@ -40,6 +43,39 @@ _NAMES: Final = KeyFamily[tuple[dict[str, list[str]], NameIndex]]("gemini-names"
 _GRAPH_FINDINGS: Final = KeyFamily[tuple[list[Finding], frozenset[str], frozenset[str]]](
     "gemini-graph-findings"
 )
+
+
+def misplaced(ws: Workspace, names: tuple[str, ...], jit: bool) -> list[Finding]:
+    """Context files in a `.gemini/` directory (`.gemini/GEMINI.md`, a package's
+    `pkg/.gemini/GEMINI.md`): the start-up walk looks for the names in each directory from
+    the git root down to the cwd itself, and the global file is the user's
+    `~/.gemini/GEMINI.md`, so a project's `.gemini/` holds none Gemini reads at start-up. Just
+    in time (`jit`, the default) it joins only when a file tool touches a path inside that
+    `.gemini/` (`findUpwardGeminiFiles` from the touched path's directory); the older eager
+    load's downward scan finds it at start-up, so then nothing is reported."""
+    if not jit:
+        return []
+    out: list[Finding] = []
+    home = home_marker(ws)
+    for key in named_files(ws, names):
+        directory, _, name = key.rpartition("/")
+        owner, _, last = directory.rpartition("/")
+        if last != GLOBAL_DIR:
+            continue
+        dot = f"{owner}/{GLOBAL_DIR}" if owner else GLOBAL_DIR
+        there = f"`{owner}/{name}`" if owner else f"`{name}` at the root"
+        # a home directory kept in git (dotfiles): its `.gemini/` is the user's own
+        dotfiles = home is not None and not owner
+        out.append(Finding(
+            key, Span.at(0, 0), "information" if dotfiles else "warning", "misplaced-file",
+            f"Gemini CLI reads `{name}` in each directory from the git root down to its "
+            f"working directory, and the user's `~/{GLOBAL_DIR}/{name}`; a project's "
+            f"`{GLOBAL_DIR}/` is neither, so it never loads `{key}` at start-up, only just in "
+            f"time when a file tool touches a path in `{dot}/`. "
+            + (f"This tree looks like a home directory (`{home}` at its top): installed as "
+               f"one, it is the user's global file, read in every project" if dotfiles else
+               f"Move it to {there}")))
+    return out
 
 
 def file_findings(ws: Workspace, top: str, lint: frozenset[str]) -> list[Finding]:

@@ -30,11 +30,18 @@ from rulemap.profiles.base import (
     shallowest,
 )
 from rulemap.profiles.gemini import load_log as gemini_load_log
-from rulemap.profiles.gemini.findings import NEAR_PATH, file_findings, graph_findings, near_path
+from rulemap.profiles.gemini.findings import (
+    NEAR_PATH,
+    file_findings,
+    graph_findings,
+    misplaced,
+    near_path,
+)
 from rulemap.profiles.gemini.load import Loader
 from rulemap.profiles.gemini.paths import file_exists, is_named, named_files, names_of
 from rulemap.profiles.gemini.session import replay
 from rulemap.profiles.place_groups import Anchors, explained, grouped
+from rulemap.profiles.placement import cached_misplaced
 
 if TYPE_CHECKING:
     from rulemap.profiles.steps import SessionReplay, ToolStep
@@ -49,7 +56,7 @@ class GeminiProfile(Profile):
         "a file tool touches a path; Gemini's @imports (5 levels, per-chain cycles); no budget."
     )
     watched_globs = ("**/GEMINI.md",)
-    check_codes = ("import-not-followed",)
+    check_codes = ("import-not-followed", "misplaced-file")
     # the launch load first; just-in-time context joins after it, and there is no budget
     startup_prefix = True
     load_log_format = gemini_load_log.FORMAT  # its session log's JIT context
@@ -136,6 +143,12 @@ class GeminiProfile(Profile):
         if finding.hint is None or finding.hint.kind != NEAR_PATH:
             return None
         return near_path(ws, finding)
+
+    def misplaced(self, ws: Workspace) -> list[Finding]:
+        """A project's `.gemini/GEMINI.md`: read just in time for `.gemini/` alone
+        (findings.py `misplaced`)."""
+        names, jit = names_of(ws, self), bool(options_of(ws, self)["jitContext"])
+        return cached_misplaced(ws, self, (names, jit), lambda: misplaced(ws, names, jit))
 
     def findings(self, ws: Workspace) -> list[Finding]:
         names = names_of(ws, self)
