@@ -159,3 +159,23 @@ def test_name_case_names_mastra_only_when_selected() -> None:
     ws = make_ws(files, platform="linux", profiles=["cogitator", "mastra"])
     analysis.select_profiles(ws)
     assert ["Mastra" in f.message for f in name_case.check(ws)] == [True]
+
+
+def test_geminis_older_downward_scan_compares_names_exactly() -> None:
+    # v0.43.0 bfsFileSearch.ts: `entry.name === options.fileName` over a directory listing,
+    # so below the cwd only the exact name is found, even on macOS (`jitContext = false`)
+    files = {"GEMINI.md": "r", "pkg/gemini.md": "p", "pkg/x.ts": "x"}
+    eager = {"profiles": {"gemini": {"jitContext": False}}}
+    assert loaded(files, "gemini", "macos", **eager) == ["GEMINI.md"]
+    files = {"GEMINI.md": "r", "pkg/GEMINI.md": "p", "pkg/x.ts": "x"}
+    assert loaded(files, "gemini", "macos", **eager) == ["GEMINI.md", "pkg/GEMINI.md"]
+
+
+def test_copilot_and_cursor_compare_names_exactly_as_modelled() -> None:
+    # unconfirmed how they find their files (docs/profiles/copilot.md, cursor.md): modelled
+    # exact on every platform, so they never read a file in other letter case
+    assert loaded({".github/Copilot-Instructions.md": "c"}, "copilot", "macos") == []
+    assert loaded({".github/copilot-instructions.md": "c"}, "copilot", "macos") == [
+        ".github/copilot-instructions.md"]
+    assert loaded({"agents.md": "a"}, "cursor", "macos") == []
+    assert loaded({"AGENTS.md": "a"}, "cursor", "macos") == ["AGENTS.md"]
