@@ -1,8 +1,9 @@
 """One front door (issue 36): every command takes the same shared flags — `--root`,
 `--format` (`--json` its alias), `--profiles` (`--profile` a one-agent alias, `all`), `--cwd`,
-`--home`, `--ref`, `--allow-imports-from`, `--platform`, `--color` — where they mean something, and refuses
-with its reason the ones that mean nothing for it; did-you-mean for commands, options, agents
-and codes; `rulemap rule`; `check PATH...` and `--exit-zero`; no silent success.
+`--home`, `--ref`, `--allow-imports-from`, `--platform`, `--color` — where they mean
+something, and refuses with its reason the ones that mean nothing for it; did-you-mean for
+commands, options, agents and codes; `rulemap rule`; `check PATH...` and `--exit-zero`; no
+silent success.
 
 The table below is written out, not derived from `cli/flags.py`: a flag dropped from a
 command, or accepted where it means nothing, fails here."""
