@@ -71,9 +71,10 @@ def _finding(ws: Workspace, path: str, name: str, agents: list[str]) -> Finding:
             f"letter case, but not on Linux (a colleague's machine, CI, a container), "
             f"where {'it looks' if len(agents) == 1 else 'they look'} for `{name}` exactly; "
             f"rename it to `{name}`"))
+    there = "it reads it" if len(agents) == 1 else "they read it"
     return Finding(path, span, "warning", "name-case", (
         f"`{own}` is not read on {here}: {who} {verb} for `{name}`, and {here}'s file "
-        f"system tells letter case apart (on macOS and Windows they read it); rename it to "
+        f"system tells letter case apart (on macOS and Windows {there}); rename it to "
         f"`{name}`"))
 
 

@@ -156,15 +156,18 @@ def say_nothing_read(snap: Snapshot) -> None:
     message = (f"rulemap: no instruction file of the selected agents ({', '.join(unread.agents)}) "
                f"was found in {snap.root}; they read: {names}. Select other agents with "
                "--profiles, or pass the root with --root.")
+    paragraphs = [message]
     if unread.cased:
         from rulemap.host.selection import assumed_platform
 
         files = ", ".join(f"`{path}` (`{name}`)" for path, name in unread.cased)
-        message += (f" Named in other letter case: {files}, which agents read on macOS and "
-                    f"Windows but not on {assumed_platform(snap).capitalize()}: rename them "
-                    "(name-case).")
-    print("\n".join(textwrap.wrap(message, 80, break_long_words=False,
-                                   break_on_hyphens=False)), file=sys.stderr)
+        paragraphs.append(
+            f"rulemap: named in other letter case: {files}, which agents read on macOS and "
+            f"Windows but not on {assumed_platform(snap).capitalize()}: rename them "
+            "(name-case).")
+    for paragraph in paragraphs:
+        print("\n".join(textwrap.wrap(paragraph, 80, break_long_words=False,
+                                       break_on_hyphens=False)), file=sys.stderr)
 
 
 def run_check(
