@@ -231,7 +231,15 @@ def loaded_homes(explanation: Explanation, target: str | None) -> tuple[Home, ..
 
 
 def home_file(ws: Workspace, path: str, how: str) -> Home:
-    """A home by the agent's own names and places, new when no such file exists yet."""
+    """A home by the agent's own names and places, new when no such file exists yet — the
+    file there in other letter case standing for it where the platform ignores case (an
+    agent opening `AGENTS.md` on macOS reads `agents.md`: workspace/letter_case.py)."""
+    from rulemap.workspace.letter_case import find_named
+
+    directory, _, name = path.rpartition("/")
+    found = find_named(ws, directory, name) if ws.case_insensitive else None
+    if found is not None:
+        return Home(found, how)
     return Home(path, how, not ws.reader.exists(ws.abs(path)))
 
 
