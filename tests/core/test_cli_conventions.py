@@ -438,7 +438,13 @@ def test_lowercase_instruction_files_are_named_on_linux_and_read_on_macos(
     assert data["platform"] == "linux"
     assert sorted((d["path"], d["code"], d["severity"]) for d in data["diagnostics"]) == [
         ("agents.md", "name-case", "warning"), ("claude.md", "name-case", "warning")]
+    assert err == ""  # the report is not empty: its findings name the files and the fix
+    # with `name-case` off, the note of a workspace without instruction files names them
+    (root / "rulemap.toml").write_text('[severity]\nname-case = "off"\n')
+    code, out, err = cli(["check", "--platform", "linux", "--no-cache"], root)
+    assert "no instruction file of the selected agents (cogitator)" in err
     assert "`agents.md` (`AGENTS.md`)" in err and "not on Linux" in err
+    (root / "rulemap.toml").unlink()
     code, out, err = cli(["check", "--format", "json", "--platform", "macos"], root)
     data = json.loads(out)
     assert data["platform"] == "macos" and err == ""

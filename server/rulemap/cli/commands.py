@@ -142,14 +142,19 @@ def limited(findings: list[Finding], keys: Sequence[str] | None) -> list[Finding
             if any(f.path == key or f.path.startswith(key + "/") for key in keys)]
 
 
-def say_nothing_read(snap: Snapshot) -> None:
+def say_nothing_read(snap: Snapshot, findings: Sequence[Finding] = ()) -> None:
     """On stderr, when no selected agent has a file to read here: which agents were looked
-    for, and which file names they read, so that an empty report is not taken for a pass."""
+    for, and which file names they read, so that an empty report is not taken for a pass —
+    and the files named in other letter case (`agents.md`), unless the report's `name-case`
+    findings (among `findings`) say so already."""
     from rulemap.host.presence import nothing_to_read
 
     unread = nothing_to_read(snap)
     if unread is None:
         return
+    reported = {f.path for f in findings if f.code == "name-case"}
+    if unread.cased and all(path in reported for path, _ in unread.cased):
+        return  # the report names them, the agents and the rename: not an empty report
     import textwrap
 
     names = ", ".join(dict.fromkeys(g.removeprefix("**/") for g in unread.globs))
@@ -223,7 +228,7 @@ def run_check(
                 look_once(host)
         snap = host.snapshot()
         findings = limited(snap.findings(), limit)
-        say_nothing_read(snap)
+        say_nothing_read(snap, findings)
         write_report(snap, shown(snap, findings, output, suggest), output, sys.stdout,
                      color=color)
         if output == "github":  # text, JSON and SARIF carry the agents themselves
