@@ -179,3 +179,15 @@ def test_copilot_and_cursor_compare_names_exactly_as_modelled() -> None:
         ".github/copilot-instructions.md"]
     assert loaded({"agents.md": "a"}, "cursor", "macos") == []
     assert loaded({"AGENTS.md": "a"}, "cursor", "macos") == ["AGENTS.md"]
+
+
+def test_the_editors_setting_goes_over_the_files_platform() -> None:
+    from rulemap.readers import MemoryReader
+
+    files = {"agents.md": "a", "rulemap.toml": 'platform = "linux"\n'}
+    ws = analysis.open_workspace("/w", reader=MemoryReader("/w", files))
+    assert ws.platform == "linux"
+    ws = analysis.open_workspace("/w", reader=MemoryReader("/w", files),
+                                 overrides={"platform": "macos"})
+    assert ws.platform == "macos"
+    assert [f.path for f in analysis.explain(ws, None, profile="codex").files] == ["agents.md"]
