@@ -10,9 +10,9 @@ cannot make (its fixes edit text, they never move a file).
 
 Only the directories an agent reads at start-up are looked at (the root down to the cwd): a
 page of documentation called `docs/agents.md` is no instruction file, and a rename there would
-turn it into one. The agents named are the selected ones that open the name, and the ones
-that file would select on macOS (Codex for `agents.md`, Claude Code for `claude.md`): on
-Linux they are not selected, which is the very problem.
+turn it into one. The agents named are every agent that opens the name, selected or not (on
+Linux such a file selects none, which is the very problem), but one selected by something
+other than its files (`Profile.selected_by_name`: Mastra) only when selected.
 """
 
 from __future__ import annotations
