@@ -191,3 +191,12 @@ def test_the_editors_setting_goes_over_the_files_platform() -> None:
                                  overrides={"platform": "macos"})
     assert ws.platform == "macos"
     assert [f.path for f in analysis.explain(ws, None, profile="codex").files] == ["agents.md"]
+
+
+def test_name_case_finds_an_upper_case_extension_and_a_name_without_one() -> None:
+    ws = make_ws({"Agents.MD": "a", "notes": "n", "src/x.ts": "x"}, platform="linux",
+                 profiles={"codex": {"fallbackFilenames": ["NOTES"]}})
+    analysis.select_profiles(ws)
+    found = {f.path: f.message for f in name_case.check(ws)}
+    assert set(found) == {"Agents.MD", "notes"}
+    assert "OpenAI Codex CLI looks for `NOTES`" in found["notes"]

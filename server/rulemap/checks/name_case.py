@@ -17,12 +17,13 @@ other than its files (`Profile.selected_by_name`: Mastra) only when selected.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from rulemap.model import Finding, Span
 from rulemap.profiles import PROFILES
 from rulemap.profiles.base import directory_chain, join, selected
-from rulemap.workspace.letter_case import fold, folded_files
+from rulemap.workspace.letter_case import fold, folded_paths
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -39,23 +40,57 @@ def case_files(ws: Workspace) -> dict[str, tuple[str, list[str]]]:
     """Each file (sorted) whose name differs only in letter case from a name an agent opens
     where it starts: the name it stands for (`AGENTS.md`) and the titles of those agents."""
     chosen = {p.name for p in selected(ws)}
-    folded = folded_files(ws)
-    # file → (the name it stands for, the agents that open that name), in registry order
-    found: dict[str, tuple[str, list[str]]] = {}
     chain = directory_chain(ws.config.cwd)
+    # folded path → [(the exact path, the name it stands for, the agent's title)]
+    wanted: dict[str, list[tuple[str, str, str]]] = {}
     for profile in PROFILES.values():
         if not profile.selected_by_name and profile.name not in chosen:
             continue
         for name in profile.names_opened(ws):
             for directory in chain:
                 exact = join(directory, name)
-                for path in folded.get(fold(exact), ()):
-                    if path == exact:
-                        continue
-                    entry = found.setdefault(path, (name.rsplit("/", 1)[-1], []))
-                    if profile.title not in entry[1]:
-                        entry[1].append(profile.title)
+                wanted.setdefault(fold(exact), []).append((exact, name, profile.title))
+    # file → (the name it stands for, the agents that open that name), in registry order
+    found: dict[str, tuple[str, list[str]]] = {}
+    for path in _candidates(ws, wanted):
+        for exact, name, title in wanted.get(fold(path), ()):
+            if path == exact:
+                continue
+            entry = found.setdefault(path, (name.rsplit("/", 1)[-1], []))
+            if title not in entry[1]:
+                entry[1].append(title)
     return dict(sorted(found.items()))
+
+
+def _candidates(ws: Workspace, wanted: Mapping[str, object]) -> Iterable[str]:
+    """The walked (and git-ignored) files that may fold to a wanted path: those whose
+    extension is a wanted one in any letter case (`.md`, `.MD`), every file when a wanted
+    name has none. Linux asks this on every check, so it never folds the whole tree."""
+    suffixes: set[str] = set()
+    for key in wanted:
+        name = key.rsplit("/", 1)[-1]
+        dot = name.rfind(".")
+        if dot <= 0:
+            return folded_paths(ws)
+        suffixes.add(name[dot:])
+    pools = [ws.files.with_suffix(s) for s in sorted(_cased(suffixes))]
+    return [*(p for pool in pools for p in pool), *ws.reader.ignored_files()]
+
+
+def _cased(suffixes: set[str]) -> set[str]:
+    """Every spelling in letter case of each (folded) suffix: `.md` → `.md`, `.MD`, `.Md`,
+    `.mD` (a suffix of more than four letters: its lower and upper forms only)."""
+    out: set[str] = set()
+    for suffix in suffixes:
+        letters = suffix[1:]
+        if len(letters) > 4:
+            out.update({suffix, suffix.upper()})
+            continue
+        spellings = [""]
+        for char in letters:
+            spellings = [s + c for s in spellings for c in {char.lower(), char.upper()}]
+        out.update("." + s for s in spellings)
+    return out
 
 
 def _finding(ws: Workspace, path: str, name: str, agents: list[str]) -> Finding:

@@ -90,6 +90,11 @@ def case_variants(ws: Workspace, key: str) -> tuple[str, ...]:
     return tuple(p for p in _all_folded(ws).get(fold(key), ()) if p != key)
 
 
+def folded_paths(ws: Workspace) -> list[str]:
+    """Every walked file, git-ignored ones too (agents know no git)."""
+    return [*ws.files, *ws.reader.ignored_files()]
+
+
 def folded_files(ws: Workspace) -> Mapping[str, tuple[str, ...]]:
     """Folded path → the walked files of that path (git-ignored ones too: agents know no
     git), sorted."""
@@ -100,7 +105,7 @@ def _all_folded(ws: Workspace) -> dict[str, tuple[str, ...]]:
     cached = ws.derived.get(_FOLDED)
     if cached is None:
         groups: dict[str, list[str]] = {}
-        for path in [*ws.files, *ws.reader.ignored_files()]:
+        for path in folded_paths(ws):
             groups.setdefault(sys.intern(fold(path)), []).append(path)
         cached = {k: tuple(sorted(set(v))) for k, v in groups.items()}
         ws.derived.put(_FOLDED, cached, reads=())
