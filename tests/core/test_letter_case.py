@@ -200,3 +200,11 @@ def test_name_case_finds_an_upper_case_extension_and_a_name_without_one() -> Non
     found = {f.path: f.message for f in name_case.check(ws)}
     assert set(found) == {"Agents.MD", "notes"}
     assert "OpenAI Codex CLI looks for `NOTES`" in found["notes"]
+
+
+def test_explain_says_a_file_is_read_under_a_name_in_other_letter_case() -> None:
+    ws = make_ws(LOWER, platform="macos")
+    notes = analysis.explain(ws, None, profile="claude-code").notes
+    assert any("`claude.md` is read as `CLAUDE.md`" in n and "macOS" in n for n in notes)
+    ws = make_ws({"AGENTS.md": "a"}, platform="macos")
+    assert not any("letter case" in n for n in analysis.explain(ws, None, "codex").notes)
