@@ -13,7 +13,7 @@ from rulemap.checks import name_case
 from rulemap.config import ConfigError, host_platform, parse_config
 from rulemap.lsp.settings import parse_settings
 from rulemap.profiles import get_profile
-from rulemap.workspace.letter_case import case_variants, find_named, named_as
+from rulemap.workspace.letter_case import find_named, named_as
 
 LOWER = {"agents.md": "# A\n\nUse tabs.\n", "claude.md": "# C\n\nRun make.\n",
          "src/a.ts": "x\n"}
@@ -65,7 +65,6 @@ def test_find_named_prefers_the_exact_name_and_folds_only_where_the_platform_doe
     assert find_named(both, "", "AGENTS.md") == "AGENTS.md"
     assert named_as(mac, "x/.Claude/claude.md", [".claude/CLAUDE.md"]) == ".claude/CLAUDE.md"
     assert named_as(linux, "x/.Claude/claude.md", [".claude/CLAUDE.md"]) is None
-    assert case_variants(linux, "AGENTS.md") == ("agents.md",)
 
 
 # ----- each agent: docs/profiles/<agent>.md, "Letter case" ---------------------------------

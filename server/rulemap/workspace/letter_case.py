@@ -84,12 +84,6 @@ def find_named(ws: Workspace, directory: str, name: str) -> str | None:
     return found[0] if found else None
 
 
-def case_variants(ws: Workspace, key: str) -> tuple[str, ...]:
-    """The walked files whose path differs from `key` only in letter case (`key` itself
-    left out), whatever the platform: the files a case-insensitive disk would confuse."""
-    return tuple(p for p in _all_folded(ws).get(fold(key), ()) if p != key)
-
-
 def folded_paths(ws: Workspace) -> list[str]:
     """Every walked file, git-ignored ones too (agents know no git)."""
     return [*ws.files, *ws.reader.ignored_files()]
