@@ -34,6 +34,7 @@ class Workspace(Protocol):
 
     def abs(self, key: str) -> str: ...
 
+
 # folded path → the walked (and git-ignored) files of that path: built once, when the
 # platform folds case, kept until a file is created or deleted
 _FOLDED: Final[Key[dict[str, tuple[str, ...]]]] = KeyFamily[dict[str, tuple[str, ...]]](
