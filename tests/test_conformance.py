@@ -37,8 +37,9 @@ EXPLAIN_KEYS = {
     "budget",
 }
 # `agents` (the selection, each with why) and `answeredFor` (the agent that answered, why,
-# and a note naming the agent to pick) say who the answer is for: host/selection.py
-OPTIONAL_EXPLAIN_KEYS = {"notes", "selection", "answeredFor", "readAs"}
+# and a note naming the agent to pick) say who the answer is for: host/selection.py; `platform`
+# the platform assumed (`--platform`, else Linux: tests/conftest.py pins $RULEMAP_PLATFORM)
+OPTIONAL_EXPLAIN_KEYS = {"notes", "selection", "answeredFor", "readAs", "platform"}
 FILE_KEYS = {"path", "reason", "importedBy", "depth", "chars", "cut"}
 # shown by profiles that have them (docs/protocol.md): step, tokens, truncated, cutLine, ...
 OPTIONAL_FILE_KEYS = {"step", "tokens", "truncated", "cutLine", "bytes", "note"}
@@ -371,9 +372,9 @@ def _matches(want: dict[str, Any], diag: dict[str, Any]) -> bool:
 def check_check(rep: Report, case: dict[str, Any], data: dict[str, Any]) -> None:
     exp = case.get("expect", {})
     rep.check(
-        set(data) == {"selection", "diagnostics"},
+        set(data) == {"selection", "platform", "diagnostics"},
         "top-level keys of check --format json",
-        ["selection", "diagnostics"],
+        ["diagnostics", "platform", "selection"],
         sorted(data),
     )
     diags = data.get("diagnostics", [])

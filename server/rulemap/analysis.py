@@ -42,6 +42,7 @@ from rulemap.profiles.base import Profile, parse_options, selected
 from rulemap.profiles.documents import read_documents
 from rulemap.readers.base import Reader, WalkingReader
 from rulemap.workspace import Layout, Workspace
+from rulemap.workspace.letter_case import named_as
 
 # builds the reader of a root, given the directories the user lets imports read outside it
 ReaderFactory = Callable[[str, tuple[str, ...]], WalkingReader]
@@ -240,11 +241,25 @@ def selection_reasons(ws: Workspace) -> list[tuple[Profile, str]]:
 def explain(
     ws: Workspace, target: str | None = None, cwd: str | None = None, profile: str | None = None
 ) -> Explanation:
-    """What `profile` (default: the configuration's) loads for `target` from `cwd`."""
+    """What `profile` (default: the configuration's) loads for `target` from `cwd`; on a
+    case-insensitive platform, with a note for each file it reads under a name in other
+    letter case (`agents.md` as `AGENTS.md`), which it would not read on Linux."""
     select_profiles(ws)
-    return active_profile(ws, profile).explain(
-        ws, target, ws.config.cwd if cwd is None else cwd
-    )
+    chosen = active_profile(ws, profile)
+    explanation = chosen.explain(ws, target, ws.config.cwd if cwd is None else cwd)
+    if not ws.case_insensitive:
+        return explanation
+    names = chosen.names_opened(ws)
+    cased = [(f.path, name) for f in explanation.files if not f.path.startswith("/")
+             and (name := named_as(ws, f.path, names)) is not None
+             and not (f.path == name or f.path.endswith("/" + name))]
+    if not cased:
+        return explanation
+    platform = {"macos": "macOS", "windows": "Windows"}.get(ws.platform, ws.platform)
+    notes = tuple(f"`{path}` is read as `{name}`: {platform}'s file system ignores letter "
+                  f"case (--platform); on Linux it would not be read (name-case)"
+                  for path, name in cased)
+    return replace(explanation, notes=(*explanation.notes, *notes))
 
 
 def check(ws: Workspace) -> list[Finding]:

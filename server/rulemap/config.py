@@ -77,6 +77,9 @@ class Config:
     ignored: tuple[IgnoredSetting, ...] = ()  # user-only keys the repository tried to set
     # stale-reference also looks at paths in fenced code blocks (examples, by default not)
     references_in_fenced_code: bool = False
+    # the platform the agents run on, whose file system decides whether `agents.md` is
+    # found where an agent opens `AGENTS.md` (None: `host_platform()`; see PLATFORMS)
+    platform: str | None = None
 
 
 # Rulemap's own keys: key in the file → attribute of Config
@@ -88,7 +91,58 @@ OWN_KEYS: dict[str, str] = {
     "profile": "profile",
     "profiles": "profiles",
     "referencesInFencedCode": "references_in_fenced_code",
+    "platform": "platform",
 }
+
+# The platforms `platform` (and `--platform`) names: the default file system of each. Linux's
+# ext4 tells `agents.md` from `AGENTS.md`; macOS's APFS (as formatted by default) and
+# Windows's NTFS do not, so an agent that opens `dir/AGENTS.md` by name reads `agents.md`.
+PLATFORMS = ("linux", "macos", "windows")
+CASE_INSENSITIVE_PLATFORMS = frozenset({"macos", "windows"})
+# Read when neither `--platform` nor the configuration names one, before the host's own OS:
+# the test suite pins it, so that pinned output is the same on a Mac and on Linux CI.
+PLATFORM_ENV = "RULEMAP_PLATFORM"
+
+
+def host_platform(env: Mapping[str, str] | None = None) -> str:
+    """The platform assumed when none is named: $RULEMAP_PLATFORM when it names one, else the
+    operating system Rulemap runs on (the agents a user runs run there too)."""
+    import os
+    import sys
+
+    named = (os.environ if env is None else env).get(PLATFORM_ENV, "")
+    if named in PLATFORMS:
+        return named
+    if sys.platform == "darwin":
+        return "macos"
+    if sys.platform in ("win32", "cygwin"):
+        return "windows"
+    return "linux"
+
+
+def platform_of(config: Config) -> str:
+    """The platform a workspace of `config` models: its `platform`, else the host's."""
+    return config.platform or host_platform()
+
+
+# other names of the platforms, for the did-you-mean of a wrong one
+_PLATFORM_ALIASES = {"darwin": "macos", "osx": "macos", "mac": "macos", "macosx": "macos",
+                     "win": "windows", "win32": "windows", "win64": "windows"}
+
+
+def platform_error(source: str, value: Any) -> ConfigError | None:
+    """The error for a `platform` that names none of PLATFORMS (None when it does), with the
+    nearest one."""
+    if isinstance(value, str) and value in PLATFORMS:
+        return None
+    import difflib  # only on an error: not at every start-up
+
+    spelt = str(value).lower()
+    hint = ([_PLATFORM_ALIASES[spelt]] if spelt in _PLATFORM_ALIASES
+            else difflib.get_close_matches(spelt, PLATFORMS, n=1, cutoff=0.5))
+    did_you_mean = f" (did you mean `{hint[0]}`?)" if hint else ""
+    return ConfigError(f"{source}: `platform` must be one of {', '.join(PLATFORMS)}, not "
+                       f"{value!r}{did_you_mean}")
 
 
 def parse_config(
@@ -233,6 +287,11 @@ def _check(key: str, value: Any, source: str, known_codes: frozenset[str]) -> An
             raise _type_error(source, key, "a non-empty string", value)
         if key == "cwd" and (value.startswith("/") or ".." in value.split("/")):
             raise ConfigError(f"{source}: `cwd` must be a directory inside the root, not {value!r}")
+        return value
+    if key == "platform":
+        problem = platform_error(source, value)
+        if problem is not None:
+            raise problem
         return value
     if key == "referencesInFencedCode":
         if not isinstance(value, bool):

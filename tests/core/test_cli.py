@@ -54,7 +54,8 @@ def test_check_text_json_sarif_github_and_exit_codes(tmp_path):
     assert sarif["version"] == "2.1.0"
     region = sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]
     assert region["startLine"] == 1 and region["startColumn"] == 4
-    assert sarif["runs"][0]["properties"] == {"selection": agents}
+    # the platform assumed: Linux, as tests/conftest.py pins $RULEMAP_PLATFORM
+    assert sarif["runs"][0]["properties"] == {"selection": agents, "platform": "linux"}
     github = run(["check", "--format", "github"], root)
     assert github.stdout.startswith("::error file=AGENTS.md,line=1,col=3")
     assert github.stderr == "agents: cogitator (the default model), codex (AGENTS.md)\n"
@@ -111,6 +112,7 @@ def test_explain_relative_target_and_cwd(tmp_path):
         "budget",
         "selection",  # the selection, and which agent answered and why
         "answeredFor",
+        "platform",  # the platform assumed (tests/conftest.py: Linux)
     }
     assert out["answeredFor"] == {"name": "cogitator", "why": "the default model"}
     assert [a["name"] for a in out["selection"]] == ["cogitator", "codex"]

@@ -1,8 +1,9 @@
 """One front door (issue 36): every command takes the same shared flags — `--root`,
 `--format` (`--json` its alias), `--profiles` (`--profile` a one-agent alias, `all`), `--cwd`,
-`--home`, `--ref`, `--allow-imports-from`, `--color` — where they mean something, and refuses
-with its reason the ones that mean nothing for it; did-you-mean for commands, options, agents
-and codes; `rulemap rule`; `check PATH...` and `--exit-zero`; no silent success.
+`--home`, `--ref`, `--allow-imports-from`, `--platform`, `--color` — where they mean
+something, and refuses with its reason the ones that mean nothing for it; did-you-mean for
+commands, options, agents and codes; `rulemap rule`; `check PATH...` and `--exit-zero`; no
+silent success.
 
 The table below is written out, not derived from `cli/flags.py`: a flag dropped from a
 command, or accepted where it means nothing, fails here."""
@@ -45,12 +46,13 @@ SHARED = {
     "--profile": ("cogitator", "profiles"), "--cwd": ("pkg", "cwd"),
     "--home": ("home", "home"), "--ref": ("HEAD", "ref"),
     "--allow-imports-from": ("dir", "allow_imports_from"), "--color": ("never", "color"),
+    "--platform": ("macos", "platform"),
 }
 # the shared flags that mean nothing for a command
 REFUSED: dict[str, set[str]] = {
     "graph": {"--cwd"}, "diff": {"--ref"},
     "rule": {"--root", "--profiles", "--profile", "--cwd", "--home", "--ref",
-             "--allow-imports-from"},
+             "--allow-imports-from", "--platform"},
 }
 COMMANDS = sorted(POSITIONALS)
 
@@ -421,6 +423,72 @@ def test_a_workspace_with_an_instruction_file_says_nothing_of_it(
     assert (code, err) == (0, "")
     code, _, err = cli(["check", "--profiles", "cogitator"], root)
     assert "no instruction file of the selected agents (cogitator)" in err
+
+
+def test_lowercase_instruction_files_are_named_on_linux_and_read_on_macos(
+    cli: RunCli, tmp_path: Path
+) -> None:
+    """Issue #39 item 4: `agents.md` and `claude.md` alone are no longer "no findings in 0
+    files" on Linux, and on macOS (or Windows) the agents that open their files by name read
+    them; every JSON answer says which platform it assumed."""
+    root = git_tree(tmp_path, {"agents.md": "# A\n\nUse tabs.\n",
+                               "claude.md": "# C\n\nRun make.\n"})
+    code, out, err = cli(["check", "--format", "json", "--platform", "linux"], root)
+    data = json.loads(out)
+    assert data["platform"] == "linux"
+    assert sorted((d["path"], d["code"], d["severity"]) for d in data["diagnostics"]) == [
+        ("agents.md", "name-case", "warning"), ("claude.md", "name-case", "warning")]
+    assert err == ""  # the report is not empty: its findings name the files and the fix
+    # with `name-case` off, the note of a workspace without instruction files names them
+    (root / "rulemap.toml").write_text('[severity]\nname-case = "off"\n')
+    code, out, err = cli(["check", "--platform", "linux", "--no-cache"], root)
+    assert "no instruction file of the selected agents (cogitator)" in err
+    assert "`agents.md` (`AGENTS.md`)" in err and "not on Linux" in err
+    (root / "rulemap.toml").unlink()
+    code, out, err = cli(["check", "--format", "json", "--platform", "macos"], root)
+    data = json.loads(out)
+    assert data["platform"] == "macos" and err == ""
+    assert [c["name"] for c in data["selection"]] == ["cogitator", "claude-code", "codex"]
+    assert {d["severity"] for d in data["diagnostics"] if d["code"] == "name-case"} == {
+        "information"}
+    for command in (["explain"], ["reach", "agents.md"], ["why", "Use tabs"], ["compare"]):
+        code, out, _ = cli([*command, "--json", "--platform", "windows"], root)
+        assert json.loads(out)["platform"] == "windows", command
+    code, out, _ = cli(["reach", "agents.md", "--json", "--platform", "macos"], root)
+    agents = {a["profile"]: a for a in json.loads(out)["agents"]}
+    assert agents["codex"]["seen"] == 2 and agents["codex"]["never"] is None
+    code, out, _ = cli(["reach", "agents.md", "--json", "--platform", "linux",
+                        "--profiles", "codex"], root)
+    codex = {a["profile"]: a for a in json.loads(out)["agents"]}["codex"]
+    assert codex["seen"] == 0 and "does not read it" in codex["never"]
+
+
+def test_platform_comes_from_the_configuration_unless_given(
+    cli: RunCli, tmp_path: Path
+) -> None:
+    root = git_tree(tmp_path, {"agents.md": "# A\n\nUse tabs.\n",
+                               "rulemap.toml": 'platform = "macos"\n'})
+    code, out, _ = cli(["explain", "--json", "--profile", "codex"], root)
+    data = json.loads(out)
+    assert data["platform"] == "macos" and [f["path"] for f in data["files"]] == ["agents.md"]
+    code, out, _ = cli(["explain", "--json", "--profile", "codex", "--platform", "linux"], root)
+    data = json.loads(out)
+    assert data["platform"] == "linux" and data["files"] == []
+
+
+def test_a_bad_platform_is_refused_with_the_closest(
+    cli: RunCli, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = git_tree(tmp_path, {"AGENTS.md": "# A\n",
+                               "rulemap.toml": 'platform = "darwin"\n'})
+    code, _, err = cli(["check"], root)
+    assert code == 2
+    assert "`platform` must be one of linux, macos, windows" in err
+    assert "did you mean `macos`?" in err
+    with pytest.raises(SystemExit) as exit:
+        cli(["check", "--platform", "mac"], root)
+    assert exit.value.code == 2
+    assert "--platform: invalid choice: 'mac'" in capsys.readouterr().err
 
 
 def test_map_says_what_it_wrote_as_json_too(cli: RunCli, repo: Path) -> None:

@@ -98,6 +98,7 @@ def without_agents(out: str) -> dict[str, object]:
     each agent with why)."""
     data = json.loads(out)
     assert [a["name"] for a in data.pop("selection")] == data["profiles"]
+    assert data.pop("platform") == "linux"  # the CLI's; tests/conftest.py pins Linux
     return data  # type: ignore[no-any-return]
 
 

@@ -71,7 +71,8 @@ def json_layout(data: dict[str, list[object]]) -> str:
     """The `json` report's layout: the object indented, the selected agents on one line, one
     compact diagnostic a line (the formatter writes it piece by piece; this is it written
     whole)."""
-    head = '{\n  "selection": ' + json.dumps(data["selection"], ensure_ascii=False) + ","
+    head = ('{\n  "selection": ' + json.dumps(data["selection"], ensure_ascii=False)
+            + ',\n  "platform": ' + json.dumps(data["platform"]) + ",")
     items = data["diagnostics"]
     if not items:
         return head + '\n  "diagnostics": []\n}\n'

@@ -44,6 +44,7 @@ def cli_explain(root: Path, target: str) -> dict:  # type: ignore[type-arg]
     data = json.loads(out.stdout)
     # who answered and why: the CLI's own (`rulemap/profiles` says it to a client)
     assert data.pop("selection") and data.pop("answeredFor")
+    assert data.pop("platform") == "linux"  # the CLI's; tests/conftest.py pins Linux
     return data  # type: ignore[no-any-return]
 
 

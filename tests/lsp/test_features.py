@@ -250,6 +250,7 @@ async def test_rulemap_reach_answers_what_the_cli_answers(tmp_path: Path) -> Non
         answer = plain(got)
         expected = json.loads(cli.stdout)
         assert expected.pop("selection")  # the CLI's (`rulemap/profiles` says it to a client)
+        assert expected.pop("platform") == "linux"  # the CLI's (tests/conftest.py: Linux)
         assert answer.pop("uri") == uri and answer == expected
         [cogitator] = [a for a in answer["agents"] if a["profile"] == "cogitator"]
         assert cogitator["files"] == 2 and cogitator["ways"][0]["reason"] == "scoped"

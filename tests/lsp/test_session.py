@@ -29,6 +29,7 @@ def cli_session(root: Path, *args: str) -> dict:  # type: ignore[type-arg]
     )
     data = json.loads(out.stdout)
     assert data.pop("selection")  # the CLI's selection (`rulemap/profiles` says it to a client)
+    assert data.pop("platform") == "linux"  # the CLI's platform (tests/conftest.py: Linux)
     return data  # type: ignore[no-any-return]
 
 

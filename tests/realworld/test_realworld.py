@@ -6,7 +6,8 @@ temporary directory (every path an empty file, the instruction files byte-identi
 git stores them), once per session. Unlike `tests/corpus`, this module runs in `make test`.
 
 For every entry, through the CLI entry point: `rulemap check --format json --profiles <all>`
-and `rulemap explain --json --profile P` (the start-up load) for every profile. The multiset of
+and `rulemap explain --json --profile P` (the start-up load) for every profile, both with
+`--platform linux`, so a pin is the same on a Mac, on Windows and on Linux CI. The multiset of
 (profile, path, line, code, severity) of the findings, the exit code and each profile's
 start-up load (path, reason) must equal `expected/<entry>.json`; every finding is judged in
 docs/corpus.md ("Repositories in the project's own test data"). Every entry also keeps the
@@ -32,6 +33,9 @@ HERE = Path(__file__).resolve().parent
 ENTRIES_DIR = HERE / "entries"
 EXPECTED = HERE / "expected"
 PROFILES = ("cogitator", "claude-code", "codex", "gemini", "copilot", "cursor", "mastra")
+# the platform every pin assumes (`--platform`): Linux, whose file systems tell letter case
+# apart, so that `agents.md` is never `AGENTS.md` whatever machine runs the tests
+PLATFORM = "linux"
 ENTRIES = sorted(p.name for p in ENTRIES_DIR.iterdir() if (p / "FILES.txt").is_file())
 
 
@@ -48,7 +52,8 @@ def run(*argv: str) -> tuple[int, str]:
 
 def observe(root: Path) -> dict[str, Any]:
     """What Rulemap says about the tree at `root`, in the shape of `expected/<entry>.json`."""
-    code, out = run("check", str(root), "--format", "json", "--profiles", ",".join(PROFILES))
+    code, out = run("check", str(root), "--format", "json", "--profiles", ",".join(PROFILES),
+                    "--platform", PLATFORM)
     diagnostics = json.loads(out)["diagnostics"]
     findings = []
     for d in diagnostics:
@@ -69,7 +74,8 @@ def observe(root: Path) -> dict[str, Any]:
     findings.sort(key=lambda f: (f["profile"], f["path"], f["line"], f["code"], f["severity"]))
     startup = {}
     for profile in PROFILES:
-        rc, out = run("explain", "--root", str(root), "--json", "--profile", profile)
+        rc, out = run("explain", "--root", str(root), "--json", "--profile", profile,
+                      "--platform", PLATFORM)
         assert rc == 0, (profile, out)
         data = json.loads(out)
         assert data["profile"] == profile and data["target"] is None and data["cwd"] == "."

@@ -20,6 +20,7 @@ from rulemap.checks import (
     imports,
     link_only,
     loaded_twice,
+    name_case,
     stale_command,
     stale_reference,
     trust,
@@ -43,14 +44,15 @@ PER_DOCUMENT = (files.check, frontmatter.check, imports.document_check,
                 stale_reference.document_check)
 GRAPH_WIDE = (imports.graph_check, trust.check, loaded_twice.check, link_only.check,
               duplicate_text.check, drifted_copy.check, stale_reference.graph_check,
-              stale_command.check)
+              stale_command.check, name_case.check)
 # The families that emit one code only: when the configuration turns it off (`[severity]
 # stale-command = "off"`) the family does not run at all — a check nobody wants costs nothing.
 # (tests/core/test_check_registry.py holds each to emitting that code alone)
 ONE_CODE: Final[dict[Family, str]] = {
     duplicate_text.check: "duplicate-text", drifted_copy.check: "drifted-copy",
     stale_reference.document_check: "stale-reference",
-    stale_reference.graph_check: "stale-reference", stale_command.check: "stale-command"}
+    stale_reference.graph_check: "stale-reference", stale_command.check: "stale-command",
+    name_case.check: "name-case"}
 
 
 @dataclass(frozen=True)

@@ -246,6 +246,15 @@ CHECKS: Final[dict[str, Check]] = _registry(
                     "`.gemini/GEMINI.md` or `.codex/AGENTS.md` is the user's global file)"),
         ),
     ),
+    Check(
+        "name-case", "warning",
+        "a file whose name differs only in letter case from one an agent opens by name "
+        "(`agents.md` for `AGENTS.md`): read on macOS and Windows, not on Linux",
+        variants=(
+            Variant("information", "the platform assumed (`--platform`, `platform`, else "
+                    "the host's) is macOS or Windows, where the agents read it"),
+        ),
+    ),
 )
 
 CHECK_CODES: Final = frozenset(CHECKS)

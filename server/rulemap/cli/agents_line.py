@@ -36,6 +36,14 @@ def agents_line(snap: Snapshot, width: int | None) -> str:
     return "\n".join(wrap(line, max(width, _MIN_WIDTH), hang="  "))
 
 
+def platform_json(snap: Snapshot) -> str:
+    """The platform the answer assumed (`--platform`, else the configuration's, else the
+    host's): JSON's `"platform"` key, beside `"selection"`."""
+    from rulemap.host.selection import assumed_platform
+
+    return assumed_platform(snap)
+
+
 def agents_json(snap: Snapshot) -> list[dict[str, str]]:
     """The selection as JSON data: `[{"name", "title", "why"}]`."""
     from rulemap.host.selection import selection_json
@@ -77,9 +85,9 @@ def say_note(note: str | None, stream: TextIO | None = None) -> None:
 
 
 def with_agents(snap: Snapshot, data: Any) -> Any:
-    """`data` (a JSON object) with the selection as its `"selection"` key, first — the same
-    key in every command's JSON (`reach` and `why` already use `"agents"` for their answer
-    per agent); any other value as it is."""
+    """`data` (a JSON object) with the selection as its `"selection"` key, first, and the
+    platform assumed as `"platform"` — the same keys in every command's JSON (`reach` and
+    `why` already use `"agents"` for their answer per agent); any other value as it is."""
     if not isinstance(data, dict):
         return data
-    return {"selection": agents_json(snap), **data}
+    return {"selection": agents_json(snap), "platform": platform_json(snap), **data}

@@ -8,7 +8,13 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rulemap.cli.agents_line import agents_json, say_agents, say_note, with_agents
+from rulemap.cli.agents_line import (
+    agents_json,
+    platform_json,
+    say_agents,
+    say_note,
+    with_agents,
+)
 from rulemap.cli.check_cache import record
 from rulemap.cli.check_flags import shown
 from rulemap.cli.formats import write_report
@@ -31,6 +37,7 @@ def open_host(
     editable: bool = False,
     wrap: ReaderWrap | Callable[..., Any] | None = None,
     cwd: str | None = None,
+    platform: str | None = None,
 ) -> AnalysisHost:
     """The host over the workspace at `root`; imports may leave it only for what the user
     grants: their configuration file and `--allow-imports-from` (`allow`), never the
@@ -40,7 +47,8 @@ def open_host(
     working tree (`--ref`; a ref git cannot read is a usage error); `editable`: its reader
     takes edited texts before they are written (`check --fix`); `wrap(factory, root)`: a
     reader factory around the one chosen (`rulemap diff` switches BASE's reader to HEAD's);
-    `cwd`: the agents' working directory, a key, over the configuration's (`check --cwd`)."""
+    `cwd`: the agents' working directory, a key, over the configuration's (`check --cwd`);
+    `platform`: the platform the agents run on, over the configuration's (`--platform`)."""
     root_dir = os.path.abspath(root) if root else find_root(os.getcwd())
     if not is_dir(root_dir):
         raise UsageError(f"{root_dir} is not a directory; pass the workspace root")
@@ -50,13 +58,13 @@ def open_host(
         raise UsageError(f"--home {user_home}: not a directory")
     if ref is None:
         return opened(root_dir, granted, profiles, home, home_dir(), editable=editable,
-                      wrap=wrap, cwd=cwd)
+                      wrap=wrap, cwd=cwd, platform=platform)
     # git (and `subprocess`, ~12 ms) is imported only for `--ref`: a plain check never pays it
     from rulemap.host.commands import GitRefError
 
     try:
         return opened(root_dir, granted, profiles, home, home_dir(), ref=ref,
-                      editable=editable, wrap=wrap, cwd=cwd)
+                      editable=editable, wrap=wrap, cwd=cwd, platform=platform)
     except GitRefError as exc:
         raise UsageError(str(exc)) from None
 
@@ -83,7 +91,7 @@ def run_check_command(args: argparse.Namespace, cache: CheckCache | None) -> int
         user_home=args.home, ref=args.ref, fix=args.fix, diff=args.diff,
         statistics=args.statistics, cache=cache, suggest=args.suggest, limit=limit,
         exit_zero=args.exit_zero,
-        cwd=cwd_key(root, args.cwd) if args.cwd else None,
+        cwd=cwd_key(root, args.cwd) if args.cwd else None, platform=args.platform,
     )
     return code
 
@@ -134,22 +142,37 @@ def limited(findings: list[Finding], keys: Sequence[str] | None) -> list[Finding
             if any(f.path == key or f.path.startswith(key + "/") for key in keys)]
 
 
-def say_nothing_read(snap: Snapshot) -> None:
+def say_nothing_read(snap: Snapshot, findings: Sequence[Finding] = ()) -> None:
     """On stderr, when no selected agent has a file to read here: which agents were looked
-    for, and which file names they read, so that an empty report is not taken for a pass."""
+    for, and which file names they read, so that an empty report is not taken for a pass —
+    and the files named in other letter case (`agents.md`), unless the report's `name-case`
+    findings (among `findings`) say so already."""
     from rulemap.host.presence import nothing_to_read
 
     unread = nothing_to_read(snap)
     if unread is None:
         return
+    reported = {f.path for f in findings if f.code == "name-case"}
+    if unread.cased and all(path in reported for path, _ in unread.cased):
+        return  # the report names them, the agents and the rename: not an empty report
     import textwrap
 
     names = ", ".join(dict.fromkeys(g.removeprefix("**/") for g in unread.globs))
     message = (f"rulemap: no instruction file of the selected agents ({', '.join(unread.agents)}) "
                f"was found in {snap.root}; they read: {names}. Select other agents with "
                "--profiles, or pass the root with --root.")
-    print("\n".join(textwrap.wrap(message, 80, break_long_words=False,
-                                   break_on_hyphens=False)), file=sys.stderr)
+    paragraphs = [message]
+    if unread.cased:
+        from rulemap.host.selection import assumed_platform
+
+        files = ", ".join(f"`{path}` (`{name}`)" for path, name in unread.cased)
+        paragraphs.append(
+            f"rulemap: named in other letter case: {files}, which agents read on macOS and "
+            f"Windows but not on {assumed_platform(snap).capitalize()}: rename them "
+            "(name-case).")
+    for paragraph in paragraphs:
+        print("\n".join(textwrap.wrap(paragraph, 80, break_long_words=False,
+                                       break_on_hyphens=False)), file=sys.stderr)
 
 
 def run_check(
@@ -168,13 +191,15 @@ def run_check(
     color: bool | None = None,
     exit_zero: bool = False,
     cwd: str | None = None,
+    platform: str | None = None,
 ) -> int:
     """`rulemap check`; `cache`: the result cache's entry for this run (host/cache/,
     None: not cached), written after the report when nothing forbids it; `suggest`: work out
     the did-you-means in json and sarif output too; `limit`: the workspace keys whose
     findings are reported (None: all); `color`: the text report coloured (None: as
     `--color` decided for the run, `cli/terminal.use_color`); `exit_zero`: exit 0 whatever
-    the findings; `cwd`: the agents' working directory (a key; None: the configuration's)."""
+    the findings; `cwd`: the agents' working directory (a key; None: the configuration's);
+    `platform`: the platform the agents run on (None: the configuration's, else the host's)."""
     if fix or diff or statistics:
         from rulemap.cli import fix as fixing
 
@@ -183,7 +208,7 @@ def run_check(
         code = fixing.run_check(
             lambda editable: open_host(
                 root, allow, profiles=profiles, user_home=user_home, ref=ref, editable=editable,
-                cwd=cwd,
+                cwd=cwd, platform=platform,
             ),
             output, fix, diff, statistics, suggest, lambda found: limited(found, limit),
         )
@@ -196,13 +221,14 @@ def run_check(
             host = resumed  # the result cache's snapshot, told what changed
         else:
             host = open_host(root, allow, profiles=profiles, user_home=user_home, ref=ref,
-                             wrap=recorder.wrap if recorder else None, cwd=cwd)
+                             wrap=recorder.wrap if recorder else None, cwd=cwd,
+                             platform=platform)
             if not (recorder and recorder.snapshot):
                 # no snapshot to resume from: its values need not say what they read
                 look_once(host)
         snap = host.snapshot()
         findings = limited(snap.findings(), limit)
-        say_nothing_read(snap)
+        say_nothing_read(snap, findings)
         write_report(snap, shown(snap, findings, output, suggest), output, sys.stdout,
                      color=color)
         if output == "github":  # text, JSON and SARIF carry the agents themselves
@@ -262,7 +288,7 @@ def one_agent_snapshot(args: argparse.Namespace) -> tuple[Snapshot, str | None]:
 
     _, profile = one_agent(args)
     snap = open_host(args.root, args.allow_imports_from, user_home=args.home,
-                     ref=args.ref).snapshot()
+                     ref=args.ref, platform=args.platform).snapshot()
     warn_untrusted(snap)
     return snap, profile
 
@@ -290,7 +316,8 @@ def run_explain(args: argparse.Namespace) -> int:
     if args.format == "json":
         # "readAs": the entries that are another file's text (a symlink), only when some are
         dump_json({**explanation.to_json(), "selection": agents_json(snap),
-                   "answeredFor": lead_json(lead), **read_as_field(snap, explanation)})
+                   "platform": platform_json(snap), "answeredFor": lead_json(lead),
+                   **read_as_field(snap, explanation)})
         return 0
     read_as = load_names(snap, explanation)
     say_agents(snap)
@@ -308,7 +335,8 @@ def run_graph_command(args: argparse.Namespace) -> int:
     from rulemap.cli.flags import chosen_profiles, root_of
 
     return run_graph(root_of(args, args.positional_root), args.format, args.allow_imports_from,
-                     user_home=args.home, ref=args.ref, profiles=chosen_profiles(args))
+                     user_home=args.home, ref=args.ref, profiles=chosen_profiles(args),
+                     platform=args.platform)
 
 
 def run_graph(
@@ -318,10 +346,12 @@ def run_graph(
     user_home: str | None = None,
     ref: str | None = None,
     profiles: Sequence[str] | None = None,
+    platform: str | None = None,
 ) -> int:
     from rulemap.host.graphs import graph, to_dot, to_mermaid
 
-    snap = open_host(root, allow, profiles=profiles, user_home=user_home, ref=ref).snapshot()
+    snap = open_host(root, allow, profiles=profiles, user_home=user_home, ref=ref,
+                     platform=platform).snapshot()
     warn_untrusted(snap)
     found = graph(snap)
     if output == "json":

@@ -18,7 +18,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
     chosen = chosen_profiles(args)
     snap = open_host(args.root, args.allow_imports_from, profiles=chosen, user_home=args.home,
-                     ref=args.ref).snapshot()
+                     ref=args.ref, platform=args.platform).snapshot()
     warn_untrusted(snap)
     target = target_of(snap, args.target) if args.target else None
     if target == ".":

@@ -38,7 +38,7 @@ def run_diff(args: argparse.Namespace) -> int:
     base, result = _diff_by_update(args, chosen)
     if result is None:
         head = open_host(args.root, args.allow_imports_from, user_home=args.home,
-                         ref=args.head)
+                         ref=args.head, platform=args.platform)
         cwd = inside(head.snapshot(), args.cwd, "--cwd") if args.cwd else None
         result = diff_hosts(base, head, chosen, cwd, args.base, head_label)
     if output == "json":
@@ -68,7 +68,8 @@ def _diff_by_update(
     switching = Switching()
     try:
         base = open_host(args.root, args.allow_imports_from, profiles=chosen,
-                         user_home=args.home, ref=args.base, wrap=switching.wrap)
+                         user_home=args.home, ref=args.base, wrap=switching.wrap,
+                         platform=args.platform)
     except UsageError as exc:
         raise UsageError(_named(exc, "BASE", args.base)) from None
     try:

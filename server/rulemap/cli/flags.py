@@ -1,6 +1,6 @@
 """The flags every command shares, spelt once: `--root`, `--format` (`--json` its alias),
 `--profiles` (`--profile` a one-agent alias), `--cwd`, `--home`, `--ref`,
-`--allow-imports-from` and `--color`.
+`--allow-imports-from`, `--platform` and `--color`.
 
 `COMMANDS` says which of them each command takes, with which formats; a shared flag that
 means nothing for a command is still known to its parser, hidden, so that it is refused with
@@ -47,7 +47,7 @@ COMMANDS: dict[str, Takes] = {
         "--cwd": "the graph is the whole workspace's, not one working directory's"}),
     "rule": Takes(("text", "json"), refused={
         flag: _NO_WORKSPACE for flag in ("--root", "--profiles", "--cwd", "--home", "--ref",
-                                         "--allow-imports-from")}),
+                                         "--allow-imports-from", "--platform")}),
 }
 
 FORMAT_HELP = {
@@ -73,6 +73,13 @@ HOME_HELP = (
     "read the agents' user-level instruction files (each where its agent keeps them under "
     "the home directory: docs/profiles/) from DIR as the home directory; without it none are "
     "read, so the result never depends on who runs it"
+)
+# the platforms of config.PLATFORMS, spelt here: the parser is built before the engine loads
+PLATFORMS = ("linux", "macos", "windows")
+PLATFORM_HELP = (
+    "the platform the agents run on: on macOS and Windows (case-insensitive file systems) an "
+    "agent that opens AGENTS.md by name reads agents.md, on Linux it does not (default: the "
+    "configuration's `platform`, else the system Rulemap runs on)"
 )
 REF_HELP = (
     "read instruction files, rules and imports from git commit REF (a branch, tag or sha) "
@@ -114,7 +121,7 @@ def add_shared_flags(parser: argparse.ArgumentParser, command: str, names: str,
         parser.add_argument("--profile", metavar="NAME", dest="profiles", action=_Profiles,
                             help="one agent: the same as --profiles NAME")
     for flag, add in (("--cwd", _cwd_flag), ("--home", _home_flag), ("--ref", _ref_flag),
-                      ("--allow-imports-from", _allow_flag)):
+                      ("--allow-imports-from", _allow_flag), ("--platform", _platform_flag)):
         if flag in refused:
             _refuse(parser, flag, refused[flag])
         else:
@@ -160,6 +167,10 @@ def _home_flag(parser: argparse.ArgumentParser) -> None:
 
 def _ref_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ref", metavar="REF", help=REF_HELP)
+
+
+def _platform_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--platform", choices=PLATFORMS, help=PLATFORM_HELP)
 
 
 def _allow_flag(parser: argparse.ArgumentParser) -> None:

@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
-from rulemap.cli.agents_line import agents_json
+from rulemap.cli.agents_line import agents_json, platform_json
 from rulemap.host import Snapshot
 from rulemap.host.catalog import Check, checks
 from rulemap.host.text import encode_span, printable, uri_path
@@ -40,7 +40,8 @@ def _json_pieces(snap: Snapshot, findings: list[Finding]) -> Iterator[str]:
     diagnostic joined into one as soon as it is made: 20,000 findings as dictionaries, then
     as lines, then joined, held 67 MB at once for an 8 MB report (fanout at 10x), and the
     whole report as one string was 8 MB more, then as many again encoded by the stream."""
-    agents = '{\n  "selection": ' + _ENCODE(agents_json(snap)) + ","  # cli/agents_line.py
+    agents = ('{\n  "selection": ' + _ENCODE(agents_json(snap))  # cli/agents_line.py
+              + ',\n  "platform": ' + _ENCODE(platform_json(snap)) + ",")
     if not findings:
         yield agents + '\n  "diagnostics": []\n}\n'
         return
@@ -133,7 +134,8 @@ def _sarif(snap: Snapshot, findings: list[Finding]) -> str:
                     }
                 },
                 "columnKind": "utf16CodeUnits",
-                "properties": {"selection": agents_json(snap)},  # cli/agents_line.py
+                "properties": {"selection": agents_json(snap),  # cli/agents_line.py
+                               "platform": platform_json(snap)},
                 # a URI, so percent-encoded: a space, `#` or a byte that is not UTF-8 in a path
                 # would otherwise make it invalid
                 "originalUriBaseIds": {

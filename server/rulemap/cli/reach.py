@@ -65,7 +65,7 @@ def run_reach(args: argparse.Namespace) -> int:
 
     path, line = split_line(args.path)
     snap = open_host(args.root, args.allow_imports_from, profiles=chosen_profiles(args),
-                     user_home=args.home, ref=args.ref).snapshot()
+                     user_home=args.home, ref=args.ref, platform=args.platform).snapshot()
     warn_untrusted(snap)
     key = inside(snap, path, "PATH")
     if key == ".":
@@ -214,7 +214,7 @@ def run_why(args: argparse.Namespace) -> int:
     if args.session and args.target:
         raise UsageError("give TARGET or --session, not both: each says what the agent works on")
     snap = open_host(args.root, args.allow_imports_from, profiles=chosen_profiles(args),
-                     user_home=args.home, ref=args.ref).snapshot()
+                     user_home=args.home, ref=args.ref, platform=args.platform).snapshot()
     warn_untrusted(snap)
     target = target_of(snap, args.target) if args.target else None
     if target == ".":

@@ -59,7 +59,7 @@ def run_map(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     started = time.perf_counter()
     snap = open_host(args.root, args.allow_imports_from, profiles=chosen_profiles(args),
-                     user_home=args.home, ref=args.ref).snapshot()
+                     user_home=args.home, ref=args.ref, platform=args.platform).snapshot()
     warn_untrusted(snap)
     cwd = existing(snap, args.cwd, "--cwd") if args.cwd else None
     data = map_data(snap, None, cwd)

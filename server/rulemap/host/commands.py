@@ -54,6 +54,7 @@ def open_host(
     editable: bool = False,
     wrap: ReaderWrap | Callable[..., Any] | None = None,
     cwd: str | None = None,
+    platform: str | None = None,
 ) -> AnalysisHost:
     """The host over `root_dir` (absolute, a directory): `granted`, the directories the user
     lets imports read; `profiles`, the agents (None: the configuration's, else detected);
@@ -62,7 +63,8 @@ def open_host(
     GitRefError when git cannot read it); `editable`, a reader that takes edited texts before
     they are written (`check --fix`); `wrap(factory, root)`, a reader factory around the one
     chosen; `cwd`, the agents' working directory (a key) in place of the configuration's
-    (`check --cwd`). Raises ConfigError."""
+    (`check --cwd`); `platform`, the platform the agents run on over the configuration's
+    (`--platform`). Raises ConfigError."""
     from rulemap import analysis
 
     if editable:
@@ -81,7 +83,8 @@ def open_host(
     return AnalysisHost(analysis.open_workspace(
         root_dir, home=home, allow_imports_from=granted, profiles=profiles,
         user_home=user_home, reader_factory=factory,
-        overrides={"cwd": cwd} if cwd is not None else None,
+        overrides={k: v for k, v in (("cwd", cwd), ("platform", platform))
+                   if v is not None} or None,
     ))
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from rulemap.globs import compile_patterns
 from rulemap.host.snapshot import Snapshot, workspace_of
 from rulemap.profiles.base import selected
+from rulemap.workspace.letter_case import fold
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,9 @@ class Unread:
 
     agents: tuple[str, ...]
     globs: tuple[str, ...]
+    # files whose names differ only in letter case from a name an agent opens (`agents.md`):
+    # (file, the name it stands for), read on macOS and Windows but not here (`name-case`)
+    cased: tuple[tuple[str, str], ...] = ()
 
 
 def nothing_to_read(snap: Snapshot) -> Unread | None:
@@ -33,6 +37,11 @@ def nothing_to_read(snap: Snapshot) -> Unread | None:
     globs: dict[str, None] = {}
     for profile in agents:
         globs.update(dict.fromkeys(profile.watched_globs))
+        if ws.case_insensitive:  # `agents.md` is AGENTS.md on macOS and Windows
+            own = compile_patterns([fold(g) for g in profile.watched_globs])
+            if any(own.match(fold(key)) and profile.reads(ws, key) for key in ws.files):
+                return None
+            continue
         own = compile_patterns(profile.watched_globs)
         if any(own.match(key) and profile.reads(ws, key) for key in ws.files):
             return None
@@ -40,7 +49,10 @@ def nothing_to_read(snap: Snapshot) -> Unread | None:
     # reports it (misplaced-file), and saying "no instruction file" would contradict it
     if any(profile.misplaced(ws) for profile in agents):
         return None
-    return Unread(tuple(p.name for p in agents), tuple(globs))
+    from rulemap.checks.name_case import case_files
+
+    cased = tuple((path, name) for path, (name, _) in case_files(ws).items())
+    return Unread(tuple(p.name for p in agents), tuple(globs), cased)
 
 
 def exists_in(snap: Snapshot, key: str) -> bool:

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
 __all__ = [
-    "Chosen", "Lead", "lead_agent", "lead_json", "lead_name", "selection", "selection_json",
-    "selection_said",
+    "Chosen", "Lead", "assumed_platform", "lead_agent", "lead_json", "lead_name", "selection",
+    "selection_json", "selection_said",
 ]
 
 
@@ -56,6 +56,13 @@ def selection(snap: Snapshot) -> tuple[Chosen, ...]:
 
     return tuple(Chosen(p.name, p.title, why)
                  for p, why in analysis.selection_reasons(workspace_of(snap)))
+
+
+def assumed_platform(snap: Snapshot) -> str:
+    """The platform the agents are taken to run on (`linux`, `macos`, `windows`): the
+    `--platform` given, else the configuration's `platform`, else the host's. Every JSON
+    answer says it beside the selection: on macOS and Windows `agents.md` is `AGENTS.md`."""
+    return workspace_of(snap).platform
 
 
 def selection_json(snap: Snapshot) -> list[dict[str, str]]:

@@ -65,6 +65,20 @@ class Profile(Protocol):
     # `rulemap reach` then answers for a start-up file without grouping every file's load.
     startup_prefix: bool = False
 
+    # Whether a file of one of its `names_opened` selects it (`detected_by`); False for an
+    # agent something else selects (Mastra: a dependency on @mastra/core), which
+    # `name-case` then names only when it is selected.
+    selected_by_name: bool = True
+
+    def names_opened(self, ws: Workspace) -> tuple[str, ...]:
+        """The names (a file name, or a short path: `.claude/CLAUDE.md`) its agent opens by
+        name in the directories it reads (a `stat` or `open` of `dir/AGENTS.md`, not a
+        listing compared name by name): on a case-insensitive file system (macOS, Windows)
+        it is handed a file of that name in other letter case. Its lookups model that
+        through `workspace/letter_case.py`, and `name-case` reports such files
+        (checks/name_case.py). Default: none (names compared exactly everywhere)."""
+        return ()
+
     def detect(self, ws: Workspace) -> bool:
         """Whether files only this agent reads exist here (so it is selected by default).
         Default: whether `detected_by` names one (a profile overrides one of the two)."""
@@ -225,7 +239,15 @@ def loaded_homes(explanation: Explanation, target: str | None) -> tuple[Home, ..
 
 
 def home_file(ws: Workspace, path: str, how: str) -> Home:
-    """A home by the agent's own names and places, new when no such file exists yet."""
+    """A home by the agent's own names and places, new when no such file exists yet — the
+    file there in other letter case standing for it where the platform ignores case (an
+    agent opening `AGENTS.md` on macOS reads `agents.md`: workspace/letter_case.py)."""
+    from rulemap.workspace.letter_case import find_named
+
+    directory, _, name = path.rpartition("/")
+    found = find_named(ws, directory, name) if ws.case_insensitive else None
+    if found is not None:
+        return Home(found, how)
     return Home(path, how, not ws.reader.exists(ws.abs(path)))
 
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from rulemap.config import Config
+from rulemap.config import Config, platform_of
 from rulemap.derived import IMPORT_GRAPH, DerivedCache, Key, KeyFamily, OneLookCache
 from rulemap.documents import parse_document, unreadable_document
 from rulemap.globs import CompiledGlobs, FileIndex
@@ -30,6 +30,7 @@ from rulemap.retarget import Retarget
 from rulemap.text.decoding import decode
 from rulemap.workspace.index import InstructionIndex
 from rulemap.workspace.layout import Layout
+from rulemap.workspace.letter_case import folds_case
 from rulemap.workspace.resolution import Resolver
 from rulemap.workspace.rule_scope import RuleInfo, RuleScope
 from rulemap.workspace.rules import RuleMatcher
@@ -78,6 +79,11 @@ class Workspace:
         self.profile_options: Mapping[str, Mapping[str, Any]] = profile_options or {}
         self.root = reader.root
         self.config = config or Config()
+        # the platform whose file system the agents run on (`--platform`, `platform`, else
+        # the host's): on macOS and Windows an agent opening `AGENTS.md` reads `agents.md`
+        # (workspace/letter_case.py)
+        self.platform = platform_of(self.config)
+        self.case_insensitive = folds_case(self.platform)
         self.home = home
         self.generation = 0  # bumps on every change; caches above the core key on it
         self.real_root = reader.identity(self.root)

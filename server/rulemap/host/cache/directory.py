@@ -21,6 +21,9 @@ OFF_ENV = "RULEMAP_NO_CACHE"
 ENV_READ = (
     "HOME", "XDG_CONFIG_HOME", "RULEMAP_CONFIG", "COLUMNS", "RULEMAP_GIT_LIST",
     "RULEMAP_GIT_TIMEOUT",
+    # the platform assumed when neither `--platform` nor the configuration names one
+    # (config.host_platform; the host's own system is the same for every entry of a cache)
+    "RULEMAP_PLATFORM",
     # `--color auto` reads them: a report coloured under one is not replayed under another
     "NO_COLOR", "FORCE_COLOR", "TERM",
 )

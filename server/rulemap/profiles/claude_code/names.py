@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import Key, KeyFamily
 from rulemap.profiles.base import join
+from rulemap.workspace.letter_case import find_named, fold
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -25,15 +26,27 @@ MEMORY_NAMES = (CLAUDE_MD, DOT_CLAUDE_MD, LOCAL_MD)  # the files that make AGENT
 ALL_NAMES = (AGENTS_MD, *MEMORY_NAMES)
 _LONGEST_FIRST = sorted(ALL_NAMES, key=len, reverse=True)
 _BASENAMES = frozenset(n.rsplit("/", 1)[-1] for n in ALL_NAMES)
+_FOLDED_BASENAMES = frozenset(fold(n) for n in _BASENAMES)
 _NAMES: Final[Key[dict[str, dict[str, str]]]] = KeyFamily[dict[str, dict[str, str]]](
     "claude-code-names"
 ).key()
 
 
-def owner_of(path: str) -> tuple[str, str] | None:
+def owner_of(path: str, fold_case: bool = False) -> tuple[str, str] | None:
     """(directory, name) when `path` is one of the names in some directory, else None.
-    Longest names first: `x/.claude/CLAUDE.md` is x's `.claude/CLAUDE.md`."""
+    Longest names first: `x/.claude/CLAUDE.md` is x's `.claude/CLAUDE.md`. `fold_case`: the
+    platform's file system is case-insensitive, where Claude Code, opening `x/CLAUDE.md` by
+    name, is handed `x/claude.md` (docs/profiles/claude-code.md, "Letter case")."""
     if path.rsplit("/", 1)[-1] not in _BASENAMES:
+        if not fold_case or fold(path.rsplit("/", 1)[-1]) not in _FOLDED_BASENAMES:
+            return None
+        path_folded = fold(path)
+        for name in _LONGEST_FIRST:
+            low = fold(name)
+            if path_folded == low:
+                return "", name
+            if path_folded.endswith("/" + low):
+                return sys.intern(path[: -len(name) - 1]), name
         return None
     for name in _LONGEST_FIRST:
         if path == name:
@@ -52,10 +65,17 @@ def name_index(ws: Workspace) -> dict[str, dict[str, str]]:
     if cached is not None:
         return cached
     index: dict[str, dict[str, str]] = {}
-    for path in [*ws.files.with_suffix(".md"), *ws.reader.ignored_files()]:
-        found = owner_of(path)
+    folds = ws.case_insensitive
+    # a case-insensitive platform reads `claude.MD` too: every file is a candidate there
+    pool = ws.files if folds else ws.files.with_suffix(".md")
+    for path in [*pool, *ws.reader.ignored_files()]:
+        found = owner_of(path, folds)
         if found is not None:
-            index.setdefault(found[0], {})[found[1]] = path
+            names = index.setdefault(found[0], {})
+            if path.endswith(found[1]):  # the exact name wins over one in other letter case
+                names[found[1]] = path
+            else:
+                names.setdefault(found[1], path)
     ws.derived.put(key, index, reads=())
     return index
 
@@ -74,8 +94,7 @@ def probe(ws: Workspace, directory: str) -> dict[str, str]:
     else:
         found, names = {}, ALL_NAMES
     for name in names:
-        key = join(directory, name)
-        full = ws.abs(key)
-        if ws.reader.exists(full) and not ws.reader.is_dir(full):
+        key = find_named(ws, directory, name)
+        if key is not None:
             found[name] = key
     return {name: found[name] for name in ALL_NAMES if name in found}

@@ -34,6 +34,7 @@ from rulemap.profiles.claude_code.load import APPROVAL_WHY, ClaudeLoad, Settings
 from rulemap.profiles.claude_code.loader import LoadKey, deepest_nested, normalize, strictly_below
 from rulemap.profiles.claude_code.names import (
     AGENTS_MD,
+    ALL_NAMES,
     CLAUDE_MD,
     DOT_CLAUDE_MD,
     LOCAL_MD,
@@ -143,11 +144,16 @@ class ClaudeCodeProfile(Profile):
             return USER_RULES
         return None
 
+    def names_opened(self, ws: Workspace) -> tuple[str, ...]:
+        # closed source: its memory files are documented by exact name; modelled as opened
+        # by name (docs/profiles/claude-code.md, "Letter case")
+        return ALL_NAMES
+
     def reads(self, ws: Workspace, key: str) -> bool:
         opts = self.settings_of(ws)
         cwd = normalize(ws.config.cwd)
         chain = directory_chain(cwd)
-        found = owner_of(key)
+        found = owner_of(key, ws.case_insensitive)
         if found is not None:
             directory, name = found
             in_chain = directory in chain

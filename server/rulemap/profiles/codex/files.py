@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Final
 from rulemap.derived import KeyFamily
 from rulemap.profiles.base import join, parent_dir
 from rulemap.readers.base import ReadError, is_within
+from rulemap.workspace.letter_case import named_as
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -61,14 +62,22 @@ def name_index(ws: Workspace, names: tuple[str, ...]) -> dict[str, dict[str, str
     wanted = frozenset(names)
     suffixes = {n[n.rfind("."):] for n in names if n.rfind(".") > 0}
     pool: list[str] = [p for s in sorted(suffixes) for p in ws.files.with_suffix(s)]
-    if any(n.rfind(".") <= 0 for n in names):  # a name without an extension: every file
-        pool = list(ws.files)
+    if any(n.rfind(".") <= 0 for n in names) or ws.case_insensitive:
+        pool = list(ws.files)  # a name without an extension, or `.MD` for `.md`: every file
     index: dict[str, dict[str, str]] = {}
     for path in [*pool, *ws.reader.ignored_files()]:
         directory, _, name = path.rpartition("/")
-        if name in wanted and "/.git/" not in f"/{path}":
+        if "/.git/" in f"/{path}":
+            continue
+        if name in wanted:
             # interned: the walk's directories, kilobytes each in a deep tree, kept once
             index.setdefault(sys.intern(directory), {})[name] = path
+        elif ws.case_insensitive:
+            # Codex opens `dir.join(name)` (project_doc.rs): a case-insensitive file system
+            # hands it `agents.md` for `AGENTS.md`; the exact name wins when both are listed
+            found = named_as(ws, name, names)
+            if found is not None:
+                index.setdefault(sys.intern(directory), {}).setdefault(found, path)
     ws.derived.put(key, index, reads=())
     return index
 

@@ -57,6 +57,7 @@ from rulemap.profiles.codex.files import (
 )
 from rulemap.profiles.placement import cached_misplaced, misplaced_why
 from rulemap.readers.base import ReadError, is_within
+from rulemap.workspace.letter_case import find_named, named_as
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -152,10 +153,15 @@ class CodexProfile(Profile):
         return shallowest(key for names in name_index(ws, (OVERRIDE, AGENTS)).values()
                           for name, key in names.items() if name in (OVERRIDE, AGENTS))
 
+    def names_opened(self, ws: Workspace) -> tuple[str, ...]:
+        # project_doc.rs: `symlink_metadata(dir.join(name))` for each candidate name
+        return self.settings_of(ws).names
+
     def reads(self, ws: Workspace, key: str) -> bool:
         opts = self.settings_of(ws)
         directory, _, name = key.rpartition("/")
-        if name not in opts.names or key.startswith("/") or "/.git/" in f"/{key}":
+        if named_as(ws, name, opts.names) is None or key.startswith("/") or (
+                "/.git/" in f"/{key}"):
             return False
         chosen, _ = self.choice(ws, directory, opts, probe=False)
         return chosen == key
@@ -242,12 +248,10 @@ class CodexProfile(Profile):
         """The file Codex reads in `directory` (None) and the ones it hides. `probe`: ask the
         reader (a load's few directories, walked or not); else the name index."""
         if probe:
-            present = []
-            for name in opts.names:
-                path = join(directory, name)
-                full = ws.abs(path)
-                if ws.reader.exists(full) and not ws.reader.is_dir(full):
-                    present.append(path)
+            # one file, found by two names in other letter case, is still one
+            present = list(dict.fromkeys(
+                path for name in opts.names
+                if (path := find_named(ws, directory, name)) is not None))
         else:
             found = name_index(ws, opts.names).get(directory, {})
             present = [found[n] for n in opts.names if n in found]

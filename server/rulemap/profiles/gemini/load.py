@@ -35,6 +35,7 @@ from rulemap.profiles.gemini.paths import (
     resolve,
     tokens_of,
 )
+from rulemap.workspace.letter_case import find_named
 
 if TYPE_CHECKING:
     from rulemap.profiles.base import Profile
@@ -171,8 +172,9 @@ class Loader:
         chain = chain[chain.index(top_root):] if top_root in chain else chain
         for directory in chain:
             for name in self.names:
-                key = join(directory, name)
-                if file_exists(ws, key):
+                # fs.access(path.join(dir, name)): other letter case on macOS and Windows
+                key = find_named(ws, directory, name)
+                if key is not None and (key, "project") not in tops:
                     tops.append((key, "project"))
         where = f"`{top_root}`" if top_root else "the workspace root"
         self.notes.append(f"the walk up from the cwd stops at the git root, {where}")
@@ -230,8 +232,8 @@ class Loader:
             if ceiling and step != ceiling and not step.startswith(ceiling + "/"):
                 continue
             for name in self.names:
-                key = join(step, name)
-                if file_exists(self.ws, key):
+                key = find_named(self.ws, step, name)
+                if key is not None and key not in out:
                     out.append(key)
         return out
 

@@ -15,6 +15,7 @@ from rulemap.profiles.gemini.imports import GeminiToken, scan_gemini
 from rulemap.profiles.rule_files import FILES_NAMED, files_named
 from rulemap.readers.base import Reader, ReadError, is_within
 from rulemap.text.decoding import decode
+from rulemap.workspace.letter_case import named_as
 
 if TYPE_CHECKING:
     from rulemap.profiles.base import Profile
@@ -66,12 +67,15 @@ def named_files(ws: Workspace, names: tuple[str, ...]) -> list[str]:
     upward walk does not ask git), sorted. Looked up by extension in the file index."""
     suffixes = {posixpath.splitext(n)[1] for n in names}
     pools: list[Iterable[str]] = []
-    if "" in suffixes:
-        pools.append(ws.files)  # a name without an extension: one pass, cached
+    if "" in suffixes or ws.case_insensitive:
+        # a name without an extension, or `.MD` for `.md` (macOS, Windows): one pass, cached
+        pools.append(ws.files)
     else:
         pools.extend(ws.files.with_suffix(s) for s in sorted(suffixes))
-    return files_named(ws, FILES_NAMED.key("gemini", names), chained(*pools),
-                       lambda p: is_named(p, names))
+    # Gemini opens `path.join(dir, name)` (fs.access): a case-insensitive file system hands
+    # it `gemini.md` for `GEMINI.md` (workspace/letter_case.py)
+    return files_named(ws, FILES_NAMED.key("gemini", names, ws.case_insensitive),
+                       chained(*pools), lambda p: named_as(ws, p, names) is not None)
 
 
 def file_exists(ws: Workspace, key: str) -> bool:

@@ -38,10 +38,11 @@ from rulemap.profiles.gemini.findings import (
     near_path,
 )
 from rulemap.profiles.gemini.load import Loader
-from rulemap.profiles.gemini.paths import file_exists, is_named, named_files, names_of
+from rulemap.profiles.gemini.paths import named_files, names_of
 from rulemap.profiles.gemini.session import replay
 from rulemap.profiles.place_groups import Anchors, explained, grouped
 from rulemap.profiles.placement import cached_misplaced
+from rulemap.workspace.letter_case import find_named, named_as
 
 if TYPE_CHECKING:
     from rulemap.profiles.steps import SessionReplay, ToolStep
@@ -91,8 +92,12 @@ class GeminiProfile(Profile):
     def detected_by(self, ws: Workspace) -> str | None:
         return shallowest(named_files(ws, names_of(ws, self)))
 
+    def names_opened(self, ws: Workspace) -> tuple[str, ...]:
+        # memoryDiscovery.ts: `fs.access(path.join(dir, name))` up from the cwd and for JIT
+        return names_of(ws, self)
+
     def reads(self, ws: Workspace, key: str) -> bool:
-        return is_named(key, names_of(ws, self))
+        return named_as(ws, key, names_of(ws, self)) is not None
 
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         cwd = "" if cwd in (".", "") else cwd.strip("/")
@@ -124,7 +129,7 @@ class GeminiProfile(Profile):
         if not options_of(ws, self)["jitContext"]:
             return explained(self, ws, cwd, [files] if files else [])
         names = names_of(ws, self)
-        anchors = Anchors(lambda d: any(file_exists(ws, join(d, n)) for n in names), cwd_dir)
+        anchors = Anchors(lambda d: any(find_named(ws, d, n) for n in names), cwd_dir)
 
         def key_of(path: str) -> tuple[bool, str | None]:
             directory = parent_dir(path)

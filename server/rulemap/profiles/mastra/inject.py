@@ -25,6 +25,7 @@ from rulemap.profiles.base import ancestry, join, parent_dir
 from rulemap.profiles.mastra.identity import path_identity
 from rulemap.readers.base import ReadError
 from rulemap.text.positions import line_starts
+from rulemap.workspace.letter_case import find_named
 
 if TYPE_CHECKING:
     from rulemap.model import Document
@@ -190,21 +191,31 @@ def search_start(ws: Workspace, target: str) -> str:
     return target if ws.reader.exists(full) and ws.reader.is_dir(full) else parent_dir(target)
 
 
+def _named(ws: Workspace, directory: str, name: str) -> str | None:
+    """What `pathExists(join(directory, name))` finds: that path, else, on a platform whose
+    file system ignores letter case (the default reader is the local disk), the file there
+    whose name differs only in case (workspace/letter_case.py)."""
+    key = join(directory, name)
+    if _exists(ws, key):
+        return key
+    return find_named(ws, directory, name) if ws.case_insensitive else None
+
+
 def holds_instructions(ws: Workspace, directory: str) -> bool:
     """Whether the search finds anything in `directory` (one of the names exists there)."""
-    return any(_exists(ws, join(directory, name)) for name in NAMES)
+    return any(_named(ws, directory, name) for name in NAMES)
 
 
 def search_from(ws: Workspace, start: str, settings: Settings) -> list[str]:
     """The instruction files of `start` ('' = the root) and every directory above it; with
     `nearest_only`, the first of them alone (@mastra/core 1.71.0 returns from its search at
     the first name that exists, and the step goes on to the next path, never further up)."""
-    found = [
-        join(directory, name)
+    found = list(dict.fromkeys(
+        key
         for directory in ancestry(start)
         for name in NAMES
-        if _exists(ws, join(directory, name))
-    ]
+        if (key := _named(ws, directory, name)) is not None
+    ))
     if settings.nearest_only and found:
         return found[:1]
     if settings.walk_to_filesystem_root:

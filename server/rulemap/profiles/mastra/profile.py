@@ -21,6 +21,7 @@ from rulemap.profiles.mastra import checks, inject, transcript
 from rulemap.profiles.mastra.inject import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_REMINDER_TEXT,
+    NAMES,
     Settings,
     is_instruction_name,
 )
@@ -40,6 +41,7 @@ class MastraProfile(Profile):
     )
     follows_imports = False
     check_codes = ("budget-overflow",)
+    selected_by_name = False  # a dependency on @mastra/core selects it (detection.py)
     transcript_format = transcript.FORMAT
     watched_globs = ("**/AGENTS.md", "**/CLAUDE.md", "**/CONTEXT.md")
     options: tuple[Option, ...] = (
@@ -85,6 +87,10 @@ class MastraProfile(Profile):
         from rulemap.profiles.mastra.detection import manifests
 
         return manifests(ws)
+
+    def names_opened(self, ws: Workspace) -> tuple[str, ...]:
+        # tool-result-reminder.ts: `pathExists(join(dir, name))`, `existsSync` by default
+        return NAMES
 
     def reads(self, ws: Workspace, key: str) -> bool:
         return is_instruction_name(key)
