@@ -234,6 +234,16 @@ CHECKS: Final[dict[str, Check]] = _registry(
                     "against a package.json that parsed and no other package.json defining X"),
         ),
     ),
+    Check(
+        "invalid-agent-settings", "error",
+        "an agent's own settings file that the agent cannot use (not JSON, or a setting of "
+        "the wrong type): Gemini CLI refuses to start on one that does not parse",
+    ),
+    Check(
+        "unread-context-file", "warning",
+        "a file of the agent's default context file name that the configured names leave "
+        "out, so the agent never reads it",
+    ),
 )
 
 CHECK_CODES: Final = frozenset(CHECKS)

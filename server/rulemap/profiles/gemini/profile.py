@@ -32,8 +32,21 @@ from rulemap.profiles.base import (
 from rulemap.profiles.gemini import load_log as gemini_load_log
 from rulemap.profiles.gemini.findings import NEAR_PATH, file_findings, graph_findings, near_path
 from rulemap.profiles.gemini.load import Loader
-from rulemap.profiles.gemini.paths import file_exists, is_named, named_files, names_of
+from rulemap.profiles.gemini.paths import (
+    file_exists,
+    is_named,
+    named_files,
+    names_of,
+    settings_names,
+)
 from rulemap.profiles.gemini.session import replay
+from rulemap.profiles.gemini.settings import (
+    DEFAULT_NAME,
+    SETTINGS_FILE,
+    project_settings,
+    settings_findings,
+    unread_findings,
+)
 from rulemap.profiles.place_groups import Anchors, explained, grouped
 
 if TYPE_CHECKING:
@@ -48,14 +61,19 @@ class GeminiProfile(Profile):
         "GEMINI.md: global, then the git root down to the cwd; below the cwd just in time, when "
         "a file tool touches a path; Gemini's @imports (5 levels, per-chain cycles); no budget."
     )
+    # its context files by their default name; the names its settings add are watched as
+    # Markdown, its settings file as a settings file (`host.catalog.watched_globs`)
     watched_globs = ("**/GEMINI.md",)
-    check_codes = ("import-not-followed",)
+    settings_files = (SETTINGS_FILE,)
+    check_codes = ("import-not-followed", "invalid-agent-settings", "unread-context-file")
     # the launch load first; just-in-time context joins after it, and there is no budget
     startup_prefix = True
     load_log_format = gemini_load_log.FORMAT  # its session log's JIT context
     options: tuple[Option, ...] = (
         Option("fileNames", (list,), ["GEMINI.md"],
-               "context file names, in order (Gemini's `context.fileName`)"),
+               "context file names, in order; set here, the whole list, in place of "
+               "Gemini's own `context.fileName` (its settings files: `GEMINI.md` after "
+               "the names they set)"),
         Option("jitContext", (bool,), True,
                "load a directory's context files just in time, when a file tool touches a "
                "path there (Gemini's `experimental.jitContext`; always on since v0.44.0); "
@@ -73,7 +91,8 @@ class GeminiProfile(Profile):
     def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
         """What it loads there, else a context file at the root (read at start-up), and for a
         target below it (just in time) one in the target's directory."""
-        name = names_of(ws, self)[0] if names_of(ws, self) else "GEMINI.md"
+        names = names_of(ws, self)
+        name = names[0] if names else DEFAULT_NAME
         root = home_file(ws, name, "which it loads at start-up")
         directory = parent_dir(target) if target else ""
         jit = () if not (directory and options_of(ws, self)["jitContext"]) else (home_file(
@@ -82,7 +101,20 @@ class GeminiProfile(Profile):
         return (*loaded_homes(self.explain(ws, target, cwd), target), root, *jit)
 
     def detected_by(self, ws: Workspace) -> str | None:
-        return shallowest(named_files(ws, names_of(ws, self)))
+        """Its context files by the names Rulemap was told; else the project's settings file
+        when it sets `context.fileName` (the repository uses Gemini CLI, whatever files it
+        names); else a `GEMINI.md`. The user's settings never select it: a check does not
+        depend on who runs it."""
+        found = settings_names(ws, self)
+        if found.source == "rulemap":
+            return shallowest(named_files(ws, found.names))
+        project = next((f for f in found.files if f.scope == "project"), None)
+        if project is not None and project.names is not None:
+            return project.key
+        return shallowest(named_files(ws, (DEFAULT_NAME,)))
+
+    def detection_reads(self, ws: Workspace) -> tuple[str, ...]:
+        return (project_settings(ws),)
 
     def reads(self, ws: Workspace, key: str) -> bool:
         return is_named(key, names_of(ws, self))
@@ -138,12 +170,15 @@ class GeminiProfile(Profile):
         return near_path(ws, finding)
 
     def findings(self, ws: Workspace) -> list[Finding]:
-        names = names_of(ws, self)
+        found = settings_names(ws, self)
+        names = found.names
+        out: list[Finding] = settings_findings(ws, found)
+        if DEFAULT_NAME not in names:
+            out.extend(unread_findings(ws, found, named_files(ws, (DEFAULT_NAME,))))
         tops = named_files(ws, names)
         if not tops:
-            return []
+            return out
         lint = frozenset(ws.lint_documents())
-        out: list[Finding] = []
         for top in tops:
             out.extend(file_findings(ws, top, lint))
         out.extend(graph_findings(ws, tops, lint))
