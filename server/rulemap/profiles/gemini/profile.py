@@ -103,13 +103,15 @@ class GeminiProfile(Profile):
     def detected_by(self, ws: Workspace) -> str | None:
         """Its context files by the names Rulemap was told; else the project's settings file
         when it sets `context.fileName` (the repository uses Gemini CLI, whatever files it
-        names); else a `GEMINI.md`. The user's settings never select it: a check does not
-        depend on who runs it."""
+        names) or Gemini cannot use it (it refuses to start: worth saying); else a
+        `GEMINI.md`. The user's settings never select it: a check does not depend on who
+        runs it."""
         found = settings_names(ws, self)
         if found.source == "rulemap":
             return shallowest(named_files(ws, found.names))
         project = next((f for f in found.files if f.scope == "project"), None)
-        if project is not None and project.names is not None:
+        if project is not None and (project.names is not None or project.error
+                                    or project.invalid):
             return project.key
         return shallowest(named_files(ws, (DEFAULT_NAME,)))
 
