@@ -239,3 +239,11 @@ def test_a_settings_file_reshapes_like_the_configuration():
     assert is_agent_settings(SETTINGS) and is_agent_settings("pkg/" + SETTINGS)
     assert not is_agent_settings(".claude/settings.json")
     assert reshapes(["/w/.gemini/settings.json"]) and not reshapes(["/w/AGENTS.md"])
+
+
+def test_a_name_with_a_directory_is_found_below_each_directory_of_the_walk():
+    """memoryDiscovery.ts joins each name to each directory: `frontend/AGENTS.md` at the root
+    loads at start-up, after the root's own names."""
+    ws = make({SETTINGS: settings(["AGENTS.md", "frontend/AGENTS.md"]), "AGENTS.md": "a",
+               "frontend/AGENTS.md": "f", "GEMINI.md": "g"})
+    assert rows(ws) == ["AGENTS.md", "frontend/AGENTS.md", "GEMINI.md"]

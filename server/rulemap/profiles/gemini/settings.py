@@ -161,7 +161,7 @@ def parse_settings(key: str, scope: Scope, text: str) -> SettingsFile:
         return SettingsFile(key, scope, None, line,
                             invalid=f"`{SETTING}` must be a string or a list of strings")
     names = tuple(dict.fromkeys(
-        posixpath.normpath(v.strip()) for v in value if v.strip()))
+        posixpath.normpath(v.strip()).strip("/") for v in value if v.strip().strip("/")))
     return SettingsFile(key, scope, names, line)
 
 
