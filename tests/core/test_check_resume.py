@@ -107,6 +107,7 @@ def _read_files(root: Path, entry: Path) -> list[Path]:
     found = [Path(paths[at]) for at, _, result in record["files"] if not result.startswith("!")]
     return sorted(p for p in found if str(p).startswith((real + "/", str(root) + "/"))
                   and p.name not in (".gitignore", *CONFIG_FILES)
+                  and not carried.reshapes([str(p)])  # an agent's settings file
                   and not p.is_symlink())
 
 
