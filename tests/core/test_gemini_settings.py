@@ -247,3 +247,9 @@ def test_a_name_with_a_directory_is_found_below_each_directory_of_the_walk():
     ws = make({SETTINGS: settings(["AGENTS.md", "frontend/AGENTS.md"]), "AGENTS.md": "a",
                "frontend/AGENTS.md": "f", "GEMINI.md": "g"})
     assert rows(ws) == ["AGENTS.md", "frontend/AGENTS.md", "GEMINI.md"]
+
+
+def test_why_advises_no_name_with_a_directory():
+    ws = make({SETTINGS: settings(["frontend/AGENTS.md", "CONTEXT.md"]), "src/a.ts": "x"})
+    assert [h.path for h in GEMINI.homes(ws, "src/a.ts", ".")] == [
+        "CONTEXT.md", "src/CONTEXT.md"]

@@ -91,8 +91,9 @@ class GeminiProfile(Profile):
     def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
         """What it loads there, else a context file at the root (read at start-up), and for a
         target below it (just in time) one in the target's directory."""
-        names = names_of(ws, self)
-        name = names[0] if names else DEFAULT_NAME
+        # the first name in force that is a file name (one with a directory, such as
+        # `frontend/AGENTS.md`, is no home beside a target)
+        name = next((n for n in names_of(ws, self) if "/" not in n), DEFAULT_NAME)
         root = home_file(ws, name, "which it loads at start-up")
         directory = parent_dir(target) if target else ""
         jit = () if not (directory and options_of(ws, self)["jitContext"]) else (home_file(
