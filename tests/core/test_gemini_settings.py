@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from rulemap.analysis import new_workspace
+from rulemap.analysis import new_workspace, open_workspace
 from rulemap.config import parse_config
+from rulemap.host import AnalysisHost
 from rulemap.host.cache.pickled_workspace import reshapes
+from rulemap.host.file_events import classify_events
 from rulemap.profiles import get_profile, is_agent_settings, validate_options
 from rulemap.profiles.gemini.paths import names_of, settings_names
 from rulemap.profiles.gemini.settings import parse_settings, strip_json_comments
@@ -253,3 +256,16 @@ def test_why_advises_no_name_with_a_directory():
     ws = make({SETTINGS: settings(["frontend/AGENTS.md", "CONTEXT.md"]), "src/a.ts": "x"})
     assert [h.path for h in GEMINI.homes(ws, "src/a.ts", ".")] == [
         "CONTEXT.md", "src/CONTEXT.md"]
+
+
+def test_a_watched_event_on_the_settings_file_re_opens_the_folder(tmp_path: Path) -> None:
+    """The editor's path: an event on `.gemini/settings.json` is a configuration change (the
+    server re-opens the folder), and its content matters even when it is no document."""
+    (tmp_path / ".gemini").mkdir()
+    (tmp_path / SETTINGS).write_text(settings(["AGENTS.md"]))
+    (tmp_path / "AGENTS.md").write_text("a\n")
+    snap = AnalysisHost(open_workspace(str(tmp_path))).snapshot()
+    batch = classify_events(snap, [("changed", str(tmp_path / SETTINGS))])
+    assert batch.config_changed and batch.changed == {SETTINGS}
+    assert snap.content_matters(SETTINGS)
+    assert not classify_events(snap, [("changed", str(tmp_path / "AGENTS.md"))]).config_changed
