@@ -269,3 +269,17 @@ def test_a_watched_event_on_the_settings_file_re_opens_the_folder(tmp_path: Path
     assert batch.config_changed and batch.changed == {SETTINGS}
     assert snap.content_matters(SETTINGS)
     assert not classify_events(snap, [("changed", str(tmp_path / "AGENTS.md"))]).config_changed
+
+
+def test_the_legacy_context_file_name_key_is_ignored_and_reported():
+    """v0.25.0 (#16252) removed the migration of the flat settings: a top-level
+    `contextFileName` is read by no current release, so Gemini reads GEMINI.md only."""
+    text = '{\n  "autoAccept": true,\n  "contextFileName": "AGENTS.md"\n}\n'
+    ws = make({SETTINGS: text, "AGENTS.md": "a", "GEMINI.md": "g"})
+    assert names_of(ws, GEMINI) == ("GEMINI.md",)
+    [finding] = [f for f in GEMINI.findings(ws) if f.code == "invalid-agent-settings"]
+    assert (finding.path, finding.span.start.line, finding.severity) == (SETTINGS, 2, "warning")
+    assert '"context": {"fileName": ["AGENTS.md"]}' in finding.message
+    # naming the default changes nothing: nothing to say
+    quiet = make({SETTINGS: '{"contextFileName": "GEMINI.md"}', "GEMINI.md": "g"})
+    assert [f for f in GEMINI.findings(quiet) if f.code == "invalid-agent-settings"] == []

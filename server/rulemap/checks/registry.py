@@ -238,6 +238,10 @@ CHECKS: Final[dict[str, Check]] = _registry(
         "invalid-agent-settings", "error",
         "an agent's own settings file that the agent cannot use (not JSON, or a setting of "
         "the wrong type): Gemini CLI refuses to start on one that does not parse",
+        variants=(
+            Variant("warning", "a key of the agent's older settings format that current "
+                    "releases ignore (Gemini CLI's top-level `contextFileName`)"),
+        ),
     ),
     Check(
         "unread-context-file", "warning",

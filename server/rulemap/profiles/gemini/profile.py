@@ -104,7 +104,8 @@ class GeminiProfile(Profile):
     def detected_by(self, ws: Workspace) -> str | None:
         """Its context files by the names Rulemap was told; else the project's settings file
         when it sets `context.fileName` (the repository uses Gemini CLI, whatever files it
-        names) or Gemini cannot use it (it refuses to start: worth saying); else a
+        names), still sets the legacy `contextFileName`, or is one Gemini cannot use (it
+        refuses to start: worth saying); else a
         `GEMINI.md`. The user's settings never select it: a check does not depend on who
         runs it."""
         found = settings_names(ws, self)
@@ -112,7 +113,7 @@ class GeminiProfile(Profile):
             return shallowest(named_files(ws, found.names))
         project = next((f for f in found.files if f.scope == "project"), None)
         if project is not None and (project.names is not None or project.error
-                                    or project.invalid):
+                                    or project.invalid or project.legacy):
             return project.key
         return shallowest(named_files(ws, (DEFAULT_NAME,)))
 

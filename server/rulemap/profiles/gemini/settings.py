@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 DEFAULT_NAME: Final = "GEMINI.md"  # memoryTool.ts DEFAULT_CONTEXT_FILENAME
 SETTINGS_FILE: Final = ".gemini/settings.json"  # storage.ts getWorkspaceSettingsPath
 SETTING: Final = "context.fileName"
+LEGACY_KEY: Final = "contextFileName"  # the flat settings format before v0.25.0
 
 Scope = Literal["project", "user"]
 
@@ -56,6 +57,10 @@ class SettingsFile:
     line: int  # 0-based: the `fileName` key's line (the error's, for `error`)
     error: str | None = None  # why Gemini refuses the file (it does not start)
     invalid: str | None = None  # why the `fileName` value is unusable (the file is fine)
+    # the names of the top-level `contextFileName` of releases before v0.25.0, which current
+    # releases ignore (#16252 removed its migration), and its line
+    legacy: tuple[str, ...] | None = None
+    legacy_line: int = 0
 
 
 @dataclass(frozen=True)
@@ -154,15 +159,24 @@ def parse_settings(key: str, scope: Scope, text: str) -> SettingsFile:
     line = _line_of_key(stripped, "fileName")
     if value is None or value == "":
         # unset, or an empty string (falsy: Gemini resets to its default)
-        return SettingsFile(key, scope, None, line)
+        return SettingsFile(key, scope, None, line, legacy=_names(data.get(LEGACY_KEY)),
+                            legacy_line=_line_of_key(stripped, LEGACY_KEY))
+    names = _names(value)
+    if names is None:
+        return SettingsFile(key, scope, None, line,
+                            invalid=f"`{SETTING}` must be a string or a list of strings")
+    return SettingsFile(key, scope, names, line)
+
+
+def _names(value: object) -> tuple[str, ...] | None:
+    """A string or a list of strings as Gemini cleans it (trimmed, normalized, each once);
+    None for anything else."""
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        return SettingsFile(key, scope, None, line,
-                            invalid=f"`{SETTING}` must be a string or a list of strings")
-    names = tuple(dict.fromkeys(
+        return None
+    return tuple(dict.fromkeys(
         posixpath.normpath(v.strip()).strip("/") for v in value if v.strip().strip("/")))
-    return SettingsFile(key, scope, names, line)
 
 
 def _line_of_key(text: str, name: str) -> int:
@@ -269,6 +283,16 @@ def settings_findings(ws: Workspace, found: Names) -> list[Finding]:
     findings: a check does not depend on who runs it)."""
     out: list[Finding] = []
     for file in found.files:
+        if file.scope == "project" and file.legacy and file.legacy != (DEFAULT_NAME,):
+            line = _line_text(ws, file.key, file.legacy_line)
+            out.append(Finding(
+                file.key,
+                Span.at(file.legacy_line, len(line) - len(line.lstrip()), len(line.rstrip())),
+                "warning", "invalid-agent-settings",
+                f"`{LEGACY_KEY}` is the key of Gemini CLI's settings before v0.25.0, which "
+                f"current releases ignore, so it reads {DEFAULT_NAME} only, not "
+                f"{', '.join(file.legacy)}; write it as "
+                f'`"context": {{"fileName": {json.dumps(list(file.legacy))}}}`'))
         if file.scope != "project" or not (file.error or file.invalid):
             continue
         line = _line_text(ws, file.key, file.line)
