@@ -72,8 +72,11 @@ def test_a_string_or_a_list():
     assert parse_settings(SETTINGS, "project", settings(["A.md", " B.md ", "A.md"])).names == (
         "A.md", "B.md")
     assert parse_settings(SETTINGS, "project", '{"context": {}}').names is None
-    # an empty string is falsy: Gemini resets to its default
-    assert parse_settings(SETTINGS, "project", settings("")).names is None
+    # an empty string or list is set (it replaces the user's) but names nothing
+    assert parse_settings(SETTINGS, "project", settings("")).names == ()
+    assert parse_settings(SETTINGS, "project", settings([])).names == ()
+    ws = make({SETTINGS: settings("")}, home={SETTINGS: settings(["AGENTS.md"])})
+    assert names_of(ws, GEMINI) == ("GEMINI.md",)
 
 
 def test_the_line_of_the_setting():

@@ -157,10 +157,12 @@ def parse_settings(key: str, scope: Scope, text: str) -> SettingsFile:
     context = data.get("context")
     value = context.get("fileName") if isinstance(context, dict) else None
     line = _line_of_key(stripped, "fileName")
-    if value is None or value == "":
-        # unset, or an empty string (falsy: Gemini resets to its default)
+    if value is None:
         return SettingsFile(key, scope, None, line, legacy=_names(data.get(LEGACY_KEY)),
                             legacy_line=_line_of_key(stripped, LEGACY_KEY))
+    if value == "":
+        # set, so it replaces the user's value, but falsy: Gemini resets to its default
+        return SettingsFile(key, scope, (), line)
     names = _names(value)
     if names is None:
         return SettingsFile(key, scope, None, line,
