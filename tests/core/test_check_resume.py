@@ -107,6 +107,7 @@ def _read_files(root: Path, entry: Path) -> list[Path]:
     found = [Path(paths[at]) for at, _, result in record["files"] if not result.startswith("!")]
     return sorted(p for p in found if str(p).startswith((real + "/", str(root) + "/"))
                   and p.name not in (".gitignore", *CONFIG_FILES)
+                  and not carried.reshapes([str(p)])  # an agent's settings file
                   and not p.is_symlink())
 
 
@@ -179,6 +180,24 @@ def test_a_package_json_edit_resumes_unless_it_changes_the_detected_agents(
     manifest.write_text('{"scripts": {"test": "vitest"}, "dependencies": {"@mastra/core": "1"}}\n')
     run = assert_as_from_scratch(check, str(tree), resumed=False)
     assert "mastra (package.json: @mastra/core)" in " ".join(run.out.split())
+
+
+def test_a_gemini_settings_edit_is_a_whole_check_that_sees_the_new_names(
+    tree: Path, check: Check, cache_dir: Path  # noqa: F811
+) -> None:
+    """Gemini's `.gemini/settings.json` decides which files it reads (its `context.fileName`):
+    an edit of it re-opens the workspace, so the check after it is a whole one, and says
+    what a check from scratch says (its error, then nothing once fixed)."""
+    settings = tree / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"context": {"fileName": ["AGENTS.md"]}}\n')
+    with_snapshot(check, tree)
+    settings.write_text('{"context": {"fileName": ["AGENTS.md",]}}\n')
+    run = assert_as_from_scratch(check, str(tree), resumed=False)
+    assert "invalid-agent-settings" in run.out
+    settings.write_text('{"context": {"fileName": "AGENTS.md"}}\n')
+    run = assert_as_from_scratch(check, str(tree), resumed=False)
+    assert "invalid-agent-settings" not in run.out
 
 
 def test_a_file_saved_by_a_rename_resumes(

@@ -30,6 +30,10 @@ def test_every_registered_agent_is_watched(registry: None) -> None:
         assert set(profile.watched_globs) <= set(before), profile.name
     assert {"**/*.md", "**/rulemap.toml", "**/pyproject.toml", "**/.gitignore"} <= set(before)
     assert len(before) == len(set(before))  # each glob once
+    # an agent's own settings file that decides which files it reads (Gemini's)
+    for profile in PROFILES.values():
+        assert {f"**/{name}" for name in profile.settings_files} <= set(before), profile.name
+    assert any(profile.settings_files for profile in PROFILES.values())
     register_profile(ToyProfile("watch-toy", file_name="toy.yaml"))
     assert "**/toy.yaml" in watched_globs()  # asked at call time, not at import
 

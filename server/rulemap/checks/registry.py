@@ -255,6 +255,20 @@ CHECKS: Final[dict[str, Check]] = _registry(
                     "the host's) is macOS or Windows, where the agents read it"),
         ),
     ),
+    Check(
+        "invalid-agent-settings", "error",
+        "an agent's own settings file that the agent cannot use (not JSON, or a setting of "
+        "the wrong type): Gemini CLI refuses to start on one that does not parse",
+        variants=(
+            Variant("warning", "a key of the agent's older settings format that current "
+                    "releases ignore (Gemini CLI's top-level `contextFileName`)"),
+        ),
+    ),
+    Check(
+        "unread-context-file", "warning",
+        "a file of the agent's default context file name that the configured names leave "
+        "out, so the agent never reads it",
+    ),
 )
 
 CHECK_CODES: Final = frozenset(CHECKS)

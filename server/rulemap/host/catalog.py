@@ -92,12 +92,15 @@ def check_codes() -> frozenset[str]:
 
 def watched_globs() -> tuple[str, ...]:
     """Globs of the files whose content changes what Rulemap reads: every registered agent's
-    own files (`watched_globs` of each profile, in registry order, each glob once), Markdown
-    (any of it may be imported) and the configuration files. Asked when a client connects,
-    so an agent registered before the server started is watched like a built-in one."""
+    own files (`watched_globs` of each profile, in registry order, each glob once), their
+    settings files (`settings_files`), Markdown (any of it may be imported) and the
+    configuration files. Asked when a client connects, so an agent registered before the
+    server started is watched like a built-in one."""
     globs: dict[str, None] = {"**/*.md": None}
     for profile in PROFILES.values():
         globs.update(dict.fromkeys(profile.watched_globs))
+    for profile in PROFILES.values():  # their own settings files (a change re-opens)
+        globs.update(dict.fromkeys(f"**/{name}" for name in profile.settings_files))
     globs.update(dict.fromkeys(f"**/{name}" for name in CONFIG_FILES))
     # the task files an instruction's `npm run X` or `make X` resolves to (stale-command)
     globs.update(dict.fromkeys(f"**/{name}" for name in TASK_FILE_GLOBS))

@@ -32,6 +32,7 @@ def classify_events(snap: Snapshot, events: list[tuple[str, str]]) -> EventBatch
     """`(kind, absolute path)` events inside the snapshot's root → created, changed and
     deleted keys."""
     from rulemap.config import CONFIG_FILES  # the engine's configuration: not at start-up
+    from rulemap.profiles import is_agent_settings
 
     ws = workspace_of(snap)
     del snap
@@ -56,14 +57,15 @@ def classify_events(snap: Snapshot, events: list[tuple[str, str]]) -> EventBatch
         key = key_of(path)
         if not key or path in walked:
             continue
-        if key in CONFIG_FILES:
+        reshaping = key in CONFIG_FILES or is_agent_settings(key)
+        if reshaping:
             batch.config_changed = True
         if not disk.exists(path):
             if key in ws.files:
                 deleted.add(key)
             else:  # a directory that went away, or a file the index never had
                 deleted.update(ws.files.under(key + "/"))
-                if overlay.exists(path) or key in CONFIG_FILES:
+                if overlay.exists(path) or reshaping:
                     deleted.add(key)
         elif disk.is_dir(path):
             continue

@@ -397,13 +397,17 @@ class Snapshot:
 
     def content_matters(self, key: str) -> bool:
         """Whether the content of `key` can change the graph or a finding: the configuration,
-        Markdown, an instruction file, a file some selected agent reads (a Cursor `.mdc` rule,
-        `.cursorrules`), a task file (what an instruction's `npm run X` resolves to), or an
-        imported file. An edit of any other file need not reach the host."""
+        an agent's settings file (Gemini's `.gemini/settings.json`), Markdown, an instruction
+        file, a file some selected agent reads (a Cursor `.mdc` rule, `.cursorrules`), a task
+        file (what an instruction's `npm run X` resolves to), or an imported file. An edit of
+        any other file need not reach the host."""
         from rulemap.config import CONFIG_FILES
+        from rulemap.profiles import is_agent_settings
 
         ws = self._ws
         if key in CONFIG_FILES or key.endswith(".md") or ws.is_instruction(key):
+            return True
+        if is_agent_settings(key):
             return True
         if self.any_agent_reads(key) or self.is_task_file(key):
             return True

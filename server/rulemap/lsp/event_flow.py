@@ -137,7 +137,7 @@ class FileEventFlow:
         ignores = batch.gitignore_changed
         changed = {k for k in changed if snap.content_matters(k)}
         del snap  # (held across the change below, it would fork the workspace)
-        if not (created or changed or deleted or ignores):
+        if not (created or changed or deleted or ignores or batch.config_changed):
             return
         log.debug(
             "file events in %s: +%d ~%d -%d", folder.root, len(created), len(changed), len(deleted)

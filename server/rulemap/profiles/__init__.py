@@ -49,6 +49,13 @@ class UnknownProfile(ValueError):
     pass
 
 
+def is_agent_settings(path: str) -> bool:
+    """Whether `path` (a key or an absolute path) is one of an agent's own settings files
+    (`Profile.settings_files`): its change re-opens the workspace."""
+    return any(path == name or path.endswith("/" + name)
+               for profile in PROFILES.values() for name in profile.settings_files)
+
+
 def get_profile(name: str) -> Profile:
     try:
         return PROFILES[name]

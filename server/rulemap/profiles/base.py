@@ -46,6 +46,11 @@ class Profile(Protocol):
     # Workspace-relative globs of the files whose content it reads (the server watches them;
     # creations and deletions of any file are watched anyway).
     watched_globs: tuple[str, ...] = ()
+    # The agent's own settings files that decide which files it reads (Gemini CLI's
+    # `.gemini/settings.json`), as paths from a directory: a change of one re-opens the
+    # workspace, as a change of Rulemap's configuration does (the editor re-reads everything;
+    # a resumed check is a whole check)
+    settings_files: tuple[str, ...] = ()
     # The codes of the registry (checks/registry.py) only its own findings use, beside the
     # shared ones every agent's files get: the registry lists it among their agents.
     check_codes: tuple[str, ...] = ()

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import Any, BinaryIO
 
 from rulemap.config import CONFIG_FILES
-from rulemap.profiles import PROFILES, get_profile
+from rulemap.profiles import PROFILES, get_profile, is_agent_settings
 from rulemap.readers.recording import Recording
 from rulemap.readers.recording_reader import RecordingReader
 from rulemap.workspace.core import Workspace
@@ -60,8 +60,10 @@ def unpickled(payload: BinaryIO) -> tuple[Workspace, Recording] | None:
 
 
 def reshapes(paths: Iterable[str]) -> bool:
-    """Whether a change of these files (absolute paths) reshapes a workspace: a whole check."""
-    return any(path.rpartition("/")[2] in _RESHAPING for path in paths)
+    """Whether a change of these files (absolute paths) reshapes a workspace: a whole check
+    (an agent's own settings file, such as Gemini's context file names, too)."""
+    return any(path.rpartition("/")[2] in _RESHAPING or is_agent_settings(path)
+               for path in paths)
 
 
 def updated(ws: Workspace, paths: Iterable[str]) -> bool:

@@ -33,8 +33,10 @@ from rulemap.profiles.gemini.paths import (
     project_root,
     read_text,
     resolve,
+    settings_names,
     tokens_of,
 )
+from rulemap.profiles.gemini.settings import names_notes, project_settings
 from rulemap.workspace.letter_case import find_named
 
 if TYPE_CHECKING:
@@ -124,6 +126,7 @@ def downward_scan(ws: Workspace, cwd: str, names: tuple[str, ...], limit: int) -
 class Loader:
     def __init__(self, ws: Workspace, profile: Profile) -> None:
         self.ws = ws
+        self.profile = profile
         opts = options_of(ws, profile)
         self.names = names_of(ws, profile)
         self.jit: bool = opts["jitContext"]
@@ -138,6 +141,8 @@ class Loader:
         self.seen: dict[str, str] = {}  # identity → the key it was loaded as
 
     def explain(self, target: str | None, cwd: str) -> tuple[Explanation, set[str]]:
+        self.notes.extend(names_notes(settings_names(self.ws, self.profile)))
+        self.reads.add(project_settings(self.ws))
         self.load_all(self.startup_tops(cwd))
         if self.jit and target is not None:
             before = len(self.files)

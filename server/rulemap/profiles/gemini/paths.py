@@ -10,8 +10,9 @@ from itertools import chain as chained
 from typing import TYPE_CHECKING, Final, Literal
 
 from rulemap.derived import KeyFamily
-from rulemap.profiles.base import join, options_of, parent_dir
+from rulemap.profiles.base import join, parent_dir
 from rulemap.profiles.gemini.imports import GeminiToken, scan_gemini
+from rulemap.profiles.gemini.settings import Names, in_force
 from rulemap.profiles.rule_files import FILES_NAMED, files_named
 from rulemap.readers.base import Reader, ReadError, is_within
 from rulemap.text.decoding import decode
@@ -54,8 +55,22 @@ class Root:
 
 
 def names_of(ws: Workspace, profile: Profile) -> tuple[str, ...]:
-    names = options_of(ws, profile)["fileNames"]
-    return tuple(dict.fromkeys(n.strip("/") for n in names if n.strip("/")))
+    """Gemini's context file names here, in order: rulemap.toml's `fileNames` when the user
+    set it, else Gemini's own `context.fileName` (the project's `.gemini/settings.json`, else
+    the user's) followed by `GEMINI.md`, else `GEMINI.md` (settings.py)."""
+    return settings_names(ws, profile).names
+
+
+def settings_names(ws: Workspace, profile: Profile) -> Names:
+    """`names_of` with where the names come from (rulemap.toml, a settings file, the
+    default) and every Gemini settings file found."""
+    return in_force(ws, profile, cwd_of(ws))
+
+
+def cwd_of(ws: Workspace) -> str:
+    """The configured cwd as a key ('' = the root): whose `.gemini/settings.json` counts."""
+    cwd = ws.config.cwd
+    return "" if cwd in (".", "") else cwd.strip("/")
 
 
 def is_named(key: str, names: Iterable[str]) -> bool:

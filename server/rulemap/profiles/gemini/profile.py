@@ -38,8 +38,19 @@ from rulemap.profiles.gemini.findings import (
     near_path,
 )
 from rulemap.profiles.gemini.load import Loader
-from rulemap.profiles.gemini.paths import named_files, names_of
+from rulemap.profiles.gemini.paths import (
+    named_files,
+    names_of,
+    settings_names,
+)
 from rulemap.profiles.gemini.session import replay
+from rulemap.profiles.gemini.settings import (
+    DEFAULT_NAME,
+    SETTINGS_FILE,
+    project_settings,
+    settings_findings,
+    unread_findings,
+)
 from rulemap.profiles.place_groups import Anchors, explained, grouped
 from rulemap.profiles.placement import cached_misplaced
 from rulemap.workspace.letter_case import find_named, named_as
@@ -56,14 +67,20 @@ class GeminiProfile(Profile):
         "GEMINI.md: global, then the git root down to the cwd; below the cwd just in time, when "
         "a file tool touches a path; Gemini's @imports (5 levels, per-chain cycles); no budget."
     )
+    # its context files by their default name; the names its settings add are watched as
+    # Markdown, its settings file as a settings file (`host.catalog.watched_globs`)
     watched_globs = ("**/GEMINI.md",)
-    check_codes = ("import-not-followed", "misplaced-file")
+    settings_files = (SETTINGS_FILE,)
+    check_codes = ("import-not-followed", "misplaced-file", "invalid-agent-settings",
+                   "unread-context-file")
     # the launch load first; just-in-time context joins after it, and there is no budget
     startup_prefix = True
     load_log_format = gemini_load_log.FORMAT  # its session log's JIT context
     options: tuple[Option, ...] = (
         Option("fileNames", (list,), ["GEMINI.md"],
-               "context file names, in order (Gemini's `context.fileName`)"),
+               "context file names, in order; set here, the whole list, in place of "
+               "Gemini's own `context.fileName` (its settings files: `GEMINI.md` after "
+               "the names they set)"),
         Option("jitContext", (bool,), True,
                "load a directory's context files just in time, when a file tool touches a "
                "path there (Gemini's `experimental.jitContext`; always on since v0.44.0); "
@@ -81,7 +98,9 @@ class GeminiProfile(Profile):
     def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
         """What it loads there, else a context file at the root (read at start-up), and for a
         target below it (just in time) one in the target's directory."""
-        name = names_of(ws, self)[0] if names_of(ws, self) else "GEMINI.md"
+        # the first name in force that is a file name (one with a directory, such as
+        # `frontend/AGENTS.md`, is no home beside a target)
+        name = next((n for n in names_of(ws, self) if "/" not in n), DEFAULT_NAME)
         root = home_file(ws, name, "which it loads at start-up")
         directory = parent_dir(target) if target else ""
         jit = () if not (directory and options_of(ws, self)["jitContext"]) else (home_file(
@@ -90,7 +109,23 @@ class GeminiProfile(Profile):
         return (*loaded_homes(self.explain(ws, target, cwd), target), root, *jit)
 
     def detected_by(self, ws: Workspace) -> str | None:
-        return shallowest(named_files(ws, names_of(ws, self)))
+        """Its context files by the names Rulemap was told; else the project's settings file
+        when it sets `context.fileName` (the repository uses Gemini CLI, whatever files it
+        names), still sets the legacy `contextFileName`, or is one Gemini cannot use (it
+        refuses to start: worth saying); else a
+        `GEMINI.md`. The user's settings never select it: a check does not depend on who
+        runs it."""
+        found = settings_names(ws, self)
+        if found.source == "rulemap":
+            return shallowest(named_files(ws, found.names))
+        project = next((f for f in found.files if f.scope == "project"), None)
+        if project is not None and (project.names is not None or project.error
+                                    or project.invalid or project.legacy):
+            return project.key
+        return shallowest(named_files(ws, (DEFAULT_NAME,)))
+
+    def detection_reads(self, ws: Workspace) -> tuple[str, ...]:
+        return (project_settings(ws),)
 
     def names_opened(self, ws: Workspace) -> tuple[str, ...]:
         # memoryDiscovery.ts: `fs.access(path.join(dir, name))` up from the cwd and for JIT
@@ -156,12 +191,15 @@ class GeminiProfile(Profile):
         return cached_misplaced(ws, self, (names, jit), lambda: misplaced(ws, names, jit))
 
     def findings(self, ws: Workspace) -> list[Finding]:
-        names = names_of(ws, self)
+        found = settings_names(ws, self)
+        names = found.names
+        out: list[Finding] = settings_findings(ws, found)
+        if DEFAULT_NAME not in names:
+            out.extend(unread_findings(ws, found, named_files(ws, (DEFAULT_NAME,))))
         tops = named_files(ws, names)
         if not tops:
-            return []
+            return out
         lint = frozenset(ws.lint_documents())
-        out: list[Finding] = []
         for top in tops:
             out.extend(file_findings(ws, top, lint))
         out.extend(graph_findings(ws, tops, lint))
