@@ -281,7 +281,10 @@ def with_suggestions(ws: Workspace, findings: list[Finding]) -> list[Finding]:
 def load_status(ws: Workspace, key: str, profile: str | None = None) -> LoadStatus:
     """Whether `profile` (default: the configuration's) ever loads `key` by its own place —
     for how many files, an example target — or why it never does."""
-    return active_profile(ws, profile).load_status(ws, key)
+    from rulemap.checks.name_case import in_case_words
+
+    agent = active_profile(ws, profile)
+    return in_case_words(ws, agent.title, key, agent.load_status(ws, key))
 
 
 def budget_of(ws: Workspace, profile: str | None = None) -> Budget:

@@ -391,7 +391,9 @@ def why_never(ws: Workspace, profile: Profile, key: str, left_out: bool, cwd: st
     if skipped is not None:
         by = f" (imported by `{skipped.importer}`)" if skipped.importer else ""
         return f"{profile.title} skips it at start-up: {skipped.why}{by}"
-    status = profile.load_status(ws, key)
+    from rulemap.checks.name_case import in_case_words
+
+    status = in_case_words(ws, profile.title, key, profile.load_status(ws, key))
     ws.import_reach()  # every reachable document parsed: the importers are known
     # the importers this agent gets to (loads, or reaches and skips): one it never reads
     # says nothing about this file

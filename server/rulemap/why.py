@@ -169,8 +169,15 @@ def _sources(ws: Workspace, profiles: Sequence[Profile], target: str | None,
     and user-level files, the last searched in the text the agent gets)."""
     from rulemap.profiles.documents import read_documents
 
+    from rulemap.checks.name_case import case_files
+
     found: _Sources = dict.fromkeys(_documents(ws))
     found.update((k, None) for k in read_documents(ws, profiles) if not k.startswith("/"))
+    # an agent's file in other letter case (`claude.md`): read on macOS, not on Linux
+    found.update((k, None) for k in case_files(ws) if k not in found)
+    # a file written for an agent where it never looks (misplaced-file)
+    found.update((f.path, None) for profile in profiles for f in profile.misplaced(ws)
+                 if f.path not in found)
     for profile in profiles:
         _add_loaded(found, profile.explain(ws, target, cwd))
     return found
@@ -362,6 +369,12 @@ def _not_loaded(ws: Workspace, profile: Profile, explanation: Explanation, key: 
     misplaced = misplaced_why(ws, profile, key)
     if misplaced is not None:
         return misplaced, True
+    from rulemap.checks.name_case import case_why
+
+    # its name in other letter case, as `check` says it (name-case): the fix is the rename
+    cased = case_why(ws, profile.title, key)
+    if cased is not None:
+        return cased, False
     status = profile.load_status(ws, key)
     if status.why_not:
         own = _own_importers(ws, profile, key, explanation)

@@ -207,3 +207,25 @@ def test_explain_says_a_file_is_read_under_a_name_in_other_letter_case() -> None
     assert any("`claude.md` is read as `CLAUDE.md`" in n and "macOS" in n for n in notes)
     ws = make_ws({"AGENTS.md": "a"}, platform="macos")
     assert not any("letter case" in n for n in analysis.explain(ws, None, "codex").notes)
+
+
+def test_why_and_reach_give_checks_words_for_a_file_in_other_letter_case() -> None:
+    """`why` finds a sentence of `claude.md` and, with `reach`, says what `check` says: on
+    Linux Claude Code never reads it because of its name's letter case, and the fix is the
+    rename (no new file is advised: the text is already where it belongs, misnamed)."""
+    from rulemap.reach import reach
+    from rulemap.why import why
+
+    claude = get_profile("claude-code")
+    ws = make_ws(LOWER, platform="linux", profiles=["claude-code"])
+    (verdict,) = why(ws, "Run make.", None, [claude], "").agents
+    assert verdict.place.path == "claude.md" and not verdict.seen
+    assert "not read on Linux" in verdict.why and "rename it to `CLAUDE.md`" in verdict.why
+    assert verdict.advice == ()
+    (answer,) = reach(ws, "claude.md", None, [claude], "").agents
+    assert answer.never is not None and "rename it to `CLAUDE.md`" in answer.never
+    assert "rename it" in analysis.load_status(ws, "claude.md", "claude-code").why_not
+    # where the platform ignores case, the agent reads it: seen, and no such words
+    mac = make_ws(LOWER, platform="macos", profiles=["claude-code"])
+    (verdict,) = why(mac, "Run make.", None, [claude], "").agents
+    assert verdict.seen and verdict.place.path == "claude.md"

@@ -295,3 +295,16 @@ def test_in_a_home_directory_kept_in_git_the_dot_directories_are_the_users_own()
     ws = make({".gemini/GEMINI.md": "g", ".copilot/copilot-instructions.md": "p"})
     assert misplaced(ws, "gemini")[".gemini/GEMINI.md"][0] == "warning"
     assert misplaced(ws, "copilot")[".copilot/copilot-instructions.md"][0] == "warning"
+
+
+def test_why_finds_the_text_of_a_misplaced_file_and_says_checks_words() -> None:
+    """A sentence written only in a misplaced file is found by `why` (it searched the files
+    the agent reads, and so said "in no instruction file") and gets `check`'s words."""
+    ws = make({"packages/x/.github/copilot-instructions.md": "Use the x logger.\n",
+               "packages/x/a.ts": ""})
+    copilot = get_profile("copilot")
+    (message,) = [m for _, m in misplaced(ws, "copilot").values()]
+    answer = why(ws, "Use the x logger.", None, [copilot], "")
+    assert [p.path for p in answer.places] == ["packages/x/.github/copilot-instructions.md"]
+    (verdict,) = answer.agents
+    assert not verdict.seen and verdict.why.startswith(message)

@@ -94,16 +94,29 @@ def key(finding: dict[str, Any]) -> tuple[str, str, int, str, str]:
 
 
 @pytest.fixture(scope="session")
-def observed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], Any]]:
-    """`observed(entry)` → `observe` of the entry's materialized tree (built once a session)."""
+def trees(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], Path]]:
+    """`trees(entry)` → the entry's materialized tree (built once a session)."""
     base = tmp_path_factory.mktemp("realworld")
+    built: set[str] = set()
+
+    def get(entry: str) -> Path:
+        dest = base / entry
+        if entry not in built:
+            materialize(ENTRIES_DIR / entry, dest)
+            built.add(entry)
+        return dest
+
+    yield get
+
+
+@pytest.fixture(scope="session")
+def observed(trees: Callable[[str], Path]) -> Iterator[Callable[[str], Any]]:
+    """`observed(entry)` → `observe` of the entry's materialized tree (once a session)."""
     cache: dict[str, Any] = {}
 
     def get(entry: str) -> Any:
         if entry not in cache:
-            dest = base / entry
-            materialize(ENTRIES_DIR / entry, dest)
-            cache[entry] = observe(dest)
+            cache[entry] = observe(trees(entry))
         return cache[entry]
 
     yield get
@@ -152,6 +165,66 @@ def test_entry(entry: str, observed: Callable[[str], Any]) -> None:
     )
     assert got["exit_code"] == want["exit_code"]
     assert got["startup"] == want["startup"], f"{entry}: a profile's start-up load changed"
+
+
+# The findings that say an agent never reads a file where it is (its place, its name's letter
+# case, the names in force, a rule no glob reaches, a file another one hides)
+NEVER_AT_STARTUP = frozenset({"misplaced-file", "name-case", "unread-context-file",
+                              "unreachable-rule", "instructions-shadowed"})
+PROSE = re.compile(r"[A-Za-z][A-Za-z0-9 ,.'()-]{24,}")
+
+
+def first_prose_line(path: Path) -> str | None:
+    """A sentence of the file to ask `why` about: its first line of plain prose, cut short."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    found = next((m.group(0) for line in lines if (m := PROSE.match(line.strip()))), None)
+    return found[:60].rsplit(" ", 1)[0].strip() if found else None
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_views_agree_with_check(
+    entry: str, trees: Callable[[str], Path], observed: Callable[[str], Any]
+) -> None:
+    """Where `check` says an agent never reads a file where it lies (a warning of
+    NEVER_AT_STARTUP), the other views say the same for that agent: the file is not in its
+    start-up load (`explain`), `reach` gives it no start-up way, and `why` of a sentence
+    written there says the agent does not see it there at start-up. A shared finding
+    (letter case) holds for every agent."""
+    root, got = trees(entry), observed(entry)
+    asked = 0
+    for finding in got["findings"]:
+        if finding["code"] not in NEVER_AT_STARTUP or finding["severity"] != "warning":
+            continue
+        path = finding["path"]
+        agents = PROFILES if finding["code"] == "name-case" else (finding["profile"],)
+        sentence = first_prose_line(root / path)
+        for profile in agents:
+            asked += 1
+            assert path not in [p for p, _ in got["startup"][profile]], (entry, finding)
+            rc, out = run("reach", str(root / path), "--root", str(root), "--json",
+                          "--profiles", profile, "--platform", PLATFORM)
+            assert rc == 0, (entry, finding, out)
+            (answer,) = json.loads(out)["agents"]
+            assert not [w for w in answer["ways"] or [] if w["startUp"]], (entry, finding)
+            if sentence is None:
+                continue
+            rc, out = run("why", sentence, "--root", str(root), "--json", "--profiles",
+                          profile, "--platform", PLATFORM)
+            assert rc in (0, 1), (entry, finding, out)
+            for verdict in json.loads(out)["agents"]:
+                assert not (verdict["path"] == path and verdict["seen"]), (
+                    entry, finding, sentence, verdict)
+    if entry in AGREEMENT_ENTRIES:  # the entries added for these findings ask something
+        assert asked, entry
+
+
+# Entries pinned for a finding of NEVER_AT_STARTUP (issue #39): each must exercise the test
+AGREEMENT_ENTRIES = frozenset({"AustinWise__SepCsvSourceGenerator",
+                               "Alfresco__alfresco-helm-charts", "KoalaFacts__Purity",
+                               "0xhenrique__gugalanna", "21cmfast__21cmFAST"})
 
 
 @pytest.mark.parametrize("entry", ENTRIES)

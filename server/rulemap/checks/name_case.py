@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from rulemap.model import Finding, Span
+from rulemap.model import Finding, LoadStatus, Span
 from rulemap.profiles import PROFILES
 from rulemap.profiles.base import directory_chain, join, selected
 from rulemap.workspace.letter_case import fold, folded_paths
@@ -60,6 +60,27 @@ def case_files(ws: Workspace) -> dict[str, tuple[str, list[str]]]:
             if title not in entry[1]:
                 entry[1].append(title)
     return dict(sorted(found.items()))
+
+
+def case_why(ws: Workspace, title: str, key: str) -> str | None:
+    """Why the agent titled `title` does not read `key`, when that is its name's letter case
+    (`check`'s words, for `rulemap why`); None when it is not one of its files in other case
+    or the platform assumed ignores case (the agent then reads it)."""
+    if ws.case_insensitive:
+        return None
+    found = case_files(ws).get(key)
+    if found is None or title not in found[1]:
+        return None
+    return _finding(ws, key, found[0], found[1]).message
+
+
+def in_case_words(ws: Workspace, title: str, key: str, status: LoadStatus) -> LoadStatus:
+    """`status` (an agent's `load_status` of `key`) with `check`'s words as its why-not when
+    the agent does not read `key` because of its name's letter case (`reach`, the editor)."""
+    if status.loads:
+        return status
+    cased = case_why(ws, title, key)
+    return status if cased is None else LoadStatus(False, why_not=cased)
 
 
 def _candidates(ws: Workspace, wanted: Mapping[str, object]) -> Iterable[str]:

@@ -236,20 +236,19 @@ CHECKS: Final[dict[str, Check]] = _registry(
     ),
     Check(
         "misplaced-file", "warning",
-        "a file named as an agent's instructions in a place that agent never looks (a project "
-        "`.gemini/GEMINI.md`, a nested `.github/copilot-instructions.md`): where it would have "
-        "to be",
+        "a file named as an agent's instructions in a place that agent never looks (a "
+        "project's copy of a user-level file, a package's own copy of a file the agent reads "
+        "at the repository root only): where it would have to be",
         variants=(
-            Variant("information", "the agent may still read it by another route (VS Code's "
-                    "chat reads the `.github/copilot-instructions.md` of every workspace "
-                    "folder, so a package opened as one; a home directory kept in git, whose "
-                    "`.gemini/GEMINI.md` or `.codex/AGENTS.md` is the user's global file)"),
+            Variant("information", "the agent may still read it by another route (an editor "
+                    "that reads the file of every workspace folder, so a package opened as "
+                    "one; a home directory kept in git, whose files are the user's own)"),
         ),
     ),
     Check(
         "name-case", "warning",
         "a file whose name differs only in letter case from one an agent opens by name "
-        "(`agents.md` for `AGENTS.md`): read on macOS and Windows, not on Linux",
+        "(lower case for upper case): read on macOS and Windows, not on Linux",
         variants=(
             Variant("information", "the platform assumed (`--platform`, `platform`, else "
                     "the host's) is macOS or Windows, where the agents read it"),

@@ -78,8 +78,8 @@ HOME_HELP = (
 PLATFORMS = ("linux", "macos", "windows")
 PLATFORM_HELP = (
     "the platform the agents run on: on macOS and Windows (case-insensitive file systems) an "
-    "agent that opens AGENTS.md by name reads agents.md, on Linux it does not (default: the "
-    "configuration's `platform`, else the system Rulemap runs on)"
+    "agent that opens its file by name reads it in any letter case, on Linux it does not "
+    "(default: the configuration's `platform`, else the system Rulemap runs on)"
 )
 REF_HELP = (
     "read instruction files, rules and imports from git commit REF (a branch, tag or sha) "

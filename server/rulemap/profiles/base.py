@@ -71,8 +71,7 @@ class Profile(Protocol):
     startup_prefix: bool = False
 
     # Whether a file of one of its `names_opened` selects it (`detected_by`); False for an
-    # agent something else selects (Mastra: a dependency on @mastra/core), which
-    # `name-case` then names only when it is selected.
+    # agent something else selects (Mastra: a dependency), named by `name-case` if selected.
     selected_by_name: bool = True
 
     def names_opened(self, ws: Workspace) -> tuple[str, ...]:
