@@ -167,9 +167,8 @@ def _sources(ws: Workspace, profiles: Sequence[Profile], target: str | None,
     """The workspace's documents and their imports, the files the agents read by their own
     names, and what their loads for `target` bring (imports in their own syntax, just-in-time
     and user-level files, the last searched in the text the agent gets)."""
-    from rulemap.profiles.documents import read_documents
-
     from rulemap.checks.name_case import case_files
+    from rulemap.profiles.documents import read_documents
 
     found: _Sources = dict.fromkeys(_documents(ws))
     found.update((k, None) for k in read_documents(ws, profiles) if not k.startswith("/"))
