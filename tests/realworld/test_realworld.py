@@ -10,7 +10,9 @@ and `rulemap explain --json --profile P` (the start-up load) for every profile, 
 `--platform linux`, so a pin is the same on a Mac, on Windows and on Linux CI. The multiset of
 (profile, path, line, code, severity) of the findings, the exit code and each profile's
 start-up load (path, reason) must equal `expected/<entry>.json`; every finding is judged in
-docs/corpus.md ("Repositories in the project's own test data"). Every entry also keeps the
+docs/corpus.md ("Repositories in the project's own test data"). Where `check` says an agent
+never reads a file where it lies, `explain`, `reach` and `why` must say the same
+(`test_views_agree_with_check`). Every entry also keeps the
 fix property: `check --fix` for every agent introduces no finding (tests/fix_property.py).
 `python tests/realworld/update_expected.py` rewrites the pins after a reviewed change.
 """

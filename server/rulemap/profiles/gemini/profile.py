@@ -111,18 +111,22 @@ class GeminiProfile(Profile):
     def detected_by(self, ws: Workspace) -> str | None:
         """Its context files by the names Rulemap was told; else the project's settings file
         when it sets `context.fileName` (the repository uses Gemini CLI, whatever files it
-        names), still sets the legacy `contextFileName`, or is one Gemini cannot use (it
-        refuses to start: worth saying); else a
-        `GEMINI.md`. The user's settings never select it: a check does not depend on who
+        names); else a `GEMINI.md`; else the project's settings file when it still sets the
+        legacy `contextFileName` or is one Gemini cannot use (it refuses to start: worth
+        saying). The user's settings never select it: a check does not depend on who
         runs it."""
         found = settings_names(ws, self)
         if found.source == "rulemap":
             return shallowest(named_files(ws, found.names))
         project = next((f for f in found.files if f.scope == "project"), None)
-        if project is not None and (project.names is not None or project.error
-                                    or project.invalid or project.legacy):
+        if project is not None and project.names is not None:
             return project.key
-        return shallowest(named_files(ws, (DEFAULT_NAME,)))
+        # a `GEMINI.md` says it best; a settings file Gemini cannot use selects it alone
+        own = shallowest(named_files(ws, (DEFAULT_NAME,)))
+        if own is None and project is not None and (project.error or project.invalid
+                                                    or project.legacy):
+            return project.key
+        return own
 
     def detection_reads(self, ws: Workspace) -> tuple[str, ...]:
         return (project_settings(ws),)
