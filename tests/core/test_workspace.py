@@ -140,6 +140,15 @@ def test_budget_overflow_names_target():
     assert "src/x.ts" in findings[0].message and "cut at line" in findings[0].message
 
 
+def test_a_start_up_overflow_counts_each_file_once():
+    """The start-up load is in every target's load: a file it cuts is cut for each of the
+    workspace's files once — 10 files are "(and 9 other files)", not 19."""
+    files = {"AGENTS.md": "x" * 100, **{f"src/f{i}.ts": "" for i in range(9)}}
+    ws = make_ws(files, maxChars=80)
+    (finding,) = [f for f in analysis.check(ws) if f.code == "budget-overflow"]
+    assert "(and 9 other files)" in finding.message, finding.message
+
+
 def test_severity_override_and_off_and_ignore():
     files = {"AGENTS.md": "@nope.md", "other/AGENTS.md": "@gone.md"}
     ws = make_ws(files, severity={"broken-import": "warning"}, ignore=["other/**"])

@@ -165,7 +165,9 @@ def _findings(ws: Workspace, overflows: list[Overflow]) -> list[Finding]:
         overflow = overflows[index]
         doc = ws.document(path)
         total = overflow.load.chars
-        others = counts[path] - 1
+        # a link of the start-up load is in every target's load too: its sizes added up
+        # count each file twice (the start-up overflow's every file, then each group's)
+        others = min(counts[path], len(ws.files)) - 1
         more = f" (and {others:,} other file{'s' if others != 1 else ''})" if others else ""
         if kept is not None:
             line = _original_line(doc.kept_lines, doc.brought, kept)
