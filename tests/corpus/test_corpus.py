@@ -96,8 +96,8 @@ def run(*argv: str) -> tuple[int, str]:
     said = err.getvalue()
     if "--profiles" in argv:
         # an agent named on purpose that has no file here is said so (no silent success)
-        said = re.sub(r"^rulemap: no instruction file of the selected agents .*?\swith\s+--root\.\n",
-                      "", said, flags=re.S)
+        said = re.sub(r"^rulemap: no instruction file of the selected agents "
+                      r".*?\swith\s+--root\.\n", "", said, flags=re.S)
     assert said == "", f"rulemap {' '.join(argv)} wrote to stderr:\n{err.getvalue()}"
     return code, out.getvalue()
 
