@@ -460,7 +460,9 @@ def test_lowercase_instruction_files_are_named_on_linux_and_read_on_macos(
     code, out, _ = cli(["reach", "agents.md", "--json", "--platform", "linux",
                         "--profiles", "codex"], root)
     codex = {a["profile"]: a for a in json.loads(out)["agents"]}["codex"]
-    assert codex["seen"] == 0 and "does not read it" in codex["never"]
+    # in check's words (name-case): why it misses the file, and the rename
+    assert codex["seen"] == 0 and "`agents.md` is not read on Linux" in codex["never"]
+    assert "rename it to `AGENTS.md`" in codex["never"]
 
 
 def test_platform_comes_from_the_configuration_unless_given(
