@@ -223,6 +223,30 @@ def test_views_agree_with_check(
         assert asked, entry
 
 
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_why_finds_every_agents_start_up_text(
+    entry: str, trees: Callable[[str], Path], observed: Callable[[str], Any]
+) -> None:
+    """`why` searches every agent's files (GEMINI.md, `.mdc` rules, Copilot's instructions,
+    imports in each agent's syntax): a sentence of each file an agent loads at start-up by
+    its name or place, asked for that agent alone, is found and seen at start-up."""
+    root, got = trees(entry), observed(entry)
+    asked: dict[str, str] = {}  # path → the sentence asked
+    for profile in PROFILES:
+        for path, reason in got["startup"][profile]:
+            if reason not in ("project", "rule") or path.startswith("/"):
+                continue
+            sentence = asked.get(path) or first_prose_line(root / path)
+            if sentence is None:
+                continue
+            asked[path] = sentence
+            rc, out = run("why", sentence, "--root", str(root), "--json", "--profiles",
+                          profile, "--platform", PLATFORM)
+            assert rc == 0, (entry, profile, path, sentence, out)
+            (verdict,) = json.loads(out)["agents"]
+            assert verdict["seen"], (entry, profile, path, sentence, verdict)
+
+
 # Entries pinned for a finding of NEVER_AT_STARTUP (issue #39): each must exercise the test
 AGREEMENT_ENTRIES = frozenset({"AustinWise__SepCsvSourceGenerator",
                                "Alfresco__alfresco-helm-charts", "KoalaFacts__Purity",

@@ -79,7 +79,10 @@ _SETTINGS: Final = KeyFamily[Names]("gemini-settings")  # profile name, cwd
 def strip_json_comments(text: str) -> str:
     """`text` with its `//` and `/* */` comments outside strings blanked (each non-space
     character a space, so lines and columns stay): strip-json-comments 3.1.1 with its
-    default `whitespace: true`. Trailing commas stay (that release knows no such option)."""
+    default `whitespace: true`. Trailing commas stay (that release knows no such option).
+    Ported rather than taken from PyPI: the JSON-with-comments readers there (json5,
+    commentjson) also accept trailing commas and other JSON5 that Gemini refuses, and the
+    line of a key must stay where Gemini's text has it."""
     out: list[str] = []
     in_string = False
     comment: Literal["", "single", "multi"] = ""
