@@ -259,7 +259,7 @@ export interface ReachThrough {
   how: string;
   /** The file both names lead to. */
   real: string;
-  /** The server's sentence ("reads its text as `CLAUDE.md` (a symlink to `AGENTS.md`)"), shown as is. */
+  /** The server's sentence (the other name the agent reads the text under), shown as is. */
   text: string;
 }
 
