@@ -160,6 +160,21 @@ async def wait_for(
         await asyncio.sleep(0.02)
 
 
+async def hover_text(lsp: LanguageClient, uri: str, line: int, timeout: float = 20) -> str:
+    """The hover's Markdown at `line` of `uri`, once the server has one: the first hover of a
+    file asks the worker for its overview, which is ready shortly after."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        got = await lsp.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=line, character=2)))
+        if got is not None:
+            assert isinstance(got.contents, types.MarkupContent)
+            return got.contents.value
+        assert asyncio.get_running_loop().time() < deadline, (uri, line)
+        await asyncio.sleep(0.05)
+
+
 def codes(diagnostics: Any) -> list[str]:
     return sorted(str(d.code) for d in diagnostics or [])
 

@@ -10,7 +10,7 @@ import asyncio
 from pathlib import Path
 
 from lsprotocol import types
-from tests.lsp.conftest import open_doc, plain, pulled, session, write
+from tests.lsp.conftest import hover_text, open_doc, plain, pulled, session, write
 
 # the other name Claude Code reads AGENTS.md under, as JSON (`through`)
 CLAUDE_VIA = {"path": "CLAUDE.md", "how": "symlink", "real": "AGENTS.md",
@@ -47,15 +47,7 @@ async def test_the_views_on_agents_md_say_claude_code_reads_it_as_claude_md(
                 await asyncio.sleep(0.05)
 
         async def hover(line: int) -> str:
-            deadline = asyncio.get_running_loop().time() + 20
-            while True:
-                got = await lsp.text_document_hover_async(types.HoverParams(
-                    text_document=_id(uri), position=types.Position(line=line, character=2)))
-                if got is not None:
-                    assert isinstance(got.contents, types.MarkupContent)
-                    return got.contents.value
-                assert asyncio.get_running_loop().time() < deadline
-                await asyncio.sleep(0.05)
+            return await hover_text(lsp, uri, line)
 
         who = (await lenses())[1]
         assert who == (f"who loads it: Cogitator (default) {files} · Claude Code {files} as "

@@ -4,13 +4,12 @@ agent never sees (`rulemap/unseenLines`), whether a sentence reaches each agent'
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lsprotocol import types
-from tests.lsp.conftest import open_doc, plain, pulled, session, write
+from tests.lsp.conftest import hover_text, open_doc, plain, pulled, session, write
 
 from rulemap import analysis
 from rulemap.profiles import get_profile
@@ -139,15 +138,7 @@ async def test_hovering_a_paragraph_says_who_sees_it(tmp_path: Path) -> None:
         await pulled(lsp, uri, lambda codes: True)
 
         async def hover(line: int) -> str:
-            deadline = asyncio.get_running_loop().time() + 20
-            while True:  # the first hover asks for the overview; it is ready shortly after
-                got = await lsp.text_document_hover_async(types.HoverParams(
-                    text_document=_id(uri), position=types.Position(line=line, character=2)))
-                if got is not None:
-                    assert isinstance(got.contents, types.MarkupContent)
-                    return got.contents.value
-                assert asyncio.get_running_loop().time() < deadline
-                await asyncio.sleep(0.05)
+            return await hover_text(lsp, uri, line)
 
         n = WORKSPACE_FILES
         text = await hover(4)  # "Use pnpm": every agent's every file
