@@ -68,6 +68,12 @@ def case_why(ws: Workspace, title: str, key: str) -> str | None:
     or the platform assumed ignores case (the agent then reads it)."""
     if ws.case_insensitive:
         return None
+    # most keys asked (every file a view shows as not loaded) bear no agent's name in any
+    # letter case: answered without listing the workspace's candidates
+    own = fold(key.rsplit("/", 1)[-1])
+    if not any(own == fold(name.rsplit("/", 1)[-1]) for profile in PROFILES.values()
+               for name in profile.names_opened(ws)):
+        return None
     found = case_files(ws).get(key)
     if found is None or title not in found[1]:
         return None
