@@ -340,3 +340,29 @@ def test_claude_code_globs_matching_a_directory_attach_to_the_files_below_it() -
     assert rules["a/e.ts"] == [".claude/rules/r1.md"]
     assert rules["f.txt"] == []
     _check(ws, "claude-code", "")
+
+
+@SETTINGS
+@given(files=_files(), rules=st.lists(st.lists(st.sampled_from(GLOBS), min_size=1, max_size=3),
+                                      max_size=8),
+       memory=st.lists(st.sampled_from(DIRS), max_size=3), cwd=st.sampled_from(["", "a", "src"]),
+       case_sensitive=st.booleans())
+@example(files=["src/f.ts", "src/api/g.py", "a/x.ts/d/z", "B/Upper.TS", "f.ts"],
+         rules=[["*.ts"], ["*.ts"], ["*.ts", "src/**"], ["src/**"], ["!src/**"], ["*.TS"]],
+         memory=["", "src"], cwd="", case_sensitive=False)
+def test_claude_code_groups_with_rules_sharing_globs_load_what_each_file_loads(
+    files: list[str], rules: list[list[str]], memory: list[str], cwd: str,
+    case_sensitive: bool,
+) -> None:
+    """Rules repeating one another's globs (each distinct glob is matched once), splitting
+    and not splitting the files others matched, negations, both letter-case settings: each
+    file still loads what its group loads, and a group is every file with one load."""
+    tree = _claude_files(files, [], memory)
+    for i, globs in enumerate(rules):
+        written = ", ".join(f"'{g}'" for g in globs)
+        tree[f".claude/rules/r{i}.md"] = f"---\npaths: [{written}]\n---\nrule {i}\n"
+    ws = _workspace(tree, "claude-code", {"caseSensitiveGlobs": case_sensitive})
+    _check(ws, "claude-code", cwd)
+    groups = get_profile("claude-code").load_groups(ws, cwd) or []
+    loads = [_load(e) for e, _ in groups]
+    assert len(set(map(repr, loads))) == len(loads), "two groups with one load"

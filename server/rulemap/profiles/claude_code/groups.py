@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import KeyFamily
 from rulemap.globs import (
+    CompiledGlobs,
     candidates_are_exact,
     literal_path,
     literal_prefix,
@@ -193,6 +194,7 @@ class _Pools:
         # gitignore-style, so `*.py` also matches a directory `x.py/` and all below it, as its
         # `explain` does (`rules.py`); the file-name pools of the workspace's matcher missed
         # `x.py/c.txt` here
+        self._memo: dict[tuple[str, ...], frozenset[str]] = {}  # patterns → files
         self.by_ext: dict[str, list[str]] = {}
         for path in self.sorted:
             for ext in {"." + s.rsplit(".", 1)[-1] for s in path[1:].split("/") if "." in s}:
@@ -207,27 +209,39 @@ class _Pools:
         globs = rule_globs(ws, rule, doc, case_sensitive)
         if globs.groups is None:
             return frozenset()
-        # probes with their leading `/`, and set operations where a list was walked: on
-        # 60,000 files the rules' candidates are ~500,000 paths, most of them matched
-        # already (this pass was most of `rulemap reach`'s time)
+        found = [self._group_hits(compiled) for _, compiled in globs.groups]
+        return found[0] if len(found) == 1 else frozenset().union(*found)
+
+    def _group_hits(self, compiled: CompiledGlobs) -> frozenset[str]:
+        """The workspace files one written glob's patterns match, once per distinct patterns
+        (a tree's rules repeat `*.ts` and `packages/**/*.py`: on 60,000 files six rules
+        each matched the same 25,000 paths again).
+
+        Probes keep their leading `/`, and candidates are sets: on 60,000 files the rules'
+        candidates are ~500,000 paths, and walking them one by one to skip those matched
+        already was most of `rulemap reach`'s time."""
+        patterns = compiled.patterns
+        known = self._memo.get(tuple(patterns))
+        if known is not None:
+            return known
         matched: set[str] = set()
-        for _, compiled in globs.groups:
-            patterns = compiled.patterns
-            if any(p.startswith("!") for p in patterns):
-                pool = set(self.sorted)  # a negation: literal parts prove nothing
-            else:
-                # a literal path (`packages/web`, what `packages/web/**` becomes) matches that
-                # file and everything below it: its range of the sorted paths, no regex
-                # and one whose candidates are exactly its matches (`**/*.ts`, `src/**/*`):
-                # those candidates, no regex either
-                exact = [p for p in patterns if literal_path(p) or candidates_are_exact(p)]
-                for pattern in exact:
-                    matched.update(self.literal(pattern) if literal_path(pattern)
-                                   else self.of(pattern))
-                pool = set().union(*(self.of(p) for p in patterns if p not in exact))
-            pool.difference_update(matched)
-            matched.update(c for c in pool if compiled.match(c[1:]))
-        return frozenset(itertools.chain.from_iterable(map(self.back.__getitem__, matched)))
+        if any(p.startswith("!") for p in patterns):
+            pool = set(self.sorted)  # a negation: literal parts prove nothing
+        else:
+            # a literal path (`packages/web`, what `packages/web/**` becomes) matches that
+            # file and everything below it: its range of the sorted paths, no regex
+            # and one whose candidates are exactly its matches (`**/*.ts`, `src/**/*`):
+            # those candidates, no regex either
+            exact = [p for p in patterns if literal_path(p) or candidates_are_exact(p)]
+            for pattern in exact:
+                matched.update(self.literal(pattern) if literal_path(pattern)
+                               else self.of(pattern))
+            pool = set().union(*(self.of(p) for p in patterns if p not in exact))
+        pool.difference_update(matched)
+        matched.update(c for c in pool if compiled.match(c[1:]))
+        files = frozenset(itertools.chain.from_iterable(map(self.back.__getitem__, matched)))
+        self._memo[tuple(patterns)] = files
+        return files
 
     def literal(self, pattern: str) -> list[str]:
         """What a literal path matches: the file itself (unless the pattern ends in `/`) and
