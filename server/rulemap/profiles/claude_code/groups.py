@@ -190,15 +190,8 @@ class _Pools:
         for probe_path, path in zip(probes, inside, strict=True):
             self.back.setdefault("/" + probe_path, []).append(path)
         self.sorted = sorted(self.back)
-        # by the extension of every segment, not only the file's: Claude Code's globs are
-        # gitignore-style, so `*.py` also matches a directory `x.py/` and all below it, as its
-        # `explain` does (`rules.py`); the file-name pools of the workspace's matcher missed
-        # `x.py/c.txt` here
         self._memo: dict[tuple[str, ...], frozenset[str]] = {}  # patterns → files
-        self.by_ext: dict[str, list[str]] = {}
-        for path in self.sorted:
-            for ext in {"." + s.rsplit(".", 1)[-1] for s in path[1:].split("/") if "." in s}:
-                self.by_ext.setdefault(ext, []).append(path)
+        self._by_ext: dict[str, list[str]] = {}  # filled for the extensions asked
 
     def hits(self, ws: Workspace, rule: str, case_sensitive: bool) -> frozenset[str]:
         """The workspace files a scoped rule's globs match (none for an unconditional or
@@ -256,6 +249,20 @@ class _Pools:
             found.append(exact)
         return found
 
+    def by_ext(self, ext: str) -> list[str]:
+        """The paths (with a leading `/`) with a segment of extension `ext` (`.ts`, one dot)
+        — the file's name or a directory's on the way: Claude Code's globs are gitignore-
+        style, so `*.py` also matches a directory `x.py/` and all below it, as its `explain`
+        does (`rules.py`; the file-name pools of the workspace's matcher missed `x.py/c.txt`
+        here). Listed when first asked: a tree's rules ask a few extensions, and
+        splitting every path's segments up front took a tenth of the grouping."""
+        pool = self._by_ext.get(ext)
+        if pool is None:
+            below = ext + "/"
+            pool = self._by_ext[ext] = [c for c in self.sorted
+                                        if c.endswith(ext) or below in c]
+        return pool
+
     def of(self, pattern: str) -> list[str]:
         """Paths (with a leading `/`) that may match `pattern`."""
         prefix = literal_prefix(pattern)
@@ -266,11 +273,13 @@ class _Pools:
             hi = bisect.bisect_left(self.sorted, start[:-1] + chr(ord(start[-1]) + 1))
             pool = self.sorted[lo:hi]
         elif suffix:
-            pool = self.by_ext.get(suffix, [])
+            pool = self.by_ext(suffix)
         else:
             pool = self.sorted
         tail = literal_tail(pattern)
-        if tail:  # the file's name, or a directory's on the way (gitignore-style, as above)
+        if tail and not (tail == suffix and not prefix):
+            # the file's name, or a directory's on the way (gitignore-style, as above); a
+            # tail that is the extension itself keeps the whole pool of that extension
             below = tail + "/"
             pool = [c for c in pool if c.endswith(tail) or below in c]
         for part in required_parts(pattern):
