@@ -18,7 +18,7 @@ import bisect
 import posixpath
 import re
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -262,7 +262,7 @@ def _verdict(ws: Workspace, profile: Profile, places: list[Place], text: str,
     # the answer about a file the agent does load (stripped, cut) says more than "not read"
     loaded = {_real(ws, f.path) for f in explanation.files} \
         | {_real(ws, k) for k in explanation.left_out}
-    best = min(answers, key=lambda a: _real(ws, a.place.path) not in loaded)
+    best = min(answers, key=lambda a: _real(ws, a.place.path) not in loaded).worded()
     advice: tuple[Home, ...] = ()
     if best.advise:
         holding = {_real(ws, p.path) for p in places}
@@ -281,6 +281,14 @@ class _Answer:
     why: str
     advise: bool = False  # the agent never reads the file: say where it would
     through: Through | None = None  # the other name the agent reads the file under
+    # (why, advise) of a file the load does not hold, worked out when the answer is worded
+    unworded: Callable[[], tuple[str, bool]] | None = None
+
+    def worded(self) -> _Answer:
+        if self.unworded is None:
+            return self
+        why, advise = self.unworded()
+        return replace(self, why=why, advise=advise, unworded=None)
 
 
 def _real(ws: Workspace, key: str) -> str:
@@ -346,8 +354,10 @@ def _one(ws: Workspace, profile: Profile, explanation: Explanation, place: Place
         return _Answer(False, place, (
             f"left out: {profile.title}'s {budget.setting or 'budget'} ({budget.limit:,} "
             f"{budget.unit}) is used up before `{place.path}` {for_what}"))
-    why, advise = _not_loaded(ws, profile, explanation, place.path, target, for_what)
-    return _Answer(False, place, why, advise)
+    # why it is not loaded is asked only of the answer a verdict words (`_Answer.worded`):
+    # for a file imported somewhere, it searches every load of the agent
+    return _Answer(False, place, "", unworded=lambda: _not_loaded(
+        ws, profile, explanation, place.path, target, for_what))
 
 
 def _not_loaded(ws: Workspace, profile: Profile, explanation: Explanation, key: str,
