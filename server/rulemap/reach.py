@@ -150,7 +150,7 @@ def _agent_reach(ws: Workspace, profile: Profile, key: str, line: int | None, cw
                                    or left_out_as(ws, start, key) is not None):
         # every target's load begins with the start-up load: one way, for every file
         return _from_start_up(ws, profile, start, key, line, in_comment, cwd, every)
-    groups = profile.load_groups(ws, cwd)
+    groups = profile.load_groups_for(ws, cwd, key)
     ways: dict[_WayKey, list[str]] = {}
     left: list[str] = []
     stripped: bool | None = None  # whether the agent drops that comment line (asked once)

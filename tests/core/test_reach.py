@@ -97,6 +97,8 @@ def test_load_groups_and_one_explanation_per_file_give_the_same_reach(
             profile = get_profile(name)
             grouped = reach(ws, key, None, [profile], "").to_json()
             monkeypatch.setattr(type(profile), "load_groups", lambda self, ws, cwd: None)
+            monkeypatch.setattr(type(profile), "load_groups_for",
+                                lambda self, ws, cwd, key: None)
             single = reach(new_workspace(MemoryReader("/w", FILES)), key, None, [profile],
                            "").to_json()
             monkeypatch.undo()

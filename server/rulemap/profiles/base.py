@@ -8,6 +8,9 @@ outside `profiles/` knows an agent's rules; checks and views ask the selected pr
 
 Adding an agent: a module in `profiles/` with a class implementing `Profile`, listed in
 `profiles/__init__.py` (or given to `register_profile`), and its conformance fixtures.
+
+Why this module is long: it is the whole interface, each capability with its default, so
+that no caller probes a profile for one (tests/core/test_profile_interface.py).
 """
 
 from __future__ import annotations
@@ -136,6 +139,12 @@ class Profile(Protocol):
         """Every workspace file grouped by what it loads, one explanation per group (for
         `rulemap diff`); None: no grouping, so each file is explained on its own."""
         return None
+
+    def load_groups_for(self, ws: Workspace, cwd: str,
+                        key: str) -> list[tuple[Explanation, list[str]]] | None:
+        """`load_groups`, coarser where that cannot change what a load says of `key` (its
+        place, what comes before it, its cut, its other names): `rulemap reach` asks that."""
+        return self.load_groups(ws, cwd)
 
     def replay(
         self, ws: Workspace, steps: Sequence[ToolStep], cwd: str

@@ -27,6 +27,7 @@ from rulemap.globs import (
 )
 from rulemap.model import Explanation
 from rulemap.profiles.base import directory_chain, parent_dir
+from rulemap.profiles.claude_code import imports as claude_imports
 from rulemap.profiles.claude_code.loader import ClaudeLoader, deepest_nested
 from rulemap.profiles.claude_code.names import probe
 from rulemap.profiles.claude_code.rules import rule_globs
@@ -84,6 +85,66 @@ def load_groups(
             link = scoped
         out.append((profile.explanation_of(ws, link, target, cwd_dir, opts), members))
     return out
+
+
+def load_groups_for(
+    ws: Workspace, profile: ClaudeLoader, cwd: str, key: str
+) -> list[tuple[Explanation, list[str]]] | None:
+    """`load_groups` for what a load says of `key`: when no scoped rule of the chain is
+    `key` or imports it (at any hop, under any of its names), the files are grouped by their
+    nested memory alone. Scoped rules join a load after its memory files, and Claude Code
+    has no shared budget, so they change neither where `key` stands, nor what comes before
+    it, nor how it is read: matching every rule's globs against 60,000 files, to split the
+    groups a thousand ways, was most of `rulemap reach` of a nested file."""
+    if ws.home_reader is not None:
+        return None
+    cwd_dir = "" if cwd in ("", ".") else cwd.strip("/")
+    chain = directory_chain(cwd_dir)
+    if _rules_may_bring(ws, chain, key):
+        return load_groups(ws, profile, cwd)
+    opts = profile.settings_of(ws)
+    anchors: dict[str, str | None] = {}
+    by_anchor: dict[str | None, list[str]] = {}
+    for path in ws.files:
+        slash = path.rfind("/")
+        directory = path[:slash] if slash > 0 else ""
+        anchor = anchors[directory] if directory in anchors else _anchor(
+            ws, cwd_dir, parent_dir(path), anchors)
+        members = by_anchor.get(anchor)
+        if members is None:
+            by_anchor[anchor] = [path]
+        else:
+            members.append(path)
+    startup = profile.startup(ws, chain, opts)
+    out: list[tuple[Explanation, list[str]]] = []
+    for members in by_anchor.values():
+        target = members[0]
+        deepest = deepest_nested(cwd_dir, parent_dir(target))
+        _, link = (profile.nested(ws, chain, deepest, opts) if deepest is not None
+                   else startup)
+        out.append((profile.explanation_of(ws, link, target, cwd_dir, opts), members))
+    return out
+
+
+def _rules_may_bring(ws: Workspace, chain: list[str], key: str) -> bool:
+    """Whether a rule of the chain's directories is `key`, or imports it at some hop, by
+    the file it is (a symlink's either name); imports followed past Claude Code's hop limit
+    and into home or outside files too, so a yes may be a maybe, never a no that is wrong."""
+    wanted = claude_imports.identity(ws, key, False)
+    stack: list[tuple[str, bool]] = [(rule, False) for directory in chain
+                                     for rule in ws.rules_of(directory)]
+    seen: set[tuple[str, bool]] = set()
+    while stack:
+        path, home = stack.pop()
+        if (path, home) in seen:
+            continue
+        seen.add((path, home))
+        if path == key or claude_imports.identity(ws, path, home) == wanted:
+            return True
+        for _, target in claude_imports.resolved_imports(ws, path, home):
+            if target.status == "ok":
+                stack.append((target.key, target.home))
+    return False
 
 
 def _groups(ws: Workspace, chain: list[str], case_sensitive: bool) -> _Groups:

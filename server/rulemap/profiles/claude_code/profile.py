@@ -214,6 +214,14 @@ class ClaudeCodeProfile(Profile):
 
         return load_groups(ws, self, cwd)
 
+    def load_groups_for(
+        self, ws: Workspace, cwd: str, key: str
+    ) -> list[tuple[Explanation, list[str]]] | None:
+        """By nested memory alone when no scoped rule brings `key` (groups.py)."""
+        from rulemap.profiles.claude_code.groups import load_groups_for
+
+        return load_groups_for(ws, self, cwd, key)
+
     def replay(self, ws: Workspace, steps: Sequence[ToolStep], cwd: str) -> SessionReplay:
         """The session step by step: nested memory and scoped rules on first touch."""
         from rulemap.profiles.claude_code.session import replay
