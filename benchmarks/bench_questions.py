@@ -256,8 +256,11 @@ def main(argv: list[str] | None = None) -> int:
           f"{'PASS' if worst <= 1.0 else 'FAIL'}")
     path = write_result("questions.json", {
         "benchmark": "questions", "when": now_utc(), "revision": repo_revision(),
-        "machine": machine(), "tree": tree, "targets": targets, "runs": args.runs,
-        "baseline": args.baseline, "rows": rows, "floor": summarize(floor),
+        # the tree and the baseline by their names only: results are committed, and never
+        # say where they lay on the machine that ran them
+        "machine": machine(), "tree": os.path.basename(tree), "targets": targets,
+        "runs": args.runs, "baseline": args.baseline and os.path.basename(args.baseline),
+        "rows": rows, "floor": summarize(floor),
         "floor_cpu": summarize(floor_cpu), "check_per_floor": check_per_floor,
     }, args.out)
     print(f"results written to {path}", file=sys.stderr)
