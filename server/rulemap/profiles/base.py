@@ -146,6 +146,11 @@ class Profile(Protocol):
         place, what comes before it, its cut, its other names): `rulemap reach` asks that."""
         return self.load_groups(ws, cwd)
 
+    def may_bring(self, ws: Workspace, cwd: str) -> frozenset[str] | None:
+        """Every workspace file some load of the agent from `cwd` may bring, or more (None:
+        not known): `why` searches these before it builds every load group."""
+        return None
+
     def replay(
         self, ws: Workspace, steps: Sequence[ToolStep], cwd: str
     ) -> SessionReplay | None:

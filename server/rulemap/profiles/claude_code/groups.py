@@ -147,6 +147,29 @@ def _rules_may_bring(ws: Workspace, chain: list[str], key: str) -> bool:
     return False
 
 
+def may_bring(ws: Workspace, profile: ClaudeLoader) -> frozenset[str] | None:
+    """Every workspace file some Claude Code load may bring, or more: the workspace's
+    documents and the files it reads by name and place (its memory files, AGENTS.md, its
+    rules), and what they import at any hop in its syntax. None when a load may read a file
+    outside the workspace (a user-level one, an import out of it)."""
+    if ws.home_reader is not None:
+        return None
+    from rulemap.profiles.documents import read_documents
+
+    found = {*ws.all_documents(), *read_documents(ws, [profile])}  # type: ignore[list-item]
+    stack = sorted(found)
+    while stack:
+        for _, target in claude_imports.resolved_imports(ws, stack.pop(), False):
+            if target.status != "ok":
+                continue
+            if target.home or target.key.startswith("/"):
+                return None
+            if target.key not in found:
+                found.add(target.key)
+                stack.append(target.key)
+    return frozenset(k for k in found if not k.startswith("/"))
+
+
 def _groups(ws: Workspace, chain: list[str], case_sensitive: bool) -> _Groups:
     """Every workspace file by its load group: the deepest directory below cwd holding memory
     files on its way, and the scoped rules matching it. Kept until a rule of the chain is

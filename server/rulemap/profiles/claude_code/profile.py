@@ -222,6 +222,12 @@ class ClaudeCodeProfile(Profile):
 
         return load_groups_for(ws, self, cwd, key)
 
+    def may_bring(self, ws: Workspace, cwd: str) -> frozenset[str] | None:
+        """The files it reads by name and place, and what they import (groups.py)."""
+        from rulemap.profiles.claude_code.groups import may_bring
+
+        return may_bring(ws, self)
+
     def replay(self, ws: Workspace, steps: Sequence[ToolStep], cwd: str) -> SessionReplay:
         """The session step by step: nested memory and scoped rules on first touch."""
         from rulemap.profiles.claude_code.session import replay

@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
 from rulemap.derived import RULE_SCOPES, Key, KeyFamily, rules_for
-from rulemap.model import Budget, Explanation, Finding, LoadStatus
+from rulemap.model import Budget, Explanation, Finding, ImportStatus, LoadStatus
 from rulemap.profiles.base import (
     EXPLAIN,
     Home,
@@ -76,6 +76,26 @@ class CogitatorProfile(Profile):
         from rulemap.profiles.cogitator import budget_check, duplicates
 
         return [*duplicates.check(ws, self), *budget_check.check(ws)]
+
+    def may_bring(self, ws: Workspace, cwd: str) -> frozenset[str] | None:
+        """The workspace's documents (its own layout's) and what they import at any hop;
+        None when an import leads out of the workspace."""
+        from rulemap.profiles.documents import read_documents
+
+        # its files by name and place, git-ignored ones too (a `CLAUDE.local.md`)
+        found = {k for k in (*ws.all_documents(), *read_documents(ws, [self]))
+                 if not k.startswith("/")}
+        stack = sorted(found)
+        while stack:
+            for _, resolved in ws.imports(stack.pop()):
+                if resolved.status is not ImportStatus.OK:
+                    continue
+                if resolved.target.startswith("/"):
+                    return None
+                if resolved.target not in found:
+                    found.add(resolved.target)
+                    stack.append(resolved.target)
+        return frozenset(found)
 
     def load_groups(self, ws: Workspace, cwd: str) -> list[tuple[Explanation, list[str]]]:
         """Every workspace file, grouped by what it loads: the budget check's target groups
