@@ -252,7 +252,10 @@ def _matching_rules(
                 hits = pools.hits(ws, rule, case_sensitive)
                 # its globs and which files exist: an edit of the rule, or any create/delete
                 ws.derived.put(key, hits, reads=(rule,))
-            for cls, count in Counter(map(class_of.__getitem__, hits)).items():
+            # (a file of the kept hits that is gone since has no class: left out, as before)
+            for cls, count in Counter(map(class_of.get, hits)).items():
+                if cls is None:
+                    continue
                 if count == len(members[cls]):  # every file of the class: it keeps them
                     rules_of[cls] = (*rules_of[cls], rule)
                     continue
