@@ -307,3 +307,26 @@ def test_claude_codes_load_groups_load_what_explaining_each_file_loads(
         for member in members:
             alone = PROFILE.explain(ws, member, ".")
             assert [f.path for f in alone.files] == [f.path for f in explanation.files], member
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    pattern=st.one_of(
+        st.sampled_from(GLOBS + ["src/api", "lib/a.py/**", "src/api/", "src/*/b.ts",
+                                 "src/?.ts", "**/[!a].py", "a**b/*.ts", "**/x.test.*"]),
+        st.text(alphabet="ab*?/.[]!", min_size=1, max_size=10)),
+    path=st.lists(st.sampled_from(SEGMENTS + ["a", "b", "ab", "a.b"]), min_size=1,
+                  max_size=4).map("/".join),
+)
+@example(pattern="**/*.py", path="lib/a.py/x")  # a directory named like a file
+def test_could_match_never_rules_out_a_path_the_regex_matches(pattern: str, path: str) -> None:
+    """`could_match` only looks at literal parts, as a substring test: whatever the pattern's
+    regex matches passes it (so the files git ignores skip compiling only patterns that
+    could not match them)."""
+    from rulemap.globs import compile_patterns, could_match, pattern_error
+
+    if pattern.startswith("!") or pattern_error(pattern) is not None:
+        return
+    compiled = compile_patterns([pattern])
+    if compiled.match(path):
+        assert could_match(compiled.patterns[0], path), (pattern, path)

@@ -16,6 +16,7 @@ from rulemap.globs import (
     CompiledGlobs,
     candidates_are_exact,
     compile_patterns,
+    could_match,
     literal_prefix,
     pattern_regex,
     prefiltered,
@@ -193,9 +194,12 @@ class RuleMatcher:
         scope = self.scope(rule)
         for expanded in safe_expand(pattern):
             compiled = compile_patterns([expanded])
+            single = compiled.patterns[0]
             for path in ws.reader.ignored_files():
                 relative = scope.relative(path)
-                if relative is not None and compiled.match(relative):
+                if (relative is not None and (single.startswith("!")
+                                              or could_match(single, relative))
+                        and compiled.match(relative)):
                     return True
             # an ignored directory is never walked: its literal prefix existing is enough
             prefix = literal_prefix(compiled.patterns[0]).rstrip("/")
