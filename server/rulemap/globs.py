@@ -407,11 +407,13 @@ def prefiltered(pool: list[str], pattern: str) -> list[str]:
         pool = [c for c in pool if c.endswith(tail)]
     parts = required_parts(pattern)
     lead = literal_prefix(pattern.lstrip("/"))
+    # deepest part first: `/jobs/` in `packages/*/src/jobs/*.ts` keeps a tenth of the pool,
+    # `/src/` nearly all of it (the same files either way: every part must be there)
     if lead:
-        for part in parts[lead.count("/"):]:
+        for part in reversed(parts[lead.count("/"):]):
             pool = [c for c in pool if part in c]
     else:
-        for part in parts:  # `/x/` in "/" + c: inside c, or c starts with `x/`
+        for part in reversed(parts):  # `/x/` in "/" + c: inside c, or c starts with `x/`
             start = part[1:]
             pool = [c for c in pool if part in c or c.startswith(start)]
     return pool

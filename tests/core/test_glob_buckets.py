@@ -330,3 +330,29 @@ def test_could_match_never_rules_out_a_path_the_regex_matches(pattern: str, path
     compiled = compile_patterns([pattern])
     if compiled.match(path):
         assert could_match(compiled.patterns[0], path), (pattern, path)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    pattern=st.one_of(
+        st.sampled_from(["**", "**/*.ts", "src/**", "src/api/**/*.py", "lib/**/*.ts",
+                         "**/*.t_s", "Docs/**", "src/*/**", "*.ts", "src/**/*.test.ts"]),
+        st.text(alphabet="ab*?/.[]_", min_size=1, max_size=9)),
+    files=st.lists(
+        st.tuples(st.lists(st.sampled_from(["src", "api", "Docs", "lib", "a.ts"]), max_size=3),
+                  st.sampled_from([*SEGMENTS, ".ts", "a.t_s", "b.d.ts"]))
+        .map(lambda t: "/".join([*t[0], t[1]])), min_size=1, max_size=12),
+)
+def test_a_copilot_glob_whose_pool_is_exact_matches_its_whole_pool(
+    pattern: str, files: list[str]
+) -> None:
+    """Copilot's `dir/**`, `dir/**/*.ts` and `**/*.ts` take the file index's candidates as
+    their matches without a regex: every candidate does match the glob's regex."""
+    from rulemap.globs import FileIndex, prefiltered
+    from rulemap.profiles.copilot_globs import _pool_is_exact, glob_regex
+
+    if not _pool_is_exact(pattern):
+        return
+    pool = prefiltered(FileIndex(files).candidates("", pattern), pattern)
+    regex = glob_regex(pattern)
+    assert all(regex.fullmatch(path) for path in pool), (pattern, pool)
