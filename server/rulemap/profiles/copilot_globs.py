@@ -140,8 +140,11 @@ def _pool_is_exact(prepared: str) -> bool:
     `dir/**`, `dir/**/*.ts`, `**/*.ts`. Those need no regex at all (2,000 rules' globs
     compiled 310 regexes to say yes)."""
     head, star, tail = prepared.partition("**")
-    if not star or (head and not head.endswith("/")) or any(c in head for c in "*?[]{}\\"):
+    # `!` too: the index reads a leading one as an exclusion (every file a candidate)
+    if not star or (head and not head.endswith("/")) or any(c in head for c in "*?[]{}\\!"):
         return False
+    if head.startswith("/") or "//" in head:
+        return False  # an empty segment: the regex wants it, the index's prefix does not
     extension = tail[3:].replace("_", "").replace("-", "")
     return not tail or (tail.startswith("/*.") and extension.isascii() and extension.isalnum())
 
