@@ -45,10 +45,14 @@ reported as crash/timeout for that tree (no ratio), and not run on it again.
 Per shape, a scaling table: scale, units, tracked files, Rulemap median, agnix median, the
 ratio Rulemap/agnix, Rulemap's µs per unit net of the floor (median − floor median, ÷ units)
 and its ratio to the smallest scale, the warm median and its ratio to agnix (n/a without a
-cache), peak RSS (one /usr/bin/time run at the largest scale), diagnostics, the explain peers.
+cache), peak RSS (one /usr/bin/time run at the largest scale), diagnostics, the explain peers,
+and beside the flatness column the (file, rule) and (file, pattern) pair counts of the default
+model's scoped rules (`RulesOfFile.pairs`, counted once per tree in a separate process, never
+timed: matching rule by rule would cost the first, the pattern index costs the second).
 Verdicts per shape (information; the exit status stays 0):
 
   cold ratio   Rulemap ÷ agnix ≤ 0.5 at every scale          PASS/FAIL
+  cold at 10x  Rulemap ÷ agnix ≤ 1.0 at the largest scale (issue 37)   PASS/FAIL
   flatness     net µs/unit at the largest scale ÷ the smallest ≤ 1.3   PASS/FAIL
   memory       peak RSS at the largest scale ≤ 150 MB (the target is for 20,000 files)
 
@@ -93,6 +97,7 @@ PEER_PACKAGES = ("agnix", "rulereach", "agents-doctor")
 EXPLAIN_PEERS = ("rulereach", "agents-doctor")
 FLOOR_TEXT = "# Floor\n\nOne line of instructions.\n"
 TARGET_RATIO = 0.5
+TARGET_RATIO_LARGEST = 1.0
 TARGET_FLAT = 1.3
 TARGET_RSS_MB = 150.0
 
@@ -176,6 +181,36 @@ def rulemap_has_no_cache(python: str, env: dict[str, str]) -> bool:
     return r.returncode == 0 and re.search(r"(^|\s)--no-cache\b", r.stdout) is not None
 
 
+PAIRS_SCRIPT = r"""
+import sys
+from rulemap.cli.commands import open_host
+from rulemap.host.snapshot import workspace_of
+index = workspace_of(open_host(sys.argv[1]).snapshot()).scoped_rules_index()
+print(*index.pairs() if hasattr(index, "pairs") else ())
+"""
+
+
+def pair_counts(python: str, env: dict[str, str], tree: str) -> tuple[int, int] | None:
+    """(file, rule) and (file, pattern) pairs of the default model's scoped rules in `tree`
+    (None: a checkout whose index cannot count them)."""
+    out = subprocess.run([python, "-c", PAIRS_SCRIPT, tree], env=env, capture_output=True,
+                         text=True, cwd=REPO, check=False)
+    fields = out.stdout.split()
+    if out.returncode != 0 or len(fields) != 2:
+        return None
+    return int(fields[0]), int(fields[1])
+
+
+def fmt_count(n: int | None) -> str:
+    if n is None:
+        return "-"
+    if n >= 1_000_000:
+        return f"{n / 1e6:.1f}M"
+    if n >= 10_000:
+        return f"{n / 1e3:.0f}k"
+    return str(n)
+
+
 def parse_json(stdout: bytes) -> Any:
     try:
         return json.loads(stdout)
@@ -210,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="a peer whose warm-up run on a tree takes longer than this (10 s) is "
                     "not run on the larger scales of that shape (SKIPPED)")
     ap.add_argument("--no-rss", action="store_true", help="skip the peak-RSS runs")
+    ap.add_argument("--no-pairs", action="store_true",
+                    help="skip counting the (file, rule) and (file, pattern) pairs")
     ap.add_argument("--python", default=default_python(), help="interpreter that runs rulemap")
     ap.add_argument("--out", help="result file (default benchmarks/results/shapes.json)")
     ap.add_argument("--no-write", action="store_true")
@@ -334,6 +371,12 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 rss[key][label] = peak_rss_mb(cmd, cenv, REPO, args.timeout)
 
+    # ------------------------------------------------------------------ pair counts
+    pairs: dict[tuple[str, int], tuple[int, int] | None] = {}
+    if not args.no_pairs:
+        for key, tree in trees.items():
+            pairs[key] = pair_counts(args.python, env, tree)
+
     # ------------------------------------------------------------------ rows
     floor_med = summarize(floor)["median"] if floor else 0.0
     table: dict[str, list[dict[str, Any]]] = {}
@@ -358,6 +401,9 @@ def main(argv: list[str] | None = None) -> int:
                 "dead_globs": files.get("dead_globs"),
                 "failed": failed[key] or None,
             }
+            counted = pairs.get(key)
+            if counted is not None:
+                row["pairs_file_rule"], row["pairs_file_pattern"] = counted
             stats: dict[str, Any] = {}
             for label in labels:
                 rs = samples[key].get(label)
@@ -421,6 +467,13 @@ def main(argv: list[str] | None = None) -> int:
         v["flat_largest_over_smallest"] = largest
         v["flat_worst"] = max((r["flat_ratio"] for r in ok_rows), default=None)
         v["flat_pass"] = largest is not None and largest <= TARGET_FLAT
+        for name in ("pairs_file_rule", "pairs_file_pattern"):
+            lo_pairs, hi_pairs = rows[0].get(name), rows[-1].get(name)
+            v[f"{name}_growth"] = hi_pairs / lo_pairs if lo_pairs and hi_pairs else None
+        if "agnix" in peers:
+            last = rows[-1].get("ratio_agnix")
+            v["cold_ratio_largest"] = last
+            v["cold_ratio_largest_pass"] = last is not None and last <= TARGET_RATIO_LARGEST
         peak = (rows[-1].get("peak_rss_mb") or {}).get("rulemap")
         v["peak_rss_mb_largest"] = peak
         v["rss_pass"] = peak is not None and peak <= TARGET_RSS_MB
@@ -445,7 +498,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"== {s}  (unit: {unit})")
         extra = [p for p in peers if p != "agnix"]
         hdr = (f"{'scale':>5}{'units':>8}{'files':>8}{'rulemap':>10}{'agnix':>10}{'ratio':>7}"
-               f"{'net µs/unit':>12}{'×':>6}{'warm':>9}{'w÷agnix':>8}{'RSS':>8}{'diags':>7}"
+               f"{'net µs/unit':>12}{'×':>6}{'f×rule':>8}{'f×pat':>7}{'warm':>9}{'w÷agnix':>8}"
+               f"{'RSS':>8}{'diags':>7}"
                + "".join(f"{p:>15}" for p in extra))
         print(hdr)
         print("-" * len(hdr))
@@ -469,7 +523,9 @@ def main(argv: list[str] | None = None) -> int:
             peak_s = f"{peak:.0f} MB" if peak else ""
             print(f"{r['scale']:>4}×{r['units'] or '':>8}{r['tracked_files'] or '':>8}"
                   f"{cell('rulemap'):>10}{cell('agnix'):>10}{ratio:>7}{per:>12}{flat:>6}"
-                  f"{warm_cell:>9}{wratio:>8}{peak_s:>8}{r.get('diagnostics') or 0:>7}"
+                  f"{fmt_count(r.get('pairs_file_rule')):>8}"
+                  f"{fmt_count(r.get('pairs_file_pattern')):>7}{warm_cell:>9}{wratio:>8}"
+                  f"{peak_s:>8}{r.get('diagnostics') or 0:>7}"
                   + "".join(f"{cell(p):>15}" for p in extra))
         for r in rows:
             for label, why in (r.get("failed") or {}).items():
@@ -480,6 +536,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  cold ratio Rulemap ÷ agnix ≤ {TARGET_RATIO} at every scale: worst "
                   f"{worst if worst is None else f'{worst:.2f}'}  "
                   f"{'PASS' if v['cold_ratio_pass'] else 'FAIL'}")
+            if v.get("cold_ratio_largest") is not None:
+                print(f"  cold ratio Rulemap ÷ agnix ≤ {TARGET_RATIO_LARGEST} at x{scales[-1]}: "
+                      f"{v['cold_ratio_largest']:.2f}  "
+                      f"{'PASS' if v['cold_ratio_largest_pass'] else 'FAIL'}")
             if v.get("warm_ratio_worst") is not None:
                 print(f"  warm ratio Rulemap (second run, result cache) ÷ agnix: worst "
                       f"{v['warm_ratio_worst']:.2f}")
@@ -488,6 +548,11 @@ def main(argv: list[str] | None = None) -> int:
               f"{'-' if lo is None else f'{lo:.2f}'} (worst scale "
               f"{'-' if v['flat_worst'] is None else format(v['flat_worst'], '.2f')})  "
               f"{'PASS' if v['flat_pass'] else 'FAIL'}")
+        growth = [(label, v.get(f"{name}_growth")) for label, name in
+                  (("(file, rule)", "pairs_file_rule"), ("(file, pattern)", "pairs_file_pattern"))]
+        if all(g is not None for _, g in growth):
+            print(f"  pairs x{scales[-1]} ÷ x{scales[0]}: "
+                  + ", ".join(f"{label} {g:.1f}×" for label, g in growth))
         if not args.no_rss:
             pk = v["peak_rss_mb_largest"]
             print(f"  peak RSS at x{scales[-1]} ≤ {TARGET_RSS_MB:.0f} MB: "
@@ -510,7 +575,9 @@ def main(argv: list[str] | None = None) -> int:
         "peers": {p: {"version": i["version"],
                       "command": " ".join(peer_command(p, p, "TREE"))}
                   for p, i in peers.items()},
-        "targets": {"cold_ratio_vs_agnix": TARGET_RATIO, "flat_largest_over_smallest":
+        "targets": {"cold_ratio_vs_agnix": TARGET_RATIO,
+                    "cold_ratio_vs_agnix_largest": TARGET_RATIO_LARGEST,
+                    "flat_largest_over_smallest":
                     TARGET_FLAT, "peak_rss_mb": TARGET_RSS_MB},
         "shapes": table,
         "verdicts": verdicts,

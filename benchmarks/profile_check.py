@@ -72,6 +72,10 @@ text = FORMATTERS["json"](AnalysisHost(ws).snapshot(), out)
 lap("format json (UTF-16 ranges + encoding)", f"{len(text):,} chars")
 w, c = time.perf_counter(), time.process_time()
 print(f"{'total (in process)':<44}{(w - _w0) * 1000:>8.0f} ms wall{(c - _c0) * 1000:>8.0f} ms cpu")
+_index = ws.scoped_rules_index()  # after the total: built by the check, or now, untimed
+if hasattr(_index, "pairs"):
+    _rule_pairs, _pattern_pairs = _index.pairs()
+    print(f"{'pairs (file, rule) / (file, pattern)':<44}{_rule_pairs:>8,} / {_pattern_pairs:,}")
 import os, resource
 print(f"{'peak RSS':<44}{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:>8.0f} MB"
       f"   (load average {os.getloadavg()[0]:.2f})")

@@ -307,3 +307,54 @@ def test_claude_codes_load_groups_load_what_explaining_each_file_loads(
         for member in members:
             alone = PROFILE.explain(ws, member, ".")
             assert [f.path for f in alone.files] == [f.path for f in explanation.files], member
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    pattern=st.one_of(
+        st.sampled_from(GLOBS + ["src/api", "lib/a.py/**", "src/api/", "src/*/b.ts",
+                                 "src/?.ts", "**/[!a].py", "a**b/*.ts", "**/x.test.*"]),
+        st.text(alphabet="ab*?/.[]!", min_size=1, max_size=10)),
+    path=st.lists(st.sampled_from(SEGMENTS + ["a", "b", "ab", "a.b"]), min_size=1,
+                  max_size=4).map("/".join),
+)
+@example(pattern="**/*.py", path="lib/a.py/x")  # a directory named like a file
+def test_could_match_never_rules_out_a_path_the_regex_matches(pattern: str, path: str) -> None:
+    """`could_match` only looks at literal parts, as a substring test: whatever the pattern's
+    regex matches passes it (so the files git ignores skip compiling only patterns that
+    could not match them)."""
+    from rulemap.globs import compile_patterns, could_match, pattern_error
+
+    if pattern.startswith("!") or pattern_error(pattern) is not None:
+        return
+    compiled = compile_patterns([pattern])
+    if compiled.match(path):
+        assert could_match(compiled.patterns[0], path), (pattern, path)
+
+
+@settings(max_examples=500, deadline=None)
+@example(pattern="!src/**", files=["g.py"])  # `!` is a literal to Copilot, not to the index
+@given(
+    pattern=st.one_of(
+        st.sampled_from(["**", "**/*.ts", "src/**", "src/api/**/*.py", "lib/**/*.ts",
+                         "**/*.t_s", "Docs/**", "src/*/**", "*.ts", "src/**/*.test.ts",
+                         "!src/**", "!**/*.ts"]),
+        st.text(alphabet="ab*?/.[]_!", min_size=1, max_size=9)),
+    files=st.lists(
+        st.tuples(st.lists(st.sampled_from(["src", "api", "Docs", "lib", "a.ts"]), max_size=3),
+                  st.sampled_from([*SEGMENTS, ".ts", "a.t_s", "b.d.ts"]))
+        .map(lambda t: "/".join([*t[0], t[1]])), min_size=1, max_size=12),
+)
+def test_a_copilot_glob_whose_pool_is_exact_matches_its_whole_pool(
+    pattern: str, files: list[str]
+) -> None:
+    """Copilot's `dir/**`, `dir/**/*.ts` and `**/*.ts` take the file index's candidates as
+    their matches without a regex: every candidate does match the glob's regex."""
+    from rulemap.globs import FileIndex, prefiltered
+    from rulemap.profiles.copilot_globs import _pool_is_exact, glob_regex
+
+    if not _pool_is_exact(pattern):
+        return
+    pool = prefiltered(FileIndex(files).candidates("", pattern), pattern)
+    regex = glob_regex(pattern)
+    assert all(regex.fullmatch(path) for path in pool), (pattern, pool)

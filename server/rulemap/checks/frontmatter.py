@@ -81,8 +81,9 @@ def _rule_findings(ws: Workspace, rule: RuleInfo, chain: frozenset[str]) -> list
                 f"to the root's `{rules_dir}` (prefixing its globs with `{rule.owner}/`), or "
                 f"set `cwd`."))
         live = [g for g in doc.globs or [] if not g.error and not g.pattern.startswith("!")]
-        blind = _unmatched_for(ws, path, live)
-        readers = len(_readers(ws, path))
+        reading = _readers(ws, path)  # asked once per rule: every profile's `reads` each time
+        blind = _unmatched_for(ws, path, live, reading)
+        readers = len(reading)
         dead = {g for g, names in blind.items() if len(names) == readers}
         for glob in doc.globs or []:
             if glob.error:
@@ -114,11 +115,12 @@ def _readers(ws: Workspace, rule: str) -> list[Profile]:
     return [p for p in selected(ws) if p.reads(ws, rule)]
 
 
-def _unmatched_for(ws: Workspace, rule: str, live: list[Glob]) -> dict[int, list[str]]:
-    """For each live glob of `rule` that some reader matches no file with, in its own dialect,
-    the names of those readers (Claude Code folds case and drops a trailing `/**`: `SRC/**`
-    matches `src/a.ts` for it, nothing for the default model)."""
-    readers = _readers(ws, rule)
+def _unmatched_for(
+    ws: Workspace, rule: str, live: list[Glob], readers: list[Profile]
+) -> dict[int, list[str]]:
+    """For each live glob of `rule` that some reader (`_readers`) matches no file with, in its
+    own dialect, the names of those readers (Claude Code folds case and drops a trailing
+    `/**`: `SRC/**` matches `src/a.ts` for it, nothing for the default model)."""
     own = [p for p in readers if p.own_glob_dialect]
     out: dict[int, list[str]] = {}
     for glob in live:

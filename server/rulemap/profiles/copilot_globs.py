@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -130,16 +130,39 @@ def _searches(ws: Workspace, glob: WrittenGlob, dialect: Dialect) -> Iterator[_S
             prepared = prepared.lower()
         index, originals = lower_index(ws) if dialect.vscode else (ws.files, None)
         pool = prefiltered(index.candidates("", prepared), prepared)
-        yield _Search(prepared, glob_regex(prepared, dialect.vscode), index, originals, pool)
+        yield _Search(prepared, dialect.vscode, index, originals, pool,
+                      _pool_is_exact(prepared))
+
+
+def _pool_is_exact(prepared: str) -> bool:
+    """Whether the candidates of `prepared` (`FileIndex.candidates`: the files below its
+    literal directories, by the name's extension) are exactly the files it matches:
+    `dir/**`, `dir/**/*.ts`, `**/*.ts`. Those need no regex at all (2,000 rules' globs
+    compiled 310 regexes to say yes)."""
+    head, star, tail = prepared.partition("**")
+    # `!` too: the index reads a leading one as an exclusion (every file a candidate)
+    if not star or (head and not head.endswith("/")) or any(c in head for c in "*?[]{}\\!"):
+        return False
+    if head.startswith("/") or "//" in head:
+        return False  # an empty segment: the regex wants it, the index's prefix does not
+    extension = tail[3:].replace("_", "").replace("-", "")
+    return not tail or (tail.startswith("/*.") and extension.isascii() and extension.isalnum())
 
 
 @dataclass(frozen=True)
 class _Search:
     prepared: str
-    regex: re.Pattern[str]
+    vscode: bool
     index: FileIndex
     originals: dict[str, list[str]] | None
-    pool: Iterable[str]
+    pool: list[str]
+    exact: bool  # every file of `pool` matches
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        """Compiled when first asked (memoized by `glob_regex`): a glob whose candidates are
+        none never compiles (200 instruction files' dead globs compiled 318 regexes)."""
+        return glob_regex(self.prepared, self.vscode)
 
 
 def glob_has_matches(ws: Workspace, glob: WrittenGlob, dialect: Dialect) -> bool:
@@ -152,10 +175,15 @@ def glob_has_matches(ws: Workspace, glob: WrittenGlob, dialect: Dialect) -> bool
         return cached
     found = False
     for search in _searches(ws, glob, dialect):
-        regex = search.regex
-        if any(regex.fullmatch(p) for p in search.pool) or any(
-            regex.fullmatch(p.lower() if dialect.vscode else p)
-            for p in ws.reader.ignored_files()
+        # only literal text before the first wildcard segment: a path without it never
+        # matches, and the regex is not compiled for nothing
+        prefix = literal_prefix(search.prepared)
+        ignored = [q for q in (p.lower() if dialect.vscode else p
+                               for p in ws.reader.ignored_files()) if q.startswith(prefix)]
+        if (search.pool or ignored) and (
+            (search.exact and bool(search.pool))
+            or any(search.regex.fullmatch(p) for p in search.pool)
+            or any(search.regex.fullmatch(q) for q in ignored)
         ):
             found = True
             break
@@ -177,7 +205,7 @@ def glob_files(ws: Workspace, glob: WrittenGlob, dialect: Dialect) -> tuple[str,
     found: set[str] = set()
     for search in _searches(ws, glob, dialect):
         for path in search.pool:
-            if search.regex.fullmatch(path):
+            if search.exact or search.regex.fullmatch(path):
                 found.update(search.originals[path] if search.originals is not None
                              else (path,))
     result = tuple(sorted(found))

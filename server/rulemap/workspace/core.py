@@ -31,6 +31,7 @@ from rulemap.text.decoding import decode
 from rulemap.workspace.index import InstructionIndex
 from rulemap.workspace.layout import Layout
 from rulemap.workspace.letter_case import folds_case
+from rulemap.workspace.pattern_index import RulesOfFile
 from rulemap.workspace.resolution import Resolver
 from rulemap.workspace.rule_scope import RuleInfo, RuleScope
 from rulemap.workspace.rules import RuleMatcher
@@ -336,7 +337,7 @@ class Workspace:
     def rules_for_file(self, target: str) -> list[tuple[str, str]]:
         return self.matcher.rules_for_file(target)
 
-    def scoped_rules_index(self) -> dict[str, tuple[str, ...]]:
+    def scoped_rules_index(self) -> RulesOfFile:
         return self.matcher.scoped_rules_index()
 
     def scoped_rules_matching(self, target: str, owners: Iterable[str]) -> list[str]:

@@ -38,6 +38,8 @@ class InstructionIndex:
         instruction: set[str] = set()
         rules: list[RuleInfo] = []
         directories: set[str] = {""}
+        rule_scope = self._layout.rule_scope
+        basenames = self._basenames
         for path in self._files:
             slash = path.rfind("/")
             if slash > 0:
@@ -46,10 +48,11 @@ class InstructionIndex:
                     directories.add(sys.intern(parent))  # shared with `parent_dir`'s
                     cut = parent.rfind("/")
                     parent = parent[:cut] if cut > 0 else ""
-            scope = self._layout.rule_scope(path)
-            if scope is not None:
+            # most files are not named like an instruction file: their base name settles it
+            # without a call (`instruction_dir`'s own first test)
+            if (scope := rule_scope(path)) is not None:
                 rules.append(RuleInfo(path, scope.owner))
-            elif self.instruction_dir(path) is not None:
+            elif path[slash + 1:] in basenames and self.instruction_dir(path) is not None:
                 instruction.add(path)
         # Instruction files load even when git ignores them (CLAUDE.local.md usually is).
         for path in self._reader.ignored_files():

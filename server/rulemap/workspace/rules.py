@@ -8,7 +8,6 @@ any regex (`globs.prefiltered`); see docs/architecture.md "Cost on any repositor
 from __future__ import annotations
 
 import bisect
-from collections import defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final, Protocol
 
@@ -17,12 +16,14 @@ from rulemap.globs import (
     CompiledGlobs,
     candidates_are_exact,
     compile_patterns,
+    could_match,
     literal_prefix,
     pattern_regex,
     prefiltered,
     safe_expand,
 )
-from rulemap.retarget import Retarget, patch_rules_index
+from rulemap.retarget import Retarget
+from rulemap.workspace.pattern_index import RulesOfFile
 from rulemap.workspace.rule_scope import ROOT_SCOPE, RuleScope
 
 if TYPE_CHECKING:
@@ -36,9 +37,7 @@ if TYPE_CHECKING:
 # rule, written glob → whether it matches a file
 _GLOB_ANY: Final = KeyFamily[bool]("glob-any")
 # workspace file → the path-scoped rules matching it (patched in place by `retarget`)
-_RULES_OF_FILE: Final[Key[dict[str, tuple[str, ...]]]] = KeyFamily[
-    dict[str, tuple[str, ...]]
-]("rules-of-file").key()
+_RULES_OF_FILE: Final[Key[RulesOfFile]] = KeyFamily[RulesOfFile]("rules-of-file").key()
 # owner directories → their path-scoped rules
 _SCOPED_OF: Final = KeyFamily[frozenset[str]]("scoped-of")
 UNINDEXED_ASKS = 256  # files matched rule by rule before the file → rules index is built
@@ -195,9 +194,12 @@ class RuleMatcher:
         scope = self.scope(rule)
         for expanded in safe_expand(pattern):
             compiled = compile_patterns([expanded])
+            single = compiled.patterns[0]
             for path in ws.reader.ignored_files():
                 relative = scope.relative(path)
-                if relative is not None and compiled.match(relative):
+                if (relative is not None and (single.startswith("!")
+                                              or could_match(single, relative))
+                        and compiled.match(relative)):
                     return True
             # an ignored directory is never walked: its literal prefix existing is enough
             prefix = literal_prefix(compiled.patterns[0]).rstrip("/")
@@ -236,32 +238,34 @@ class RuleMatcher:
                 out.append((rule.path, self.first_matching_glob(rule.path, target) or ""))
         return out
 
-    def scoped_rules_index(self) -> dict[str, tuple[str, ...]]:
+    def scoped_rules_index(self) -> RulesOfFile:
         """Workspace file → the path-scoped rules (of any directory) that match it, in rule
-        order. Built from the rules' match lists; rebuilt after any change. Files that match
-        the same rules share one tuple (few distinct combinations, many files)."""
+        order (`RulesOfFile`: indexed by distinct pattern, a file's rule tuple put together
+        when asked). Built once a check or many single files need it; patched in place when
+        a rule's globs change (see `retarget`), rebuilt after any other rule change."""
         ws = self._ws
         index = ws.derived.get(_RULES_OF_FILE)
         if index is None:
             index = self._build_index()
-            # patched in place when a rule's globs change (see retarget)
             ws.derived.put(_RULES_OF_FILE, index, reads=[RULE_SCOPES])
         return index
 
-    def _build_index(self) -> dict[str, tuple[str, ...]]:
+    def _build_index(self) -> RulesOfFile:
         """Built pattern by pattern, not rule by rule: the same `**/*.ts` in 300 rules walks
         its 7,600 files once (1,600 rules matched 2.0 M (file, rule) pairs, their 2,189
-        distinct patterns 85 k). A rule with an excluding `!` pattern is not the union of its
-        patterns: its own match list stands in as one more "pattern"."""
+        distinct patterns 85 k), and no rule's match list is put together. A rule with an
+        excluding `!` pattern is not the union of its patterns: its own match list stands in
+        as one more "pattern"."""
         ws = self._ws
         ids: dict[tuple[str, str], int] = {}
-        rules_of_id: list[list[str]] = []
+        writers: list[list[int]] = []
         runs: list[list[str]] = []
-        order: dict[str, int] = {}
+        scoped: list[str] = []
         for rule in ws.rules:
             if not self.is_scoped(rule.path):
                 continue
-            order[rule.path] = len(order)
+            number = len(scoped)
+            scoped.append(rule.path)
             compiled = self.compiled_globs(rule.path)
             if compiled is None:
                 continue
@@ -276,22 +280,9 @@ class RuleMatcher:
                     known = ids[key] = len(runs)
                     runs.append(self.rule_matches(key[1]) if key[0] == "!"
                                 else self._pattern_matches(*key))
-                    rules_of_id.append([])
-                rules_of_id[known].append(rule.path)
-        lists: defaultdict[str, list[int]] = defaultdict(list)
-        for number, run in enumerate(runs):
-            for path in run:
-                lists[path].append(number)
-        combos: dict[tuple[int, ...], tuple[str, ...]] = {}
-        index: dict[str, tuple[str, ...]] = {}
-        for path, numbers in lists.items():
-            combo = tuple(numbers)
-            rules = combos.get(combo)
-            if rules is None:
-                found = set(rules_of_id[combo[0]]).union(*(rules_of_id[n] for n in combo[1:]))
-                rules = combos[combo] = tuple(sorted(found, key=order.__getitem__))
-            index[path] = rules
-        return index
+                    writers.append([])
+                writers[known].append(number)
+        return RulesOfFile(scoped, runs, writers)
 
     def scoped_rules_matching(self, target: str, owners: Iterable[str]) -> list[str]:
         """Path-scoped rules of the `owners` directories whose globs match `target`, sorted.
@@ -339,7 +330,7 @@ class RuleMatcher:
             gained, lost = frozenset(new - old), frozenset(old - new)
             changes.append(Retarget(rule, gained, lost))
             if index is not None:
-                patch_rules_index(index, rule, gained, lost)
+                index.patch(rule, gained, lost)
         return changes
 
     def files_changed(self, created: set[str], deleted: set[str]) -> None:

@@ -18,6 +18,7 @@ from rulemap.derived import KeyFamily
 from rulemap.globs import (
     CompiledGlobs,
     compile_patterns,
+    could_match,
     literal_path,
     literal_prefix,
     literal_tail,
@@ -136,10 +137,14 @@ def glob_has_matches(ws: Workspace, rule: str, pattern: str, case_sensitive: boo
     probes = _probes(ws, scope, case_sensitive)
     if _any_candidate_matches(probes, cased, compiled):
         return True  # the first match answers: a live glob costs a few probes, not 20,000
+    negates = any(p.startswith("!") for p in cased)
     for path in ws.reader.ignored_files():
         relative = scope.relative(path)
-        if relative is not None and compiled.match(
-                relative if case_sensitive else relative.lower()):
+        if relative is None:
+            continue
+        probe = relative if case_sensitive else relative.lower()
+        # no regex compiled for a file without the patterns' literal parts
+        if (negates or any(could_match(p, probe) for p in cased)) and compiled.match(probe):
             return True
     # an ignored directory is never walked: its existing is enough (the written glob's
     # literal start: Claude Code's slash-less form matches at any depth, so has none)

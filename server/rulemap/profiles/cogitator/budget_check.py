@@ -51,20 +51,29 @@ def check(ws: Workspace) -> list[Finding]:
         closure_reads = ws.derived.get(_CLOSURE_READS.key(rule))
         if closure_reads is not None:
             reads |= closure_reads
-    groups, sizes = _target_groups(ws, cwd_dir)
-    # rules the load never reads count 0 (C-level `map` over 7,600 groups' rule tuples)
+    groups = target_groups(ws, cwd_dir)
+    index = groups.index
+    # rules the load never reads count 0 (C-level `map` over a group's rule tuple)
     chars_of = _ZeroIfMissing(closure).__getitem__
+    # what each distinct pattern's rules weigh: a group's bound is a sum over its handful of
+    # patterns, not over its hundreds of rules (never put together for a group that fits)
+    weights = index.pattern_weights(chars_of)
     base_total: dict[str | None, int] = {}
     rule_chars = ws.derived.get(_RULE_CHARS) or {}
     overflows: list[Overflow] = []
     start_up = base_load_of(ws, chain, None)
     if start_up.budget_pass(settings.max_chars).overflowed:
         overflows.append(Overflow(None, start_up, len(ws.files)))
-    for (anchor_dir, rules), representative in sorted(groups.items(), key=lambda kv: kv[1]):
-        size = sizes[(anchor_dir, rules)]
+    for group, representative in sorted(groups.representative.items(), key=lambda kv: kv[1]):
+        anchor_dir, mask = group
+        size = groups.sizes[group]
         nested = anchor_dir if anchor_dir is not None and anchor_dir != cwd_dir else None
         if anchor_dir not in base_total:
             base_total[anchor_dir] = base_load_of(ws, chain, nested).chars
+        bound = index.bound(mask, weights)
+        if bound is not None and base_total[anchor_dir] + bound <= settings.max_chars:
+            continue
+        rules = index.rules_of(mask)
         if rules not in rule_chars:
             rule_chars[rules] = sum(map(chars_of, rules))
         upper = base_total[anchor_dir] + rule_chars[rules]
@@ -195,15 +204,8 @@ def _original_line(kept_lines: list[int], brought: str, offset: int) -> int:
     return kept_lines[min(brought_line, len(kept_lines) - 1)]
 
 
-Group = tuple[str | None, tuple[str, ...]]
-
-
-def _target_groups(ws: Workspace, cwd_dir: str) -> tuple[dict[Group, str], dict[Group, int]]:
-    """Workspace files grouped by what they load: (deepest instruction directory on the way,
-    matching scoped rules) → a representative file, and the group's size. It survives edits of
-    instruction files; a rule's new globs move only the files they match differently."""
-    groups = target_groups(ws, cwd_dir)
-    return groups.representative, groups.sizes
+# (deepest instruction directory on the way, the matching scoped rules as a `RulesOfFile` mask)
+Group = tuple[str | None, int]
 
 
 def target_groups(ws: Workspace, cwd_dir: str) -> TargetGroups:
@@ -217,7 +219,9 @@ def target_groups(ws: Workspace, cwd_dir: str) -> TargetGroups:
 
 
 class TargetGroups:
-    """Every workspace file in its group, kept up to date from the workspace's retarget log."""
+    """Every workspace file in its group, kept up to date from the workspace's retarget log.
+    A group's rules are a mask of the file → rules index it was built from (`index`):
+    `index.rules_of(mask)` names them, for the few groups that need names."""
 
     def __init__(self, ws: Workspace, cwd_dir: str):
         self.cwd_dir = cwd_dir
@@ -230,9 +234,10 @@ class TargetGroups:
         self.rank: dict[Group, int] = {}  # _example_rank of the representative
         self.sizes: dict[Group, int] = {}
         self.version = ws.generation
-        index = ws.scoped_rules_index()
+        self.index = ws.scoped_rules_index()
         anchor = self.anchor
         anchors = self.anchors
+        mask_of = self.index.mask
         by_group: dict[Group, list[str]] = {}
         group_of = self.group_of
         for path in ws.files:
@@ -241,7 +246,7 @@ class TargetGroups:
             # a directory's anchor is looked up before it is asked for: a call per
             # directory, not per file (60,000 of them on a large tree)
             group = (anchors[directory] if directory in anchors
-                     else anchor(sys.intern(directory)), index.get(path, ()))
+                     else anchor(sys.intern(directory)), mask_of(path))
             group_of[path] = group
             members = by_group.get(group)
             if members is None:
@@ -263,6 +268,8 @@ class TargetGroups:
         intersections, not a look-up per file."""
         if ws.retarget_forgotten > self.version:
             return False  # the log no longer holds every change since this was built
+        if ws.scoped_rules_index() is not self.index:
+            return False  # rebuilt since: its masks number the rules anew
         log = [changes for generation, changes in ws.retarget_log if generation > self.version]
         self.version = ws.generation
         stale: set[Group] = set()  # groups whose representative left: chosen again once
@@ -280,20 +287,17 @@ class TargetGroups:
             return
         # intersect each group with the moved files (set operations in C, each bounded by
         # the smaller side) rather than look up 7,600 files one by one
+        bit = self.index.bit(rule)
         moves: list[tuple[Group, set[str]]] = []
         for old, members in self.members.items():
-            if (rule in old[1]) == gains:
+            if bool(old[1] & bit) == gains:
                 continue  # already has (or lacks) the rule: none of its files change
             moving = members & paths
             if moving:
                 moves.append((old, moving))
         for old, moving in moves:
-            rules = set(old[1])
-            if gains:
-                rules.add(rule)
-            else:
-                rules.discard(rule)
-            self._move(ws, moving, old, (old[0], tuple(sorted(rules))), stale)
+            mask = old[1] | bit if gains else old[1] & ~bit
+            self._move(ws, moving, old, (old[0], mask), stale)
 
     def _move(self, ws: Workspace, moving: set[str], old: Group, new: Group,
               stale: set[Group]) -> None:

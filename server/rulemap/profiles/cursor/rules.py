@@ -20,6 +20,7 @@ from rulemap.globs import (
     FileIndex,
     candidates_are_exact,
     compile_patterns,
+    could_match,
     literal_prefix,
     prefiltered,
 )
@@ -190,7 +191,8 @@ def glob_has_matches(ws: Workspace, owner: str, glob: WrittenGlob) -> bool:
         else:
             found = any(compiled.match(scope.within(c)) for c in prefiltered(pool, single))
         if not found:
-            found = any(scope.contains(p) and compiled.match(scope.within(p))
+            found = any(scope.contains(p) and (single.startswith("!") or could_match(
+                single, scope.within(p))) and compiled.match(scope.within(p))
                         for p in ws.reader.ignored_files())
         if not found:
             prefix = literal_prefix(single).rstrip("/")
