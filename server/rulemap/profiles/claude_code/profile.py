@@ -27,9 +27,7 @@ from rulemap.profiles.base import (
     stem_for,
 )
 from rulemap.profiles.claude_code import imports as claude_imports
-from rulemap.profiles.claude_code import load_log as claude_load_log
 from rulemap.profiles.claude_code import rules as claude_rules
-from rulemap.profiles.claude_code import transcript
 from rulemap.profiles.claude_code.load import APPROVAL_WHY, ClaudeLoad, Settings
 from rulemap.profiles.claude_code.loader import LoadKey, deepest_nested, normalize, strictly_below
 from rulemap.profiles.claude_code.names import (
@@ -54,13 +52,16 @@ from rulemap.profiles.claude_code.options import (
     parse,
 )
 from rulemap.profiles.claude_code.rules import RuleGlobs, rule_globs, rule_index
+from rulemap.profiles.deferred import Deferred
 from rulemap.profiles.placement import cached_misplaced
 from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from rulemap.profiles.load_log import LoadLogFormat
     from rulemap.profiles.steps import SessionReplay, ToolStep
+    from rulemap.profiles.transcript import TranscriptFormat
     from rulemap.workspace import Workspace
 
 USER_MEMORY = ".claude/CLAUDE.md"  # under the home directory
@@ -82,6 +83,18 @@ _MEMORY_IN_CHAIN: Final = KeyFamily[bool]("claude-code-memory-in-chain")  # chai
 _RULE_CLASSES: Final = KeyFamily[tuple[tuple[str, bool], ...]]("claude-code-rule-classes")
 
 
+def _transcript_format() -> TranscriptFormat:
+    from rulemap.profiles.claude_code.transcript import FORMAT
+
+    return FORMAT
+
+
+def _load_log_format() -> LoadLogFormat:
+    from rulemap.profiles.claude_code.load_log import FORMAT
+
+    return FORMAT
+
+
 class ClaudeCodeProfile(Profile):
     name = "claude-code"
     title = "Claude Code"
@@ -93,8 +106,8 @@ class ClaudeCodeProfile(Profile):
     check_codes = ("instructions-shadowed", "import-not-followed", "file-too-large",
                    "misplaced-file")
     code_notes = (("file-too-large", f"Claude Code: {SIZE_WARNING_CHARS:,} characters"),)
-    transcript_format = transcript.FORMAT
-    load_log_format = claude_load_log.FORMAT  # InstructionsLoaded hook events
+    transcript_format = Deferred(_transcript_format)
+    load_log_format = Deferred(_load_log_format)  # InstructionsLoaded hook events
     watched_globs = ("**/CLAUDE.md", "**/CLAUDE.local.md", "**/.claude/**", "**/AGENTS.md")
     own_glob_dialect = True  # a trailing `/**` dropped, case folded (rules.py)
     startup_prefix = True  # nested memory and scoped rules join after the launch load

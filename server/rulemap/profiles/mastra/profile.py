@@ -17,7 +17,8 @@ from rulemap.profiles.base import (
     options_of,
     parent_dir,
 )
-from rulemap.profiles.mastra import checks, inject, transcript
+from rulemap.profiles.deferred import Deferred
+from rulemap.profiles.mastra import inject
 from rulemap.profiles.mastra.inject import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_REMINDER_TEXT,
@@ -29,7 +30,14 @@ from rulemap.profiles.place_groups import Anchors, explained, grouped
 
 if TYPE_CHECKING:
     from rulemap.profiles.steps import SessionReplay, ToolStep
+    from rulemap.profiles.transcript import TranscriptFormat
     from rulemap.workspace import Workspace
+
+
+def _transcript_format() -> TranscriptFormat:
+    from rulemap.profiles.mastra.transcript import FORMAT
+
+    return FORMAT
 
 
 class MastraProfile(Profile):
@@ -42,7 +50,7 @@ class MastraProfile(Profile):
     follows_imports = False
     check_codes = ("budget-overflow",)
     selected_by_name = False  # a dependency on @mastra/core selects it (detection.py)
-    transcript_format = transcript.FORMAT
+    transcript_format = Deferred(_transcript_format)
     watched_globs = ("**/AGENTS.md", "**/CLAUDE.md", "**/CONTEXT.md")
     options: tuple[Option, ...] = (
         Option("maxTokens", (int,), DEFAULT_MAX_TOKENS,
@@ -96,6 +104,8 @@ class MastraProfile(Profile):
         return is_instruction_name(key)
 
     def findings(self, ws: Workspace) -> list[Finding]:
+        from rulemap.profiles.mastra import checks
+
         return checks.findings(ws, self.settings(ws))
 
     def replay(self, ws: Workspace, steps: Sequence[ToolStep], cwd: str) -> SessionReplay:
