@@ -1,39 +1,114 @@
 """Loading models, one per agent. `cogitator` is the default (the first seed).
 
 The registry: `PROFILES` in command-line order, `get_profile`, `register_profile` (a test's toy
-profile), `select` (the profiles a workspace checks for), `validate_options`.
+profile), `select` (the profiles a workspace checks for), `validate_options`. An agent is one
+line of `BUILT_IN`: its name and the function that imports its package and makes its profile,
+when it is first asked for (`rulemap check --help` names the agents without importing one).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from rulemap.config import OWN_KEYS, ConfigError, unknown_key
 from rulemap.profiles.base import Profile, parse_options
-from rulemap.profiles.claude_code import ClaudeCodeProfile
-from rulemap.profiles.codex import CodexProfile
-from rulemap.profiles.cogitator import CogitatorProfile
-from rulemap.profiles.copilot import CopilotProfile
-from rulemap.profiles.cursor import CursorProfile
-from rulemap.profiles.gemini import GeminiProfile
-from rulemap.profiles.mastra import MastraProfile
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
-PROFILES: dict[str, Profile] = {
-    p.name: p
-    for p in (
-        CogitatorProfile(),
-        MastraProfile(),
-        ClaudeCodeProfile(),
-        CodexProfile(),
-        GeminiProfile(),
-        CopilotProfile(),
-        CursorProfile(),
-    )
+
+# ----- the registry lines: each agent's name, and its profile made on first use -------------
+# (its package is imported then: `rulemap --help` lists the names without importing any)
+
+
+def _cogitator() -> Profile:
+    from rulemap.profiles.cogitator import CogitatorProfile
+
+    return CogitatorProfile()
+
+
+def _mastra() -> Profile:
+    from rulemap.profiles.mastra import MastraProfile
+
+    return MastraProfile()
+
+
+def _claude_code() -> Profile:
+    from rulemap.profiles.claude_code import ClaudeCodeProfile
+
+    return ClaudeCodeProfile()
+
+
+def _codex() -> Profile:
+    from rulemap.profiles.codex import CodexProfile
+
+    return CodexProfile()
+
+
+def _gemini() -> Profile:
+    from rulemap.profiles.gemini import GeminiProfile
+
+    return GeminiProfile()
+
+
+def _copilot() -> Profile:
+    from rulemap.profiles.copilot import CopilotProfile
+
+    return CopilotProfile()
+
+
+def _cursor() -> Profile:
+    from rulemap.profiles.cursor import CursorProfile
+
+    return CursorProfile()
+
+
+BUILT_IN: dict[str, Callable[[], Profile]] = {
+    "cogitator": _cogitator,
+    "mastra": _mastra,
+    "claude-code": _claude_code,
+    "codex": _codex,
+    "gemini": _gemini,
+    "copilot": _copilot,
+    "cursor": _cursor,
 }
+
+
+class Registry(MutableMapping[str, Profile]):
+    """The agents by name, in command-line order, as a dict of profiles that makes each one
+    when it is first asked for: its names, `in` and `len` import no profile."""
+
+    def __init__(self, makers: Mapping[str, Callable[[], Profile]]) -> None:
+        self._makers = dict(makers)
+        self._made: dict[str, Profile] = {}
+
+    def __getitem__(self, name: str) -> Profile:
+        profile = self._made.get(name)
+        if profile is None:
+            profile = self._made[name] = self._makers[name]()
+        return profile
+
+    def __setitem__(self, name: str, profile: Profile) -> None:
+        # a name already there keeps its place, as in a dict
+        self._makers[name] = lambda: profile
+        self._made[name] = profile
+
+    def __delitem__(self, name: str) -> None:
+        del self._makers[name]
+        self._made.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._makers
+
+
+PROFILES: Registry = Registry(BUILT_IN)
 
 
 # The agent `explain` models when neither the command nor the configuration names one.
