@@ -13,7 +13,6 @@ worker owns the replica.
 from __future__ import annotations
 
 import gc
-import logging
 import posixpath
 import weakref
 from collections.abc import Callable, Iterable
@@ -30,7 +29,6 @@ from rulemap.readers.base import MAX_FILE_BYTES
 from rulemap.readers.overlay import OverlayReader
 from rulemap.workspace import Workspace
 
-log = logging.getLogger("rulemap.host")
 T = TypeVar("T")
 
 
