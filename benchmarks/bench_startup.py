@@ -9,7 +9,9 @@ commands from another checkout's `server/` (a before/after).
 
 Per command: the median wall time, and the median of the per-round ratios (this checkout ÷
 agnix, this checkout ÷ the baseline); then how many modules each command imports (from
-`sys.modules` when it is done). Target: the cold check ≤ 3× agnix.
+`sys.modules` when it is done). Two floors are timed in the same rounds: `python` (the
+interpreter, `-c pass`) and `imports` (every module of Rulemap's the check imports, imported
+and nothing run): the check less `imports` is its own work. Target: the cold check ≤ 3× agnix.
 
 Standard library only. Usage:
   python benchmarks/bench_startup.py [--runs 15] [--baseline CHECKOUT] [--agnix PATH]
@@ -53,7 +55,89 @@ try:
 except SystemExit:
     pass
 sys.stderr.write(f"\\nMODULES {len(sys.modules)}\\n")
+sys.stderr.write("RULEMAP " + " ".join(sorted(m for m in sys.modules
+                                             if m.startswith("rulemap."))) + "\\n")
 """
+
+
+# where a cold check's start-up goes (`--anatomy`): in one interpreter, the dataclasses built
+# and the regexes compiled (and how long that took), then each top-level group's import time
+ANATOMY_PROBE = """\
+import dataclasses, re, sys, time
+made, compiled = [0, 0.0], [0, 0.0, 0, 0.0]
+process, compile_ = dataclasses._process_class, re._compile
+def timed_process(*args, **kwargs):
+    started = time.perf_counter()
+    try:
+        return process(*args, **kwargs)
+    finally:
+        made[0] += 1
+        made[1] += time.perf_counter() - started
+seen = set()
+def timed_compile(pattern, flags):
+    started = time.perf_counter()
+    try:
+        return compile_(pattern, flags)
+    finally:
+        if (type(pattern), pattern, flags) not in seen:
+            seen.add((type(pattern), pattern, flags))
+            caller = sys._getframe(1)
+            while caller is not None and caller.f_code.co_filename.endswith("__init__.py") \\
+                    and caller.f_globals.get("__name__") == "re":
+                caller = caller.f_back
+            at_import = caller is not None and caller.f_code.co_name == "<module>"
+            compiled[0 if at_import else 2] += 1
+            compiled[1 if at_import else 3] += time.perf_counter() - started
+dataclasses._process_class, re._compile = timed_process, timed_compile
+started = time.perf_counter()
+from rulemap.cli.main import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+sys.stderr.write(
+    f"\\nANATOMY {time.perf_counter() - started:.4f} {len(sys.modules)} {made[0]} {made[1]:.4f} "
+    f"{compiled[0]} {compiled[1]:.4f} {compiled[2]} {compiled[3]:.4f}\\n")
+"""
+GROUPS = (("profiles", "rulemap.profiles"), ("checks", "rulemap.checks"),
+          ("cli", "rulemap.cli"), ("host", "rulemap.host"), ("model", "rulemap.model"),
+          ("the rest of Rulemap", "rulemap"), ("stdlib, site, dependencies", ""))
+
+
+def anatomy(python: str, args: list[str], env: dict[str, str], cwd: str, runs: int) -> None:
+    """Print where a cold check's start-up goes: medians of `runs` fresh interpreters."""
+    rows: list[list[float]] = []
+    groups: dict[str, list[float]] = {name: [] for name, _ in GROUPS}
+    for _ in range(runs):
+        done = subprocess.run([python, "-c", ANATOMY_PROBE, *args], env=env, cwd=cwd,
+                              capture_output=True, text=True, check=False)
+        line = next(x for x in done.stderr.splitlines() if x.startswith("ANATOMY "))
+        rows.append([float(v) for v in line.split()[1:]])
+        timed = subprocess.run([python, "-X", "importtime", "-c", ANATOMY_PROBE, *args],
+                               env=env, cwd=cwd, capture_output=True, text=True, check=False)
+        spent = dict.fromkeys(groups, 0.0)
+        for entry in timed.stderr.splitlines():
+            if not entry.startswith("import time:") or "self [us]" in entry:
+                continue
+            own, _, name = entry[len("import time:"):].split("|")
+            name = name.strip()
+            group = next(g for g, prefix in GROUPS
+                         if not prefix or name == prefix or name.startswith(prefix + "."))
+            spent[group] += int(own) / 1e6
+        for group, seconds in spent.items():
+            groups[group].append(seconds)
+    med = [statistics.median(column) for column in zip(*rows, strict=True)]
+    total = sum(statistics.median(v) for v in groups.values())
+    print(f"anatomy of `rulemap {' '.join(args)}` (in process, medians of {runs}):")
+    print(f"  {med[0] * 1000:.1f} ms from `import rulemap.cli.main` to the end; "
+          f"{int(med[1])} modules")
+    print(f"  {int(med[2])} dataclasses built: {med[3] * 1000:.1f} ms")
+    print(f"  {int(med[4])} regexes compiled at import: {med[5] * 1000:.1f} ms; "
+          f"{int(med[6])} while running: {med[7] * 1000:.1f} ms")
+    print("  own import time by group (-X importtime, which slows imports):")
+    for group, values in groups.items():
+        value = statistics.median(values)
+        print(f"    {group:<28}{value * 1000:7.1f} ms {100 * value / total:5.1f}%")
 
 
 def tiny_workspace(parent: str) -> str:
@@ -62,9 +146,9 @@ def tiny_workspace(parent: str) -> str:
     os.makedirs(os.path.join(root, ".git"))
     os.makedirs(os.path.join(root, "src"))
     files = {
-        "AGENTS.md": "# Project\n\nRun `make test` before a commit.\n",
+        "AGENTS.md": "# Tiny\n\nUse tabs.\n",
         "CLAUDE.md": "@AGENTS.md\n",
-        "src/a.py": "print('a')\n",
+        "src/a.py": "x\n",
     }
     for name, text in files.items():
         with open(os.path.join(root, name), "w", encoding="utf-8") as fh:
@@ -92,13 +176,18 @@ def timed(argv: list[str], env: dict[str, str] | None, cwd: str) -> float:
     return elapsed
 
 
-def module_count(python: str, args: list[str], env: dict[str, str], cwd: str) -> int | None:
+def probe(python: str, args: list[str], env: dict[str, str], cwd: str
+          ) -> tuple[int | None, list[str]]:
+    """How many modules `rulemap ARGS` imports, and which of Rulemap's."""
     done = subprocess.run([python, "-c", MODULES_PROBE, *args], env=env, cwd=cwd,
                           capture_output=True, text=True, check=False)
+    count, names = None, []
     for line in done.stderr.splitlines():
         if line.startswith("MODULES "):
-            return int(line.split()[1])
-    return None
+            count = int(line.split()[1])
+        elif line.startswith("RULEMAP "):
+            names = line.split()[1:]
+    return count, names
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,6 +199,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="agnix's executable (default: bench_shapes.py's peers)")
     ap.add_argument("--python", default=default_python())
     ap.add_argument("--out", help="write the JSON result here (default results/startup.json)")
+    ap.add_argument("--anatomy", action="store_true",
+                    help="only print where the check's start-up goes (dataclasses, regexes, "
+                    "import time by group), for this checkout and the baseline")
     args = ap.parse_args(argv)
 
     env = rulemap_env()
@@ -125,12 +217,26 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="rulemap-startup-") as parent:
         tree = tiny_workspace(parent)
         cmds = commands(tree)
+        if args.anatomy:
+            for variant, venv in variants.items():
+                print(f"== {variant}")
+                anatomy(args.python, cmds["check"], venv, parent, max(3, args.runs // 3))
+            return 0
+        # the floors, in the same rounds: the interpreter alone, and the modules the check
+        # imports imported without running it (the check's own work is the rest)
+        _, check_modules = probe(args.python, cmds["check"], env, parent)
+        floors: list[tuple[str, list[str], dict[str, str] | None]] = [
+            ("python", [args.python, "-c", "pass"], env),
+            ("imports", [args.python, "-c", "".join(f"import {m}\n" for m in check_modules)],
+             env),
+        ]
         # every (label, argv, env) timed in a round; the order turns each round so no
         # command always runs right after the same one
         jobs: list[tuple[str, list[str], dict[str, str] | None]] = [
             (f"{variant} {name}", [args.python, "-m", "rulemap", *cmd], venv)
             for variant, venv in variants.items() for name, cmd in cmds.items()
         ]
+        jobs.extend(floors)
         if agnix is not None:
             jobs.append(("agnix", [agnix, tree, "--format", "json"], None))
         samples: dict[str, list[float]] = {label: [] for label, _, _ in jobs}
@@ -141,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
                 if round_no >= args.warmup:
                     samples[label].append(elapsed)
         modules = {
-            f"{variant} {name}": module_count(args.python, cmd, venv, parent)
+            f"{variant} {name}": probe(args.python, cmd, venv, parent)[0]
             for variant, venv in variants.items() for name, cmd in cmds.items()
         }
 
@@ -165,6 +271,10 @@ def main(argv: list[str] | None = None) -> int:
             "baseline_modules": modules.get(f"baseline {name}"),
         })
     agnix_ms = statistics.median(samples["agnix"]) * 1000 if samples.get("agnix") else None
+    floor_rows = [{"command": label, "median_ms": statistics.median(samples[label]) * 1000,
+                   "ratio_agnix": ratios(label, "agnix"),
+                   "ratio_check": ratios(label, "rulemap check")}
+                  for label, _, _ in floors]
 
     def cell(value: float | None, fmt: str, unit: str = "") -> str:
         return "-".rjust(len(format(0.0, fmt)) + len(unit)) if value is None \
@@ -179,6 +289,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{cell(row['baseline_median_ms'], '>8.1f', 'ms')}"
               f"{cell(row['ratio_agnix'], '>8.2f')}{cell(row['ratio_baseline'], '>7.2f')}"
               f"{cell(row['modules'], '>9')}{cell(row['baseline_modules'], '>9')}")
+    for floor in floor_rows:
+        print(f"{floor['command']:<14}{cell(floor['median_ms'], '>8.1f', 'ms')}{'':>10}"
+              f"{cell(floor['ratio_agnix'], '>8.2f')}{'':>7}  "
+              f"({cell(floor['ratio_check'], '.2f')} of the check)")
     check_ratio = rows[0]["ratio_agnix"]
     verdict = None
     if check_ratio is not None:
@@ -188,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     path = write_result("startup.json", {
         "when": now_utc(), "revision": repo_revision(), "machine": machine(),
         "runs": args.runs, "baseline": bool(args.baseline), "agnix_median_ms": agnix_ms,
-        "rows": rows, "target_ratio_agnix": TARGET_RATIO, "pass": verdict,
+        "rows": rows, "floors": floor_rows, "target_ratio_agnix": TARGET_RATIO, "pass": verdict,
     }, args.out)
     print(f"written: {os.path.relpath(path)}")
     return 0
