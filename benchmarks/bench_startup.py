@@ -252,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         }
 
     def ratios(label: str, other: str) -> float | None:
-        if other not in samples or not samples[other]:
+        if not samples.get(label) or not samples.get(other):
             return None
         return statistics.median(a / b for a, b in zip(samples[label], samples[other],
                                                        strict=True))
@@ -266,6 +266,7 @@ def main(argv: list[str] | None = None) -> int:
             "baseline_median_ms": (statistics.median(samples[f"baseline {name}"]) * 1000
                                    if "baseline" in variants else None),
             "ratio_agnix": ratios(label, "agnix"),
+            "baseline_ratio_agnix": ratios(f"baseline {name}", "agnix"),
             "ratio_baseline": ratios(label, f"baseline {name}"),
             "modules": modules[label],
             "baseline_modules": modules.get(f"baseline {name}"),
@@ -283,12 +284,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Start-up on a tiny workspace: medians of {args.runs} alternating rounds"
           + (f"; agnix {agnix_ms:.1f} ms" if agnix_ms is not None else ""))
     print(f"{'command':<14}{'rulemap':>10}{'baseline':>10}{'÷agnix':>8}{'÷base':>7}"
-          f"{'modules':>9}{'base mod':>9}")
+          f"{'modules':>9}{'base mod':>9}{'base÷agnix':>11}")
     for row in rows:
         print(f"{row['command']:<14}{cell(row['median_ms'], '>8.1f', 'ms')}"
               f"{cell(row['baseline_median_ms'], '>8.1f', 'ms')}"
               f"{cell(row['ratio_agnix'], '>8.2f')}{cell(row['ratio_baseline'], '>7.2f')}"
-              f"{cell(row['modules'], '>9')}{cell(row['baseline_modules'], '>9')}")
+              f"{cell(row['modules'], '>9')}{cell(row['baseline_modules'], '>9')}"
+              f"{cell(row['baseline_ratio_agnix'], '>11.2f')}")
     for floor in floor_rows:
         print(f"{floor['command']:<14}{cell(floor['median_ms'], '>8.1f', 'ms')}{'':>10}"
               f"{cell(floor['ratio_agnix'], '>8.2f')}{'':>7}  "
