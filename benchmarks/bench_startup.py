@@ -64,15 +64,21 @@ sys.stderr.write("RULEMAP " + " ".join(sorted(m for m in sys.modules
 # and the regexes compiled (and how long that took), then each top-level group's import time
 ANATOMY_PROBE = """\
 import dataclasses, re, sys, time
-made, compiled = [0, 0.0], [0, 0.0, 0, 0.0]
+made, compiled, used = [0, 0.0], [0, 0.0, 0, 0.0], set()
 process, compile_ = dataclasses._process_class, re._compile
 def timed_process(*args, **kwargs):
     started = time.perf_counter()
     try:
-        return process(*args, **kwargs)
+        cls = process(*args, **kwargs)
     finally:
         made[0] += 1
         made[1] += time.perf_counter() - started
+    init = cls.__init__
+    def noted(self, *a, __init=init, __cls=cls, **k):
+        used.add(__cls)
+        return __init(self, *a, **k)
+    cls.__init__ = noted
+    return cls
 seen = set()
 def timed_compile(pattern, flags):
     started = time.perf_counter()
@@ -97,7 +103,7 @@ except SystemExit:
     pass
 sys.stderr.write(
     f"\\nANATOMY {time.perf_counter() - started:.4f} {len(sys.modules)} {made[0]} {made[1]:.4f} "
-    f"{compiled[0]} {compiled[1]:.4f} {compiled[2]} {compiled[3]:.4f}\\n")
+    f"{compiled[0]} {compiled[1]:.4f} {compiled[2]} {compiled[3]:.4f} {made[0] - len(used)}\\n")
 """
 GROUPS = (("profiles", "rulemap.profiles"), ("checks", "rulemap.checks"),
           ("cli", "rulemap.cli"), ("host", "rulemap.host"), ("model", "rulemap.model"),
@@ -131,7 +137,8 @@ def anatomy(python: str, args: list[str], env: dict[str, str], cwd: str, runs: i
     print(f"anatomy of `rulemap {' '.join(args)}` (in process, medians of {runs}):")
     print(f"  {med[0] * 1000:.1f} ms from `import rulemap.cli.main` to the end; "
           f"{int(med[1])} modules")
-    print(f"  {int(med[2])} dataclasses built: {med[3] * 1000:.1f} ms")
+    print(f"  {int(med[2])} dataclasses built: {med[3] * 1000:.1f} ms; {int(med[8])} of them "
+          "never instantiated by the check")
     print(f"  {int(med[4])} regexes compiled at import: {med[5] * 1000:.1f} ms; "
           f"{int(med[6])} while running: {med[7] * 1000:.1f} ms")
     print("  own import time by group (-X importtime, which slows imports):")
