@@ -173,14 +173,16 @@ def validate_options(
     tables: Mapping[str, Mapping[str, Any]],
     source: str,
     top_level: Mapping[str, Any] | None = None,
-) -> dict[str, dict[str, Any]]:
+) -> Mapping[str, dict[str, Any]]:
     """Every `[profiles.<name>]` table parsed by its profile, with the top-level keys that
     are some profile's options (unknown names and keys are errors)."""
     top_level = top_level or {}
-    aliases = set(top_level_keys())
-    for key in top_level:
-        if key not in aliases:
-            raise unknown_key(source, key, list(setting_keys()))
+    if top_level:
+        # a top-level key may be any agent's option: every profile is asked
+        aliases = set(top_level_keys())
+        for key in top_level:
+            if key not in aliases:
+                raise unknown_key(source, key, list(setting_keys()))
     out: dict[str, dict[str, Any]] = {}
     for name, table in tables.items():
         if name not in PROFILES:
@@ -188,10 +190,37 @@ def validate_options(
                 f"{source}: [profiles.{name}] names no agent; available: {', '.join(PROFILES)}"
             )
         out[name] = parse_options(PROFILES[name], table, source, top_level)
-    for name, profile in PROFILES.items():
-        if name not in out:
-            out[name] = parse_options(profile, {}, source, top_level)
-    return out
+    if top_level:
+        for name, profile in PROFILES.items():
+            if name not in out:
+                out[name] = parse_options(profile, {}, source, top_level)
+        return out
+    return Defaulted(out, source)
+
+
+class Defaulted(Mapping[str, dict[str, Any]]):
+    """Each agent's options: those the configuration sets, parsed when it was read, and the
+    defaults of every other agent, filled in when first asked for — defaults cannot be
+    wrong, so a check of a one-agent workspace makes no other agent's profile for them."""
+
+    def __init__(self, parsed: dict[str, dict[str, Any]], source: str) -> None:
+        self._parsed = parsed
+        self._source = source
+
+    def __getitem__(self, name: str) -> dict[str, Any]:
+        found = self._parsed.get(name)
+        if found is None:
+            if name not in PROFILES:
+                raise KeyError(name)
+            found = self._parsed[name] = parse_options(PROFILES[name], {}, self._source)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        # the configured agents first, then the rest in command-line order, as before
+        return iter({**dict.fromkeys(self._parsed), **dict.fromkeys(PROFILES)})
+
+    def __len__(self) -> int:
+        return len({*self._parsed, *PROFILES})
 
 
 def select(ws: Workspace) -> tuple[Profile, ...]:
