@@ -18,17 +18,18 @@ from rulemap.profiles.base import (
     parent_dir,
 )
 from rulemap.profiles.deferred import Deferred
-from rulemap.profiles.mastra import inject
-from rulemap.profiles.mastra.inject import (
+from rulemap.profiles.mastra.names import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_REMINDER_TEXT,
     NAMES,
-    Settings,
     is_instruction_name,
 )
 from rulemap.profiles.place_groups import Anchors, explained, grouped
 
+# inject.py (the search and the cut) is imported by the methods that inject: detection and
+# `reads` need only names.py
 if TYPE_CHECKING:
+    from rulemap.profiles.mastra.inject import Settings
     from rulemap.profiles.steps import SessionReplay, ToolStep
     from rulemap.profiles.transcript import TranscriptFormat
     from rulemap.workspace import Workspace
@@ -73,6 +74,8 @@ class MastraProfile(Profile):
     )
 
     def settings(self, ws: Workspace) -> Settings:
+        from rulemap.profiles.mastra.inject import Settings
+
         return Settings.from_options(options_of(ws, self))
 
     def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
@@ -115,6 +118,8 @@ class MastraProfile(Profile):
         return replay(self.name, self.title, ws, self.settings(ws), steps, cwd)
 
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
+        from rulemap.profiles.mastra import inject
+
         settings = self.settings(ws)
         key = EXPLAIN.key(self.name, target, cwd, settings)
         cached = ws.derived.get(key)
@@ -136,6 +141,8 @@ class MastraProfile(Profile):
         there up, so paths share a load when the deepest directory on the way holding one
         is the same (the walk above the root, `ignoredInstructionPaths` and identities are
         the same for all). Disabled: nothing for any file."""
+        from rulemap.profiles.mastra import inject
+
         files = list(ws.files)
         if not self.settings(ws).enabled:
             return explained(self, ws, cwd, [files] if files else [])
