@@ -408,3 +408,70 @@ def test_every_registry_line_names_its_profile() -> None:
         assert make().name == name
         assert type(PROFILES[name]).__module__.startswith(
             tuple(p + "." for p in AGENT_PACKAGES) + AGENT_PACKAGES), name
+
+
+# what matches rules or resolves a session step: imported by the first rule or step, not by
+# making a profile (every agent's is made: detection and the shared checks ask each one)
+RULE_MATCHERS = ("rulemap.profiles.claude_code.rules", "rulemap.profiles.copilot_globs",
+                 "rulemap.profiles.copilot_groups", "rulemap.profiles.gemini.imports",
+                 "rulemap.profiles.mastra.inject", "rulemap.profiles.steps")
+
+
+def test_a_check_without_rules_imports_no_rule_matcher(tree: Path) -> None:
+    code, modules = cold_check(tree)  # .claude/rules/api.md: Claude Code matches it
+    assert code == 1 and "rulemap.profiles.claude_code.rules" in modules
+    (tree / ".claude" / "rules" / "api.md").unlink()
+    code, modules = cold_check(tree)
+    assert code == 1  # the broken import: the check ran
+    assert {"rulemap.profiles.mastra.profile", "rulemap.profiles.copilot",
+            "rulemap.profiles.gemini.profile"} <= modules  # made, for detection and reads
+    assert sorted(m for m in RULE_MATCHERS if m in modules) == []
+
+
+def test_the_task_file_parsers_are_imported_by_a_command_only(tree: Path) -> None:
+    code, modules = cold_check(tree)
+    assert code == 1 and "rulemap.checks.stale_command" in modules  # it ran
+    assert "rulemap.checks.manifests" not in modules
+    (tree / "docs" / "style.md").write_text("Use tabs. Run `npm run build` first.\n")
+    code, modules = cold_check(tree)
+    assert code == 1 and "rulemap.checks.manifests" in modules
+
+
+OPENED = """\
+from rulemap.analysis import open_workspace
+from rulemap.profiles import PROFILES
+ws = open_workspace(ROOT)
+made = sorted(PROFILES._made)
+gemini = dict(ws.profile_options['gemini'])
+print(repr((made, list(ws.profile_options), sorted(PROFILES._made), gemini)))
+"""
+
+
+def _opened(root: Path) -> tuple[list[str], list[str], list[str], dict[str, object]]:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "server")}
+    done = subprocess.run([sys.executable, "-c", OPENED.replace("ROOT", repr(str(root)))],
+                          env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    made, names, after, gemini = eval(done.stdout)  # noqa: S307 (our own probe's repr)
+    return made, names, after, gemini
+
+
+def test_opening_a_workspace_makes_the_profiles_its_configuration_sets_only(
+        tree: Path) -> None:
+    from rulemap.profiles import PROFILES, parse_options
+
+    defaults = parse_options(PROFILES["gemini"], {}, "configuration")
+    made, names, after, gemini = _opened(tree)
+    # the default model gives the layout; every other agent's options are its defaults,
+    # made when asked for (listing them makes none)
+    assert made == ["cogitator"]
+    assert names == list(PROFILES)
+    assert after == ["cogitator", "gemini"] and gemini == defaults
+    (tree / "rulemap.toml").write_text('[profiles.codex]\nproject_doc_max_bytes = 100\n')
+    made, names, _, _ = _opened(tree)
+    assert made == ["codex", "cogitator"]
+    assert names == ["codex", *(n for n in PROFILES if n != "codex")]
+    # a top-level key may be any agent's option: every profile is asked
+    (tree / "rulemap.toml").write_text("maxChars = 1000\n")
+    made, _, _, _ = _opened(tree)
+    assert made == sorted(PROFILES)

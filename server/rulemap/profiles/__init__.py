@@ -204,6 +204,7 @@ class Defaulted(Mapping[str, dict[str, Any]]):
     wrong, so a check of a one-agent workspace makes no other agent's profile for them."""
 
     def __init__(self, parsed: dict[str, dict[str, Any]], source: str) -> None:
+        self._configured = tuple(parsed)
         self._parsed = parsed
         self._source = source
 
@@ -217,10 +218,10 @@ class Defaulted(Mapping[str, dict[str, Any]]):
 
     def __iter__(self) -> Iterator[str]:
         # the configured agents first, then the rest in command-line order, as before
-        return iter({**dict.fromkeys(self._parsed), **dict.fromkeys(PROFILES)})
+        return iter({**dict.fromkeys(self._configured), **dict.fromkeys(PROFILES)})
 
     def __len__(self) -> int:
-        return len({*self._parsed, *PROFILES})
+        return len({*self._configured, *PROFILES})
 
 
 def select(ws: Workspace) -> tuple[Profile, ...]:
