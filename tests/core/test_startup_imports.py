@@ -475,3 +475,16 @@ def test_opening_a_workspace_makes_the_profiles_its_configuration_sets_only(
     (tree / "rulemap.toml").write_text("maxChars = 1000\n")
     made, _, _, _ = _opened(tree)
     assert made == sorted(PROFILES)
+
+
+def test_a_one_shot_check_imports_no_replica_log(tree: Path) -> None:
+    """The worker's replica and its log of changes are the editor's (a host made with
+    `replicated=True`); a check from the command line keeps none."""
+    code, modules = cold_check(tree)
+    assert code == 1 and "rulemap.host.analysis_host" in modules
+    assert "rulemap.host.replica" not in modules
+    modules = modules_after(
+        "from rulemap.analysis import open_workspace\n"
+        "from rulemap.host.analysis_host import AnalysisHost\n"
+        f"AnalysisHost(open_workspace({str(tree)!r}), replicated=True)\n", tree.parent)
+    assert "rulemap.host.replica" in modules
