@@ -90,6 +90,7 @@ bench: setup
 	$(PY) benchmarks/bench_lsp.py
 	$(PY) benchmarks/bench_diff.py
 	-$(PY) benchmarks/bench_shapes.py --runs 3 --explain-peers
+	$(PY) benchmarks/bench_startup.py
 
 package:
 	cd client-vscode && npm ci --no-audit --no-fund && npm run package

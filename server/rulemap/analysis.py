@@ -151,12 +151,16 @@ def new_workspace(
     tests): its profiles' options checked (`profile_options`: already checked ones) and its
     layout given, as `open_workspace` does."""
     config = config or Config()
-    options = dict(profile_options or validate_options(
-        config.profile_options, config.source or "configuration", config.top_level
-    ))
-    for name, profile in PROFILES.items():
-        if name not in options:
-            options[name] = parse_options(profile, {}, "defaults")
+    options: Mapping[str, Mapping[str, Any]]
+    if profile_options:
+        options = dict(profile_options)
+        for name, profile in PROFILES.items():
+            if name not in options:
+                options[name] = parse_options(profile, {}, "defaults")
+    else:
+        options = validate_options(
+            config.profile_options, config.source or "configuration", config.top_level
+        )
     return Workspace(reader, layout_of(options), config, home=home, profiles=profiles,
                      profile_options=options, home_reader=home_reader)
 

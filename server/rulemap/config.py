@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import posixpath
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rulemap.model import SEVERITIES
 from rulemap.readers.base import Reader, ReadError
 from rulemap.text.decoding import decode
+
+if TYPE_CHECKING:
+    import tomllib
 
 CONFIG_FILES = ("rulemap.toml", "pyproject.toml")
 
@@ -222,6 +224,8 @@ def parse_user_config(data: Mapping[str, Any], source: str) -> tuple[str, ...]:
 
 def load_user_config_text(text: str, source: str) -> tuple[str, ...]:
     """Parse the user's `config.toml` text (read by the caller): the directories it grants."""
+    import tomllib  # only when there is a file to parse (4 ms of imports)
+
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -323,6 +327,8 @@ def load_config_text(
     name: str, text: str, source: str, known_codes: frozenset[str] = frozenset()
 ) -> Config | None:
     """Parse `rulemap.toml` or `pyproject.toml` text; None when pyproject has no section."""
+    import tomllib  # only when there is a file to parse (4 ms of imports)
+
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -14,8 +14,6 @@ import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
-
 MAX_EXPANSIONS = 256
 _SPECIAL = re.compile(r"[*?\[]")
 
@@ -183,6 +181,9 @@ def pattern_error(pattern: str) -> str | None:
 def _translation(pattern: str) -> tuple[str | None, bool, str | None]:
     """The regex source of `pattern` (None: it matches nothing), whether it includes, and
     why pathspec cannot translate it (None: it can)."""
+    # pathspec (31 modules) is imported by the first glob compiled, not by start-up
+    from pathspec.patterns.gitignore.basic import GitIgnoreBasicPattern
+
     try:
         regex, include = GitIgnoreBasicPattern.pattern_to_regex(pattern)
         if regex is None or include is None:

@@ -15,7 +15,6 @@ every candidate were 2.3 s of a 4.8 s check.
 
 from __future__ import annotations
 
-import difflib
 import posixpath
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -41,7 +40,10 @@ def close_matches(query: str, choices: Iterable[str], n: int = 3,
     the LCS ratio); the cap makes the cost of a query bounded whatever the choices.
     `judged=False`: rapidfuzz's ranking alone — for the many look-ups that only gather
     candidates (a walk down the tree), whose final answer difflib then judges."""
-    # imported here: rapidfuzz is 47 modules (~26 ms), and most checks suggest nothing
+    # imported here: rapidfuzz is 47 modules (~26 ms), difflib 2 ms, and most checks suggest
+    # nothing
+    import difflib
+
     from rapidfuzz import fuzz, process
 
     ranked = process.extract(query, list(choices), scorer=fuzz.ratio, processor=None,
@@ -61,6 +63,8 @@ MAX_JUDGED = 12  # choices difflib rates for one query
 def similar(a: str, b: str, cutoff: float = 0.6) -> bool:
     """Whether difflib rates `a` and `b` at least `cutoff` alike (rapidfuzz rules most pairs
     out first, as in `close_matches`)."""
+    import difflib
+
     from rapidfuzz import fuzz
 
     if not fuzz.ratio(a, b, score_cutoff=cutoff * 100 - _ROUNDING):

@@ -403,18 +403,17 @@ def test_a_family_whose_code_is_off_does_not_run() -> None:
     from core_helpers import make_ws
 
     from rulemap import checks
-    from rulemap.checks import stale_command, stale_reference
 
     files = {"AGENTS.md": "Run `npm run tets` and read `src/gone.ts`.\n",
              "package.json": '{"scripts": {"test": "vitest"}}', "src/a.ts": "x"}
     on = make_ws(files)
-    assert stale_command.check in checks.running(on, checks.GRAPH_WIDE)
+    assert checks.STALE_COMMAND in checks.running(on, checks.GRAPH_WIDE)
     assert {"stale-command", "stale-reference"} <= {f.code for f in analysis.check(on)}
     off = make_ws(files, severity={"stale-command": "off", "stale-reference": "off"})
     running = (*checks.running(off, checks.PER_DOCUMENT), *checks.running(off, checks.GRAPH_WIDE))
-    assert stale_command.check not in running
-    assert stale_reference.document_check not in running
-    assert stale_reference.graph_check not in running
-    assert checks.imports.graph_check in running  # a family of several codes always runs
+    assert checks.STALE_COMMAND not in running
+    assert checks.STALE_REFERENCE_DOCUMENT not in running
+    assert checks.STALE_REFERENCE_GRAPH not in running
+    assert checks.IMPORT_GRAPH in running  # a family of several codes always runs
     assert not {"stale-command", "stale-reference"} & {f.code for f in analysis.check(off)}
     assert checks.document_findings(off, "AGENTS.md") == []

@@ -276,3 +276,215 @@ def test_the_views_import_nothing_on_their_first_use(tmp_path: Path) -> None:
     # the file watcher is the server's fallback when the client watches nothing (imported
     # then, at start, not on a view's first use)
     assert sorted(wanted - modules - {"rulemap.lsp.watch"}) == []
+
+
+# ----- a check imports what the workspace and the selected agents use ------------------------
+
+# what only `rulemap session` and `rulemap verify` read: every agent's session-log and
+# load-log parsers, and their shared shapes
+LOG_READERS = ("rulemap.profiles.load_log", "rulemap.profiles.transcript")
+# each agent's own code, as the registry's lines name it (copilot is a module with helpers)
+AGENT_PACKAGES = ("rulemap.profiles.cogitator", "rulemap.profiles.mastra",
+                  "rulemap.profiles.claude_code", "rulemap.profiles.codex",
+                  "rulemap.profiles.gemini", "rulemap.profiles.copilot",
+                  "rulemap.profiles.copilot_files", "rulemap.profiles.copilot_globs",
+                  "rulemap.profiles.copilot_groups", "rulemap.profiles.cursor")
+# the families that emit one code each (checks.ONE_CODE), by the module that runs them
+ONE_CODE_MODULES = {
+    "duplicate-text": "rulemap.checks.duplicate_text",
+    "drifted-copy": "rulemap.checks.drifted_copy",
+    "stale-reference": "rulemap.checks.stale_reference",
+    "stale-command": "rulemap.checks.stale_command",
+    "name-case": "rulemap.checks.name_case",
+}
+
+
+def cold_check(root: Path) -> tuple[int, set[str]]:
+    """`rulemap check ROOT --no-cache --format json`: a hit of the result cache would import
+    no engine at all, and prove nothing."""
+    return imported(["check", str(root), "--no-cache", "--format", "json"], root.parent)
+
+
+def log_modules(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if m in LOG_READERS or (
+        m.startswith("rulemap.profiles.")
+        and m.rsplit(".", 1)[-1] in ("load_log", "transcript", "session")))
+
+
+def test_a_check_imports_no_session_or_load_log_parser(tree: Path) -> None:
+    code, modules = cold_check(tree)
+    assert code == 1 and "rulemap.profiles.claude_code.profile" in modules  # it ran
+    assert log_modules(modules) == []
+
+
+def test_a_profiles_log_formats_are_imported_when_read(tmp_path: Path) -> None:
+    # the other side of the test above: the formats are there, imported on first read
+    modules = modules_after(
+        "from rulemap.profiles import PROFILES\n"
+        "assert PROFILES['claude-code'].load_log_format is not None\n"
+        "assert PROFILES['mastra'].transcript_format is not None\n", tmp_path)
+    assert {"rulemap.profiles.claude_code.load_log", "rulemap.profiles.mastra.transcript",
+            *LOG_READERS} <= modules
+
+
+def test_a_one_agent_check_imports_no_other_agents_findings_or_loads(tmp_path: Path) -> None:
+    """Detection and the shared checks ask every agent whether it reads a file (its profile);
+    what an agent finds, and how it explains a load, are imported only for an agent that is
+    selected."""
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "CLAUDE.md").write_text("# Project\n\nUse tabs.\n")
+    code, modules = cold_check(root)
+    assert code == 0
+    # the agents selected: the default model and Claude Code, whose findings ran
+    assert {"rulemap.profiles.claude_code.findings",
+            "rulemap.profiles.cogitator.budget_check"} <= modules
+    others = [f"rulemap.profiles.{agent}.{part}"
+              for agent in ("codex", "gemini", "cursor", "mastra")
+              for part in ("findings", "load", "checks")]
+    assert sorted(m for m in others if m in modules) == []
+    assert log_modules(modules) == []
+
+
+def test_yaml_is_imported_by_a_frontmatter_only(tree: Path) -> None:
+    code, modules = cold_check(tree)  # .claude/rules/api.md has frontmatter
+    assert code == 1 and loaded(modules, ("yaml",)) != []
+    (tree / ".claude" / "rules" / "api.md").unlink()
+    code, modules = cold_check(tree)
+    assert code == 1 and "rulemap.text.frontmatter" in modules  # the files were parsed
+    assert loaded(modules, ("yaml",)) == []
+
+
+def test_pathspec_is_imported_by_a_glob_only(tree: Path) -> None:
+    code, modules = cold_check(tree)  # the rule's `paths` glob
+    assert code == 1 and loaded(modules, ("pathspec",)) != []
+    (tree / ".claude" / "rules" / "api.md").write_text("Validate input.\n")  # no globs
+    code, modules = cold_check(tree)
+    assert code == 1 and "rulemap.globs" in modules
+    assert loaded(modules, ("pathspec",)) == []
+
+
+def test_tomllib_is_imported_by_a_configuration_file_only(tree: Path) -> None:
+    code, modules = cold_check(tree)
+    assert code == 1 and "tomllib" not in modules
+    (tree / "rulemap.toml").write_text('[severity]\nbroken-import = "warning"\n')
+    code, modules = cold_check(tree)
+    assert code == 0 and "tomllib" in modules  # read: the error is a warning now
+
+
+def test_a_check_whose_code_is_off_is_not_imported(tree: Path) -> None:
+    code, modules = cold_check(tree)
+    assert code == 1
+    assert sorted(m for m in ONE_CODE_MODULES.values() if m not in modules) == []
+    off = "".join(f'{code} = "off"\n' for code in ONE_CODE_MODULES)
+    (tree / "rulemap.toml").write_text(f"[severity]\n{off}")
+    code, modules = cold_check(tree)
+    assert code == 1 and "rulemap.checks.imports" in modules  # the other families ran
+    assert sorted(m for m in ONE_CODE_MODULES.values() if m in modules) == []
+
+
+def test_the_one_code_modules_are_the_registrys() -> None:
+    from rulemap import checks
+
+    names = {family.name.split(".")[0]: code  # type: ignore[attr-defined]
+             for family, code in checks.ONE_CODE.items()}
+    assert {f"rulemap.checks.{name}": code for name, code in names.items()} == {
+        module: code for code, module in ONE_CODE_MODULES.items()}
+
+
+def test_check_help_imports_no_agent(tmp_path: Path) -> None:
+    """`check --help` names the agents (the registry's names) and the default; it makes no
+    profile."""
+    code, modules = imported(["check", "--help"], tmp_path)
+    assert code == 0 and "rulemap.profiles" in modules
+    assert loaded(modules, AGENT_PACKAGES) == []
+
+
+def test_every_registry_line_names_its_profile() -> None:
+    from rulemap.profiles import BUILT_IN, PROFILES
+
+    assert tuple(BUILT_IN) == tuple(PROFILES)[:len(BUILT_IN)]
+    for name, make in BUILT_IN.items():
+        assert make().name == name
+        assert type(PROFILES[name]).__module__.startswith(
+            tuple(p + "." for p in AGENT_PACKAGES) + AGENT_PACKAGES), name
+
+
+# what matches rules or resolves a session step: imported by the first rule or step, not by
+# making a profile (every agent's is made: detection and the shared checks ask each one)
+RULE_MATCHERS = ("rulemap.profiles.claude_code.rules", "rulemap.profiles.copilot_globs",
+                 "rulemap.profiles.copilot_groups", "rulemap.profiles.gemini.imports",
+                 "rulemap.profiles.mastra.inject", "rulemap.profiles.steps")
+
+
+def test_a_check_without_rules_imports_no_rule_matcher(tree: Path) -> None:
+    code, modules = cold_check(tree)  # .claude/rules/api.md: Claude Code matches it
+    assert code == 1 and "rulemap.profiles.claude_code.rules" in modules
+    (tree / ".claude" / "rules" / "api.md").unlink()
+    code, modules = cold_check(tree)
+    assert code == 1  # the broken import: the check ran
+    assert {"rulemap.profiles.mastra.profile", "rulemap.profiles.copilot",
+            "rulemap.profiles.gemini.profile"} <= modules  # made, for detection and reads
+    assert sorted(m for m in RULE_MATCHERS if m in modules) == []
+
+
+def test_the_task_file_parsers_are_imported_by_a_command_only(tree: Path) -> None:
+    code, modules = cold_check(tree)
+    assert code == 1 and "rulemap.checks.stale_command" in modules  # it ran
+    assert "rulemap.checks.manifests" not in modules
+    (tree / "docs" / "style.md").write_text("Use tabs. Run `npm run build` first.\n")
+    code, modules = cold_check(tree)
+    assert code == 1 and "rulemap.checks.manifests" in modules
+
+
+OPENED = """\
+from rulemap.analysis import open_workspace
+from rulemap.profiles import PROFILES
+ws = open_workspace(ROOT)
+made = sorted(PROFILES._made)
+gemini = dict(ws.profile_options['gemini'])
+print(repr((made, list(ws.profile_options), sorted(PROFILES._made), gemini)))
+"""
+
+
+def _opened(root: Path) -> tuple[list[str], list[str], list[str], dict[str, object]]:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "server")}
+    done = subprocess.run([sys.executable, "-c", OPENED.replace("ROOT", repr(str(root)))],
+                          env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    made, names, after, gemini = eval(done.stdout)  # noqa: S307 (our own probe's repr)
+    return made, names, after, gemini
+
+
+def test_opening_a_workspace_makes_the_profiles_its_configuration_sets_only(
+        tree: Path) -> None:
+    from rulemap.profiles import PROFILES, parse_options
+
+    defaults = parse_options(PROFILES["gemini"], {}, "configuration")
+    made, names, after, gemini = _opened(tree)
+    # the default model gives the layout; every other agent's options are its defaults,
+    # made when asked for (listing them makes none)
+    assert made == ["cogitator"]
+    assert names == list(PROFILES)
+    assert after == ["cogitator", "gemini"] and gemini == defaults
+    (tree / "rulemap.toml").write_text('[profiles.codex]\nproject_doc_max_bytes = 100\n')
+    made, names, _, _ = _opened(tree)
+    assert made == ["codex", "cogitator"]
+    assert names == ["codex", *(n for n in PROFILES if n != "codex")]
+    # a top-level key may be any agent's option: every profile is asked
+    (tree / "rulemap.toml").write_text("maxChars = 1000\n")
+    made, _, _, _ = _opened(tree)
+    assert made == sorted(PROFILES)
+
+
+def test_a_one_shot_check_imports_no_replica_log(tree: Path) -> None:
+    """The worker's replica and its log of changes are the editor's (a host made with
+    `replicated=True`); a check from the command line keeps none."""
+    code, modules = cold_check(tree)
+    assert code == 1 and "rulemap.host.analysis_host" in modules
+    assert "rulemap.host.replica" not in modules
+    modules = modules_after(
+        "from rulemap.analysis import open_workspace\n"
+        "from rulemap.host.analysis_host import AnalysisHost\n"
+        f"AnalysisHost(open_workspace({str(tree)!r}), replicated=True)\n", tree.parent)
+    assert "rulemap.host.replica" in modules

@@ -11,7 +11,6 @@ a sign of a copy), then their paragraph lists are aligned (difflib).
 
 from __future__ import annotations
 
-import difflib
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Final
 
@@ -154,6 +153,8 @@ def _not_copies(ws: Workspace, a: str, b: str) -> bool:
 def _drift(ws: Workspace, a: str, b: str, left: tuple[Paragraph, ...],
            right: tuple[Paragraph, ...], readers: dict[str, frozenset[str]],
            titles: dict[str, Profile]) -> list[Finding]:
+    import difflib  # only for two copies to align
+
     matcher = difflib.SequenceMatcher(None, [p.norm for p in left], [p.norm for p in right],
                                       autojunk=False)
     same = 0
@@ -214,6 +215,8 @@ def _missing(ws: Workspace, here: str, there: str, ours: Paragraph,
 def _difference(ours: Paragraph, theirs: Paragraph) -> str:
     """The first words that differ: "says “X” where this one says “Y”", or what the other
     copy adds or lacks, with a word or two around it."""
+    import difflib
+
     mine, other = ours.norm.split(" "), theirs.norm.split(" ")
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, mine, other,
                                                        autojunk=False).get_opcodes():

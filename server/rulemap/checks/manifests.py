@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-import tomllib
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from itertools import compress, repeat
@@ -207,6 +206,8 @@ def _pyproject(ws: Workspace, key: str) -> Tasks | None:
     text = text_of(ws, key)
     if text is None:
         return None
+    import tomllib  # only for a pyproject.toml to read (4 ms of imports)
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError:

@@ -35,7 +35,11 @@ class Variant:
     """A severity other than the default that a check legitimately emits, and when."""
 
     severity: Severity
-    when: str
+    when_text: str  # `when`, with `{notes:CODE}` where the agents' notes go
+
+    @property
+    def when(self) -> str:
+        return _noted(self.when_text)
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,9 @@ class Check:
 
     code: str
     severity: Severity  # the default: what a finding of this code is unless a variant applies
-    summary: str  # one line, for `--statistics`, SARIF and the table of docs/checks.md
+    # one line, for `--statistics`, SARIF and the table of docs/checks.md: `summary`, with
+    # `{notes:CODE}` where the agents' notes go
+    summary_text: str
     fix: FixSafety = "none"
     variants: tuple[Variant, ...] = ()
     # the `## code` section of docs/checks.md; GitHub's anchor of a heading that is only the
@@ -60,6 +66,10 @@ class Check:
         """Every severity a finding of this code may be emitted with (before a user's
         `[severity]` override)."""
         return frozenset({self.severity, *(v.severity for v in self.variants)})
+
+    @property
+    def summary(self) -> str:
+        return _noted(self.summary_text)
 
     @property
     def url(self) -> str:
@@ -91,6 +101,15 @@ def _notes(code: str) -> str:
     """What `code` means for the agents in particular, as their profiles word it
     (`Profile.code_notes`)."""
     return "; ".join(note for p in PROFILES.values() for c, note in p.code_notes if c == code)
+
+
+def _noted(text: str) -> str:
+    """`text` with each `{notes:CODE}` replaced by `_notes(CODE)`: worded when asked, so that
+    the registry imports no profile (`rulemap check --help` lists codes without them)."""
+    while (start := text.find("{notes:")) >= 0:
+        end = text.index("}", start)
+        text = text[:start] + _notes(text[start + len("{notes:"):end]) + text[end + 1:]
+    return text
 
 
 # The order is the SARIF rules' order (`ruleIndex`) and the table's: keep new codes at the end.
@@ -143,7 +162,7 @@ CHECKS: Final[dict[str, Check]] = _registry(
     ),
     Check(
         "file-too-large", "warning",
-        f"an instruction file over its agent's size warning ({_notes('file-too-large')})",
+        "an instruction file over its agent's size warning ({notes:file-too-large})",
     ),
     Check(
         "invalid-frontmatter", "error",
@@ -221,7 +240,7 @@ CHECKS: Final[dict[str, Check]] = _registry(
         fix="unsafe",  # "moved to X?" comes from git's rename guess or a file of the same name
         variants=(
             Variant("warning", "the path is a Markdown link target (`[x](path)`, "
-                    f"{_notes('stale-reference')}): a link promises a file"),
+                    "{notes:stale-reference}): a link promises a file"),
         ),
     ),
     Check(

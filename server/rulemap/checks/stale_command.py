@@ -22,14 +22,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final, Literal
 
 from rulemap.checks.commands import Command, commands, written_commands
-from rulemap.checks.manifests import (
-    Kind,
-    Tasks,
-    all_of_kind,
-    defined,
-    in_directory,
-    tasks,
-)
 from rulemap.derived import MISSING, KeyFamily
 from rulemap.model import Finding, Fix, Hint, Pos, Span
 from rulemap.profiles.base import parent_dir, selected
@@ -37,6 +29,7 @@ from rulemap.profiles.documents import read_documents
 from rulemap.suggest import close_matches
 
 if TYPE_CHECKING:
+    from rulemap.checks.manifests import Kind, Tasks
     from rulemap.workspace import Workspace
 
 NEAR_COMMAND: Final = "near-command"
@@ -164,6 +157,8 @@ def _memoized(ws: Workspace, base: str, command: Command, memo: _Memo
 
 def _resolved(ws: Workspace, manifest: str | None, command: Command, kind: Kind,
               reads: set[str]) -> Resolution:
+    from rulemap.checks.manifests import tasks
+
     if manifest is None:
         return Resolution(command, kind, "unknown")
     parsed = tasks(ws, manifest, kind)
@@ -205,6 +200,8 @@ def _elsewhere(ws: Workspace, kind: Kind, name: str, nearest: str,
                reads: set[str]) -> str | None:
     """Another task file of `kind` that defines `name` ("" when none does; None when one
     cannot be read, so it cannot be told)."""
+    from rulemap.checks.manifests import defined
+
     known = defined(ws, kind)
     reads.update(known.reads)
     return known.where(name, nearest)
@@ -222,6 +219,8 @@ def _exists_dir(ws: Workspace, directory: str) -> bool:
 
 def _manifest(ws: Workspace, base: str, command: Command, kind: Kind,
               reads: set[str]) -> str | None:
+    from rulemap.checks.manifests import in_directory
+
     if command.package is not None:
         return _package(ws, command.package, reads)
     if command.root:
@@ -242,6 +241,8 @@ def _manifest(ws: Workspace, base: str, command: Command, kind: Kind,
 def _nearest(ws: Workspace, start: str, kind: Kind) -> str | None:
     """The task file of `kind` in `start` or the nearest directory above it. One table per
     kind, filled as directories are asked for, kept until a file is created or deleted."""
+    from rulemap.checks.manifests import in_directory
+
     cache_key = _NEAREST_KEYS[kind]
     table = ws.derived.get(cache_key)
     if table is None:
@@ -264,6 +265,8 @@ def _nearest(ws: Workspace, start: str, kind: Kind) -> str | None:
 
 def _package(ws: Workspace, name: str, reads: set[str]) -> str | None:
     """The package.json of the workspace package called `name` (None: none, or unknown)."""
+    from rulemap.checks.manifests import all_of_kind, tasks
+
     for key in all_of_kind(ws, "npm"):
         parsed = tasks(ws, key, "npm")
         reads.add(key)

@@ -13,24 +13,26 @@ worker owns the replica.
 from __future__ import annotations
 
 import gc
-import logging
 import posixpath
 import weakref
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rulemap import analysis
 from rulemap.host.cancel import CancelToken
 from rulemap.host.findings import Findings
 from rulemap.host.fork import AsItWas, Pin, fork
-from rulemap.host.replica import Replayed, ReplayLog, replay
 from rulemap.host.snapshot import Snapshot
 from rulemap.profiles import PROFILES
 from rulemap.readers.base import MAX_FILE_BYTES
 from rulemap.readers.overlay import OverlayReader
 from rulemap.workspace import Workspace
 
-log = logging.getLogger("rulemap.host")
+# replica.py (the worker's log of changes) is imported by a host that keeps a replica: the
+# editor's, never a one-shot check's
+if TYPE_CHECKING:
+    from rulemap.host.replica import Replayed, ReplayLog
+
 T = TypeVar("T")
 
 
@@ -52,7 +54,11 @@ class AnalysisHost:
         self._pinned: weakref.ref[Pin] | None = None  # the pin of the live snapshots
         self.findings = Findings()
         self._replica: Workspace | None = None
-        self._log = ReplayLog() if replicated else None
+        self._log: ReplayLog | None = None
+        if replicated:
+            from rulemap.host.replica import ReplayLog
+
+            self._log = ReplayLog()
 
     @classmethod
     def open(cls, root: str, **options: Any) -> AnalysisHost:
@@ -214,6 +220,8 @@ def replay_and_run(
 ) -> T:
     """In the worker: bring the replica up to date, then run `function` on a snapshot of it
     in the terms of `profile` (see `AnalysisHost.worker_job`)."""
+    from rulemap.host.replica import replay
+
     replay(replica, log)
     if cancel is not None:
         cancel.check()

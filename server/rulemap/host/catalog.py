@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rulemap.checks.manifests import TASK_FILE_GLOBS
 from rulemap.checks.registry import CHECK_CODES, CHECKS, Check, doc_url
 from rulemap.config import CONFIG_FILES
 from rulemap.profiles import DEFAULT_PROFILE, PROFILES, UnknownProfile
@@ -96,6 +95,8 @@ def watched_globs() -> tuple[str, ...]:
     settings files (`settings_files`), Markdown (any of it may be imported) and the
     configuration files. Asked when a client connects, so an agent registered before the
     server started is watched like a built-in one."""
+    from rulemap.checks.manifests import TASK_FILE_GLOBS  # the task files' parsers: not for help
+
     globs: dict[str, None] = {"**/*.md": None}
     for profile in PROFILES.values():
         globs.update(dict.fromkeys(profile.watched_globs))

@@ -9,8 +9,6 @@ before the change told of (a file it creates is not there yet, one it deletes st
 from __future__ import annotations
 
 import io
-import logging
-import pickle
 import posixpath
 import time
 from typing import Any
@@ -18,8 +16,6 @@ from typing import Any
 from rulemap.profiles import PROFILES
 from rulemap.readers.base import ReadError
 from rulemap.workspace import Workspace
-
-log = logging.getLogger("rulemap.host")
 
 
 class Pin:
@@ -63,6 +59,12 @@ def fork(ws: Workspace) -> Workspace | None:
     parsed documents and derived caches as they are (a pickle round trip, each agent profile
     kept as the registry's: checks compare profiles by identity). None when it cannot be
     copied (a structure too deep to pickle)."""
+    # logging and pickle (5 ms of imports) only for a snapshot held across a change, never
+    # for a one-shot check
+    import logging
+    import pickle
+
+    log = logging.getLogger("rulemap.host")
     started = time.monotonic()
     try:
         copyreg_table = _profiles_by_name()

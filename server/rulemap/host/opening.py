@@ -7,7 +7,6 @@ that owns the host afterwards: it parses every document and what it imports a st
 
 from __future__ import annotations
 
-import logging
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -24,7 +23,12 @@ if TYPE_CHECKING:
     from rulemap.readers.recording import Recording
     from rulemap.workspace import Workspace
 
-log = logging.getLogger("rulemap.lsp")
+
+def _log_exception(message: str, *args: object) -> None:
+    # logging (traceback, textwrap: 4 ms of imports) only when something failed
+    import logging
+
+    logging.getLogger("rulemap.lsp").exception(message, *args)
 
 
 @dataclass(frozen=True)
@@ -98,7 +102,7 @@ def open_folder(
         try:
             checked = whole_check(host.snapshot())
         except Exception:
-            log.exception("checking %s failed", root)
+            _log_exception("checking %s failed", root)
     if recording is not None:
         # the check the record is of is done; the workspace outlives the walk's listings
         recording.stop_listing_answers()
@@ -136,5 +140,5 @@ def warming(snap: Snapshot) -> Iterator[str]:
                     seen.add(target)
                     queue.append(target)
         except Exception:  # pragma: no cover - parsing never raises; never fail the warm-up
-            log.exception("warming %s", key)
+            _log_exception("warming %s", key)
         yield key

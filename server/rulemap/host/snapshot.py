@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
-from urllib.parse import quote
 
 from rulemap import analysis
 from rulemap.host.cancel import Cancelled, CancelToken
@@ -90,6 +89,8 @@ class Snapshot:
     def uri(self, key: str) -> str:
         """The file URI of a key (root-relative or absolute), quoted from the path's bytes: a
         name that is not valid UTF-8 gets its exact bytes (`%FF`), as diagnostics' URIs do."""
+        from urllib.parse import quote  # urllib and ipaddress (3 ms): for the editor's URIs
+
         return "file://" + quote(path_bytes(self._ws.abs(key)), safe="/")
 
     def editable_key(self, key: str) -> str | None:

@@ -1,39 +1,114 @@
 """Loading models, one per agent. `cogitator` is the default (the first seed).
 
 The registry: `PROFILES` in command-line order, `get_profile`, `register_profile` (a test's toy
-profile), `select` (the profiles a workspace checks for), `validate_options`.
+profile), `select` (the profiles a workspace checks for), `validate_options`. An agent is one
+line of `BUILT_IN`: its name and the function that imports its package and makes its profile,
+when it is first asked for (`rulemap check --help` names the agents without importing one).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from rulemap.config import OWN_KEYS, ConfigError, unknown_key
 from rulemap.profiles.base import Profile, parse_options
-from rulemap.profiles.claude_code import ClaudeCodeProfile
-from rulemap.profiles.codex import CodexProfile
-from rulemap.profiles.cogitator import CogitatorProfile
-from rulemap.profiles.copilot import CopilotProfile
-from rulemap.profiles.cursor import CursorProfile
-from rulemap.profiles.gemini import GeminiProfile
-from rulemap.profiles.mastra import MastraProfile
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
-PROFILES: dict[str, Profile] = {
-    p.name: p
-    for p in (
-        CogitatorProfile(),
-        MastraProfile(),
-        ClaudeCodeProfile(),
-        CodexProfile(),
-        GeminiProfile(),
-        CopilotProfile(),
-        CursorProfile(),
-    )
+
+# ----- the registry lines: each agent's name, and its profile made on first use -------------
+# (its package is imported then: `rulemap --help` lists the names without importing any)
+
+
+def _cogitator() -> Profile:
+    from rulemap.profiles.cogitator import CogitatorProfile
+
+    return CogitatorProfile()
+
+
+def _mastra() -> Profile:
+    from rulemap.profiles.mastra import MastraProfile
+
+    return MastraProfile()
+
+
+def _claude_code() -> Profile:
+    from rulemap.profiles.claude_code import ClaudeCodeProfile
+
+    return ClaudeCodeProfile()
+
+
+def _codex() -> Profile:
+    from rulemap.profiles.codex import CodexProfile
+
+    return CodexProfile()
+
+
+def _gemini() -> Profile:
+    from rulemap.profiles.gemini import GeminiProfile
+
+    return GeminiProfile()
+
+
+def _copilot() -> Profile:
+    from rulemap.profiles.copilot import CopilotProfile
+
+    return CopilotProfile()
+
+
+def _cursor() -> Profile:
+    from rulemap.profiles.cursor import CursorProfile
+
+    return CursorProfile()
+
+
+BUILT_IN: dict[str, Callable[[], Profile]] = {
+    "cogitator": _cogitator,
+    "mastra": _mastra,
+    "claude-code": _claude_code,
+    "codex": _codex,
+    "gemini": _gemini,
+    "copilot": _copilot,
+    "cursor": _cursor,
 }
+
+
+class Registry(MutableMapping[str, Profile]):
+    """The agents by name, in command-line order, as a dict of profiles that makes each one
+    when it is first asked for: its names, `in` and `len` import no profile."""
+
+    def __init__(self, makers: Mapping[str, Callable[[], Profile]]) -> None:
+        self._makers = dict(makers)
+        self._made: dict[str, Profile] = {}
+
+    def __getitem__(self, name: str) -> Profile:
+        profile = self._made.get(name)
+        if profile is None:
+            profile = self._made[name] = self._makers[name]()
+        return profile
+
+    def __setitem__(self, name: str, profile: Profile) -> None:
+        # a name already there keeps its place, as in a dict
+        self._makers[name] = lambda: profile
+        self._made[name] = profile
+
+    def __delitem__(self, name: str) -> None:
+        del self._makers[name]
+        self._made.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._makers
+
+
+PROFILES: Registry = Registry(BUILT_IN)
 
 
 # The agent `explain` models when neither the command nor the configuration names one.
@@ -98,14 +173,16 @@ def validate_options(
     tables: Mapping[str, Mapping[str, Any]],
     source: str,
     top_level: Mapping[str, Any] | None = None,
-) -> dict[str, dict[str, Any]]:
+) -> Mapping[str, dict[str, Any]]:
     """Every `[profiles.<name>]` table parsed by its profile, with the top-level keys that
     are some profile's options (unknown names and keys are errors)."""
     top_level = top_level or {}
-    aliases = set(top_level_keys())
-    for key in top_level:
-        if key not in aliases:
-            raise unknown_key(source, key, list(setting_keys()))
+    if top_level:
+        # a top-level key may be any agent's option: every profile is asked
+        aliases = set(top_level_keys())
+        for key in top_level:
+            if key not in aliases:
+                raise unknown_key(source, key, list(setting_keys()))
     out: dict[str, dict[str, Any]] = {}
     for name, table in tables.items():
         if name not in PROFILES:
@@ -113,10 +190,38 @@ def validate_options(
                 f"{source}: [profiles.{name}] names no agent; available: {', '.join(PROFILES)}"
             )
         out[name] = parse_options(PROFILES[name], table, source, top_level)
-    for name, profile in PROFILES.items():
-        if name not in out:
-            out[name] = parse_options(profile, {}, source, top_level)
-    return out
+    if top_level:
+        for name, profile in PROFILES.items():
+            if name not in out:
+                out[name] = parse_options(profile, {}, source, top_level)
+        return out
+    return Defaulted(out, source)
+
+
+class Defaulted(Mapping[str, dict[str, Any]]):
+    """Each agent's options: those the configuration sets, parsed when it was read, and the
+    defaults of every other agent, filled in when first asked for — defaults cannot be
+    wrong, so a check of a one-agent workspace makes no other agent's profile for them."""
+
+    def __init__(self, parsed: dict[str, dict[str, Any]], source: str) -> None:
+        self._configured = tuple(parsed)
+        self._parsed = parsed
+        self._source = source
+
+    def __getitem__(self, name: str) -> dict[str, Any]:
+        found = self._parsed.get(name)
+        if found is None:
+            if name not in PROFILES:
+                raise KeyError(name)
+            found = self._parsed[name] = parse_options(PROFILES[name], {}, self._source)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        # the configured agents first, then the rest in command-line order, as before
+        return iter({**dict.fromkeys(self._configured), **dict.fromkeys(PROFILES)})
+
+    def __len__(self) -> int:
+        return len({*self._configured, *PROFILES})
 
 
 def select(ws: Workspace) -> tuple[Profile, ...]:

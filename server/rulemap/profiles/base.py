@@ -15,7 +15,6 @@ that no caller probes a profile for one (tests/core/test_profile_interface.py).
 
 from __future__ import annotations
 
-import difflib
 import functools
 import sys
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -33,7 +32,6 @@ if TYPE_CHECKING:
     from rulemap.profiles.transcript import TranscriptFormat
     from rulemap.text.references import PathRef
     from rulemap.workspace import Layout, Workspace
-
 
 class Profile(Protocol):
     """One agent. A profile class inherits this (explicitly: its defaults are the answers of
@@ -351,6 +349,8 @@ def parse_option_values(
             if moved:
                 raise ConfigError(f"{where}: `{key}` was replaced by `{moved[0][0]}`: "
                                   f"{moved[0][1]}")
+            import difflib
+
             hint = difflib.get_close_matches(key, list(known), n=1)
             did_you_mean = f" (did you mean `{hint[0]}`?)" if hint else ""
             keys = ", ".join(known) or "none"

@@ -28,7 +28,6 @@ from rulemap.model import (
     Skipped,
     Span,
 )
-from rulemap.profiles import copilot_groups
 from rulemap.profiles.base import (
     EXPLAIN,
     Home,
@@ -70,18 +69,13 @@ from rulemap.profiles.copilot_files import (
     misplaced_repository_files,
     workspace_folder_of,
 )
-from rulemap.profiles.copilot_globs import (
-    EVERYTHING,
-    Dialect,
-    applies,
-    glob_files,
-    glob_has_matches,
-    matches,
-)
 from rulemap.profiles.placement import cached_misplaced, home_marker
 from rulemap.profiles.rule_files import WrittenGlob, as_scoped
 
+# copilot_globs.py and copilot_groups.py: imported by the methods that match `applyTo` globs
+# or group files (detection, and a check of a workspace without Copilot's files, need neither)
 if TYPE_CHECKING:
+    from rulemap.profiles.copilot_globs import Dialect
     from rulemap.workspace import Workspace
 
 # file, dialect, agent, whether the default checks lint it
@@ -202,14 +196,17 @@ class CopilotProfile(Profile):
                           scoped=True, why_not=None if found else "its globs match no file")
 
     def glob_matches(self, ws: Workspace, rule: str, pattern: str) -> list[str]:
+        from rulemap.profiles.copilot_globs import glob_files
         written = WrittenGlob(pattern, Span.at(0, 0), tuple(safe_expand(pattern)))
         return list(glob_files(ws, written, _dialect(ws, self)))
 
     def glob_has_matches(self, ws: Workspace, rule: str, pattern: str) -> bool:
+        from rulemap.profiles.copilot_globs import glob_has_matches
         written = WrittenGlob(pattern, Span.at(0, 0), tuple(safe_expand(pattern)))
         return glob_has_matches(ws, written, _dialect(ws, self))
 
     def rule_matches(self, ws: Workspace, rule: str) -> list[str]:
+        from rulemap.profiles.copilot_globs import EVERYTHING
         scoped = self.rule_globs(ws, rule)
         globs = [g for g in (scoped.globs if scoped else ()) if not g.error]
         if any(g.pattern in EVERYTHING for g in globs):
@@ -217,6 +214,7 @@ class CopilotProfile(Profile):
         return sorted({f for g in globs for f in self.glob_matches(ws, rule, g.pattern)})
 
     def first_matching_glob(self, ws: Workspace, rule: str, target: str) -> str | None:
+        from rulemap.profiles.copilot_globs import EVERYTHING, matches
         scoped = self.rule_globs(ws, rule)
         dialect = _dialect(ws, self)
         for glob in scoped.globs if scoped else ():
@@ -234,6 +232,7 @@ class CopilotProfile(Profile):
     def load_groups(self, ws: Workspace, cwd: str) -> list[tuple[Explanation, list[str]]]:
         """Files grouped by their nearest AGENTS.md and the `applyTo` files that apply to
         them (copilot_groups.py)."""
+        from rulemap.profiles import copilot_groups
         return copilot_groups.load_groups(ws, self, cwd)
 
     def findings(self, ws: Workspace) -> list[Finding]:
@@ -265,6 +264,7 @@ class CopilotProfile(Profile):
 
     def _explain(self, ws: Workspace, target: str | None,
                  cwd: str) -> tuple[Explanation, set[str]]:
+        from rulemap.profiles.copilot_globs import applies
         opts = options_of(ws, self)
         dialect = _dialect(ws, self)
         agent: str = opts["agent"]
@@ -356,6 +356,7 @@ class CopilotProfile(Profile):
 
 
 def _dialect(ws: Workspace, profile: CopilotProfile) -> Dialect:
+    from rulemap.profiles.copilot_globs import Dialect
     return Dialect(options_of(ws, profile)["agent"] == VSCODE_CHAT)
 
 
@@ -451,6 +452,7 @@ def _rule_findings(ws: Workspace, key: str, dialect: Dialect, lint: frozenset[st
 
 def _rule_findings_of(ws: Workspace, key: str, dialect: Dialect,
                       lint: frozenset[str]) -> list[Finding]:
+    from rulemap.profiles.copilot_globs import EVERYTHING, glob_has_matches
     doc = ws.document(key)
     if doc.unreadable:
         return _plain_findings(ws, key, lint)

@@ -7,33 +7,47 @@ give the position of every key and of every `paths` item for diagnostics.
 
 from __future__ import annotations
 
+import functools
 import re
-
-import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from typing import TYPE_CHECKING, Any
 
 from rulemap.model import Frontmatter, Pos, Span
+
+if TYPE_CHECKING:
+    import yaml
+    from yaml.nodes import Node
+
+# yaml (14 ms of imports) is imported by the first frontmatter parsed: a workspace without
+# one never pays for it (tests/core/test_startup_imports.py)
 
 MAX_FRONTMATTER_CHARS = 64 * 1024
 MAX_NESTING = 64
 _CLOSE = re.compile(r"^(---|\.\.\.)[ \t]*$")
 
 
-class _BoundedLoader(yaml.SafeLoader):
-    def compose_node(self, parent: Node | None, index: int) -> Node | None:
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()  # type: ignore[no-untyped-call]
-            raise yaml.composer.ComposerError(
-                None, None, "YAML aliases are not allowed in frontmatter", event.start_mark
-            )
-        return super().compose_node(parent, index)
+@functools.cache
+def _bounded_loader() -> Any:
+    """The pure-Python loader that refuses aliases while composing (built on first use)."""
+    import yaml
 
+    class _BoundedLoader(yaml.SafeLoader):
+        def compose_node(self, parent: Node | None, index: int) -> Node | None:
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()  # type: ignore[no-untyped-call]
+                raise yaml.composer.ComposerError(
+                    None, None, "YAML aliases are not allowed in frontmatter",
+                    event.start_mark
+                )
+            return super().compose_node(parent, index)
 
-_C_LOADER = getattr(yaml, "CSafeLoader", None)
+    return _BoundedLoader
 
 
 def _refuse_aliases(root: Node) -> None:
     """libyaml composes an alias as the same node object again: any node met twice is one."""
+    import yaml
+    from yaml.nodes import MappingNode, SequenceNode
+
     seen: set[int] = set()
     stack = [root]
     while stack:
@@ -53,8 +67,11 @@ def _refuse_aliases(root: Node) -> None:
 def _compose_and_construct(source: str) -> tuple[Node | None, object]:
     """Parse with libyaml when present (a C parser: 10x faster on every keystroke), else
     with the pure-Python loader that refuses aliases while composing."""
-    if _C_LOADER is not None:
-        fast = _C_LOADER(source)
+    import yaml
+
+    c_loader = getattr(yaml, "CSafeLoader", None)
+    if c_loader is not None:
+        fast = c_loader(source)
         try:
             node = fast.get_single_node()
             if node is not None:
@@ -62,7 +79,7 @@ def _compose_and_construct(source: str) -> tuple[Node | None, object]:
             return node, fast.construct_document(node) if node is not None else None
         finally:
             fast.dispose()
-    slow = _BoundedLoader(source)
+    slow = _bounded_loader()(source)
     try:
         node = slow.get_single_node()
         return node, slow.construct_document(node) if node is not None else None
@@ -96,6 +113,9 @@ def parse_frontmatter(lines: list[str], starts: list[int]) -> Frontmatter:
         result.error = f"frontmatter is nested more than {MAX_NESTING} levels deep"
         result.error_span = Span.at(0, 0, 3)
         return result
+    import yaml
+    from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
     try:
         node, data = _compose_and_construct(source)
     except yaml.MarkedYAMLError as exc:

@@ -18,7 +18,6 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import unquote
 
 from rulemap.model import Pos, Span
 from rulemap.text.positions import line_of, line_starts
@@ -216,6 +215,8 @@ def _link(target: str, offset: int, starts: list[int], line: int) -> PathRef | N
         return None  # an anchor of this page, a URL (an agent's own links are its profile's)
     path = target.split("#", 1)[0].split("?", 1)[0]
     if "%" in path:
+        from urllib.parse import unquote  # urllib and ipaddress (3 ms) for a %-escape only
+
         path = unquote(path)
     if not path or _NOT_PATH.search(path.replace(" ", "")):
         return None

@@ -27,7 +27,6 @@ from rulemap.profiles.claude_code.options import (
     CLAUDE_MD_OR_AGENTS_MD,
     Options,
 )
-from rulemap.profiles.claude_code.rules import rule_globs
 from rulemap.profiles.pointers import points_only_to
 from rulemap.text.markdown import scan
 
@@ -100,6 +99,9 @@ def _links(
             out.append((key, load))
     for directory in chain:
         for rule in ws.rules_of(directory):
+            # rules.py only when there is a rule
+            from rulemap.profiles.claude_code.rules import rule_globs
+
             doc = ws.document(rule)
             if doc.rule_skip or rule_globs(ws, rule, doc, opts.case_sensitive).unconditional:
                 continue

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import Key, KeyFamily
 from rulemap.globs import compile_patterns
-from rulemap.model import Budget, Explanation, Finding, LoadStatus, Reason
+from rulemap.model import Budget, Document, Explanation, Finding, LoadStatus, Reason
 from rulemap.profiles.base import (
     EXPLAIN,
     Home,
@@ -27,9 +27,6 @@ from rulemap.profiles.base import (
     stem_for,
 )
 from rulemap.profiles.claude_code import imports as claude_imports
-from rulemap.profiles.claude_code import load_log as claude_load_log
-from rulemap.profiles.claude_code import rules as claude_rules
-from rulemap.profiles.claude_code import transcript
 from rulemap.profiles.claude_code.load import APPROVAL_WHY, ClaudeLoad, Settings
 from rulemap.profiles.claude_code.loader import LoadKey, deepest_nested, normalize, strictly_below
 from rulemap.profiles.claude_code.names import (
@@ -53,14 +50,17 @@ from rulemap.profiles.claude_code.options import (
     Options,
     parse,
 )
-from rulemap.profiles.claude_code.rules import RuleGlobs, rule_globs, rule_index
+from rulemap.profiles.deferred import Deferred
 from rulemap.profiles.placement import cached_misplaced
 from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from rulemap.profiles.claude_code.rules import RuleGlobs, RuleIndex
+    from rulemap.profiles.load_log import LoadLogFormat
     from rulemap.profiles.steps import SessionReplay, ToolStep
+    from rulemap.profiles.transcript import TranscriptFormat
     from rulemap.workspace import Workspace
 
 USER_MEMORY = ".claude/CLAUDE.md"  # under the home directory
@@ -82,6 +82,18 @@ _MEMORY_IN_CHAIN: Final = KeyFamily[bool]("claude-code-memory-in-chain")  # chai
 _RULE_CLASSES: Final = KeyFamily[tuple[tuple[str, bool], ...]]("claude-code-rule-classes")
 
 
+def _transcript_format() -> TranscriptFormat:
+    from rulemap.profiles.claude_code.transcript import FORMAT
+
+    return FORMAT
+
+
+def _load_log_format() -> LoadLogFormat:
+    from rulemap.profiles.claude_code.load_log import FORMAT
+
+    return FORMAT
+
+
 class ClaudeCodeProfile(Profile):
     name = "claude-code"
     title = "Claude Code"
@@ -93,8 +105,8 @@ class ClaudeCodeProfile(Profile):
     check_codes = ("instructions-shadowed", "import-not-followed", "file-too-large",
                    "misplaced-file")
     code_notes = (("file-too-large", f"Claude Code: {SIZE_WARNING_CHARS:,} characters"),)
-    transcript_format = transcript.FORMAT
-    load_log_format = claude_load_log.FORMAT  # InstructionsLoaded hook events
+    transcript_format = Deferred(_transcript_format)
+    load_log_format = Deferred(_load_log_format)  # InstructionsLoaded hook events
     watched_globs = ("**/CLAUDE.md", "**/CLAUDE.local.md", "**/.claude/**", "**/AGENTS.md")
     own_glob_dialect = True  # a trailing `/**` dropped, case folded (rules.py)
     startup_prefix = True  # nested memory and scoped rules join after the launch load
@@ -190,20 +202,30 @@ class ClaudeCodeProfile(Profile):
     # ----- for views: its glob dialect and load status (rules.py: a scoped rule loads for
     # the files its globs match as Claude Code matches them) -----------------------------
     def glob_matches(self, ws: Workspace, rule: str, pattern: str) -> list[str]:
+        from rulemap.profiles.claude_code import rules as claude_rules
+
         return claude_rules.glob_matches(ws, rule, pattern, self.settings_of(ws).case_sensitive)
 
     def rule_matches(self, ws: Workspace, rule: str) -> list[str]:
+        from rulemap.profiles.claude_code import rules as claude_rules
+
         return claude_rules.rule_matches(ws, rule, self.settings_of(ws).case_sensitive)
 
     def glob_has_matches(self, ws: Workspace, rule: str, pattern: str) -> bool:
+        from rulemap.profiles.claude_code import rules as claude_rules
+
         return claude_rules.glob_has_matches(
             ws, rule, pattern, self.settings_of(ws).case_sensitive)
 
     def first_matching_glob(self, ws: Workspace, rule: str, target: str) -> str | None:
+        from rulemap.profiles.claude_code import rules as claude_rules
+
         return claude_rules.first_matching_glob(
             ws, rule, target, self.settings_of(ws).case_sensitive)
 
     def load_status(self, ws: Workspace, key: str) -> LoadStatus:
+        from rulemap.profiles.claude_code import rules as claude_rules
+
         if not self.reads(ws, key):
             return LoadStatus(False, why_not=f"{self.title} does not read it")
         return claude_rules.rule_status(ws, key, self.settings_of(ws).case_sensitive)
@@ -316,9 +338,11 @@ class ClaudeCodeProfile(Profile):
         out: list[tuple[str, bool]] = []
         for directory in chain:
             for rule in ws.rules_of(directory):
+                # rules.py only when there is a rule to classify
+
                 doc = ws.document(rule)
                 out.append((rule, bool(doc.rule_skip)
-                            or rule_globs(ws, rule, doc, opts.case_sensitive).unconditional))
+                            or _rule_globs(ws, rule, doc, opts.case_sensitive).unconditional))
         result = tuple(out)
         ws.derived.put(key, result, reads=[rule for rule, _ in result])
         return result
@@ -413,9 +437,10 @@ class ClaudeCodeProfile(Profile):
                 load.add(present[name], reason)
         if with_rules:
             for rule in ws.rules_of(directory):
+
                 load.add_reads(rule)
                 doc = ws.document(rule)
-                if doc.rule_skip or rule_globs(ws, rule, doc, opts.case_sensitive).unconditional:
+                if doc.rule_skip or _rule_globs(ws, rule, doc, opts.case_sensitive).unconditional:
                     load.add(rule, "rule")
         if LOCAL_MD in present:
             load.add(present[LOCAL_MD], reason)
@@ -444,8 +469,9 @@ class ClaudeCodeProfile(Profile):
         if not scoped and reader.exists(memory) and not reader.is_dir(memory):
             out.append((memory, True, None))
         for rule in self.user_rules(ws):
+
             doc = claude_imports.document(ws, rule, True)
-            unconditional = bool(doc.rule_skip) or rule_globs(
+            unconditional = bool(doc.rule_skip) or _rule_globs(
                 ws, rule, doc, opts.case_sensitive).unconditional
             if unconditional != scoped:
                 out.append((rule, True, "~/.claude/rules"))
@@ -484,17 +510,18 @@ class ClaudeCodeProfile(Profile):
     ) -> Callable[[str], list[tuple[str, bool, str]]]:
         """`matching_rules` for any target, what does not depend on it looked up once: a
         session of 50,000 steps asks it 50,000 times with one `chain`."""
+
         if opts.managed_only:
             return lambda target: []  # .claude/rules (the user's too) are not read
         case = opts.case_sensitive
-        user = [(rule, rule_globs(ws, rule, claude_imports.document(ws, rule, True), case))
+        user = [(rule, _rule_globs(ws, rule, claude_imports.document(ws, rule, True), case))
                 for rule, _, _ in self.user_files(ws, opts, scoped=True)]
-        owners: list[tuple[RuleScope, claude_rules.RuleIndex]] = []
+        owners: list[tuple[RuleScope, RuleIndex]] = []
         for directory in chain:
             rules = list(ws.rules_of(directory))
             reads.update(rules)
             if rules:
-                owners.append((RuleScope(directory), rule_index(ws, directory, rules, case)))
+                owners.append((RuleScope(directory), _rule_index(ws, directory, rules, case)))
 
         def match(target: str) -> list[tuple[str, bool, str]]:
             out: list[tuple[str, bool, str]] = []
@@ -507,7 +534,7 @@ class ClaudeCodeProfile(Profile):
                 if relative is None:
                     continue
                 for rule in index.candidates(relative, case):
-                    found: RuleGlobs = rule_globs(ws, rule, ws.document(rule), case)
+                    found: RuleGlobs = _rule_globs(ws, rule, ws.document(rule), case)
                     hit = found.first_match(relative, case)
                     if hit is not None:
                         out.append((rule, False, f"paths: {hit}"))
@@ -589,3 +616,18 @@ _MODE_NOTES = {
         "read"),
 }
 
+
+
+# rules.py is imported by the first rule matched, not by a check of a workspace without rules
+def _rule_globs(ws: Workspace, rule: str, doc: Document, case_sensitive: bool) -> RuleGlobs:
+    from rulemap.profiles.claude_code.rules import rule_globs
+
+    return rule_globs(ws, rule, doc, case_sensitive)
+
+
+def _rule_index(
+    ws: Workspace, directory: str, rules: list[str], case_sensitive: bool
+) -> RuleIndex:
+    from rulemap.profiles.claude_code.rules import rule_index
+
+    return rule_index(ws, directory, rules, case_sensitive)

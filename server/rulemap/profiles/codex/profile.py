@@ -34,8 +34,6 @@ from rulemap.profiles.base import (
     parent_dir,
     shallowest,
 )
-from rulemap.profiles.codex import findings as codex_findings
-from rulemap.profiles.codex import load_log as codex_load_log
 from rulemap.profiles.codex.files import (
     AGENTS,
     GLOBAL_DIR,
@@ -55,15 +53,23 @@ from rulemap.profiles.codex.files import (
     remaining_after,
     unmarked_root,
 )
+from rulemap.profiles.deferred import Deferred
 from rulemap.profiles.placement import cached_misplaced, misplaced_why
 from rulemap.readers.base import ReadError, is_within
 from rulemap.workspace.letter_case import find_named, named_as
 
 if TYPE_CHECKING:
+    from rulemap.profiles.load_log import LoadLogFormat
     from rulemap.workspace import Workspace
 
 _OPTIONS: Final[Key[CodexOptions]] = KeyFamily[CodexOptions]("codex-options").key()
 _FINDINGS: Final = KeyFamily[list[Finding]]("codex-findings")  # options
+
+
+def _load_log_format() -> LoadLogFormat:
+    from rulemap.profiles.codex.load_log import FORMAT
+
+    return FORMAT
 
 
 class CodexProfile(Profile):
@@ -78,7 +84,7 @@ class CodexProfile(Profile):
     check_codes = ("budget-overflow", "instructions-shadowed", "import-not-followed",
                    "misplaced-file")
     watched_globs = ("**/AGENTS.md", "**/AGENTS.override.md")
-    load_log_format = codex_load_log.FORMAT  # `codex debug prompt-input`
+    load_log_format = Deferred(_load_log_format)  # `codex debug prompt-input`
     options: tuple[Option, ...] = (
         Option(
             "project_doc_max_bytes", (int,), MAX_BYTES,
@@ -216,6 +222,8 @@ class CodexProfile(Profile):
         """A project's `.codex/AGENTS.md` (findings.py `misplaced`)."""
         cwd = "" if ws.config.cwd in ("", ".") else ws.config.cwd.strip("/")
         opts = self.settings_of(ws)
+        from rulemap.profiles.codex import findings as codex_findings
+
         return cached_misplaced(ws, self, (opts, cwd),
                                 lambda: codex_findings.misplaced(ws, opts, cwd))
 
@@ -226,6 +234,8 @@ class CodexProfile(Profile):
         if cached is None:
             # what they read: the codex files (their bytes, their import tokens); which files
             # exist, and so which agents read them, changes only with a create or delete
+            from rulemap.profiles.codex import findings as codex_findings
+
             found, reads = codex_findings.budget_and_shadow(ws, opts)
             cached = [*found, *codex_findings.not_followed(ws, opts)]
             ws.derived.put(key, cached, reads=reads)

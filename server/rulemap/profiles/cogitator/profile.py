@@ -22,9 +22,9 @@ from rulemap.profiles.base import (
 from rulemap.profiles.budget import apply_shared_budget
 from rulemap.profiles.cogitator import reach, settings
 from rulemap.profiles.cogitator.settings import settings_of
-from rulemap.profiles.steps import SessionReplay, ToolStep
 
 if TYPE_CHECKING:
+    from rulemap.profiles.steps import SessionReplay, ToolStep
     from rulemap.workspace import Layout, Workspace
 
 # a shared load's key → its explanation, cut to the budget

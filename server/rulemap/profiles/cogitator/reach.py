@@ -27,7 +27,6 @@ from rulemap.derived import RULE_SCOPES, Key, KeyFamily
 from rulemap.profiles.base import parent_dir
 from rulemap.profiles.cogitator.load import Load
 from rulemap.profiles.cogitator.settings import settings_of
-from rulemap.profiles.steps import directory_of
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -111,6 +110,9 @@ def target_group(
 ) -> tuple[str | None, tuple[str, ...]]:
     """What a tool reaching `path` asks for: the deepest nested directory on the way (its
     anchor) and the scoped rules of the chain whose globs match it, in order."""
+    # steps.py's session types are built only by a command that reaches a target
+    from rulemap.profiles.steps import directory_of
+
     directory, is_dir = directory_of(path)
     anchor = nested_anchor(ws, chain[-1], directory)
     if not settings_of(ws).rules or is_dir:

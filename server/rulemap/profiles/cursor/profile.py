@@ -40,13 +40,6 @@ from rulemap.profiles.cursor.agents_md import (
     applies_to,
     mdc_links,
 )
-from rulemap.profiles.cursor.findings import (
-    broken_links,
-    misplaced,
-    not_followed,
-    plain_findings,
-    rule_findings,
-)
 from rulemap.profiles.cursor.rules import (
     LEGACY,
     ORDER,
@@ -250,9 +243,18 @@ class CursorProfile(Profile):
     def misplaced(self, ws: Workspace) -> list[Finding]:
         """`.mdc` files outside `.cursor/rules`, a `.cursorrules` below the root
         (findings.py `misplaced`)."""
+        from rulemap.profiles.cursor.findings import misplaced
+
         return cached_misplaced(ws, self, (), lambda: misplaced(ws))
 
     def findings(self, ws: Workspace) -> list[Finding]:
+        from rulemap.profiles.cursor.findings import (
+            broken_links,
+            not_followed,
+            plain_findings,
+            rule_findings,
+        )
+
         opts = options_of(ws, self)
         lint = frozenset(ws.lint_documents())
         out: list[Finding] = []

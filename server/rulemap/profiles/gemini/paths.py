@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from rulemap.derived import KeyFamily
 from rulemap.profiles.base import join, parent_dir
-from rulemap.profiles.gemini.imports import GeminiToken, scan_gemini
 from rulemap.profiles.gemini.settings import Names, in_force
 from rulemap.profiles.rule_files import FILES_NAMED, files_named
 from rulemap.readers.base import Reader, ReadError, is_within
@@ -20,13 +19,14 @@ from rulemap.workspace.letter_case import named_as
 
 if TYPE_CHECKING:
     from rulemap.profiles.base import Profile
+    from rulemap.profiles.gemini.imports import GeminiToken
     from rulemap.workspace import Workspace
 
 MAX_DEPTH = 5  # Gemini's import depth: a file reached at depth 5 loads, its imports do not
 MAX_LISTED = 5000  # import entries (loaded or skipped) listed per explanation
 
 _HOME_TEXT: Final = KeyFamily[tuple[str, str | None]]("gemini-home-text")  # user-level file
-_TOKENS: Final = KeyFamily[list[GeminiToken]]("gemini-tokens")  # file
+_TOKENS: Final[KeyFamily[list[GeminiToken]]] = KeyFamily("gemini-tokens")  # file
 GLOBAL_DIR = ".gemini"
 IGNORE_FILE = ".geminiignore"
 # the tools that discover context just in time (packages/core/src/tools/jit-context.ts and
@@ -155,6 +155,9 @@ def tokens_of(ws: Workspace, key: str) -> list[GeminiToken]:
     cached = ws.derived.get(cache_key)
     if cached is None:
         text, why = read_text(ws, key)
+        # the scanner is imported by the first file Gemini reads, not by its detection
+        from rulemap.profiles.gemini.imports import scan_gemini
+
         cached = [] if why else scan_gemini(text)
         ws.derived.put(cache_key, cached, reads=(key,) if not key.startswith("/") else ())
     return cached

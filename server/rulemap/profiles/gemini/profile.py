@@ -29,35 +29,38 @@ from rulemap.profiles.base import (
     parent_dir,
     shallowest,
 )
-from rulemap.profiles.gemini import load_log as gemini_load_log
-from rulemap.profiles.gemini.findings import (
-    NEAR_PATH,
-    file_findings,
-    graph_findings,
-    misplaced,
-    near_path,
-)
-from rulemap.profiles.gemini.load import Loader
+from rulemap.profiles.deferred import Deferred
 from rulemap.profiles.gemini.paths import (
     named_files,
     names_of,
     settings_names,
 )
-from rulemap.profiles.gemini.session import replay
 from rulemap.profiles.gemini.settings import (
     DEFAULT_NAME,
     SETTINGS_FILE,
     project_settings,
-    settings_findings,
-    unread_findings,
 )
 from rulemap.profiles.place_groups import Anchors, explained, grouped
 from rulemap.profiles.placement import cached_misplaced
 from rulemap.workspace.letter_case import find_named, named_as
 
 if TYPE_CHECKING:
+    from rulemap.profiles.gemini.load import Loader
+    from rulemap.profiles.load_log import LoadLogFormat
     from rulemap.profiles.steps import SessionReplay, ToolStep
     from rulemap.workspace import Workspace
+
+
+def _load_log_format() -> LoadLogFormat:
+    from rulemap.profiles.gemini.load_log import FORMAT
+
+    return FORMAT
+
+
+def _loader(ws: Workspace, profile: GeminiProfile) -> Loader:
+    from rulemap.profiles.gemini.load import Loader
+
+    return Loader(ws, profile)
 
 
 class GeminiProfile(Profile):
@@ -75,7 +78,7 @@ class GeminiProfile(Profile):
                    "unread-context-file")
     # the launch load first; just-in-time context joins after it, and there is no budget
     startup_prefix = True
-    load_log_format = gemini_load_log.FORMAT  # its session log's JIT context
+    load_log_format = Deferred(_load_log_format)  # its session log's JIT context
     options: tuple[Option, ...] = (
         Option("fileNames", (list,), ["GEMINI.md"],
                "context file names, in order; set here, the whole list, in place of "
@@ -141,7 +144,7 @@ class GeminiProfile(Profile):
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         cwd = "" if cwd in (".", "") else cwd.strip("/")
         return cached_explanation(
-            ws, EXPLAIN.key(self.name, target, cwd), lambda: Loader(ws, self).explain(target, cwd)
+            ws, EXPLAIN.key(self.name, target, cwd), lambda: _loader(ws, self).explain(target, cwd)
         )
 
     def load_status(self, ws: Workspace, key: str) -> LoadStatus:
@@ -181,9 +184,13 @@ class GeminiProfile(Profile):
     def replay(self, ws: Workspace, steps: Sequence[ToolStep], cwd: str) -> SessionReplay:
         """The session step by step: context files below the cwd join when a tool that
         discovers context touches a path below them (session.py)."""
+        from rulemap.profiles.gemini.session import replay
+
         return replay(self, ws, steps, cwd)
 
     def resolve_hint(self, ws: Workspace, finding: Finding) -> Finding | None:
+        from rulemap.profiles.gemini.findings import NEAR_PATH, near_path
+
         if finding.hint is None or finding.hint.kind != NEAR_PATH:
             return None
         return near_path(ws, finding)
@@ -191,10 +198,15 @@ class GeminiProfile(Profile):
     def misplaced(self, ws: Workspace) -> list[Finding]:
         """A project's `.gemini/GEMINI.md`: read just in time for `.gemini/` alone
         (findings.py `misplaced`)."""
+        from rulemap.profiles.gemini.findings import misplaced
+
         names, jit = names_of(ws, self), bool(options_of(ws, self)["jitContext"])
         return cached_misplaced(ws, self, (names, jit), lambda: misplaced(ws, names, jit))
 
     def findings(self, ws: Workspace) -> list[Finding]:
+        from rulemap.profiles.gemini.findings import file_findings, graph_findings
+        from rulemap.profiles.gemini.settings import settings_findings, unread_findings
+
         found = settings_names(ws, self)
         names = found.names
         out: list[Finding] = settings_findings(ws, found)

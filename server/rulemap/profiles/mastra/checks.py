@@ -21,14 +21,13 @@ from rulemap.model import Finding, Span
 from rulemap.profiles.base import empty_file, unreadable_file
 from rulemap.profiles.mastra.identity import path_identity
 from rulemap.profiles.mastra.inject import (
-    LOWER_NAMES,
-    NAMES,
     Settings,
     inject_text,
     js_trim,
     line_count,
     line_of,
 )
+from rulemap.profiles.mastra.names import LOWER_NAMES, NAMES
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace

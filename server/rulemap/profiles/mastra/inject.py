@@ -23,6 +23,12 @@ from typing import TYPE_CHECKING, Any
 from rulemap.model import Budget, Explanation, LoadedFile, Skipped
 from rulemap.profiles.base import ancestry, join, parent_dir
 from rulemap.profiles.mastra.identity import path_identity
+from rulemap.profiles.mastra.names import (
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_REMINDER_TEXT,
+    NAMES,
+    is_instruction_name,
+)
 from rulemap.readers.base import ReadError
 from rulemap.text.positions import line_starts
 from rulemap.workspace.letter_case import find_named
@@ -31,16 +37,7 @@ if TYPE_CHECKING:
     from rulemap.model import Document
     from rulemap.workspace import Workspace
 
-NAMES = ("AGENTS.md", "CLAUDE.md", "CONTEXT.md")  # the search order in each directory
-LOWER_NAMES = frozenset(n.lower() for n in NAMES)
 CHARS_PER_TOKEN = 4
-DEFAULT_MAX_TOKENS = 1000
-# Mastra's own default is no fallback at all (an empty or unreadable file is passed over);
-# Rulemap shows such a file as injected with this text so it is seen. `reminderText = ""`
-# models the injector without the option.
-DEFAULT_REMINDER_TEXT = (
-    "An instruction file applies to this path, but it is empty or could not be read."
-)
 
 # JavaScript's String.prototype.trim() removes exactly these (WhiteSpace and LineTerminator):
 # not Python's str.strip() set, which lacks U+FEFF and adds U+001C-U+001F and U+0085.
@@ -148,10 +145,6 @@ def line_count(doc: Document) -> int:
     """Lines as an editor numbers them (a final line break starts no line of its own)."""
     lines = doc.lines
     return len(lines) - 1 if len(lines) > 1 and lines[-1] == "" else len(lines)
-
-
-def is_instruction_name(key: str) -> bool:
-    return key.rsplit("/", 1)[-1].lower() in LOWER_NAMES
 
 
 # ----------------------------------------------------------------------------- the search

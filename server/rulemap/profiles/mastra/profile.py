@@ -17,19 +17,28 @@ from rulemap.profiles.base import (
     options_of,
     parent_dir,
 )
-from rulemap.profiles.mastra import checks, inject, transcript
-from rulemap.profiles.mastra.inject import (
+from rulemap.profiles.deferred import Deferred
+from rulemap.profiles.mastra.names import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_REMINDER_TEXT,
     NAMES,
-    Settings,
     is_instruction_name,
 )
 from rulemap.profiles.place_groups import Anchors, explained, grouped
 
+# inject.py (the search and the cut) is imported by the methods that inject: detection and
+# `reads` need only names.py
 if TYPE_CHECKING:
+    from rulemap.profiles.mastra.inject import Settings
     from rulemap.profiles.steps import SessionReplay, ToolStep
+    from rulemap.profiles.transcript import TranscriptFormat
     from rulemap.workspace import Workspace
+
+
+def _transcript_format() -> TranscriptFormat:
+    from rulemap.profiles.mastra.transcript import FORMAT
+
+    return FORMAT
 
 
 class MastraProfile(Profile):
@@ -42,7 +51,7 @@ class MastraProfile(Profile):
     follows_imports = False
     check_codes = ("budget-overflow",)
     selected_by_name = False  # a dependency on @mastra/core selects it (detection.py)
-    transcript_format = transcript.FORMAT
+    transcript_format = Deferred(_transcript_format)
     watched_globs = ("**/AGENTS.md", "**/CLAUDE.md", "**/CONTEXT.md")
     options: tuple[Option, ...] = (
         Option("maxTokens", (int,), DEFAULT_MAX_TOKENS,
@@ -65,6 +74,8 @@ class MastraProfile(Profile):
     )
 
     def settings(self, ws: Workspace) -> Settings:
+        from rulemap.profiles.mastra.inject import Settings
+
         return Settings.from_options(options_of(ws, self))
 
     def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
@@ -96,6 +107,8 @@ class MastraProfile(Profile):
         return is_instruction_name(key)
 
     def findings(self, ws: Workspace) -> list[Finding]:
+        from rulemap.profiles.mastra import checks
+
         return checks.findings(ws, self.settings(ws))
 
     def replay(self, ws: Workspace, steps: Sequence[ToolStep], cwd: str) -> SessionReplay:
@@ -105,6 +118,8 @@ class MastraProfile(Profile):
         return replay(self.name, self.title, ws, self.settings(ws), steps, cwd)
 
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
+        from rulemap.profiles.mastra import inject
+
         settings = self.settings(ws)
         key = EXPLAIN.key(self.name, target, cwd, settings)
         cached = ws.derived.get(key)
@@ -126,6 +141,8 @@ class MastraProfile(Profile):
         there up, so paths share a load when the deepest directory on the way holding one
         is the same (the walk above the root, `ignoredInstructionPaths` and identities are
         the same for all). Disabled: nothing for any file."""
+        from rulemap.profiles.mastra import inject
+
         files = list(ws.files)
         if not self.settings(ws).enabled:
             return explained(self, ws, cwd, [files] if files else [])
