@@ -720,8 +720,8 @@ def _report(args: argparse.Namespace, tree: str, results: dict[str, Any],
     print()
     hdr = f"{'measure':<44}{'p50':>10}{'p95':>10}{'max':>10}{'n':>6}   target"
     if baseline is not None:
-        print(f"(in brackets after each row: {args.baseline}, run first; ratio of p95, or of "
-              "the single figure)")
+        print(f"(in brackets: {args.baseline}, run first: its p50 / p95 and this checkout's "
+              "÷ them, or its single figure and the ratio)")
     print(hdr)
     print("-" * (len(hdr) + 12))
     print(
@@ -756,7 +756,7 @@ def _report(args: argparse.Namespace, tree: str, results: dict[str, Any],
             verdict = f"   p95 ≤ {target * 1000:.0f} ms {'PASS' if s['p95'] <= target else 'FAIL'}"
         print(
             f"{label:<44}{fmt_ms(s['median']):>10}{fmt_ms(s['p95']):>10}{fmt_ms(s['max']):>10}"
-            f"{s['n']:>6}{verdict}" + (_versus(baseline, name, s["p95"], "p95") if name else "")
+            f"{s['n']:>6}{verdict}" + (_versus_summary(baseline, name, s) if name else "")
         )
 
     row("didChange while indexing → publish", results["edit_while_indexing_s"],
@@ -821,6 +821,17 @@ def _report(args: argparse.Namespace, tree: str, results: dict[str, Any],
             },
         )
         print(f"wrote {os.path.relpath(out, REPO)}")
+
+
+def _versus_summary(baseline: dict[str, Any] | None, name: str, mine: dict[str, Any]) -> str:
+    """`  [baseline's p50 / p95, mine ÷ it for each]` for a row of latencies."""
+    if baseline is None:
+        return ""
+    theirs = baseline.get(name)
+    if not isinstance(theirs, dict) or not theirs.get("median") or not theirs.get("p95"):
+        return "  [n/a]"
+    return (f"  [{fmt_ms(theirs['median'])} / {fmt_ms(theirs['p95'])}, "
+            f"×{mine['median'] / theirs['median']:.2f} / ×{mine['p95'] / theirs['p95']:.2f}]")
 
 
 def _versus(baseline: dict[str, Any] | None, name: str, mine: float,
