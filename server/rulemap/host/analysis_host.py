@@ -135,9 +135,10 @@ class AnalysisHost:
 
         stale_reference.keep_renames(self._ws, renames)
 
-    def check_document(self, key: str) -> None:
-        """Run `key`'s own checks (none when it is no longer linted) into `findings.local`."""
-        if key in self._ws.lint_documents():
+    def check_document(self, key: str, linted: bool | None = None) -> None:
+        """Run `key`'s own checks (none when it is no longer linted) into `findings.local`.
+        `linted`: whether it is, when the caller knows (None: asked of the workspace)."""
+        if linted if linted is not None else key in self._ws.lint_documents():
             from rulemap.checks import document_findings
 
             self.findings.local[key] = document_findings(self._ws, key)

@@ -25,9 +25,10 @@ loading model, glob dialect and size unit the answers speak (None: the workspace
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from rulemap import analysis
+from rulemap.derived import KeyFamily
 from rulemap.host.cancel import Cancelled, CancelToken
 from rulemap.host.fork import Pin
 from rulemap.model import (
@@ -59,6 +60,9 @@ def workspace_of(snap: Snapshot) -> Workspace:
     """The workspace a snapshot answers from: for the host's own modules (`host/*.py`), which
     compose the engine's questions; an edge never asks it (tests/core/test_edge_imports.py)."""
     return snap._ws
+
+
+_CHILDREN: Final = KeyFamily[tuple[list[str], dict[str, int]]]("host.children")
 
 
 class Snapshot:
@@ -163,6 +167,29 @@ class Snapshot:
         """Workspace files (the git-aware index) whose key starts with `prefix`, sorted (the
         index's own list: not to be changed)."""
         return self._ws.files.under(prefix)
+
+    def children(self, base: str) -> tuple[list[str], dict[str, int]]:
+        """The files directly in directory `base` ("" for the root) and its subdirectories
+        with how many files each holds, from the file index. Kept until a file is created
+        or deleted (which drops every derived value): listing them walks every file below
+        `base`, 24,000 at the root of a large tree (~45 ms a completion)."""
+        cache = self._ws.derived
+        found = cache.get(_CHILDREN.key(base))
+        if found is None:
+            prefix = f"{base}/" if base else ""
+            files: list[str] = []
+            dirs: dict[str, int] = {}
+            for path in self._ws.files.under(prefix):
+                rest = path[len(prefix):]
+                slash = rest.find("/")
+                if slash < 0:
+                    files.append(rest)
+                else:
+                    name = rest[:slash]
+                    dirs[name] = dirs.get(name, 0) + 1
+            # read nothing: only the file index, which changes by creations and deletions
+            found = cache.put(_CHILDREN.key(base), (files, dirs), reads=())
+        return found
 
     # ----- imports -------------------------------------------------------------------------
 

@@ -95,10 +95,16 @@ class Folder:
     pending: set[str] = field(default_factory=set)  # keys edited while indexing
     pending_events: list[tuple[str, str]] = field(default_factory=list)  # (kind, path)
     full_seconds: float = 0.0
-    # key → (the findings last converted for it, the encoding): unchanged ones are not again
-    published: dict[str, tuple[list[Finding], str, Document | None]] = field(
-        default_factory=dict)  # … and the document they were converted over
+    # key → (the findings last converted for it, the encoding, the document they were
+    # converted over, the key's URI): unchanged ones are not converted again
+    published: dict[str, tuple[list[Finding], str, Document | None, str]] = field(
+        default_factory=dict)
     local_queue: set[str] = field(default_factory=set)
+    # the documents linted as of generation `linted_at` of the host (publishing._lint_now)
+    linted: frozenset[str] = frozenset()
+    linted_at: int = -1
+    # an edited document known to be linted: its findings go out before the graph's update
+    first: str | None = None
     timers: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
     last_local: dict[str, float] = field(default_factory=dict)
     full_timer: asyncio.TimerHandle | None = None

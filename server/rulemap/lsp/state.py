@@ -239,6 +239,7 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         folder.indexing = False
         folder.checked_gen = -1
         folder.local_queue.clear()
+        folder.linted_at, folder.first = -1, None  # (of the old host)
         if host is None:
             folder.ready.set()
             return
@@ -391,8 +392,9 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         if host.buffer(key) == text:
             return
         created = not host.on_disk(key) and not host.snapshot().indexed(key)
+        before = host.generation
         touched = host.edit_buffer(key, text)
-        self._touch(folder, touched)
+        self._touch(folder, touched, None if created else key, before)
         self.graph_changed([uri], host.snapshot().rules_moved(touched, created))
 
     # ----- helpers -------------------------------------------------------------------------

@@ -152,17 +152,7 @@ def _import_completion(
 
 def _children(snap: Snapshot, base: str) -> tuple[list[str], dict[str, int]]:
     """Files directly in `base` and its subdirectories with their file counts."""
-    prefix = f"{base}/" if base else ""
-    files: list[str] = []
-    dirs: Counter[str] = Counter()
-    for path in snap.files_under(prefix):
-        rest = path[len(prefix) :]
-        slash = rest.find("/")
-        if slash < 0:
-            files.append(rest)
-        else:
-            dirs[rest[:slash]] += 1
-    return files, dict(dirs)
+    return snap.children(base)
 
 
 def _item(
