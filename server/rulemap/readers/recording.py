@@ -159,10 +159,19 @@ class Recording:
     ) -> Iterator[tuple[str, Any]]:
         at = table.index
         below = table.index_below
-        yield "dirs", [
-            *([at(p), sig, listing] for p, (sig, listing) in self.dirs.items()),
-            *([below(key), sig, listing] for key, (sig, listing) in self.root_dirs.items()),
-        ]
+        listed = [*((at(p), answer) for p, answer in self.dirs.items()),
+                  *((below(key), answer) for key, answer in self.root_dirs.items())]
+        packable = check_store.packable
+        yield "dirs", [[row, sig, listing] for row, (sig, listing) in listed
+                       if not packable(sig, listing)]
+        packed: list[int] = []
+        for row, (sig, listing) in listed:
+            if packable(sig, listing):
+                assert sig is not None
+                packed.append(row)
+                packed.extend(sig)
+        del listed
+        yield "packed_dirs", check_store.pack_dirs(packed)
         yield "files", [[at(p), sig, result] for p, (sig, result) in self.files.items()]
         yield "exists", [[at(p), answer] for p, answer in self.exists.items()]
         yield "is_dir", [[at(p), answer] for p, answer in self.is_dir.items()]
