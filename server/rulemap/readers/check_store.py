@@ -285,34 +285,36 @@ def _unpacked(text: str) -> list[Iterable[int]]:
 
 
 def _packed_dirs_hold(paths: list[str], text: str) -> bool:
-    """Whether each packed directory's signature is what it was (`still_valid`'s question,
-    asked without making a list per directory)."""
+    """Whether each packed directory's signature is what it was (`still_valid`'s question)."""
+    return next(_packed_unsure(paths, text, None), None) is None
+
+
+def _packed_unsure(
+    paths: list[str], text: str, start_ns: int | None
+) -> Iterator[tuple[str, Signature]]:
+    """The packed directories whose signature is not the recorded one now — or, given the
+    run's `start_ns`, is but racy —, each as (path, its signature now); asked without making
+    a list per directory."""
     if not text:
-        return True
+        return
     rows, mtimes, ctimes, sizes, inodes, modes = _unpacked(text)
     if rows and (min(rows) < 0 or max(rows) >= len(paths)):
         raise ValueError("not a path row")
+    limit = None if start_ns is None else start_ns - RACY_NS
     stat_of = os.stat
     for at, mtime, ctime, size, inode, mode in zip(rows, mtimes, ctimes, sizes, inodes, modes,
                                                    strict=True):
+        path = paths[at]
         try:
-            info = stat_of(paths[at])
+            info = stat_of(path)
         except (OSError, ValueError):
-            return False
-        if (info.st_mtime_ns != mtime or info.st_ctime_ns != ctime or info.st_size != size
-                or info.st_ino != inode or info.st_mode != mode):
-            return False
-    return True
-
-
-def _all_dirs(record: Mapping[str, Any]) -> Iterator[tuple[Any, Signature, str]]:
-    """Every directory of `record` as (row, signature, listing), packed ones included."""
-    yield from record["dirs"]
-    text = record.get("packed_dirs", "")
-    if text:
-        rows, *columns = _unpacked(text)
-        for at, *sig in zip(rows, *columns, strict=True):
-            yield at, sig, ""
+            yield path, None
+            continue
+        if (info.st_mtime_ns == mtime and info.st_ctime_ns == ctime and info.st_size == size
+                and info.st_ino == inode and info.st_mode == mode
+                and (limit is None or max(mtime, ctime) < limit)):
+            continue
+        yield path, _signature_of(info)
 
 
 def _probes_hold(record: Mapping[str, Any], paths: list[str]) -> bool:
@@ -366,17 +368,27 @@ def changes_since(record: Mapping[str, Any], start_ns: int) -> Changes | None:
     other answer is the same, and each changed file is still a readable regular file. None
     when anything else changed (created, deleted, renamed, unreadable): a whole check then."""
     paths = decode_paths(record["paths"])
-    listings = {_at(paths, at): listing for at, listing in record["listings"]}
+    listed: dict[str, str] = {}  # the snapshot's listing hashes, made when one is asked
+
+    def listing_of(path: str) -> str | None:
+        if not listed:
+            listed.update((_at(paths, at), listing) for at, listing in record["listings"])
+        return listed.get(path)
+
     changes = Changes()
-    for at, sig, listing in _all_dirs(record):
+    for at, sig, listing in record["dirs"]:
         path = _at(paths, at)
         now = signature(path)
         if now == sig and not racy(sig, start_ns):
             continue
-        if listing == "!" or now is None or listings.get(path) != _listing_now(path):
+        if listing == "!" or now is None or listing_of(path) != _listing_now(path):
             return None
         # with its entries' hash: its new mtime may be racy for the check that records it
-        changes.same_dirs[path] = (now, listings[path])
+        changes.same_dirs[path] = (now, listed[path])
+    for path, now in _packed_unsure(paths, record.get("packed_dirs", ""), start_ns):
+        if now is None or listing_of(path) != _listing_now(path):
+            return None
+        changes.same_dirs[path] = (now, listed[path])
     for at, sig, result in record["files"]:
         path = _at(paths, at)
         answer = _file_now(path, sig, result, start_ns)
