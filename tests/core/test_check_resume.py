@@ -451,6 +451,18 @@ def test_directories_trusted_by_signature_are_packed_and_still_asked(
     assert check_store.still_valid(record, start)
     changes = check_store.changes_since(record, start)
     assert changes is not None and not changes.files and not changes.same_dirs
+    # the snapshot's listing hashes: end to end, each back by its directory's path
+    assert "listings" not in record
+    paths = check_store.decode_paths(record["paths"])
+    assert dict(check_store._listings(record, paths)) == recording.listings
+    # a file saved by a rename: its directory's signature moved, its entries did not
+    style = tree / "docs" / "style.md"
+    (tree / "docs" / ".style.swp").write_text("Use spaces.\n")
+    os.replace(tree / "docs" / ".style.swp", style)
+    os.utime(tree / "docs", ns=(time.time_ns() + 10**9, time.time_ns() + 10**9))
+    changes = check_store.changes_since(record, start)
+    assert changes is not None and list(changes.same_dirs) == [str(tree / "docs")]
+    assert not changes.files  # (the walk read no file: only listed them)
     (tree / "docs" / "new.md").write_text("new\n")
     os.utime(tree / "docs", ns=(time.time_ns() + 10**9, time.time_ns() + 10**9))
     assert not check_store.still_valid(record, start)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from rulemap.readers.base import MAX_FILE_BYTES, find_root, is_within
@@ -244,7 +244,7 @@ def still_valid(record: Mapping[str, Any], start_ns: int) -> bool:
 
 
 # The directories of a record whose answer is a plain signature (neither racy nor unlisted:
-# nearly all of them), packed (`pack_dirs`): six int64 each — the row of its path, then its
+# nearly all of them), packed (`pack_ints`): six int64 each — the row of its path, then its
 # signature — little-endian, base64 in the JSON. As lists of lists, 21,000 directories were
 # a third of a warm hit's time in JSON decoding alone (benchmarks/README.md, "A check after
 # an edit, and a hit").
@@ -253,13 +253,14 @@ _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def packable(sig: Signature, listing: str) -> bool:
-    """Whether a directory's answer goes into `pack_dirs` (else into the record's list)."""
+    """Whether a directory's answer is packed (else into the record's list)."""
     return (not listing and sig is not None
-            and all(_INT64_MIN <= value <= _INT64_MAX for value in sig))
+            and min(sig) >= _INT64_MIN and max(sig) <= _INT64_MAX)
 
 
-def pack_dirs(values: list[int]) -> str:
-    """`values` (row, then the five ints of a `packable` signature, per directory) as text."""
+def pack_ints(values: list[int]) -> str:
+    """`values` (int64s: for `packed_dirs`, each directory's row, then the five ints of its
+    `packable` signature) as text."""
     from array import array
     from binascii import b2a_base64
 
@@ -269,8 +270,9 @@ def pack_dirs(values: list[int]) -> str:
     return b2a_base64(packed.tobytes(), newline=False).decode("ascii")
 
 
-def _unpacked(text: str) -> list[Iterable[int]]:
-    """`pack_dirs`'s text back to six columns (row, mtime, ctime, size, inode, mode)."""
+def _unpacked(text: str, width: int = _PACKED_WIDTH) -> list[Sequence[int]]:
+    """`pack_ints`'s text back to `width` columns (for directories: row, mtime, ctime, size,
+    inode, mode)."""
     from array import array
     from binascii import a2b_base64
 
@@ -279,9 +281,9 @@ def _unpacked(text: str) -> list[Iterable[int]]:
     values = array("q", a2b_base64(text))
     if sys.byteorder == "big":  # pragma: no cover
         values.byteswap()
-    if len(values) % _PACKED_WIDTH:
+    if len(values) % width:
         raise ValueError("packed directories cut short")
-    return [values[k::_PACKED_WIDTH] for k in range(_PACKED_WIDTH)]
+    return [values[k::width] for k in range(width)]
 
 
 def _packed_dirs_hold(paths: list[str], text: str) -> bool:
@@ -372,7 +374,7 @@ def changes_since(record: Mapping[str, Any], start_ns: int) -> Changes | None:
 
     def listing_of(path: str) -> str | None:
         if not listed:
-            listed.update((_at(paths, at), listing) for at, listing in record["listings"])
+            listed.update(_listings(record, paths))
         return listed.get(path)
 
     changes = Changes()
@@ -397,6 +399,34 @@ def changes_since(record: Mapping[str, Any], start_ns: int) -> Changes | None:
         if answer is not SAME:
             (changes.same_files if answer[1] == result else changes.files)[path] = answer
     return changes if _probes_hold(record, paths) else None
+
+
+LISTING_CHARS = 32  # a `listing_digest`, in hex
+
+
+def pack_listings(rows: list[int], listings: list[str]) -> list[str] | None:
+    """A snapshot's listing hashes (`listings[k]` is row `rows[k]`'s) as two strings, the
+    rows packed and the hashes end to end: 21,000 pairs were a JSON list each. None when one
+    is not a hash (a record keeps them as pairs then)."""
+    if any(len(listing) != LISTING_CHARS for listing in listings):
+        return None
+    joined = "".join(listings)
+    if not joined.isascii():
+        return None
+    return [pack_ints(rows), joined]
+
+
+def _listings(record: Mapping[str, Any], paths: list[str]) -> Iterator[tuple[str, str]]:
+    """A snapshot record's listing hashes by path (`pack_listings`, or pairs)."""
+    if "packed_listings" not in record:
+        yield from ((_at(paths, at), listing) for at, listing in record["listings"])
+        return
+    text, joined = record["packed_listings"]
+    [rows] = _unpacked(text, 1)
+    if type(joined) is not str or len(joined) != LISTING_CHARS * len(rows):
+        raise ValueError("listing hashes cut short")
+    for k, at in enumerate(rows):
+        yield _at(paths, at), joined[k * LISTING_CHARS:(k + 1) * LISTING_CHARS]
 
 
 def listings_now(dirs: Mapping[str, tuple[Signature, str]]) -> dict[str, str] | None:
