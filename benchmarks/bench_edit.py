@@ -14,6 +14,9 @@ it with a line naming a missing path — then times:
             the snapshot does)
   hit       the same again, nothing changed since
   agnix     `agnix TREE` (when installed in benchmarks/.cache/peers)
+  base resumed, base hit
+            with `--baseline DIR` (a checkout, e.g. a git worktree of an older revision):
+            its `resumed` and `hit`, in the same rounds, with a cache of its own
 and, each round, that the resumed run printed what the cold one did. Also timed, in rounds
 of their own: "first", a check with an empty cache (it records its questions for the next run
 and leaves no snapshot); "snapshot", the whole check that leaves a snapshot (a repeated check
@@ -80,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--python", default=default_python())
     ap.add_argument("--out", help="result file name (default edit.json)")
+    ap.add_argument("--baseline", help="a checkout whose resumed and hit checks are timed "
+                    "in the same rounds")
     args = ap.parse_args(argv)
     if args.tree:
         tree = os.path.abspath(args.tree)
@@ -102,6 +107,14 @@ def main(argv: list[str] | None = None) -> int:
     check = [args.python, "-m", "rulemap", "check", tree, "--format", "json"]
     agnix = os.path.join(CACHE, "peers", "bin", "agnix")
     commands = {"cold": [*check, "--no-cache"], "resumed": check, "hit": check}
+    envs = {label: env for label in commands}
+    base_store = None
+    if args.baseline:
+        base_store = tempfile.mkdtemp(prefix="rulemap-bench-edit-base-")
+        base_env = {**env, "RULEMAP_CACHE_DIR": base_store,
+                    "PYTHONPATH": os.path.join(os.path.abspath(args.baseline), "server")}
+        for label in ("base resumed", "base hit"):
+            commands[label], envs[label] = check, base_env
     if os.path.exists(agnix):
         commands["agnix"] = [agnix, tree]
     walls: dict[str, list[float]] = {
@@ -115,17 +128,17 @@ def main(argv: list[str] | None = None) -> int:
             fh.write(texts[edits % 2])
         edits += 1
 
-    def snapshot_written(timeout: float = 120.0) -> float:
+    def snapshot_written(timeout: float = 120.0, where: str = store) -> float:
         """Seconds until the snapshot a check's child process writes is on disk."""
         start = time.perf_counter()
-        while not glob.glob(os.path.join(store, "*.snapshot")):
+        while not glob.glob(os.path.join(where, "*.snapshot")):
             if time.perf_counter() - start > timeout:
                 break
             time.sleep(0.005)
         return time.perf_counter() - start
 
     def timed(label: str, cmd: list[str]) -> bytes:
-        run = run_once(cmd, env if label != "agnix" else None, None)
+        run = run_once(cmd, envs.get(label), None)
         if label != "agnix" and run["rc"] not in (0, 1):
             raise SystemExit(run["stderr"].decode(errors="replace"))
         walls[label].append(run["wall"])
@@ -134,9 +147,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # prime: a first check (its entry), an edit, a repeated check (its snapshot)
         run_once(check, env, None)
+        if base_store is not None:
+            run_once(check, envs["base resumed"], None)
         edit()
         run_once(check, env, None)
         snapshot_written()
+        if base_store is not None:
+            run_once(check, envs["base resumed"], None)
+            snapshot_written(where=base_store)
         if not glob.glob(os.path.join(store, "*.snapshot")):
             print("no snapshot was written (too big for the cache?)", file=sys.stderr)
         same = True
@@ -146,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
                 out = timed(label, cmd)
                 if label == "cold":
                     cold_out = out
-                elif label == "resumed":
+                elif label in ("resumed", "base resumed"):
                     same = same and out == cold_out
             if round_ == 0:
                 for values in walls.values():
@@ -167,21 +185,32 @@ def main(argv: list[str] | None = None) -> int:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(original)
         shutil.rmtree(store, ignore_errors=True)
+        if base_store is not None:
+            shutil.rmtree(base_store, ignore_errors=True)
     med = {k: statistics.median(v) for k, v in walls.items() if v}
+
+    def ratio(label: str, base: str) -> str:
+        return f"{med[label] / med[base]:.2f}" if label in med and base in med else "-"
+
     print(f"rulemap check of {tree} after editing {rel} "
           f"({args.runs} rounds, medians; snapshot {snapshot_bytes / 1e6:.1f} MB)")
     for label in med:
         extra = ""
         if label != "cold":
             extra = f"  {med[label] / med['cold']:.2f}× cold"
+        if label in ("resumed", "hit") and f"base {label}" in med:
+            extra += f"  {med[label] / med[f'base {label}']:.2f}× base"
         if "agnix" in med and label != "agnix":
             extra += f"  {med[label] / med['agnix']:.2f}× agnix"
         print(f"  {label:<17}{fmt_ms(med[label]):>10}{extra}")
     print(f"  resumed output identical to the cold check's: {'yes' if same else 'NO'}")
+    print(f"  agnix {fmt_ms(med['agnix']) if 'agnix' in med else '-'}: resumed ÷ agnix "
+          f"{ratio('resumed', 'agnix')}, hit ÷ agnix {ratio('hit', 'agnix')}")
     write_result(args.out or "edit.json", {
         "date": now_utc(), "revision": repo_revision(), "machine": machine(), "tree": tree,
         "file": rel, "runs": args.runs, "snapshot_bytes": snapshot_bytes,
         "walls": {k: summarize(v) for k, v in walls.items() if v}, "identical": same,
+        "baseline": args.baseline,
     })
     return 0 if same else 1
 

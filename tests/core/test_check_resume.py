@@ -426,3 +426,47 @@ def test_without_user_ids_no_snapshot_is_read(
     monkeypatch.setattr(cache_entries, "_GETUID", None)
     (tree / "docs" / "style.md").write_text("Use spaces.\n")
     assert_as_from_scratch(check, str(tree), resumed=False)
+
+
+def test_directories_trusted_by_signature_are_packed_and_still_asked(
+    tree: Path, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+) -> None:
+    """A record's directories whose answer is a plain signature are packed (six int64 each,
+    not a JSON list each: a third of a warm hit on 21,000 directories); each is asked again
+    all the same — an entry created in one is a change — and a damaged packing is no
+    answer (the caller's miss)."""
+    from rulemap.readers.recording import Recording
+    from rulemap.readers.recording_reader import recorded_by
+
+    monkeypatch.setattr(check_store, "RACY_NS", 0)  # trusted by signature, as in a real run
+    recording = Recording()
+    reader = recorded_by(recording)(str(tree))
+    list(reader.list_files())
+    recording.listings = check_store.listings_now(recording.all_dirs())
+    record = json.loads(json.dumps(recording.to_json(with_listings=True)))
+    assert record["dirs"] == [] and record["packed_dirs"]
+    packed = check_store._unpacked(record["packed_dirs"])
+    assert len(packed[0]) == len(recording.all_dirs())
+    start = recording.start_ns
+    assert check_store.still_valid(record, start)
+    changes = check_store.changes_since(record, start)
+    assert changes is not None and not changes.files and not changes.same_dirs
+    # the snapshot's listing hashes: end to end, each back by its directory's path
+    assert "listings" not in record
+    paths = check_store.decode_paths(record["paths"])
+    assert dict(check_store._listings(record, paths)) == recording.listings
+    # a file saved by a rename: its directory's signature moved, its entries did not
+    style = tree / "docs" / "style.md"
+    (tree / "docs" / ".style.swp").write_text("Use spaces.\n")
+    os.replace(tree / "docs" / ".style.swp", style)
+    os.utime(tree / "docs", ns=(time.time_ns() + 10**9, time.time_ns() + 10**9))
+    changes = check_store.changes_since(record, start)
+    assert changes is not None and list(changes.same_dirs) == [str(tree / "docs")]
+    assert not changes.files  # (the walk read no file: only listed them)
+    (tree / "docs" / "new.md").write_text("new\n")
+    os.utime(tree / "docs", ns=(time.time_ns() + 10**9, time.time_ns() + 10**9))
+    assert not check_store.still_valid(record, start)
+    assert check_store.changes_since(record, start) is None
+    for damaged in ("AAAA", "not base64!", 7):
+        with pytest.raises((ValueError, TypeError)):
+            check_store.still_valid({**record, "packed_dirs": damaged}, start)

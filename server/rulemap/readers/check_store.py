@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from rulemap.readers.base import MAX_FILE_BYTES, find_root, is_within
@@ -197,15 +197,18 @@ def decode_paths(rows: list[list[Any]]) -> list[str]:
     """`PathTable.rows` back to paths, in order."""
     paths: list[str] = []
     append = paths.append
-    for parent, name in rows:
-        if parent == -2:
-            append(name)
-        elif parent == -1:
-            append("/" + name)
-        elif 0 <= parent < len(paths):
-            append(paths[parent] + "/" + name)
-        else:
-            raise ValueError("a path row names a parent after it")
+    try:  # (no length asked per row: a fifth of the decoding of 21,000 rows)
+        for parent, name in rows:
+            if parent >= 0:
+                append(paths[parent] + "/" + name)
+            elif parent == -1:
+                append("/" + name)
+            elif parent == -2:
+                append(name)
+            else:
+                raise ValueError("not a path row")
+    except IndexError:
+        raise ValueError("a path row names a parent after it") from None
     return paths
 
 
@@ -235,7 +238,85 @@ def still_valid(record: Mapping[str, Any], start_ns: int) -> bool:
                 return False
         elif listing and _listing_now(path) != listing:
             return False
+    if not _packed_dirs_hold(paths, record.get("packed_dirs", "")):
+        return False
     return _probes_hold(record, paths)
+
+
+# The directories of a record whose answer is a plain signature (neither racy nor unlisted:
+# nearly all of them), packed (`pack_ints`): six int64 each — the row of its path, then its
+# signature — little-endian, base64 in the JSON. As lists of lists, 21,000 directories were
+# a third of a warm hit's time in JSON decoding alone (benchmarks/README.md, "A check after
+# an edit, and a hit").
+_PACKED_WIDTH = 6
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def packable(sig: Signature, listing: str) -> bool:
+    """Whether a directory's answer is packed (else into the record's list)."""
+    return (not listing and sig is not None
+            and min(sig) >= _INT64_MIN and max(sig) <= _INT64_MAX)
+
+
+def pack_ints(values: list[int]) -> str:
+    """`values` (int64s: for `packed_dirs`, each directory's row, then the five ints of its
+    `packable` signature) as text."""
+    from array import array
+    from binascii import b2a_base64
+
+    packed = array("q", values)
+    if sys.byteorder == "big":  # pragma: no cover - the cache's bytes read alike anywhere
+        packed.byteswap()
+    return b2a_base64(packed.tobytes(), newline=False).decode("ascii")
+
+
+def _unpacked(text: str, width: int = _PACKED_WIDTH) -> list[Sequence[int]]:
+    """`pack_ints`'s text back to `width` columns (for directories: row, mtime, ctime, size,
+    inode, mode)."""
+    from array import array
+    from binascii import a2b_base64
+
+    if type(text) is not str:
+        raise ValueError("not packed directories")
+    values = array("q", a2b_base64(text))
+    if sys.byteorder == "big":  # pragma: no cover
+        values.byteswap()
+    if len(values) % width:
+        raise ValueError("packed directories cut short")
+    return [values[k::width] for k in range(width)]
+
+
+def _packed_dirs_hold(paths: list[str], text: str) -> bool:
+    """Whether each packed directory's signature is what it was (`still_valid`'s question)."""
+    return next(_packed_unsure(paths, text, None), None) is None
+
+
+def _packed_unsure(
+    paths: list[str], text: str, start_ns: int | None
+) -> Iterator[tuple[str, Signature]]:
+    """The packed directories whose signature is not the recorded one now — or, given the
+    run's `start_ns`, is but racy —, each as (path, its signature now); asked without making
+    a list per directory."""
+    if not text:
+        return
+    rows, mtimes, ctimes, sizes, inodes, modes = _unpacked(text)
+    if rows and (min(rows) < 0 or max(rows) >= len(paths)):
+        raise ValueError("not a path row")
+    limit = None if start_ns is None else start_ns - RACY_NS
+    stat_of = os.stat
+    for at, mtime, ctime, size, inode, mode in zip(rows, mtimes, ctimes, sizes, inodes, modes,
+                                                   strict=True):
+        path = paths[at]
+        try:
+            info = stat_of(path)
+        except (OSError, ValueError):
+            yield path, None
+            continue
+        if (info.st_mtime_ns == mtime and info.st_ctime_ns == ctime and info.st_size == size
+                and info.st_ino == inode and info.st_mode == mode
+                and (limit is None or max(mtime, ctime) < limit)):
+            continue
+        yield path, _signature_of(info)
 
 
 def _probes_hold(record: Mapping[str, Any], paths: list[str]) -> bool:
@@ -289,17 +370,27 @@ def changes_since(record: Mapping[str, Any], start_ns: int) -> Changes | None:
     other answer is the same, and each changed file is still a readable regular file. None
     when anything else changed (created, deleted, renamed, unreadable): a whole check then."""
     paths = decode_paths(record["paths"])
-    listings = {_at(paths, at): listing for at, listing in record["listings"]}
+    listed: dict[str, str] = {}  # the snapshot's listing hashes, made when one is asked
+
+    def listing_of(path: str) -> str | None:
+        if not listed:
+            listed.update(_listings(record, paths))
+        return listed.get(path)
+
     changes = Changes()
     for at, sig, listing in record["dirs"]:
         path = _at(paths, at)
         now = signature(path)
         if now == sig and not racy(sig, start_ns):
             continue
-        if listing == "!" or now is None or listings.get(path) != _listing_now(path):
+        if listing == "!" or now is None or listing_of(path) != _listing_now(path):
             return None
         # with its entries' hash: its new mtime may be racy for the check that records it
-        changes.same_dirs[path] = (now, listings[path])
+        changes.same_dirs[path] = (now, listed[path])
+    for path, now in _packed_unsure(paths, record.get("packed_dirs", ""), start_ns):
+        if now is None or listing_of(path) != _listing_now(path):
+            return None
+        changes.same_dirs[path] = (now, listed[path])
     for at, sig, result in record["files"]:
         path = _at(paths, at)
         answer = _file_now(path, sig, result, start_ns)
@@ -308,6 +399,34 @@ def changes_since(record: Mapping[str, Any], start_ns: int) -> Changes | None:
         if answer is not SAME:
             (changes.same_files if answer[1] == result else changes.files)[path] = answer
     return changes if _probes_hold(record, paths) else None
+
+
+LISTING_CHARS = 32  # a `listing_digest`, in hex
+
+
+def pack_listings(rows: list[int], listings: list[str]) -> list[str] | None:
+    """A snapshot's listing hashes (`listings[k]` is row `rows[k]`'s) as two strings, the
+    rows packed and the hashes end to end: 21,000 pairs were a JSON list each. None when one
+    is not a hash (a record keeps them as pairs then)."""
+    if any(len(listing) != LISTING_CHARS for listing in listings):
+        return None
+    joined = "".join(listings)
+    if not joined.isascii():
+        return None
+    return [pack_ints(rows), joined]
+
+
+def _listings(record: Mapping[str, Any], paths: list[str]) -> Iterator[tuple[str, str]]:
+    """A snapshot record's listing hashes by path (`pack_listings`, or pairs)."""
+    if "packed_listings" not in record:
+        yield from ((_at(paths, at), listing) for at, listing in record["listings"])
+        return
+    text, joined = record["packed_listings"]
+    [rows] = _unpacked(text, 1)
+    if type(joined) is not str or len(joined) != LISTING_CHARS * len(rows):
+        raise ValueError("listing hashes cut short")
+    for k, at in enumerate(rows):
+        yield _at(paths, at), joined[k * LISTING_CHARS:(k + 1) * LISTING_CHARS]
 
 
 def listings_now(dirs: Mapping[str, tuple[Signature, str]]) -> dict[str, str] | None:

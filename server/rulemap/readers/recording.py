@@ -159,17 +159,35 @@ class Recording:
     ) -> Iterator[tuple[str, Any]]:
         at = table.index
         below = table.index_below
-        yield "dirs", [
-            *([at(p), sig, listing] for p, (sig, listing) in self.dirs.items()),
-            *([below(key), sig, listing] for key, (sig, listing) in self.root_dirs.items()),
-        ]
+        listed = [*((at(p), answer) for p, answer in self.dirs.items()),
+                  *((below(key), answer) for key, answer in self.root_dirs.items())]
+        packable = check_store.packable
+        irregular: list[list[Any]] = []
+        packed: list[int] = []
+        for row, (sig, listing) in listed:
+            if packable(sig, listing):
+                assert sig is not None
+                packed.append(row)
+                packed.extend(sig)
+            else:
+                irregular.append([row, sig, listing])
+        del listed
+        yield "dirs", irregular
+        del irregular
+        yield "packed_dirs", check_store.pack_ints(packed)
         yield "files", [[at(p), sig, result] for p, (sig, result) in self.files.items()]
         yield "exists", [[at(p), answer] for p, answer in self.exists.items()]
         yield "is_dir", [[at(p), answer] for p, answer in self.is_dir.items()]
         yield "identity", [[at(p), answer] for p, answer in self.identity.items()]
         yield "root", list(self.root) if self.root else None
         if with_listings and self.listings is not None:
-            yield "listings", [[at(p), listing] for p, listing in self.listings.items()]
+            rows = [at(p) for p in self.listings]
+            listings = list(self.listings.values())
+            both = check_store.pack_listings(rows, listings)
+            if both is not None:
+                yield "packed_listings", both
+            else:
+                yield "listings", [list(pair) for pair in zip(rows, listings, strict=True)]
 
 
 _ROWS_PER_PIECE = 8192
