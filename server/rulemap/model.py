@@ -255,7 +255,7 @@ class Finding:
 # Not frozen, though nothing changes one once made: a check of a 20,000-file workspace builds
 # tens of thousands, and a frozen dataclass's __init__ costs 4.5x as much (2.9 vs 0.64 us,
 # measured); slots make them smaller and faster still.
-@dataclass(slots=True)
+@dataclass(slots=True, weakref_slot=True)  # profiles/links.py shares equal ones
 class LoadedFile:
     path: str
     reason: Reason
