@@ -41,7 +41,7 @@ from collections.abc import Iterable, Sequence
 
 from rulemap.readers import base, git_listing
 from rulemap.readers.base import ALWAYS_SKIPPED_DIRS, MAX_FILE_BYTES, ReadError, is_within
-from rulemap.readers.gitignore import GitignoreSpec, ignored, ignored_in_walk, read_gitignore
+from rulemap.readers.gitignore import GitignoreSpec, WalkIgnore, ignored, read_gitignore
 from rulemap.readers.regular_file import read_regular_file
 from rulemap.readers.walk_descent import (
     DEEP,
@@ -65,7 +65,7 @@ _NO_NAMES: frozenset[str] = frozenset()
 # a directory the walk has yet to list: (path, root-relative path, real path, real paths above
 # it, no symlink on the way, gitignores in force, reached through a link, its parent's
 # descriptor when held)
-_Pending = tuple[str, str, str, Above, bool, list[tuple[str, GitignoreSpec]], bool, Held | None]
+_Pending = tuple[str, str, str, Above, bool, WalkIgnore, bool, Held | None]
 
 
 class LocalReader:
@@ -295,16 +295,18 @@ class LocalReader:
     def _list_directory(self, directory: str, fd: int | None) -> list[os.DirEntry[str]]:
         """The entries of `directory`, listed from its open descriptor `fd` (None: by path,
         where descriptors cannot be listed)."""
-        entries = list(os.scandir(directory if fd is None else fd))
+        return list(os.scandir(directory if fd is None else fd))
+
+    def _note_listed(self, directory: str, names: list[str]) -> None:
+        """`names`, the listing of `directory`, kept for `exists` (a one-shot reader)."""
         if self._listed is not None and (
             directory == self.root or directory.startswith(self.root + "/")
         ):
             # keyed as the index keys it (interned: one string); the dot names alone, which
             # are probed everywhere (all names of 20,000 directories 400 deep were 28 MB)
+            dots = [name for name in names if name[0] == "."]
             below = sys.intern(directory[len(self.root) + 1:].rstrip("/"))
-            dots = [e.name for e in entries if e.name.startswith(".")]
             self._listed[below] = frozenset(dots) if dots else _NO_NAMES
-        return entries
 
     def _unopened(self, directory: str) -> None:
         """`directory` could not be opened: the walk leaves it out."""
@@ -363,14 +365,16 @@ class LocalReader:
         files: list[str] = []
         listed: dict[str, int] = {}  # real directory → times listed (through links)
         stack: list[_Pending] = (
-            [(*start, True, None) for start in reversed(starts)]
+            [(path, rel, real, above, plain, WalkIgnore(specs), True, None)
+             for path, rel, real, above, plain, specs in reversed(starts)]
             if starts
-            else [(self.root, "", self._real_root, frozenset(), True, [], True, None)]
+            else [(self.root, "", self._real_root, frozenset(), True, WalkIgnore([]), True,
+                   None)]
         )
         held: set[Held] = set()  # descriptors kept for subdirectories still on the stack
         try:
             while stack:
-                directory, rel_dir, real, above, plain, specs, linked, parent = stack.pop()
+                directory, rel_dir, real, above, plain, ignore, linked, parent = stack.pop()
                 # a link back up is a loop; a link out of the workspace is never followed; one
                 # directory reached through many links is listed a bounded number of times (a
                 # plain subdirectory is none of these: it is a new directory below its parent)
@@ -400,12 +404,14 @@ class LocalReader:
                         entries = self._list_directory(directory, fd)  # the index sorts
                     except OSError:
                         continue
-                    if ".gitignore" in [e.name for e in entries]:
+                    names = [e.name for e in entries]
+                    self._note_listed(directory, names)
+                    if ".gitignore" in names:
                         spec = read_gitignore(posixpath.join(directory, ".gitignore"),
                                               self._gitignore_bytes)
                         if spec is not None:
-                            specs = [*specs, (rel_dir, spec)]
-                    self._entries(directory, rel_dir, real, above, plain, specs, entries, files,
+                            ignore = ignore.extended(rel_dir, spec)
+                    self._entries(directory, rel_dir, real, above, plain, ignore, entries, files,
                                   stack, holder)
                 finally:
                     if holder is not None and holder.waiting:
@@ -424,30 +430,53 @@ class LocalReader:
         real: str,
         above: Above,
         plain: bool,
-        local_specs: list[tuple[str, GitignoreSpec]],
+        ignore: WalkIgnore,
         entries: list[os.DirEntry[str]],
         files: list[str],
         stack: list[_Pending],
         holder: Held | None,
     ) -> None:
-        """The files of one listed directory, under the gitignores in force there
-        (`local_specs`, its own included), added to `files`; its subdirectories to walk
-        pushed on `stack`, to be opened from `holder` (its descriptor, when held)."""
+        """The files of one listed directory, under the gitignores in force there (`ignore`,
+        its own included), added to `files`; its subdirectories to walk pushed on `stack`,
+        to be opened from `holder` (its descriptor, when held)."""
         below = (real, above)
         prefix = f"{rel_dir}/" if rel_dir else ""
         path_prefix = directory if directory.endswith("/") else directory + "/"
+        # bound once: this loop runs once per entry of the tree (60,000 on a large one)
+        add_plain = self._plain.add if plain else None
+        add_file = files.append
+        add_ignored = self._ignored.append
+        tested = ignore if ignore.specs else None
+        # the part of the answer a name alone settles, remembered (`WalkIgnore`)
+        known = ignore.by_name_memo.get
+        by_name = ignore.by_name
         for entry in entries:
             name = entry.name
             rel = prefix + name
             is_link = False
             try:
-                is_link = entry.is_symlink()
-                is_dir = entry.is_dir()  # follows symlinks
-                if is_link and not is_dir and not entry.is_file() and not os.path.exists(
-                    path_prefix + name
-                ):
-                    self._add_dangling(rel, path_prefix + name)
+                # a regular file or a directory, not a link (most entries): one test, from the
+                # type the listing gave, and none of the link handling below
+                if entry.is_file(follow_symlinks=False):
+                    if add_plain is not None:
+                        add_plain(rel)
+                    if tested is not None and (
+                        hit if (hit := known(name)) is not None and (hit or by_name)
+                        else tested.ignored(rel, name)
+                    ):
+                        add_ignored(rel)
+                    else:
+                        add_file(rel)
                     continue
+                is_dir = entry.is_dir(follow_symlinks=False)
+                if not is_dir:
+                    is_link = entry.is_symlink()
+                    is_dir = entry.is_dir()  # follows symlinks
+                    if is_link and not is_dir and not entry.is_file() and not os.path.exists(
+                        path_prefix + name
+                    ):
+                        self._add_dangling(rel, path_prefix + name)
+                        continue
             except OSError as exc:
                 # a symlink loop (`CLAUDE.md -> CLAUDE.md`, a -> b -> a): following it
                 # fails with ELOOP. It leads to no file, as a dangling link does, so it is
@@ -460,11 +489,11 @@ class LocalReader:
                 # one string per directory for this set, the listings and the index (20 MB
                 # saved 400 levels deep, where a directory's path is a kilobyte)
                 rel = sys.intern(rel)
-            if plain and not is_link:
-                self._plain.add(rel)
+            if add_plain is not None and not is_link:
+                add_plain(rel)
             if is_dir:
                 if name in ALWAYS_SKIPPED_DIRS or (
-                    local_specs and ignored_in_walk(local_specs, rel + "/")
+                    tested is not None and tested.ignored(rel + "/", name + "/")
                 ):
                     continue
                 path = path_prefix + name
@@ -472,12 +501,12 @@ class LocalReader:
                 child_real = os.path.realpath(path) if is_link else f"{real}/{name}"
                 if holder is not None:
                     holder.waiting += 1
-                stack.append((path, rel, child_real, below, plain and not is_link, local_specs,
+                stack.append((path, rel, child_real, below, plain and not is_link, ignore,
                               is_link, holder))
-            elif local_specs and ignored_in_walk(local_specs, rel):
-                self._ignored.append(rel)
+            elif tested is not None and tested.ignored(rel, name):
+                add_ignored(rel)
             else:
-                files.append(rel)
+                add_file(rel)
 
     def _add_dangling(self, rel: str, path: str) -> None:
         with contextlib.suppress(OSError):
