@@ -81,7 +81,10 @@ class WalkIgnore:
 
     def __init__(self, specs: list[tuple[str, GitignoreSpec]]) -> None:
         self.specs = specs
-        self._names = [spec.names for _, spec in specs if spec.names is not None]
+        # the slash-less patterns of every spec as one (none negates where they are split):
+        # one regex search for a name not met before
+        names = [p for _, spec in specs if spec.names is not None for p in spec.names.patterns]
+        self._names = CompiledGlobs(patterns=names).match if names else None
         # the specs that must see the whole path: with a negation, or with a slash
         self._rest: list[tuple[str, CompiledGlobs]] = []
         for base, spec in specs:
@@ -100,15 +103,22 @@ class WalkIgnore:
     def ignored(self, rel: str, key: str) -> bool:
         """`ignored_in_walk(self.specs, rel)`, where `key` is the entry's name, with a
         trailing `/` when `rel` has one (a directory)."""
-        memo = self.by_name_memo
-        hit = memo.get(key)
+        hit = self.by_name_memo.get(key)
         if hit is None:
-            hit = any(names.match(key) for names in self._names)
-            if len(memo) >= self.MAX_NAMES:
-                memo.clear()
-            memo[key] = hit
-        if hit:
-            return True
+            hit = self.name_ignored(key)
+        return hit or (not self.by_name and self.path_ignored(rel))
+
+    def name_ignored(self, key: str) -> bool:
+        """Whether a slash-less pattern matches the name `key` (remembered)."""
+        hit = self._names is not None and self._names(key)
+        memo = self.by_name_memo
+        if len(memo) >= self.MAX_NAMES:
+            memo.clear()
+        memo[key] = hit
+        return hit
+
+    def path_ignored(self, rel: str) -> bool:
+        """Whether a pattern that must see the whole path matches `rel`."""
         return any(
             globs.match(rel[len(base) + 1:] if base else rel) for base, globs in self._rest
         )

@@ -284,7 +284,8 @@ class LocalReader(GitScan):
         tested = ignore if ignore.specs else None
         # the part of the answer a name alone settles, remembered (`WalkIgnore`)
         known = ignore.by_name_memo.get
-        by_name = ignore.by_name
+        learn = ignore.name_ignored
+        by_path = None if ignore.by_name else ignore.path_ignored
         for entry in entries:
             name = entry.name
             rel = prefix + name
@@ -295,13 +296,14 @@ class LocalReader(GitScan):
                 if entry.is_file(follow_symlinks=False):
                     if add_plain is not None:
                         add_plain(rel)
-                    if tested is not None and (
-                        hit if (hit := known(name)) is not None and (hit or by_name)
-                        else tested.ignored(rel, name)
-                    ):
-                        add_ignored(rel)
-                    else:
-                        add_file(rel)
+                    if tested is not None:
+                        hit = known(name)
+                        if hit is None:
+                            hit = learn(name)
+                        if hit or (by_path is not None and by_path(rel)):
+                            add_ignored(rel)
+                            continue
+                    add_file(rel)
                     continue
                 is_dir = entry.is_dir(follow_symlinks=False)
                 if not is_dir:
