@@ -132,16 +132,29 @@ class LocalReader(GitScan):
         where descriptors cannot be listed)."""
         return list(os.scandir(directory if fd is None else fd))
 
-    def _note_listed(self, directory: str, names: list[str]) -> None:
-        """`names`, the listing of `directory`, kept for `exists` (a one-shot reader)."""
-        if self._listed is not None and (
-            directory == self.root or directory.startswith(self.root + "/")
+    def _note_listed(self, directory: str, rel_dir: str, names: list[str]) -> None:
+        """`names`, the listing of `directory` (`rel_dir` below the root, as the walk reached
+        it), kept for `exists` (a one-shot reader)."""
+        if self._listed is None:
+            return
+        root = self.root
+        if (
+            rel_dir
+            and len(directory) == len(root) + 1 + len(rel_dir)
+            and directory.endswith(rel_dir)
+            and directory.startswith(root)
+            and directory[len(root)] == "/"
+            and rel_dir[-1] != "/"
         ):
-            # keyed as the index keys it (interned: one string); the dot names alone, which
-            # are probed everywhere (all names of 20,000 directories 400 deep were 28 MB)
-            dots = [name for name in names if name[0] == "."]
-            below = sys.intern(directory[len(self.root) + 1:].rstrip("/"))
-            self._listed[below] = frozenset(dots) if dots else _NO_NAMES
+            below = rel_dir  # the same text: no copy of a path kilobytes long
+        elif directory == root or directory.startswith(root + "/"):
+            below = directory[len(root) + 1:].rstrip("/")
+        else:
+            return
+        # keyed as the index keys it (interned: one string); the dot names alone, which are
+        # probed everywhere (all names of 20,000 directories 400 deep were 28 MB)
+        dots = [name for name in names if name[0] == "."]
+        self._listed[sys.intern(below)] = frozenset(dots) if dots else _NO_NAMES
 
     def _unopened(self, directory: str) -> None:
         """`directory` could not be opened: the walk leaves it out."""
@@ -240,7 +253,7 @@ class LocalReader(GitScan):
                     except OSError:
                         continue
                     names = [e.name for e in entries]
-                    self._note_listed(directory, names)
+                    self._note_listed(directory, rel_dir, names)
                     if ".gitignore" in names:
                         spec = read_gitignore(posixpath.join(directory, ".gitignore"),
                                               self._gitignore_bytes)
@@ -329,10 +342,15 @@ class LocalReader(GitScan):
             if add_plain is not None and not is_link:
                 add_plain(rel)
             if is_dir:
-                if name in ALWAYS_SKIPPED_DIRS or (
-                    tested is not None and tested.ignored(rel + "/", name + "/")
-                ):
+                if name in ALWAYS_SKIPPED_DIRS:
                     continue
+                if tested is not None:
+                    key = name + "/"
+                    hit = known(key)
+                    if hit is None:
+                        hit = learn(key)
+                    if hit or (by_path is not None and by_path(rel + "/")):
+                        continue
                 path = path_prefix + name
                 # only a link needs the (slow) real-path resolution
                 child_real = os.path.realpath(path) if is_link else f"{real}/{name}"

@@ -41,10 +41,11 @@ class InstructionIndex:
         rule_scope = self._layout.rule_scope
         has_rules = bool(self._layout.rules_dir)
         basenames = self._basenames
+        last = ""  # the previous file's directory: sorted, most files share it
         for path in self._files:
             slash = path.rfind("/")
-            if slash > 0:
-                parent = path[:slash]
+            if slash > 0 and not (slash == len(last) and path.startswith(last)):
+                parent = last = path[:slash]
                 while parent and parent not in directories:
                     directories.add(sys.intern(parent))  # shared with `parent_dir`'s
                     cut = parent.rfind("/")
