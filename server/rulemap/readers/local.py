@@ -132,25 +132,16 @@ class LocalReader(GitScan):
         where descriptors cannot be listed)."""
         return list(os.scandir(directory if fd is None else fd))
 
-    def _note_listed(self, directory: str, rel_dir: str, names: list[str]) -> None:
-        """`names`, the listing of `directory` (`rel_dir` below the root, as the walk reached
-        it), kept for `exists` (a one-shot reader)."""
+    def _note_listed(self, directory: str, below: str | None, names: list[str]) -> None:
+        """`names`, the listing of `directory` (`below` the root, None: to be worked out from
+        the path), kept for `exists` (a one-shot reader)."""
         if self._listed is None:
             return
-        root = self.root
-        if (
-            rel_dir
-            and len(directory) == len(root) + 1 + len(rel_dir)
-            and directory.endswith(rel_dir)
-            and directory.startswith(root)
-            and directory[len(root)] == "/"
-            and rel_dir[-1] != "/"
-        ):
-            below = rel_dir  # the same text: no copy of a path kilobytes long
-        elif directory == root or directory.startswith(root + "/"):
+        if below is None:
+            root = self.root
+            if directory != root and not directory.startswith(root + "/"):
+                return
             below = directory[len(root) + 1:].rstrip("/")
-        else:
-            return
         # keyed as the index keys it (interned: one string); the dot names alone, which are
         # probed everywhere (all names of 20,000 directories 400 deep were 28 MB)
         dots = [name for name in names if name[0] == "."]
@@ -220,6 +211,14 @@ class LocalReader(GitScan):
                    None)]
         )
         held: set[Held] = set()  # descriptors kept for subdirectories still on the stack
+        # each start's path is the root's joined with its relative path, hence so is every
+        # directory's below it: its listing is keyed by that relative path as it is (no copy
+        # of a path kilobytes long per directory)
+        root = self.root
+        keyed = all(
+            path == (f"{root}/{rel}" if rel else root) and not rel.endswith("/")
+            for path, rel, *_ in (starts or [(root, "")])
+        )
         try:
             while stack:
                 directory, rel_dir, real, above, plain, ignore, linked, parent = stack.pop()
@@ -253,7 +252,7 @@ class LocalReader(GitScan):
                     except OSError:
                         continue
                     names = [e.name for e in entries]
-                    self._note_listed(directory, rel_dir, names)
+                    self._note_listed(directory, rel_dir if keyed else None, names)
                     if ".gitignore" in names:
                         spec = read_gitignore(posixpath.join(directory, ".gitignore"),
                                               self._gitignore_bytes)
