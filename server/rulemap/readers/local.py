@@ -32,8 +32,6 @@ from rulemap.readers.walk_descent import (
 
 MAX_LISTINGS_PER_DIRECTORY = 8
 
-
-
 _NO_NAMES: frozenset[str] = frozenset()
 
 # a directory the walk has yet to list: (path, root-relative path, real path, real paths above
