@@ -39,20 +39,25 @@ class InstructionIndex:
         rules: list[RuleInfo] = []
         directories: set[str] = {""}
         rule_scope = self._layout.rule_scope
+        has_rules = bool(self._layout.rules_dir)
         basenames = self._basenames
+        last = ""  # the previous file's directory: sorted, most files share it
         for path in self._files:
             slash = path.rfind("/")
-            if slash > 0:
-                parent = path[:slash]
+            if slash > 0 and not (slash == len(last) and path.startswith(last)):
+                parent = last = path[:slash]
                 while parent and parent not in directories:
                     directories.add(sys.intern(parent))  # shared with `parent_dir`'s
                     cut = parent.rfind("/")
                     parent = parent[:cut] if cut > 0 else ""
-            # most files are not named like an instruction file: their base name settles it
-            # without a call (`instruction_dir`'s own first test)
-            if (scope := rule_scope(path)) is not None:
-                rules.append(RuleInfo(path, scope.owner))
-            elif path[slash + 1:] in basenames and self.instruction_dir(path) is not None:
+            # most files are neither: a rule ends in `.md`, an instruction file has one of
+            # few base names (the tests `rule_scope` and `instruction_dir` start with)
+            if has_rules and path.endswith(".md"):
+                scope = rule_scope(path)
+                if scope is not None:
+                    rules.append(RuleInfo(path, scope.owner))
+                    continue
+            if path[slash + 1:] in basenames and self.instruction_dir(path) is not None:
                 instruction.add(path)
         # Instruction files load even when git ignores them (CLAUDE.local.md usually is).
         for path in self._reader.ignored_files():
