@@ -231,6 +231,10 @@ def compile_patterns(patterns: Iterable[str]) -> CompiledGlobs:
     return CompiledGlobs(patterns=expanded)
 
 
+# The literal parts of a pattern are asked for per (pattern, path) by `could_match` and per
+# pattern by every matcher (12,600 times for 1,400 dead globs): pure functions of one line of
+# a user's file, memoized like its regex, bounded alike.
+@functools.lru_cache(maxsize=8192)
 def literal_prefix(pattern: str) -> str:
     """The leading directories of an anchored pattern that contain no wildcard ('' if none)."""
     body = pattern.lstrip("/")
@@ -245,6 +249,7 @@ def literal_prefix(pattern: str) -> str:
     return "/".join(prefix) + "/" if prefix else ""
 
 
+@functools.lru_cache(maxsize=8192)
 def literal_suffix(pattern: str) -> str:
     """A literal extension the last segment requires (`*.ts` → '.ts'), or ''."""
     last = pattern.rstrip("/").rsplit("/", 1)[-1]
@@ -254,6 +259,7 @@ def literal_suffix(pattern: str) -> str:
     return "." + match.group(1).rsplit(".", 1)[-1]
 
 
+@functools.lru_cache(maxsize=8192)
 def literal_tail(pattern: str) -> str:
     """Literal characters every matching file name ends with: what follows the last wildcard
     of a last segment that has one (`*-3.py` → '-3.py'), else ''. Like `literal_suffix`, it
@@ -267,6 +273,7 @@ def literal_tail(pattern: str) -> str:
     return last[cut + 1 :]
 
 
+@functools.lru_cache(maxsize=8192)
 def required_parts(pattern: str) -> tuple[str, ...]:
     """Substrings every path the pattern matches holds once `/` is put in front of it: each
     wildcard-free segment, as `/name/` (or `/name` for the last). Checking them with `in` costs
@@ -303,6 +310,7 @@ def could_match(pattern: str, path: str) -> bool:
     return all(part in slashed for part in required_parts(pattern))
 
 
+@functools.lru_cache(maxsize=8192)
 def literal_path(pattern: str) -> bool:
     """An anchored pattern with no wildcard (`src/app.ts`, `docs/api/`): it matches that path
     and everything below it (only below it, with a trailing `/`), as in gitignore."""
@@ -310,6 +318,7 @@ def literal_path(pattern: str) -> bool:
     return "/" in body.rstrip("/") and not any(ch in body for ch in "*?[]{}\\!")
 
 
+@functools.lru_cache(maxsize=8192)
 def candidates_are_exact(pattern: str) -> bool:
     """Whether `FileIndex.candidates` returns exactly the files `pattern` matches: a literal
     path, a literal directory prefix followed by `**`, `**/*` or `**/*.ext`, or `*.ext` /
