@@ -518,3 +518,17 @@ def test_what_a_nested_memory_file_brings_through_its_imports() -> None:
     assert profile.brought_through(ws, "CLAUDE.md", "") == {"docs/x.md"}
     # docs/x.md is loaded already (by the root's import): y and z are what a/CLAUDE.md brings
     assert profile.brought_through(ws, "a/CLAUDE.md", "") == {"docs/y.md", "a/z.md"}
+
+
+def test_probes_with_a_segment_named_as_every_path_test_names_it() -> None:
+    """`_Probes.with_segment` rules a name out on the joined probes before testing each: the
+    same probes either way (a name inside a longer one, at the end, in a directory)."""
+    from rulemap.profiles.claude_code.rules import _Probes
+
+    slashed = ["/a/legacy/x.ts", "/b/legacy", "/c/legacy-v1/y.ts", "/d/x.ts/z", "/e/xlegacy"]
+    probes = _Probes(slashed, {p: [p[1:]] for p in slashed}, {})
+    for name in ("legacy", "x.ts", "legacy-v1", "y.ts", "leg", "acy", "z", "d", "a/legacy"):
+        assert probes.with_segment(name) == [
+            p for p in slashed if f"/{name}/" in p or p.endswith(f"/{name}")], name
+    assert probes.with_segment("legacy") == ["/a/legacy/x.ts", "/b/legacy"]
+    assert probes.with_segment("leg") == []

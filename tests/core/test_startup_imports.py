@@ -356,7 +356,14 @@ def test_yaml_is_imported_by_a_frontmatter_only(tree: Path) -> None:
 
 
 def test_pathspec_is_imported_by_a_glob_only(tree: Path) -> None:
-    code, modules = cold_check(tree)  # the rule's `paths` glob
+    # `src/api/**` is matched by its literal prefix (the file index's range, no regex)
+    code, modules = cold_check(tree)
+    assert code == 1 and "rulemap.globs" in modules
+    assert loaded(modules, ("pathspec",)) == []
+    # a character class is translated (and checked) by pathspec
+    (tree / ".claude" / "rules" / "api.md").write_text(
+        "---\npaths: [\"src/[a]pi/**\"]\n---\nValidate input.\n")
+    code, modules = cold_check(tree)
     assert code == 1 and loaded(modules, ("pathspec",)) != []
     (tree / ".claude" / "rules" / "api.md").write_text("Validate input.\n")  # no globs
     code, modules = cold_check(tree)

@@ -269,6 +269,7 @@ class _Probes:
     keys: dict[str, list[str]]
     by_end: dict[str, list[str]]
     _segments: dict[str, list[str]] = field(default_factory=dict)
+    _joined: str | None = None  # every probe followed by a NUL, asked for once
 
     def under(self, prefix: str) -> list[str]:
         """The probes that start with `prefix` (`slashed` is sorted)."""
@@ -283,7 +284,15 @@ class _Probes:
         found = self._segments.get(name)
         if found is None:
             inner, last = f"/{name}/", f"/{name}"
-            found = [p for p in self.slashed if inner in p or p.endswith(last)]
+            if self._joined is None:
+                self._joined = "\0".join(self.slashed) + "\0"
+            # a name no path has (`legacy-v1/**` in a dead glob) is ruled out by two scans of
+            # one string, not a test per path (11 dead names: 21 → 1 ms); a probe's text is
+            # in the joined one, and each ends at a NUL, whatever the paths hold
+            if inner not in self._joined and last + "\0" not in self._joined:
+                found = []
+            else:
+                found = [p for p in self.slashed if inner in p or p.endswith(last)]
             self._segments[name] = found
         return found
 
