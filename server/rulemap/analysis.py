@@ -221,7 +221,7 @@ def selection_reads(ws: Workspace) -> set[str]:
     Mastra); none when --profiles or the configuration named the agents."""
     if not getattr(ws, "selection_detected", False):
         return set()
-    return {key for profile in PROFILES.values() for key in profile.detection_reads(ws)}
+    return {key for facts in PROFILES.facts() for key in facts.detection_reads(ws)}
 
 
 def selection_holds(ws: Workspace) -> bool:

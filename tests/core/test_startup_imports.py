@@ -411,14 +411,76 @@ def test_every_registry_line_names_its_profile() -> None:
     from rulemap.profiles import BUILT_IN, PROFILES
 
     assert tuple(BUILT_IN) == tuple(PROFILES)[:len(BUILT_IN)]
-    for name, make in BUILT_IN.items():
-        assert make().name == name
+    for name, agent in BUILT_IN.items():
+        assert agent.profile().name == name
         assert type(PROFILES[name]).__module__.startswith(
             tuple(p + "." for p in AGENT_PACKAGES) + AGENT_PACKAGES), name
+        if agent.facts is None:
+            continue
+        # its light facts: the same agent's, a class its profile inherits (one answer)
+        facts = agent.facts()
+        assert facts.name == name and isinstance(PROFILES[name], type(facts)), name
+        assert type(facts).__module__ != type(PROFILES[name]).__module__, name
+
+
+# the agents' profile modules (their loaders, findings and replay come with them), apart from
+# their light facts (`<agent>/names.py`, `copilot_names.py`, and the helpers those use)
+PROFILE_MODULES = {
+    "mastra": ("rulemap.profiles.mastra.profile",),
+    "gemini": ("rulemap.profiles.gemini.profile",),
+    "cursor": ("rulemap.profiles.cursor.profile",),
+    "copilot": ("rulemap.profiles.copilot", "rulemap.profiles.copilot_globs",
+                "rulemap.profiles.copilot_groups"),
+}
+
+
+def test_the_light_facts_answer_without_the_profiles(tree: Path) -> None:
+    """Detection, `reads`, own links and options answered by the light facts alone: right,
+    and with no profile module of those agents imported."""
+    (tree / ".cursor" / "rules").mkdir(parents=True)
+    (tree / ".cursor" / "rules" / "a.mdc").write_text("See [x](mdc:docs/gone.md)\n")
+    (tree / "GEMINI.md").write_text("# Gemini\n")
+    out = tree.parent / "answers.txt"
+    modules = modules_after(
+        "from rulemap.analysis import open_workspace\n"
+        "from rulemap.profiles import PROFILES\n"
+        f"ws = open_workspace({str(tree)!r})\n"
+        "f = {n: PROFILES.facts_of(n) for n in ('gemini', 'cursor', 'copilot', 'mastra')}\n"
+        "answers = [f[n].detected_by(ws) for n in f]\n"
+        "answers.append([n for n in f if f[n].reads(ws, 'AGENTS.md')])\n"
+        "answers.append([r.path for r, _ in f['cursor'].own_links(ws, "
+        "'.cursor/rules/a.mdc')])\n"
+        "answers.append(f['gemini'].names_opened(ws))\n"
+        f"open({str(out)!r}, 'w').write(repr(answers))\n", tree.parent)
+    assert eval(out.read_text()) == [  # noqa: S307 (our own probe's repr)
+        "GEMINI.md", ".cursor/rules/a.mdc", None, None,
+        ["cursor", "copilot", "mastra"], ["docs/gone.md"], ("GEMINI.md",)]
+    assert sorted(m for ms in PROFILE_MODULES.values() for m in ms if m in modules) == []
+
+
+def test_a_check_makes_only_the_selected_agents_profiles(tree: Path) -> None:
+    """Detection, `drifted-copy`, `stale-reference`, `name-case` and the default options ask
+    every agent Rulemap knows (`PROFILES.facts`): a check of an AGENTS.md + CLAUDE.md
+    workspace asks Gemini, Cursor, Copilot and Mastra their light facts and imports none of
+    their profiles; an agent whose files are there is made."""
+    code, modules = cold_check(tree)
+    assert code == 1 and "rulemap.profiles.claude_code.profile" in modules  # it ran
+    # asked, by their light facts
+    assert {"rulemap.profiles.mastra.names", "rulemap.profiles.gemini.names",
+            "rulemap.profiles.cursor.names", "rulemap.profiles.copilot_names"} <= modules
+    assert sorted(m for ms in PROFILE_MODULES.values() for m in ms if m in modules) == []
+    (tree / "GEMINI.md").write_text("# Gemini\n")
+    (tree / ".cursor" / "rules").mkdir(parents=True)
+    (tree / ".cursor" / "rules" / "a.mdc").write_text("---\nalwaysApply: true\n---\nx\n")
+    code, modules = cold_check(tree)
+    assert code == 1
+    assert {"rulemap.profiles.gemini.profile", "rulemap.profiles.cursor.profile"} <= modules
+    assert sorted(m for agent in ("mastra", "copilot") for m in PROFILE_MODULES[agent]
+                  if m in modules) == []
 
 
 # what matches rules or resolves a session step: imported by the first rule or step, not by
-# making a profile (every agent's is made: detection and the shared checks ask each one)
+# making a profile
 RULE_MATCHERS = ("rulemap.profiles.claude_code.rules", "rulemap.profiles.copilot_globs",
                  "rulemap.profiles.copilot_groups", "rulemap.profiles.gemini.imports",
                  "rulemap.profiles.mastra.inject", "rulemap.profiles.steps")
@@ -430,8 +492,8 @@ def test_a_check_without_rules_imports_no_rule_matcher(tree: Path) -> None:
     (tree / ".claude" / "rules" / "api.md").unlink()
     code, modules = cold_check(tree)
     assert code == 1  # the broken import: the check ran
-    assert {"rulemap.profiles.mastra.profile", "rulemap.profiles.copilot",
-            "rulemap.profiles.gemini.profile"} <= modules  # made, for detection and reads
+    assert {"rulemap.profiles.mastra.names", "rulemap.profiles.copilot_names",
+            "rulemap.profiles.gemini.names"} <= modules  # asked, for detection and reads
     assert sorted(m for m in RULE_MATCHERS if m in modules) == []
 
 
@@ -465,23 +527,25 @@ def _opened(root: Path) -> tuple[list[str], list[str], list[str], dict[str, obje
 
 def test_opening_a_workspace_makes_the_profiles_its_configuration_sets_only(
         tree: Path) -> None:
-    from rulemap.profiles import PROFILES, parse_options
+    from rulemap.profiles import BUILT_IN, PROFILES, parse_options
 
     defaults = parse_options(PROFILES["gemini"], {}, "configuration")
     made, names, after, gemini = _opened(tree)
     # the default model gives the layout; every other agent's options are its defaults,
-    # made when asked for (listing them makes none)
+    # made when asked for (listing them makes none; Gemini's come from its light facts)
     assert made == ["cogitator"]
     assert names == list(PROFILES)
-    assert after == ["cogitator", "gemini"] and gemini == defaults
+    assert after == ["cogitator"] and gemini == defaults
     (tree / "rulemap.toml").write_text('[profiles.codex]\nproject_doc_max_bytes = 100\n')
     made, names, _, _ = _opened(tree)
     assert made == ["codex", "cogitator"]
     assert names == ["codex", *(n for n in PROFILES if n != "codex")]
-    # a top-level key may be any agent's option: every profile is asked
+    # a top-level key may be any agent's option: every agent is asked, by its light facts
+    # where they live apart from its profile
     (tree / "rulemap.toml").write_text("maxChars = 1000\n")
-    made, _, _, _ = _opened(tree)
-    assert made == sorted(PROFILES)
+    made, names, _, _ = _opened(tree)
+    assert names == list(PROFILES)
+    assert made == sorted(n for n, agent in BUILT_IN.items() if agent.facts is None)
 
 
 def test_a_one_shot_check_imports_no_replica_log(tree: Path) -> None:

@@ -23,7 +23,7 @@ from rulemap.profiles.documents import read_documents
 from rulemap.suggest import lcs_ratio
 
 if TYPE_CHECKING:
-    from rulemap.profiles.base import Profile
+    from rulemap.profiles.base import Facts
     from rulemap.workspace import Workspace
 
 # At least this share of the longer file's paragraphs is the same (or nearly: NEAR) in the
@@ -42,8 +42,9 @@ _QUOTE = 100  # characters of the other side's words shown
 def check(ws: Workspace) -> list[Finding]:
     # the files the selected agents read (the list the other checks use), each with every
     # agent Rulemap knows that reads it, selected or not: which files are meant for which
-    # agents is a fact of the files (a drifted CLAUDE.md misleads Claude Code all the same)
-    agents = tuple(PROFILES.values())
+    # agents is a fact of the files (a drifted CLAUDE.md misleads Claude Code all the same);
+    # asked of their light facts, so an agent not selected is never made for it
+    agents = PROFILES.facts()
     readers: dict[str, frozenset[str]] = {}
     # one real file, whatever names it has (a symlinked rules directory): the agents reading
     # it by any of them, under its first name
@@ -104,7 +105,7 @@ def check(ws: Workspace) -> list[Finding]:
 _FACTS: Final = KeyFamily[tuple[frozenset[str], frozenset[str]] | None]("drifted-copy-facts")
 
 
-def _facts(ws: Workspace, path: str, agents: tuple[Profile, ...]
+def _facts(ws: Workspace, path: str, agents: tuple[Facts, ...]
            ) -> tuple[frozenset[str], frozenset[str]] | None:
     key = _FACTS.key(path)
     found = ws.derived.get(key, MISSING)
@@ -152,7 +153,7 @@ def _not_copies(ws: Workspace, a: str, b: str) -> bool:
 
 def _drift(ws: Workspace, a: str, b: str, left: tuple[Paragraph, ...],
            right: tuple[Paragraph, ...], readers: dict[str, frozenset[str]],
-           titles: dict[str, Profile]) -> list[Finding]:
+           titles: dict[str, Facts]) -> list[Finding]:
     import difflib  # only for two copies to align
 
     matcher = difflib.SequenceMatcher(None, [p.norm for p in left], [p.norm for p in right],
@@ -183,7 +184,7 @@ def _drift(ws: Workspace, a: str, b: str, left: tuple[Paragraph, ...],
     return out
 
 
-def _agents(names: frozenset[str], titles: dict[str, Profile]) -> str:
+def _agents(names: frozenset[str], titles: dict[str, Facts]) -> str:
     named = [titles[n].title for n in sorted(names)]
     return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
 
@@ -196,7 +197,7 @@ def _span(ws: Workspace, path: str, paragraph: Paragraph) -> Span:
 
 
 def _edited(ws: Workspace, here: str, there: str, ours: Paragraph, theirs: Paragraph,
-            readers: dict[str, frozenset[str]], titles: dict[str, Profile]) -> Finding:
+            readers: dict[str, frozenset[str]], titles: dict[str, Facts]) -> Finding:
     message = (f"`{there}` (read by {_agents(readers[there], titles)}) is a copy of this file "
                f"for other agents, but there this paragraph {_difference(ours, theirs)}; "
                f"the copies have drifted apart")
@@ -205,7 +206,7 @@ def _edited(ws: Workspace, here: str, there: str, ours: Paragraph, theirs: Parag
 
 
 def _missing(ws: Workspace, here: str, there: str, ours: Paragraph,
-             readers: dict[str, frozenset[str]], titles: dict[str, Profile]) -> Finding:
+             readers: dict[str, frozenset[str]], titles: dict[str, Facts]) -> Finding:
     message = (f"`{there}` (read by {_agents(readers[there], titles)}) is a copy of this file "
                f"for other agents, but it lacks this paragraph; the copies have drifted apart")
     return Finding(here, _span(ws, here, ours), "information", "drifted-copy", message,

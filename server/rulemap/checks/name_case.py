@@ -43,7 +43,7 @@ def case_files(ws: Workspace) -> dict[str, tuple[str, list[str]]]:
     chain = directory_chain(ws.config.cwd)
     # folded path → [(the exact path, the name it stands for, the agent's title)]
     wanted: dict[str, list[tuple[str, str, str]]] = {}
-    for profile in PROFILES.values():
+    for profile in PROFILES.facts():  # light facts: an agent not selected is never made
         if not profile.selected_by_name and profile.name not in chosen:
             continue
         for name in profile.names_opened(ws):
@@ -71,7 +71,7 @@ def case_why(ws: Workspace, title: str, key: str) -> str | None:
     # most keys asked (every file a view shows as not loaded) bear no agent's name in any
     # letter case: answered without listing the workspace's candidates
     own = fold(key.rsplit("/", 1)[-1])
-    if not any(own == fold(name.rsplit("/", 1)[-1]) for profile in PROFILES.values()
+    if not any(own == fold(name.rsplit("/", 1)[-1]) for profile in PROFILES.facts()
                for name in profile.names_opened(ws)):
         return None
     found = case_files(ws).get(key)

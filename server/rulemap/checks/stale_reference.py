@@ -167,8 +167,8 @@ def _own_links(ws: Workspace, key: str) -> list[PathResolution]:
     reading of the path tried): whether or not the agent is selected, a link promises a
     file."""
     out = []
-    for profile in PROFILES.values():
-        for ref, places in profile.own_links(ws, key):
+    for facts in PROFILES.facts():  # light facts: an agent not selected is never made
+        for ref, places in facts.own_links(ws, key):
             found = next((p for p in places if _exists(ws, p)), None)
             out.append(PathResolution(ref, places, found))
     return out

@@ -2,24 +2,36 @@
 
 The registry: `PROFILES` in command-line order, `get_profile`, `register_profile` (a test's toy
 profile), `select` (the profiles a workspace checks for), `validate_options`. An agent is one
-line of `BUILT_IN`: its name and the function that imports its package and makes its profile,
-when it is first asked for (`rulemap check --help` names the agents without importing one).
+line of `BUILT_IN`: its name, the function that imports its package and makes its profile,
+when it is first asked for (`rulemap check --help` names the agents without importing one),
+and, when they live apart, the one that makes its light facts (`Facts`: what detection and
+the checks ask of every agent, selected or not), so a check makes only the profiles of the
+agents it selects.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rulemap.config import OWN_KEYS, ConfigError, unknown_key
-from rulemap.profiles.base import Profile, parse_options
+from rulemap.profiles.base import Facts, Profile, parse_options
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
 
-# ----- the registry lines: each agent's name, and its profile made on first use -------------
-# (its package is imported then: `rulemap --help` lists the names without importing any)
+# ----- the registry lines: each agent's name, its profile made on first use, and where its
+# light facts are when they live apart (its package is imported then: `rulemap --help` lists
+# the names without importing any)
+
+
+class Agent(NamedTuple):
+    """One registry line: the function that imports an agent's package and makes its profile,
+    and the one that makes its light facts alone (None: the profile answers them)."""
+
+    profile: Callable[[], Profile]
+    facts: Callable[[], Facts] | None = None
 
 
 def _cogitator() -> Profile:
@@ -32,6 +44,12 @@ def _mastra() -> Profile:
     from rulemap.profiles.mastra import MastraProfile
 
     return MastraProfile()
+
+
+def _mastra_facts() -> Facts:
+    from rulemap.profiles.mastra.names import MastraFacts
+
+    return MastraFacts()
 
 
 def _claude_code() -> Profile:
@@ -52,10 +70,22 @@ def _gemini() -> Profile:
     return GeminiProfile()
 
 
+def _gemini_facts() -> Facts:
+    from rulemap.profiles.gemini.names import GeminiFacts
+
+    return GeminiFacts()
+
+
 def _copilot() -> Profile:
     from rulemap.profiles.copilot import CopilotProfile
 
     return CopilotProfile()
+
+
+def _copilot_facts() -> Facts:
+    from rulemap.profiles.copilot_names import CopilotFacts
+
+    return CopilotFacts()
 
 
 def _cursor() -> Profile:
@@ -64,24 +94,34 @@ def _cursor() -> Profile:
     return CursorProfile()
 
 
-BUILT_IN: dict[str, Callable[[], Profile]] = {
-    "cogitator": _cogitator,
-    "mastra": _mastra,
-    "claude-code": _claude_code,
-    "codex": _codex,
-    "gemini": _gemini,
-    "copilot": _copilot,
-    "cursor": _cursor,
+def _cursor_facts() -> Facts:
+    from rulemap.profiles.cursor.names import CursorFacts
+
+    return CursorFacts()
+
+
+BUILT_IN: dict[str, Agent] = {
+    "cogitator": Agent(_cogitator),
+    "mastra": Agent(_mastra, _mastra_facts),
+    "claude-code": Agent(_claude_code),
+    "codex": Agent(_codex),
+    "gemini": Agent(_gemini, _gemini_facts),
+    "copilot": Agent(_copilot, _copilot_facts),
+    "cursor": Agent(_cursor, _cursor_facts),
 }
 
 
 class Registry(MutableMapping[str, Profile]):
     """The agents by name, in command-line order, as a dict of profiles that makes each one
-    when it is first asked for: its names, `in` and `len` import no profile."""
+    when it is first asked for: its names, `in` and `len` import no profile, and `facts`
+    answers what a check asks of every agent without making those it does not select."""
 
-    def __init__(self, makers: Mapping[str, Callable[[], Profile]]) -> None:
-        self._makers = dict(makers)
+    def __init__(self, agents: Mapping[str, Agent]) -> None:
+        self._makers = {name: agent.profile for name, agent in agents.items()}
+        self._fact_makers = {name: agent.facts for name, agent in agents.items()
+                             if agent.facts is not None}
         self._made: dict[str, Profile] = {}
+        self._facts: dict[str, Facts] = {}
 
     def __getitem__(self, name: str) -> Profile:
         profile = self._made.get(name)
@@ -93,10 +133,14 @@ class Registry(MutableMapping[str, Profile]):
         # a name already there keeps its place, as in a dict
         self._makers[name] = lambda: profile
         self._made[name] = profile
+        self._fact_makers.pop(name, None)
+        self._facts.pop(name, None)
 
     def __delitem__(self, name: str) -> None:
         del self._makers[name]
         self._made.pop(name, None)
+        self._fact_makers.pop(name, None)
+        self._facts.pop(name, None)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._makers)
@@ -106,6 +150,24 @@ class Registry(MutableMapping[str, Profile]):
 
     def __contains__(self, name: object) -> bool:
         return name in self._makers
+
+    def facts_of(self, name: str) -> Facts:
+        """The agent's light facts: its profile once made (the same answers), else its light
+        module's, else its profile (an agent whose facts do not live apart)."""
+        made = self._made.get(name)
+        if made is not None:
+            return made
+        facts = self._facts.get(name)
+        if facts is None:
+            maker = self._fact_makers.get(name)
+            if maker is None:
+                return self[name]
+            facts = self._facts[name] = maker()
+        return facts
+
+    def facts(self) -> tuple[Facts, ...]:
+        """Every agent's light facts, in command-line order."""
+        return tuple(self.facts_of(name) for name in self._makers)
 
 
 PROFILES: Registry = Registry(BUILT_IN)
@@ -128,7 +190,7 @@ def is_agent_settings(path: str) -> bool:
     """Whether `path` (a key or an absolute path) is one of an agent's own settings files
     (`Profile.settings_files`): its change re-opens the workspace."""
     return any(path == name or path.endswith("/" + name)
-               for profile in PROFILES.values() for name in profile.settings_files)
+               for facts in PROFILES.facts() for name in facts.settings_files)
 
 
 def get_profile(name: str) -> Profile:
@@ -160,7 +222,7 @@ def names(value: Iterable[str], source: str) -> tuple[str, ...]:
 def top_level_keys() -> tuple[str, ...]:
     """The options some profile takes as top-level keys of rulemap.toml (`maxChars`, …)."""
     return tuple(dict.fromkeys(
-        o.key for p in PROFILES.values() for o in p.options if o.top_level
+        o.key for p in PROFILES.facts() for o in p.options if o.top_level
     ))
 
 
@@ -189,11 +251,11 @@ def validate_options(
             raise ConfigError(
                 f"{source}: [profiles.{name}] names no agent; available: {', '.join(PROFILES)}"
             )
-        out[name] = parse_options(PROFILES[name], table, source, top_level)
+        out[name] = parse_options(PROFILES.facts_of(name), table, source, top_level)
     if top_level:
-        for name, profile in PROFILES.items():
-            if name not in out:
-                out[name] = parse_options(profile, {}, source, top_level)
+        for facts in PROFILES.facts():
+            if facts.name not in out:
+                out[facts.name] = parse_options(facts, {}, source, top_level)
         return out
     return Defaulted(out, source)
 
@@ -213,7 +275,8 @@ class Defaulted(Mapping[str, dict[str, Any]]):
         if found is None:
             if name not in PROFILES:
                 raise KeyError(name)
-            found = self._parsed[name] = parse_options(PROFILES[name], {}, self._source)
+            found = self._parsed[name] = parse_options(PROFILES.facts_of(name), {},
+                                                       self._source)
         return found
 
     def __iter__(self) -> Iterator[str]:
@@ -236,16 +299,18 @@ def select_with_reasons(ws: Workspace) -> tuple[tuple[Profile, str], ...]:
     default model, and every agent whose own files exist in the workspace (the file that
     selected it, `detected_by`)."""
     named = ws.config.profile
-    out = []
-    for profile in PROFILES.values():
-        if profile.name == named:
+    out: list[tuple[Profile, str]] = []
+    for name in PROFILES:
+        if name == named:
             from rulemap.config import named_by
 
-            out.append((profile, named_by(ws.config, "profile")))
+            out.append((PROFILES[name], named_by(ws.config, "profile")))
             continue
-        why = profile.detected_by(ws)
-        if why is None and profile.detect(ws):
+        # asked of its light facts: an agent nothing here selects is never made
+        facts = PROFILES.facts_of(name)
+        why = facts.detected_by(ws)
+        if why is None and facts.detect(ws):
             why = "its own files"  # a profile that says whether, not why
         if why is not None:
-            out.append((profile, why))
+            out.append((PROFILES[name], why))
     return tuple(out)

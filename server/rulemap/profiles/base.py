@@ -7,7 +7,10 @@ suffers in the workspace (`findings`), and whether it ever reads a file (`reads`
 outside `profiles/` knows an agent's rules; checks and views ask the selected profiles.
 
 Adding an agent: a module in `profiles/` with a class implementing `Profile`, listed in
-`profiles/__init__.py` (or given to `register_profile`), and its conformance fixtures.
+`profiles/__init__.py` (or given to `register_profile`), and its conformance fixtures. What
+every check asks of every agent (`Facts`: its names, options, detection, which files it
+reads) may live in a light module its profile class inherits from, named on the same
+registry line.
 
 Why this module is long: it is the whole interface, each capability with its default, so
 that no caller probes a profile for one (tests/core/test_profile_interface.py).
@@ -33,44 +36,23 @@ if TYPE_CHECKING:
     from rulemap.text.references import PathRef
     from rulemap.workspace import Layout, Workspace
 
-class Profile(Protocol):
-    """One agent. A profile class inherits this (explicitly: its defaults are the answers of
-    an agent without that capability) and overrides what its agent does differently; callers
-    never probe a profile with `getattr` — what a profile offers is declared here."""
+
+class Facts(Protocol):
+    """An agent's light facts: its names, options, and which files are its own, by their
+    names and places — what a check asks of every agent Rulemap knows, selected or not
+    (detection, `drifted-copy`, `stale-reference`, `name-case`, default options). An agent
+    package keeps them in a light module (`<agent>/names.py`) its profile class inherits
+    from, so answering them imports none of its loading code (`PROFILES.facts`)."""
 
     name: str  # as on the command line: `claude-code`
     title: str  # for people: "Claude Code"
     description: str  # one line: what it loads
     options: tuple[Option, ...]  # what `[profiles.<name>]` may set
-    # Whether its agent follows `@path` imports (another agent's `import-not-followed` asks).
-    follows_imports: bool = True
-    # Workspace-relative globs of the files whose content it reads (the server watches them;
-    # creations and deletions of any file are watched anyway).
-    watched_globs: tuple[str, ...] = ()
     # The agent's own settings files that decide which files it reads (Gemini CLI's
     # `.gemini/settings.json`), as paths from a directory: a change of one re-opens the
     # workspace, as a change of Rulemap's configuration does (the editor re-reads everything;
     # a resumed check is a whole check)
     settings_files: tuple[str, ...] = ()
-    # The codes of the registry (checks/registry.py) only its own findings use, beside the
-    # shared ones every agent's files get: the registry lists it among their agents.
-    check_codes: tuple[str, ...] = ()
-    # What a registry code means for it in particular, in its own words, as (code, note): the
-    # registry's description of the code names it (`file-too-large`: its size warning).
-    code_notes: tuple[tuple[str, str], ...] = ()
-    # Its own session format (a log, a message list) when `rulemap session --file` reads it
-    transcript_format: TranscriptFormat | None = None
-    # The log its agent writes of the instruction files it loads, when `rulemap verify` reads
-    # one (hook events, a session log's context blocks, the prompt it sends)
-    load_log_format: LoadLogFormat | None = None
-    # Whether it matches rule globs in a dialect of its own (`glob_matches` and friends
-    # below); views then show its verdicts instead of the workspace's matcher's.
-    own_glob_dialect: bool = False
-    # Whether every target's load begins with its start-up load unchanged (the same files in
-    # the same order, sizes and cuts): what a target brings joins after it and never cuts it.
-    # `rulemap reach` then answers for a start-up file without grouping every file's load.
-    startup_prefix: bool = False
-
     # Whether a file of one of its `names_opened` selects it (`detected_by`); False for an
     # agent something else selects (Mastra: a dependency), named by `name-case` if selected.
     selected_by_name: bool = True
@@ -100,17 +82,59 @@ class Profile(Protocol):
         may change the selection, so a resumed check asks again. Default: none."""
         return ()
 
+    def reads(self, ws: Workspace, key: str) -> bool:
+        """Whether the agent ever reads `key` as an instruction file or rule (imports
+        aside): by its name and place alone, without loading anything."""
+        ...
+
+    def checks_links(self, ws: Workspace, key: str) -> bool:
+        """Whether this agent's own findings report the broken links of `key` (Cursor: the
+        `mdc:` links of its rules), so `stale-reference` leaves them alone. Default: no."""
+        return False
+
+    def own_links(self, ws: Workspace, key: str) -> list[tuple[PathRef, tuple[str, ...]]]:
+        """The links of `key` written in this agent's own syntax (Cursor: `[x](mdc:path)`),
+        whichever file they are in: each as an `agent-link` reference with where the linked
+        file may be (workspace-relative, the first reading first), links that leave the
+        workspace left out. `stale-reference` asks every registered profile. Default: none."""
+        return []
+
+
+class Profile(Facts, Protocol):
+    """One agent. A profile class inherits this (explicitly: its defaults are the answers of
+    an agent without that capability) and overrides what its agent does differently; callers
+    never probe a profile with `getattr` — what a profile offers is declared here."""
+
+    # Whether its agent follows `@path` imports (another agent's `import-not-followed` asks).
+    follows_imports: bool = True
+    # Workspace-relative globs of the files whose content it reads (the server watches them;
+    # creations and deletions of any file are watched anyway).
+    watched_globs: tuple[str, ...] = ()
+    # The codes of the registry (checks/registry.py) only its own findings use, beside the
+    # shared ones every agent's files get: the registry lists it among their agents.
+    check_codes: tuple[str, ...] = ()
+    # What a registry code means for it in particular, in its own words, as (code, note): the
+    # registry's description of the code names it (`file-too-large`: its size warning).
+    code_notes: tuple[tuple[str, str], ...] = ()
+    # Its own session format (a log, a message list) when `rulemap session --file` reads it
+    transcript_format: TranscriptFormat | None = None
+    # The log its agent writes of the instruction files it loads, when `rulemap verify` reads
+    # one (hook events, a session log's context blocks, the prompt it sends)
+    load_log_format: LoadLogFormat | None = None
+    # Whether it matches rule globs in a dialect of its own (`glob_matches` and friends
+    # below); views then show its verdicts instead of the workspace's matcher's.
+    own_glob_dialect: bool = False
+    # Whether every target's load begins with its start-up load unchanged (the same files in
+    # the same order, sizes and cuts): what a target brings joins after it and never cuts it.
+    # `rulemap reach` then answers for a start-up file without grouping every file's load.
+    startup_prefix: bool = False
+
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         """What the agent loads when working on `target` (None: at start-up) from `cwd`."""
         ...
 
     def findings(self, ws: Workspace) -> list[Finding]:
         """What this agent's loading does wrong in the workspace (not yet finalized)."""
-        ...
-
-    def reads(self, ws: Workspace, key: str) -> bool:
-        """Whether the agent ever reads `key` as an instruction file or rule (imports
-        aside): by its name and place alone, without loading anything."""
         ...
 
     def layout(self, options: Mapping[str, Any]) -> Layout | None:
@@ -213,17 +237,6 @@ class Profile(Protocol):
         hint is one of this agent's own kinds (None: it is not; `checks.hints`)."""
         return None
 
-    def checks_links(self, ws: Workspace, key: str) -> bool:
-        """Whether this agent's own findings report the broken links of `key` (Cursor: the
-        `mdc:` links of its rules), so `stale-reference` leaves them alone. Default: no."""
-        return False
-
-    def own_links(self, ws: Workspace, key: str) -> list[tuple[PathRef, tuple[str, ...]]]:
-        """The links of `key` written in this agent's own syntax (Cursor: `[x](mdc:path)`),
-        whichever file they are in: each as an `agent-link` reference with where the linked
-        file may be (workspace-relative, the first reading first), links that leave the
-        workspace left out. `stale-reference` asks every registered profile. Default: none."""
-        return []
 
 
 @dataclass(frozen=True)
@@ -309,7 +322,7 @@ _TYPE_NAMES = {bool: "true/false", int: "an integer", str: "a string", list: "a 
 
 
 def parse_options(
-    profile: Profile,
+    profile: Facts,
     raw: Mapping[str, Any],
     source: str,
     top_level: Mapping[str, Any] | None = None,
@@ -383,7 +396,7 @@ def selected(ws: Workspace) -> tuple[Profile, ...]:
     return cast("tuple[Profile, ...]", ws.selected_profiles or ())
 
 
-def options_of(ws: Workspace, profile: Profile) -> dict[str, Any]:
+def options_of(ws: Workspace, profile: Facts) -> dict[str, Any]:
     """The profile's options in this workspace (parsed once, when the workspace opened)."""
     found = ws.profile_options.get(profile.name)
     if found is None:

@@ -22,7 +22,6 @@ from rulemap.model import (
 from rulemap.profiles.base import (
     EXPLAIN,
     Home,
-    Option,
     Profile,
     cached_explanation,
     glob_for,
@@ -30,20 +29,18 @@ from rulemap.profiles.base import (
     loaded_homes,
     options_of,
     parent_dir,
-    shallowest,
     stem_for,
 )
 from rulemap.profiles.cursor.agents_md import (
-    LINK_SCHEME,
     agents_files,
     agents_folder,
     applies_to,
     mdc_links,
 )
+from rulemap.profiles.cursor.names import CursorFacts
 from rulemap.profiles.cursor.rules import (
     LEGACY,
     ORDER,
-    RULES,
     Rule,
     applies,
     compiled_globs,
@@ -59,7 +56,6 @@ from rulemap.profiles.cursor.rules import (
 from rulemap.profiles.place_groups import Anchors, explained, grouped, rules_of_files
 from rulemap.profiles.placement import cached_misplaced
 from rulemap.profiles.rule_files import WrittenGlob, as_scoped
-from rulemap.text.references import PathRef
 from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
@@ -69,36 +65,12 @@ Reason = Literal["project", "nested", "rule", "scoped", "requested", "import"]
 AddFile = Callable[[str, Reason, "str | None"], None]  # a file read whole, with its note
 
 
-class CursorProfile(Profile):
-    name = "cursor"
-    title = "Cursor"
-    description = (
-        "Cursor: .cursor/rules/*.mdc (always, auto-attached by globs, agent-requested, manual; "
-        "nested folders scoped to themselves), AGENTS.md (the root's, and nested ones for their "
-        "folder) and the legacy .cursorrules; no budget."
-    )
+class CursorProfile(CursorFacts, Profile):
     follows_imports = False
     own_glob_dialect = True  # a rule's globs are relative to the folder holding `.cursor`
     watched_globs = ("**/.cursor/rules/**", ".cursorrules", "AGENTS.md", "**/AGENTS.md")
     check_codes = ("import-not-followed", "misplaced-file")
     code_notes = (("stale-reference", "a Cursor `mdc:` link"),)  # its own_links
-    options: tuple[Option, ...] = (
-        Option("includeRequested", (bool,), True,
-               "list agent-requested rules (description only) as loaded: the agent may pull "
-               "them in"),
-        Option("legacyCursorrules", (bool,), True, "read the root's legacy `.cursorrules`"),
-        Option("mdRules", (bool,), False,
-               "also read `.md` files in `.cursor/rules` as rules (unconfirmed: Cursor's rule "
-               "files are `.mdc`)"),
-        Option("agentsMd", (bool,), True, "read the root's `AGENTS.md` for every file"),
-        Option("nestedAgentsMd", (bool,), True,
-               "read an `AGENTS.md` of a subfolder for the files below it (Cursor 1.6 and "
-               "later; false: the root's only)"),
-        Option("mdcLinks", (bool,), False,
-               "list the files a loaded rule links as `[x](mdc:path)` as loaded with it "
-               "(unconfirmed)"),
-    )
-
     # ----- the interface ----------------------------------------------------------------------
 
     def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
@@ -114,37 +86,6 @@ class CursorProfile(Profile):
         loaded = loaded_homes(self.explain(ws, target, cwd), target)
         rules = tuple(h for h in loaded if h.path.endswith(".mdc"))
         return (*rules, rule, *(h for h in loaded if h not in rules))
-
-    def detected_by(self, ws: Workspace) -> str | None:
-        # AGENTS.md alone does not select Cursor: many agents read it
-        if rule_paths(ws) or ws.reader.is_dir(ws.abs(RULES.rstrip("/"))):
-            return shallowest(rule_paths(ws)) or RULES.rstrip("/")
-        return LEGACY if exists(ws, LEGACY) else None
-
-    def reads(self, ws: Workspace, key: str) -> bool:
-        opts = options_of(ws, self)
-        if key == LEGACY:
-            return bool(opts["legacyCursorrules"])
-        folder = agents_folder(key)
-        if folder is not None:
-            return bool(opts["nestedAgentsMd"] if folder else opts["agentsMd"])
-        if owner_of(key) is None:
-            return False
-        return key.endswith(".mdc") or (bool(opts["mdRules"]) and key.endswith(".md"))
-
-    def checks_links(self, ws: Workspace, key: str) -> bool:
-        # `findings` reports the `mdc:` links of every rule file it reads (broken_links)
-        return owner_of(key) is not None and self.reads(ws, key)
-
-    def own_links(self, ws: Workspace, key: str) -> list[tuple[PathRef, tuple[str, ...]]]:
-        doc = ws.document(key)
-        if doc.unreadable or LINK_SCHEME not in doc.text:
-            return []
-        return [
-            (PathRef("agent-link", LINK_SCHEME + link.written, link.written.split("#", 1)[0],
-                     link.span), tuple(link.candidates()))
-            for link in mdc_links(ws, key) if link.target is not None  # None: it leaves
-        ]
 
     # ----- for views: a rule's `globs`, relative to the folder holding its `.cursor` ------
     def glob_key(self, ws: Workspace, key: str) -> tuple[str, str] | None:

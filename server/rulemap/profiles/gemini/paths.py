@@ -18,7 +18,7 @@ from rulemap.text.decoding import decode
 from rulemap.workspace.letter_case import named_as
 
 if TYPE_CHECKING:
-    from rulemap.profiles.base import Profile
+    from rulemap.profiles.base import Facts
     from rulemap.profiles.gemini.imports import GeminiToken
     from rulemap.workspace import Workspace
 
@@ -54,14 +54,14 @@ class Root:
     real: str
 
 
-def names_of(ws: Workspace, profile: Profile) -> tuple[str, ...]:
+def names_of(ws: Workspace, profile: Facts) -> tuple[str, ...]:
     """Gemini's context file names here, in order: rulemap.toml's `fileNames` when the user
     set it, else Gemini's own `context.fileName` (the project's `.gemini/settings.json`, else
     the user's) followed by `GEMINI.md`, else `GEMINI.md` (settings.py)."""
     return settings_names(ws, profile).names
 
 
-def settings_names(ws: Workspace, profile: Profile) -> Names:
+def settings_names(ws: Workspace, profile: Facts) -> Names:
     """`names_of` with where the names come from (rulemap.toml, a settings file, the
     default) and every Gemini settings file found."""
     return in_force(ws, profile, cwd_of(ws))

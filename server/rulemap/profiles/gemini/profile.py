@@ -19,7 +19,6 @@ from rulemap.model import Explanation, Finding, LoadStatus
 from rulemap.profiles.base import (
     EXPLAIN,
     Home,
-    Option,
     Profile,
     cached_explanation,
     home_file,
@@ -27,9 +26,9 @@ from rulemap.profiles.base import (
     loaded_homes,
     options_of,
     parent_dir,
-    shallowest,
 )
 from rulemap.profiles.deferred import Deferred
+from rulemap.profiles.gemini.names import GeminiFacts
 from rulemap.profiles.gemini.paths import (
     named_files,
     names_of,
@@ -37,12 +36,10 @@ from rulemap.profiles.gemini.paths import (
 )
 from rulemap.profiles.gemini.settings import (
     DEFAULT_NAME,
-    SETTINGS_FILE,
-    project_settings,
 )
 from rulemap.profiles.place_groups import Anchors, explained, grouped
 from rulemap.profiles.placement import cached_misplaced
-from rulemap.workspace.letter_case import find_named, named_as
+from rulemap.workspace.letter_case import find_named
 
 if TYPE_CHECKING:
     from rulemap.profiles.gemini.load import Loader
@@ -63,39 +60,15 @@ def _loader(ws: Workspace, profile: GeminiProfile) -> Loader:
     return Loader(ws, profile)
 
 
-class GeminiProfile(Profile):
-    name = "gemini"
-    title = "Gemini CLI"
-    description = (
-        "GEMINI.md: global, then the git root down to the cwd; below the cwd just in time, when "
-        "a file tool touches a path; Gemini's @imports (5 levels, per-chain cycles); no budget."
-    )
+class GeminiProfile(GeminiFacts, Profile):
     # its context files by their default name; the names its settings add are watched as
     # Markdown, its settings file as a settings file (`host.catalog.watched_globs`)
     watched_globs = ("**/GEMINI.md",)
-    settings_files = (SETTINGS_FILE,)
     check_codes = ("import-not-followed", "misplaced-file", "invalid-agent-settings",
                    "unread-context-file")
     # the launch load first; just-in-time context joins after it, and there is no budget
     startup_prefix = True
     load_log_format = Deferred(_load_log_format)  # its session log's JIT context
-    options: tuple[Option, ...] = (
-        Option("fileNames", (list,), ["GEMINI.md"],
-               "context file names, in order; set here, the whole list, in place of "
-               "Gemini's own `context.fileName` (its settings files: `GEMINI.md` after "
-               "the names they set)"),
-        Option("jitContext", (bool,), True,
-               "load a directory's context files just in time, when a file tool touches a "
-               "path there (Gemini's `experimental.jitContext`; always on since v0.44.0); "
-               "false: the older eager start-up load with its downward scan"),
-        Option("downwardScan", (bool,), True,
-               "with `jitContext = false`: also load the context files a breadth-first scan "
-               "below the cwd finds at start-up"),
-        Option("maxScanDirs", (int,), 200,
-               "with `jitContext = false`: directories the downward scan lists at most, the "
-               "cwd included (`context.discoveryMaxDirs`)"),
-    )
-
     # ----- the interface ----------------------------------------------------------------------
 
     def homes(self, ws: Workspace, target: str | None, cwd: str) -> tuple[Home, ...]:
@@ -110,36 +83,6 @@ class GeminiProfile(Profile):
             ws, join(directory, name), f"which it loads just in time when a file tool touches "
             f"`{target}`"),)
         return (*loaded_homes(self.explain(ws, target, cwd), target), root, *jit)
-
-    def detected_by(self, ws: Workspace) -> str | None:
-        """Its context files by the names Rulemap was told; else the project's settings file
-        when it sets `context.fileName` (the repository uses Gemini CLI, whatever files it
-        names); else a `GEMINI.md`; else the project's settings file when it still sets the
-        legacy `contextFileName` or is one Gemini cannot use (it refuses to start: worth
-        saying). The user's settings never select it: a check does not depend on who
-        runs it."""
-        found = settings_names(ws, self)
-        if found.source == "rulemap":
-            return shallowest(named_files(ws, found.names))
-        project = next((f for f in found.files if f.scope == "project"), None)
-        if project is not None and project.names is not None:
-            return project.key
-        # a `GEMINI.md` says it best; a settings file Gemini cannot use selects it alone
-        own = shallowest(named_files(ws, (DEFAULT_NAME,)))
-        if own is None and project is not None and (project.error or project.invalid
-                                                    or project.legacy):
-            return project.key
-        return own
-
-    def detection_reads(self, ws: Workspace) -> tuple[str, ...]:
-        return (project_settings(ws),)
-
-    def names_opened(self, ws: Workspace) -> tuple[str, ...]:
-        # memoryDiscovery.ts: `fs.access(path.join(dir, name))` up from the cwd and for JIT
-        return names_of(ws, self)
-
-    def reads(self, ws: Workspace, key: str) -> bool:
-        return named_as(ws, key, names_of(ws, self)) is not None
 
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         cwd = "" if cwd in (".", "") else cwd.strip("/")

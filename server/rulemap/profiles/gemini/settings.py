@@ -35,7 +35,7 @@ from rulemap.readers.base import ReadError
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from rulemap.profiles.base import Profile
+    from rulemap.profiles.base import Facts
     from rulemap.workspace import Workspace
 
 DEFAULT_NAME: Final = "GEMINI.md"  # memoryTool.ts DEFAULT_CONTEXT_FILENAME
@@ -191,7 +191,7 @@ def _line_of_key(text: str, name: str) -> int:
     return text.count("\n", 0, found[-1].start()) if found else 0
 
 
-def in_force(ws: Workspace, profile: Profile, cwd: str) -> Names:
+def in_force(ws: Workspace, profile: Facts, cwd: str) -> Names:
     """The context file names Gemini reads here, and why: an explicit `fileNames` in
     rulemap.toml (the whole list, as the user told Rulemap); else `context.fileName` of the
     project's settings, else of the user's, with `GEMINI.md` after it; else `GEMINI.md`."""
@@ -215,7 +215,7 @@ def in_force(ws: Workspace, profile: Profile, cwd: str) -> Names:
     return result
 
 
-def _explicit_names(ws: Workspace, profile: Profile) -> tuple[str, ...] | None:
+def _explicit_names(ws: Workspace, profile: Facts) -> tuple[str, ...] | None:
     """`fileNames` when the user set it for Rulemap (rulemap.toml, or options handed to the
     workspace that differ from the default), else None."""
     names = options_of(ws, profile)["fileNames"]

@@ -4,6 +4,21 @@
 injector tells two instruction paths apart; `checks` is what the injector does wrong to the
 workspace's files; `profile` puts them behind the `Profile` interface."""
 
-from rulemap.profiles.mastra.profile import MastraProfile
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rulemap.profiles.mastra.profile import MastraProfile
+
+
+def __getattr__(name: str) -> object:
+    # imported when asked for: its light facts (`names.py`) are imported without it
+    if name == "MastraProfile":
+        from rulemap.profiles.mastra.profile import MastraProfile
+
+        return MastraProfile
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["MastraProfile"]

@@ -9,7 +9,6 @@ from rulemap.model import Explanation, Finding
 from rulemap.profiles.base import (
     EXPLAIN,
     Home,
-    Option,
     Profile,
     home_file,
     join,
@@ -18,16 +17,11 @@ from rulemap.profiles.base import (
     parent_dir,
 )
 from rulemap.profiles.deferred import Deferred
-from rulemap.profiles.mastra.names import (
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_REMINDER_TEXT,
-    NAMES,
-    is_instruction_name,
-)
+from rulemap.profiles.mastra.names import MastraFacts, is_instruction_name
 from rulemap.profiles.place_groups import Anchors, explained, grouped
 
 # inject.py (the search and the cut) is imported by the methods that inject: detection and
-# `reads` need only names.py
+# `reads` need only names.py (`MastraFacts`, which the class inherits)
 if TYPE_CHECKING:
     from rulemap.profiles.mastra.inject import Settings
     from rulemap.profiles.steps import SessionReplay, ToolStep
@@ -41,37 +35,11 @@ def _transcript_format() -> TranscriptFormat:
     return FORMAT
 
 
-class MastraProfile(Profile):
-    name = "mastra"
-    title = "Mastra AgentsMDInjector"
-    description = (
-        "AGENTS.md / CLAUDE.md / CONTEXT.md from a touched path's directory up, one new file "
-        "per model step, nearest first, each cut at ~1000 tokens with a notice."
-    )
+class MastraProfile(MastraFacts, Profile):
     follows_imports = False
     check_codes = ("budget-overflow",)
-    selected_by_name = False  # a dependency on @mastra/core selects it (detection.py)
     transcript_format = Deferred(_transcript_format)
     watched_globs = ("**/AGENTS.md", "**/CLAUDE.md", "**/CONTEXT.md")
-    options: tuple[Option, ...] = (
-        Option("maxTokens", (int,), DEFAULT_MAX_TOKENS,
-               "approximate token limit of each instruction file (4 characters a token); "
-               "over it the file is cut at the last line break and a notice follows"),
-        Option("reminderText", (str,), DEFAULT_REMINDER_TEXT,
-               "injected in place of an empty or unreadable instruction file (\"\": nothing, "
-               "as Mastra does without the option)"),
-        Option("ignoredInstructionPaths", (list,), [],
-               "instruction files already in the static instructions (root-relative or "
-               "absolute paths): never injected"),
-        Option("enabled", (bool,), True,
-               "false: instruction discovery is off (Mastra's isEnabled returning false)"),
-        Option("walkToFilesystemRoot", (bool,), False,
-               "search on above the workspace root up to /, as Mastra does"),
-        Option("nearestOnly", (bool,), False,
-               "a touched path leads to one file only, the first name in the nearest "
-               "directory that has one, as @mastra/core 1.71.0's code searches (false: the "
-               "whole ancestry over successive steps, as the specification reads)"),
-    )
 
     def settings(self, ws: Workspace) -> Settings:
         from rulemap.profiles.mastra.inject import Settings
@@ -85,26 +53,6 @@ class MastraProfile(Profile):
         where = f"when a tool touches `{target}`" if target else "when a tool touches any file"
         new = home_file(ws, join(directory, "AGENTS.md"), f"which it injects {where}")
         return (*loaded_homes(self.explain(ws, target, cwd), target), new)
-
-    def detected_by(self, ws: Workspace) -> str | None:
-        # Mastra is a library: a package that depends on it shows it is used; AGENTS.md,
-        # CLAUDE.md and even CONTEXT.md do not (other tools read them too) — detection.py
-        from rulemap.profiles.mastra.detection import PACKAGE, mastra_manifest
-
-        manifest = mastra_manifest(ws)
-        return None if manifest is None else f"{manifest}: {PACKAGE}"
-
-    def detection_reads(self, ws: Workspace) -> tuple[str, ...]:
-        from rulemap.profiles.mastra.detection import manifests
-
-        return manifests(ws)
-
-    def names_opened(self, ws: Workspace) -> tuple[str, ...]:
-        # tool-result-reminder.ts: `pathExists(join(dir, name))`, `existsSync` by default
-        return NAMES
-
-    def reads(self, ws: Workspace, key: str) -> bool:
-        return is_instruction_name(key)
 
     def findings(self, ws: Workspace) -> list[Finding]:
         from rulemap.profiles.mastra import checks
