@@ -154,9 +154,9 @@ def new_workspace(
     options: Mapping[str, Mapping[str, Any]]
     if profile_options:
         options = dict(profile_options)
-        for name, profile in PROFILES.items():
+        for name in PROFILES:  # an agent's defaults: its light facts, its profile not made
             if name not in options:
-                options[name] = parse_options(profile, {}, "defaults")
+                options[name] = parse_options(PROFILES.facts_of(name), {}, "defaults")
     else:
         options = validate_options(
             config.profile_options, config.source or "configuration", config.top_level

@@ -428,7 +428,8 @@ def test_every_registry_line_names_its_profile() -> None:
 PROFILE_MODULES = {
     "mastra": ("rulemap.profiles.mastra.profile",),
     "gemini": ("rulemap.profiles.gemini.profile",),
-    "cursor": ("rulemap.profiles.cursor.profile",),
+    "cursor": ("rulemap.profiles.cursor.profile", "rulemap.profiles.cursor.rules",
+               "rulemap.profiles.cursor.agents_md"),
     "copilot": ("rulemap.profiles.copilot", "rulemap.profiles.copilot_globs",
                 "rulemap.profiles.copilot_groups"),
 }
@@ -455,7 +456,9 @@ def test_the_light_facts_answer_without_the_profiles(tree: Path) -> None:
     assert eval(out.read_text()) == [  # noqa: S307 (our own probe's repr)
         "GEMINI.md", ".cursor/rules/a.mdc", None, None,
         ["cursor", "copilot", "mastra"], ["docs/gone.md"], ("GEMINI.md",)]
-    assert sorted(m for ms in PROFILE_MODULES.values() for m in ms if m in modules) == []
+    # (the `mdc:` link was read: by Cursor's link reader, without its profile)
+    assert sorted(m for ms in PROFILE_MODULES.values() for m in ms if m in modules) == [
+        "rulemap.profiles.cursor.agents_md"]
 
 
 def test_a_check_makes_only_the_selected_agents_profiles(tree: Path) -> None:

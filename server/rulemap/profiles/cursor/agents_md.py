@@ -19,29 +19,19 @@ from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import KeyFamily
 from rulemap.model import Span
-from rulemap.profiles.cursor.rules import owner_of
+from rulemap.profiles.cursor.places import AGENTS as AGENTS
+from rulemap.profiles.cursor.places import LINK_SCHEME as LINK_SCHEME
+from rulemap.profiles.cursor.places import agents_folder as agents_folder
 from rulemap.profiles.rule_files import FILES_NAMED, files_named, read_header
 from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
-AGENTS = "AGENTS.md"
 
 _LINKS: Final = KeyFamily[list["MdcLink"]]("cursor-mdc-links")  # file
-LINK_SCHEME: Final = "mdc:"  # `[text](mdc:path)`
 _MDC_LINK = re.compile(r"\[[^\]\n]*\]\(" + LINK_SCHEME + r"([^)\s]+)\)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-
-
-def agents_folder(key: str) -> str | None:
-    """The folder an `AGENTS.md` applies to ('' = the root), or None when `key` is not one
-    (an `AGENTS.md` among the rules of `.cursor/rules/` is a rule file, not this)."""
-    if key == AGENTS:
-        return ""
-    if not key.endswith("/" + AGENTS) or owner_of(key) is not None:
-        return None
-    return key[: -len(AGENTS) - 1]
 
 
 def agents_files(ws: Workspace) -> list[str]:

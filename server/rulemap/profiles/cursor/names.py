@@ -1,7 +1,8 @@
 """Cursor's light facts: its names, its options, and what detection, `reads` and its own
 `mdc:` links answer (`CursorFacts`, which `CursorProfile` inherits). A check of a workspace
 without Cursor's files asks them of every agent (the registry's `facts`): importing them
-must not import its profile or its loader.
+must not import its profile, its rules' reader (`rules.py`) or its AGENTS.md and link reader
+(`agents_md.py`): its names and places are `places.py`.
 """
 
 from __future__ import annotations
@@ -9,10 +10,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rulemap.profiles.base import Facts, Option, options_of, shallowest
-from rulemap.profiles.cursor.agents_md import LINK_SCHEME, agents_folder, mdc_links
-from rulemap.profiles.cursor.rules import LEGACY, RULES, exists, owner_of, rule_paths
+from rulemap.profiles.cursor.places import (
+    LEGACY,
+    LINK_SCHEME,
+    RULES,
+    agents_folder,
+    exists,
+    owner_of,
+    rule_paths,
+)
 from rulemap.text.references import PathRef
 
+# rules.py (a rule's header, kind and globs) and agents_md.py (the AGENTS.md files and `mdc:`
+# links) are imported by what reads a rule or a link: detection and `reads` need names only
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
@@ -69,6 +79,8 @@ class CursorFacts(Facts):
         doc = ws.document(key)
         if doc.unreadable or LINK_SCHEME not in doc.text:
             return []
+        from rulemap.profiles.cursor.agents_md import mdc_links
+
         return [
             (PathRef("agent-link", LINK_SCHEME + link.written, link.written.split("#", 1)[0],
                      link.span), tuple(link.candidates()))

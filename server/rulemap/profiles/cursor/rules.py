@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from itertools import chain
 from typing import TYPE_CHECKING, Final, Literal
 
 from rulemap.derived import KeyFamily
@@ -25,11 +24,14 @@ from rulemap.globs import (
     prefiltered,
 )
 from rulemap.model import Span
+from rulemap.profiles.cursor.places import LEGACY as LEGACY
+from rulemap.profiles.cursor.places import RULES as RULES
+from rulemap.profiles.cursor.places import exists as exists
+from rulemap.profiles.cursor.places import owner_of as owner_of
+from rulemap.profiles.cursor.places import rule_paths as rule_paths
 from rulemap.profiles.rule_files import (
-    FILES_NAMED,
     Header,
     WrittenGlob,
-    files_named,
     read_header,
     written_globs,
 )
@@ -38,8 +40,6 @@ from rulemap.workspace.rule_scope import RuleScope
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
-RULES = ".cursor/rules/"
-LEGACY = ".cursorrules"
 Kind = Literal["always", "auto", "requested", "manual", "invalid"]
 ORDER: dict[str, int] = {"always": 0, "auto": 1, "requested": 2}
 
@@ -65,29 +65,6 @@ class Rule:
 
 
 # ----- files and headers ----------------------------------------------------------------------
-
-
-def exists(ws: Workspace, key: str) -> bool:
-    if key in ws.files:
-        return True
-    full = ws.abs(key)
-    return ws.reader.exists(full) and not ws.reader.is_dir(full)
-
-
-def owner_of(key: str) -> str | None:
-    """The folder holding the `.cursor/rules` that `key` is in ('' = the root), or None."""
-    if key.startswith(RULES):
-        return ""
-    index = key.find("/" + RULES)
-    return key[:index] if index >= 0 else None
-
-
-def rule_paths(ws: Workspace) -> list[str]:
-    """`.mdc` and `.md` files below any `.cursor/rules/` (root or nested), sorted."""
-    # a lazy chain of the index's own lists: nothing is copied when the answer is cached
-    pool = chain(ws.files.with_suffix(".mdc"), ws.files.with_suffix(".md"))
-    return files_named(ws, FILES_NAMED.key("cursor", "rules"), pool,
-                       lambda p: p.endswith((".mdc", ".md")) and owner_of(p) is not None)
 
 
 def in_scope(owner: str, target: str | None, cwd: str) -> bool:
