@@ -427,7 +427,7 @@ def test_every_registry_line_names_its_profile() -> None:
 # their light facts (`<agent>/names.py`, `copilot_names.py`, and the helpers those use)
 PROFILE_MODULES = {
     "mastra": ("rulemap.profiles.mastra.profile",),
-    "gemini": ("rulemap.profiles.gemini.profile",),
+    "gemini": ("rulemap.profiles.gemini.profile", "rulemap.profiles.gemini.paths"),
     "cursor": ("rulemap.profiles.cursor.profile", "rulemap.profiles.cursor.rules",
                "rulemap.profiles.cursor.agents_md"),
     "copilot": ("rulemap.profiles.copilot", "rulemap.profiles.copilot_globs",

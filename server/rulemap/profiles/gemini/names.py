@@ -1,20 +1,65 @@
 """Gemini CLI's light facts: its names, its options, the settings file that may rename its
 context files, and what detection and `reads` answer (`GeminiFacts`, which `GeminiProfile`
 inherits). A check of a workspace without Gemini's files asks them of every agent (the
-registry's `facts`): importing them must not import its profile or its loader.
+registry's `facts`): importing them must not import its profile, its loader or its
+import resolution (`paths.py`, which takes the name lookups from here).
 """
 
 from __future__ import annotations
 
+import posixpath
+from collections.abc import Iterable
+from itertools import chain as chained
 from typing import TYPE_CHECKING
 
 from rulemap.profiles.base import Facts, Option, shallowest
-from rulemap.profiles.gemini.paths import named_files, names_of, settings_names
-from rulemap.profiles.gemini.settings import DEFAULT_NAME, SETTINGS_FILE, project_settings
+from rulemap.profiles.gemini.settings import (
+    DEFAULT_NAME,
+    SETTINGS_FILE,
+    Names,
+    in_force,
+    project_settings,
+)
+from rulemap.profiles.rule_files import FILES_NAMED, files_named
 from rulemap.workspace.letter_case import named_as
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
+
+
+def names_of(ws: Workspace, profile: Facts) -> tuple[str, ...]:
+    """Gemini's context file names here, in order: rulemap.toml's `fileNames` when the user
+    set it, else Gemini's own `context.fileName` (the project's `.gemini/settings.json`, else
+    the user's) followed by `GEMINI.md`, else `GEMINI.md` (settings.py)."""
+    return settings_names(ws, profile).names
+
+
+def settings_names(ws: Workspace, profile: Facts) -> Names:
+    """`names_of` with where the names come from (rulemap.toml, a settings file, the
+    default) and every Gemini settings file found."""
+    return in_force(ws, profile, cwd_of(ws))
+
+
+def cwd_of(ws: Workspace) -> str:
+    """The configured cwd as a key ('' = the root): whose `.gemini/settings.json` counts."""
+    cwd = ws.config.cwd
+    return "" if cwd in (".", "") else cwd.strip("/")
+
+
+def named_files(ws: Workspace, names: tuple[str, ...]) -> list[str]:
+    """Every workspace file with one of the context file names (git-ignored ones too: the
+    upward walk does not ask git), sorted. Looked up by extension in the file index."""
+    suffixes = {posixpath.splitext(n)[1] for n in names}
+    pools: list[Iterable[str]] = []
+    if "" in suffixes or ws.case_insensitive:
+        # a name without an extension, or `.MD` for `.md` (macOS, Windows): one pass, cached
+        pools.append(ws.files)
+    else:
+        pools.extend(ws.files.with_suffix(s) for s in sorted(suffixes))
+    # Gemini opens `path.join(dir, name)` (fs.access): a case-insensitive file system hands
+    # it `gemini.md` for `GEMINI.md` (workspace/letter_case.py)
+    return files_named(ws, FILES_NAMED.key("gemini", names, ws.case_insensitive),
+                       chained(*pools), lambda p: named_as(ws, p, names) is not None)
 
 
 class GeminiFacts(Facts):

@@ -6,19 +6,18 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import chain as chained
 from typing import TYPE_CHECKING, Final, Literal
 
 from rulemap.derived import KeyFamily
 from rulemap.profiles.base import join, parent_dir
-from rulemap.profiles.gemini.settings import Names, in_force
-from rulemap.profiles.rule_files import FILES_NAMED, files_named
+from rulemap.profiles.gemini.names import cwd_of as cwd_of
+from rulemap.profiles.gemini.names import named_files as named_files
+from rulemap.profiles.gemini.names import names_of as names_of
+from rulemap.profiles.gemini.names import settings_names as settings_names
 from rulemap.readers.base import Reader, ReadError, is_within
 from rulemap.text.decoding import decode
-from rulemap.workspace.letter_case import named_as
 
 if TYPE_CHECKING:
-    from rulemap.profiles.base import Facts
     from rulemap.profiles.gemini.imports import GeminiToken
     from rulemap.workspace import Workspace
 
@@ -54,43 +53,8 @@ class Root:
     real: str
 
 
-def names_of(ws: Workspace, profile: Facts) -> tuple[str, ...]:
-    """Gemini's context file names here, in order: rulemap.toml's `fileNames` when the user
-    set it, else Gemini's own `context.fileName` (the project's `.gemini/settings.json`, else
-    the user's) followed by `GEMINI.md`, else `GEMINI.md` (settings.py)."""
-    return settings_names(ws, profile).names
-
-
-def settings_names(ws: Workspace, profile: Facts) -> Names:
-    """`names_of` with where the names come from (rulemap.toml, a settings file, the
-    default) and every Gemini settings file found."""
-    return in_force(ws, profile, cwd_of(ws))
-
-
-def cwd_of(ws: Workspace) -> str:
-    """The configured cwd as a key ('' = the root): whose `.gemini/settings.json` counts."""
-    cwd = ws.config.cwd
-    return "" if cwd in (".", "") else cwd.strip("/")
-
-
 def is_named(key: str, names: Iterable[str]) -> bool:
     return any(key == n or key.endswith("/" + n) for n in names)
-
-
-def named_files(ws: Workspace, names: tuple[str, ...]) -> list[str]:
-    """Every workspace file with one of the context file names (git-ignored ones too: the
-    upward walk does not ask git), sorted. Looked up by extension in the file index."""
-    suffixes = {posixpath.splitext(n)[1] for n in names}
-    pools: list[Iterable[str]] = []
-    if "" in suffixes or ws.case_insensitive:
-        # a name without an extension, or `.MD` for `.md` (macOS, Windows): one pass, cached
-        pools.append(ws.files)
-    else:
-        pools.extend(ws.files.with_suffix(s) for s in sorted(suffixes))
-    # Gemini opens `path.join(dir, name)` (fs.access): a case-insensitive file system hands
-    # it `gemini.md` for `GEMINI.md` (workspace/letter_case.py)
-    return files_named(ws, FILES_NAMED.key("gemini", names, ws.case_insensitive),
-                       chained(*pools), lambda p: named_as(ws, p, names) is not None)
 
 
 def file_exists(ws: Workspace, key: str) -> bool:
