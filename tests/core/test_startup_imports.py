@@ -472,6 +472,8 @@ def test_a_check_makes_only_the_selected_agents_profiles(tree: Path) -> None:
     assert {"rulemap.profiles.mastra.names", "rulemap.profiles.gemini.names",
             "rulemap.profiles.cursor.names", "rulemap.profiles.copilot_names"} <= modules
     assert sorted(m for ms in PROFILE_MODULES.values() for m in ms if m in modules) == []
+    # nor Copilot's and Cursor's rule-header reader: their facts look files up by name only
+    assert "rulemap.profiles.rule_files" not in modules
     (tree / "GEMINI.md").write_text("# Gemini\n")
     (tree / ".cursor" / "rules").mkdir(parents=True)
     (tree / ".cursor" / "rules" / "a.mdc").write_text("---\nalwaysApply: true\n---\nx\n")

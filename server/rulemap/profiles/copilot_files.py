@@ -9,16 +9,12 @@ from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import KeyFamily
 from rulemap.model import Span
-from rulemap.profiles.rule_files import (
-    FILES_NAMED,
-    Header,
-    WrittenGlob,
-    files_named,
-    read_header,
-    written_globs,
-)
+from rulemap.profiles.named_files import FILES_NAMED, files_named
 
+# rule_files.py (the header reader and its globs) is imported by the first header read: the
+# names and places below are what detection and `reads` ask
 if TYPE_CHECKING:
+    from rulemap.profiles.rule_files import Header, WrittenGlob
     from rulemap.workspace import Workspace
 
 INSTRUCTIONS = ".github/copilot-instructions.md"
@@ -108,6 +104,8 @@ def meta(ws: Workspace, key: str) -> Meta:
     cached = ws.derived.get(cache_key)
     if cached is not None:
         return cached
+    from rulemap.profiles.rule_files import read_header, written_globs
+
     doc = ws.document(key)
     header = read_header(doc)
     problem: str | None = None

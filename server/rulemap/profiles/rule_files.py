@@ -11,17 +11,17 @@ both is invalid.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
-from rulemap.derived import Key, KeyFamily
 from rulemap.documents import split_comma_string, split_top_level_commas
 from rulemap.globs import GlobError, expand_braces, pattern_error
 from rulemap.model import Document, Glob, ScopedGlobs, Span
+from rulemap.profiles.named_files import FILES_NAMED as FILES_NAMED
+from rulemap.profiles.named_files import files_named as files_named
 
 if TYPE_CHECKING:
-    from rulemap.workspace import Workspace
+    pass
 
 _KEY_LINE = re.compile(r"^([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
 _ITEM_LINE = re.compile(r"^([ \t]+|)-[ \t]+(.*?)[ \t]*$")
@@ -193,22 +193,3 @@ def requote(line: str, span: Span, new: str) -> str:
     if written[:1] in ("'", '"') and written[-1:] == written[:1]:
         return written[0] + new + written[0]
     return new
-
-
-# the files a profile names (see `files_named`): `FILES_NAMED.key(profile name, what, …)`
-FILES_NAMED: Final = KeyFamily[list[str]]("files-named")
-
-
-def files_named(
-    ws: Workspace, cache_key: Key[list[str]], pool: Iterable[str], keep: Callable[[str], bool]
-) -> list[str]:
-    """The files of `pool` (a slice of the file index: by suffix or prefix, never every file)
-    and the git-ignored files (editors read them too) for which `keep(path)` is true, sorted;
-    cached until a file is created or deleted (only the file list is read)."""
-    cached = ws.derived.get(cache_key)
-    if cached is None:
-        found = {p for p in pool if keep(p)}
-        found.update(p for p in ws.reader.ignored_files() if keep(p))
-        cached = sorted(found)
-        ws.derived.put(cache_key, cached, reads=())
-    return cached

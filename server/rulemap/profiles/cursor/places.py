@@ -8,7 +8,7 @@ from __future__ import annotations
 from itertools import chain
 from typing import TYPE_CHECKING, Final
 
-from rulemap.profiles.rule_files import FILES_NAMED, files_named
+from rulemap.profiles.named_files import FILES_NAMED, files_named
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace

@@ -20,7 +20,7 @@ from rulemap.profiles.gemini.settings import (
     in_force,
     project_settings,
 )
-from rulemap.profiles.rule_files import FILES_NAMED, files_named
+from rulemap.profiles.named_files import FILES_NAMED, files_named
 from rulemap.workspace.letter_case import named_as
 
 if TYPE_CHECKING:
