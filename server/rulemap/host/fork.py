@@ -93,6 +93,6 @@ def _profiles_by_name() -> dict[Any, Any]:
         return get_profile, (profile.name,)
 
     table: dict[Any, Any] = dict(copyreg.dispatch_table)
-    for profile in PROFILES.values():
+    for profile in PROFILES.made():
         table[type(profile)] = by_name
     return table

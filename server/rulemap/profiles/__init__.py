@@ -151,6 +151,11 @@ class Registry(MutableMapping[str, Profile]):
     def __contains__(self, name: object) -> bool:
         return name in self._makers
 
+    def made(self) -> tuple[Profile, ...]:
+        """The profiles made so far: every profile a workspace can hold (a pickle's table of
+        them needs no other, and making the others would undo the light facts)."""
+        return tuple(self._made.values())
+
     def facts_of(self, name: str) -> Facts:
         """The agent's light facts: its profile once made (the same answers), else its light
         module's, else its profile (an agent whose facts do not live apart)."""
