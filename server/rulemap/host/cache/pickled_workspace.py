@@ -60,37 +60,62 @@ def pickled(ws: Workspace) -> bytes:
         lazy._values[key] = (part, reads)
     lazy._dependents = derived._dependents
     lazy._alone = derived._alone
-    out = io.BytesIO()
-    pickler = pickle.Pickler(out, protocol=5)
-    pickler.dispatch_table = table
+    # A part refers to an object pickled before it (the workspace's, an earlier part's)
+    # rather than copy it, so values share what they shared (checks compare some by
+    # identity): the workspace's as an entry of a list pickled with it, `shared` (negative
+    # ids), an earlier part's by its place in that part's memo after the places of the parts
+    # before it (loading a part loads the parts it names). A first pickle of the workspace
+    # tells which objects are its; the memos are kept till the end: they hold the objects a
+    # reduction made for the pickle, whose ids the next one would otherwise reuse.
     ws.derived = lazy
     try:
-        pickler.dump(ws)
+        first = pickle.Pickler(io.BytesIO(), protocol=5)
+        first.dispatch_table = table
+        first.dump(ws)
+        memos = [first.memo.copy()]
+        ours = memos[0]
+        shared: list[Any] = []
+        sharing: dict[int, int] = {}
+        places: dict[int, int] = {}
+        named: set[int] = set()
+        starts: list[int] = []
+        blobs: list[bytes] = []
+        start = 0
+
+        def place_of(obj: Any) -> int | None:
+            ident = id(obj)
+            found = places.get(ident)
+            if found is not None:
+                named.add(bisect.bisect_right(starts, found) - 1)
+                return found
+            if ident not in ours:
+                return None
+            at = sharing.get(ident)
+            if at is None:
+                at = sharing[ident] = len(shared)
+                shared.append(obj)
+            return -1 - at
+
+        for values in parts:
+            blob = io.BytesIO()
+            part_pickler = pickle.Pickler(blob, protocol=5)
+            part_pickler.dispatch_table = table
+            part_pickler.persistent_id = place_of  # type: ignore[method-assign]
+            part_pickler.dump(values)
+            blobs.append(blob.getvalue())
+            starts.append(start)
+            memos.append(part_pickler.memo.copy())
+            for ident, (place, _) in memos[-1].items():
+                places[ident] = start + place
+            start += len(memos[-1])
+        out = io.BytesIO()
+        pickler = pickle.Pickler(out, protocol=5)
+        pickler.dispatch_table = table
+        pickler.dump((ws, shared))
     finally:
         ws.derived = derived
-    # every object pickled so far by its place (a persistent id): the workspace's by their
-    # place in its memo (the place the unpickler gives them), then each part's after them.
-    # A part refers to an object already pickled rather than copy it, so values share what
-    # they shared (checks compare some by identity), and loading it loads the parts it names
-    # (the memos are kept till the end: they hold the objects a reduction made for the
-    # pickle, whose ids would otherwise be reused by the next part's)
-    memos = [pickler.memo.copy()]
-    places = {ident: place for ident, (place, _) in memos[0].items()}
-    blobs, starts = [], []
-    for values in parts:
-        blob = io.BytesIO()
-        part_pickler = pickle.Pickler(blob, protocol=5)
-        part_pickler.dispatch_table = table
-        part_pickler.persistent_id = lambda obj: places.get(id(obj))  # type: ignore[method-assign]
-        part_pickler.dump(values)
-        blobs.append(blob.getvalue())
-        start = len(places)
-        starts.append(start)
-        memos.append(part_pickler.memo.copy())
-        for ident, (place, _) in memos[-1].items():
-            places[ident] = start + place
     pickler.clear_memo()  # the blobs' lengths: a damaged payload is told before it is used
-    pickler.dump(([len(blob) for blob in blobs], starts))
+    pickler.dump(([len(blob) for blob in blobs], starts, sorted(named)))
     pickler.dump(blobs)
     return out.getvalue()
 
@@ -100,11 +125,10 @@ def unpickled(payload: BinaryIO) -> tuple[Workspace, Recording] | None:
     while it is rebuilt), with the record its reader keeps; None for anything else (a damaged
     payload, another object)."""
     try:
-        unpickler = pickle.Unpickler(payload)
-        ws = unpickler.load()
+        ws, shared = pickle.load(payload)
         if not isinstance(ws, Workspace) or not isinstance(ws.derived, _Lazy):
             return None
-        lengths, starts = pickle.load(payload)
+        lengths, starts, named = pickle.load(payload)
         blobs = pickle.load(payload)
         if [len(blob) for blob in blobs] != lengths or len(starts) != len(blobs):
             return None
@@ -112,7 +136,8 @@ def unpickled(payload: BinaryIO) -> tuple[Workspace, Recording] | None:
         return None
     if not isinstance(ws.reader, RecordingReader):
         return None
-    ws.derived.attach(_Places(unpickler.memo.copy(), starts, ws.derived), blobs)
+    places = _Places({-1 - at: obj for at, obj in enumerate(shared)}, starts, ws.derived)
+    ws.derived.attach(places, blobs, set(named))
     # the named copies of other agents' findings are kept by the identity of the originals,
     # which unpickling changed (checks/__init__.py `profile_findings`)
     ws.named_findings = {id(entry[0]): entry for entry in ws.named_findings.values()}
@@ -135,11 +160,12 @@ _ABSENT = object()
 
 
 class _Places(dict[int, Any]):
-    """Objects by their persistent id (`pickled`): the workspace's, and those of each part
-    unpickled so far; asked for one of a part not yet unpickled, it unpickles that part."""
+    """Objects by their persistent id (`pickled`): the workspace's a part refers to, and
+    those of each part unpickled so far that a later part refers into; asked for one of a
+    part not yet unpickled, it unpickles that part."""
 
-    def __init__(self, memo: dict[int, Any], starts: list[int], lazy: _Lazy) -> None:
-        super().__init__(memo)
+    def __init__(self, shared: dict[int, Any], starts: list[int], lazy: _Lazy) -> None:
+        super().__init__(shared)
         self.starts = starts
         self.lazy = lazy
 
@@ -162,9 +188,12 @@ class _Lazy(DerivedCache):
         self._blobs: list[bytes | None] = []
         self._places: _Places | None = None
         self._parts: dict[int, _Part] = {}
+        self._named: set[int] = set()
 
-    def attach(self, places: _Places, blobs: list[bytes]) -> None:
+    def attach(self, places: _Places, blobs: list[bytes], named: set[int]) -> None:
+        """`named`: the parts a later part refers into (their objects are kept by place)."""
         self._places = places
+        self._named = named
         self._blobs = list(blobs)
         for value, _ in self._values.values():
             if type(value) is _Part:
@@ -201,8 +230,10 @@ class _Lazy(DerivedCache):
             reader = pickle.Unpickler(io.BytesIO(blob))
             reader.persistent_load = places.__getitem__  # type: ignore[method-assign]
             loaded: dict[AnyKey, Any] = reader.load()
-            start = places.starts[index]
-            places.update({start + place: obj for place, obj in reader.memo.copy().items()})
+            if index in self._named:
+                start = places.starts[index]
+                places.update({start + place: obj
+                               for place, obj in reader.memo.copy().items()})
         except Exception:
             if part is not None:
                 self._drop(part)
