@@ -292,6 +292,7 @@ def test_a_group_writable_snapshot_is_never_unpickled(
     snap.chmod(0o666)
     loaded: list[object] = []
     monkeypatch.setattr(carried.pickle, "load", lambda *a, **k: loaded.append(a))
+    monkeypatch.setattr(carried.pickle, "Unpickler", lambda *a, **k: loaded.append(a))
     (tree / "docs" / "style.md").write_text("Use spaces.\n")
     assert not check(str(tree)).resumed
     assert loaded == []

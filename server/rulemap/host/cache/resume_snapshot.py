@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from rulemap.readers.recording import Recording
     from rulemap.workspace import Workspace
 
-FORMAT = b"rulemap-check-snapshot/2\n"
+FORMAT = b"rulemap-check-snapshot/3\n"
 MAX_CHANGED = 64
 _HEADER_LENGTH_BYTES = 8
 
