@@ -43,7 +43,7 @@ def pickled(ws: Workspace) -> bytes:
         return get_profile, (profile.name,)
 
     table: dict[Any, Any] = dict(copyreg.dispatch_table)
-    for profile in PROFILES.values():
+    for profile in PROFILES.made():  # the workspace holds no other
         table[type(profile)] = by_name
     derived = ws.derived
     if isinstance(derived, _Lazy):
