@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
+from tests.lsp.conftest import write
 
 from rulemap.host.cache import server_start
 from rulemap.host.cache.server_start import Start
@@ -22,7 +23,6 @@ from rulemap.lsp import front
 from rulemap.lsp.settings import folder_settings
 from rulemap.lsp.state import Engine
 from rulemap.readers.recording import Recording
-from tests.lsp.conftest import write
 
 INIT_RESULT = {"capabilities": {"hoverProvider": True}, "serverInfo": {"name": "rulemap"}}
 ITEM = {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 3}},
