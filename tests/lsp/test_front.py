@@ -228,3 +228,59 @@ def test_what_was_published_early_and_holds_no_more_is_cleared_by_the_check(
     assert len(uris) == len(set(uris))
     assert front._published == []  # taken by the indexing
     assert any(d.code == "broken-import" for uri, ds in port.published for d in ds)
+
+
+def test_a_cold_start_publishes_each_document_s_own_findings_before_the_whole_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without the start cache, the per-document findings go out while the whole check
+    (held here for half a second) still runs; then the whole check's replace them."""
+    monkeypatch.setenv("RULEMAP_NO_CACHE", "1")
+    repo = tmp_path / "repo"
+    write(repo, {".git/HEAD": "ref: refs/heads/main\n",
+                 "AGENTS.md": "# hi\n\nRead @docs/missing.md first.\n",
+                 "CLAUDE.md": "@docs/a.md\n", "docs/a.md": "# a\n\n@b.md\n",
+                 "docs/b.md": "# b\n\n@a.md\n"})
+    from rulemap.host import opening
+
+    checked_at: list[float] = []
+    whole_check = opening.whole_check
+
+    def slow_check(snap: Any) -> Any:
+        import time
+
+        time.sleep(0.5)
+        try:
+            return whole_check(snap)
+        finally:
+            checked_at.append(time.monotonic())
+
+    monkeypatch.setattr(opening, "whole_check", slow_check)
+
+    async def index() -> list[tuple[float, str, list[str]]]:
+        import time
+
+        published: list[tuple[float, str, list[str]]] = []
+        port = _Port()
+        port.publish = lambda uri, ds, version: published.append(  # type: ignore[method-assign]
+            (time.monotonic(), uri, [str(d.code) for d in ds]))
+        engine = Engine(port, asyncio.get_running_loop())
+        engine.init_options = {"diagnostics": {"debounceMs": 0}}
+        folder = engine.add_folder(repo.as_uri())
+        assert folder is not None
+        await engine.load_settings([folder], pull=False)
+        await engine.index(folder)
+        engine.close()
+        return published
+
+    published = asyncio.run(index())
+    early = [(uri, codes) for at, uri, codes in published if at < checked_at[0]]
+    assert (repo / "AGENTS.md").as_uri() in dict(early)
+    assert "broken-import" in dict(early)[(repo / "AGENTS.md").as_uri()]
+    # the graph-wide one (the import cycle) only with the whole check
+    final = {uri: codes for _, uri, codes in published}
+    cycle = (repo / "docs/b.md").as_uri()
+    assert "import-cycle" in final[cycle]
+    assert "import-cycle" not in dict(early).get(cycle, [])
+    for uri, codes in early:
+        assert set(codes) <= set(final[uri])

@@ -19,6 +19,7 @@ from rulemap.readers.base import MAX_FILE_BYTES, is_within
 
 if TYPE_CHECKING:
     from rulemap.checks import Checked
+    from rulemap.model import Finding
     from rulemap.readers.overlay import OverlayReader
     from rulemap.readers.recording import Recording
     from rulemap.workspace import Workspace
@@ -68,11 +69,14 @@ def open_folder(
     allowed: tuple[str, ...],
     check_now: bool = False,
     recording: Any = None,
+    early: Callable[[AnalysisHost, list[Finding]], None] | None = None,
 ) -> Opened:
     """Walk the folder, read its configuration (its defaults on an error, returned as a
     message), check it whole if asked. Imports may leave the folder for `allowed` only (what
     the user granted); never the folder's own `allowImportsFrom`. `recording`: the start
-    cache's record of what the walk and the check read (`rulemap.readers.recording`)."""
+    cache's record of what the walk and the check read (`rulemap.readers.recording`).
+    `early`: given the host and the per-document findings (finalized) before the whole
+    check, which takes several times as long (the graph-wide checks and every agent's)."""
     from rulemap import analysis
     from rulemap.config import Config, ConfigError
     from rulemap.readers.local import LocalReader
@@ -99,6 +103,11 @@ def open_folder(
     host = AnalysisHost(ws, replicated=True)
     checked = None
     if check_now:
+        if early is not None:
+            try:
+                early(host, per_document(host.snapshot()))
+            except Exception:
+                _log_exception("the per-document findings of %s", root)
         try:
             checked = whole_check(host.snapshot())
         except Exception:
@@ -107,6 +116,17 @@ def open_folder(
         # the check the record is of is done; the workspace outlives the walk's listings
         recording.stop_listing_answers()
     return Opened(host, errors, checked)
+
+
+def per_document(snap: Snapshot) -> list[Finding]:
+    """The findings of the per-document checks over the whole workspace, finalized: those of
+    a whole check that no other document changes (`rulemap.checks.document_findings`)."""
+    from rulemap import analysis, checks
+
+    ws = workspace_of(snap)
+    analysis.select_profiles(ws)
+    return checks.finalize(
+        ws, [f for family in checks.running(ws, checks.PER_DOCUMENT) for f in family(ws)])
 
 
 def replica_builder(snap: Snapshot, buffers: Mapping[str | None, str]) -> Callable[[], Workspace]:
