@@ -284,3 +284,12 @@ def test_a_cold_start_publishes_each_document_s_own_findings_before_the_whole_ch
     assert "import-cycle" not in dict(early).get(cycle, [])
     for uri, codes in early:
         assert set(codes) <= set(final[uri])
+
+
+def test_the_answer_to_initialize_is_keyed_by_what_shapes_it() -> None:
+    params = {"processId": 1, "workDoneToken": "a", "rootUri": "file:///r",
+              "capabilities": {"general": {"positionEncodings": ["utf-16"]}}}
+    again = {**params, "processId": 2, "workDoneToken": "b"}
+    other = {**params, "capabilities": {"general": {"positionEncodings": ["utf-8"]}}}
+    assert server_start.init_key(params) == server_start.init_key(again)
+    assert server_start.init_key(params) != server_start.init_key(other)

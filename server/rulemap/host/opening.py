@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
 
+EARLY_BATCH_S = 0.1  # a cold start publishes the files checked so far this often
+
+
 def _log_exception(message: str, *args: object) -> None:
     # logging (traceback, textwrap: 4 ms of imports) only when something failed
     import logging
@@ -75,8 +78,9 @@ def open_folder(
     message), check it whole if asked. Imports may leave the folder for `allowed` only (what
     the user granted); never the folder's own `allowImportsFrom`. `recording`: the start
     cache's record of what the walk and the check read (`rulemap.readers.recording`).
-    `early`: given the host and the per-document findings (finalized) before the whole
-    check, which takes several times as long (the graph-wide checks and every agent's)."""
+    `early`: given the host and the per-document findings (finalized), a batch at a time,
+    before the whole check, which takes several times as long (the graph-wide checks and
+    every agent's)."""
     from rulemap import analysis
     from rulemap.config import Config, ConfigError
     from rulemap.readers.local import LocalReader
@@ -105,7 +109,8 @@ def open_folder(
     if check_now:
         if early is not None:
             try:
-                early(host, per_document(host.snapshot()))
+                for found in per_document(host.snapshot()):
+                    early(host, found)
             except Exception:
                 _log_exception("the per-document findings of %s", root)
         try:
@@ -118,15 +123,29 @@ def open_folder(
     return Opened(host, errors, checked)
 
 
-def per_document(snap: Snapshot) -> list[Finding]:
-    """The findings of the per-document checks over the whole workspace, finalized: those of
-    a whole check that no other document changes (`rulemap.checks.document_findings`)."""
+def per_document(snap: Snapshot, every: float = EARLY_BATCH_S) -> Iterator[list[Finding]]:
+    """Each instruction file's own findings (`rulemap.checks.document_findings`: those no
+    other document changes, finalized), a batch every `every` seconds as the files are parsed
+    one by one. A file that is an alias of another (a symlink) is left to the whole check,
+    which lints it under its target's name."""
+    import time
+
     from rulemap import analysis, checks
 
     ws = workspace_of(snap)
+    del snap
     analysis.select_profiles(ws)
-    return checks.finalize(
-        ws, [f for family in checks.running(ws, checks.PER_DOCUMENT) for f in family(ws)])
+    batch: list[Finding] = []
+    due = time.monotonic() + every
+    for key in ws.all_documents():
+        if key.startswith("/") or ws.identity(key) != ws.abs(key):
+            continue
+        batch += checks.document_findings(ws, key)
+        if batch and time.monotonic() >= due:
+            yield batch
+            batch, due = [], time.monotonic() + every
+    if batch:
+        yield batch
 
 
 def replica_builder(snap: Snapshot, buffers: Mapping[str | None, str]) -> Callable[[], Workspace]:

@@ -137,9 +137,11 @@ def store(where: str, start: Start, root: str, diagnostics: dict[str, list[Any]]
 
 def init_key(params: dict[str, Any]) -> dict[str, Any]:
     """The key of the server's answer to an `initialize` with these `params`: the code and
-    every parameter but the client's process id (the answer is made from the client's
-    capabilities and options by the code alone)."""
-    asked = {name: value for name, value in params.items() if name != "processId"}
+    every parameter but the client's process id and progress token, which change from one
+    start to the next (the answer is made from the client's capabilities and options by the
+    code alone)."""
+    asked = {name: value for name, value in params.items()
+             if name not in ("processId", "workDoneToken")}
     return {"format": INIT_FORMAT, **code_key(), "params": asked,
             "user": getattr(os, "getuid", lambda: -1)()}
 
