@@ -17,16 +17,28 @@ FILES = {
 CACHED = "from the cache"
 
 
+def _start_entries(cache: Path) -> list[Path]:
+    """The start cache's entries (beside them: the server's answers to `initialize`,
+    lsp/front.py, written as soon as it answers)."""
+    return [entry for entry in cache.glob("check-*.json")
+            if b'"format":"rulemap-lsp-start/' in entry.read_bytes()]
+
+
 def _log_lines(lsp: object) -> list[str]:
     return [m.message for m in getattr(lsp, "log_messages", [])]
 
 
-async def _first_session(repo: Path, env: dict[str, str]) -> list[str]:
+async def _first_session(repo: Path, env: dict[str, str], cache: Path | None = None
+                         ) -> list[str]:
     async with session(repo, "neovim", env=env) as lsp:
         agents = (repo / "AGENTS.md").as_uri()
         await pushed(lsp, agents, lambda c: c == ["broken-import"])
         await pushed(lsp, (repo / ".claude/rules/api.md").as_uri(),
                      lambda c: c == ["unmatched-glob"])
+        if cache is not None:
+            # written after the whole check was published (each document's own findings,
+            # those above, come first): the server is kept until then
+            await wait_for(lambda: _start_entries(cache), what="an entry")
         return _log_lines(lsp)
 
 
@@ -34,10 +46,8 @@ async def test_a_folder_opened_again_starts_from_its_last_diagnostics(tmp_path: 
     repo = tmp_path / "repo"
     write(repo, FILES)
     env = {"RULEMAP_CACHE_DIR": str(tmp_path / "cache"), "RULEMAP_NO_CACHE": ""}
-    first = await _first_session(repo, env)
+    first = await _first_session(repo, env, tmp_path / "cache")
     assert not any(CACHED in line for line in first)
-    # the entry is written after the first whole check was published
-    await wait_for(lambda: list((tmp_path / "cache").glob("check-*.json")), what="an entry")
     async with session(repo, "neovim", env=env) as lsp:
         agents = (repo / "AGENTS.md").as_uri()
         got = await pushed(lsp, agents, lambda c: c == ["broken-import"])
@@ -52,8 +62,7 @@ async def test_a_change_since_is_a_miss_and_the_check_says_what_holds_now(
     repo = tmp_path / "repo"
     write(repo, FILES)
     env = {"RULEMAP_CACHE_DIR": str(tmp_path / "cache"), "RULEMAP_NO_CACHE": ""}
-    await _first_session(repo, env)
-    await wait_for(lambda: list((tmp_path / "cache").glob("check-*.json")), what="an entry")
+    await _first_session(repo, env, tmp_path / "cache")
     (repo / "docs").mkdir()
     (repo / "docs" / "missing.md").write_text("Here now.\n")
     async with session(repo, "neovim", env=env) as lsp:

@@ -19,9 +19,13 @@ from rulemap.readers.base import MAX_FILE_BYTES, is_within
 
 if TYPE_CHECKING:
     from rulemap.checks import Checked
+    from rulemap.model import Finding
     from rulemap.readers.overlay import OverlayReader
     from rulemap.readers.recording import Recording
     from rulemap.workspace import Workspace
+
+
+EARLY_BATCH_S = 0.1  # a cold start publishes the files checked so far this often
 
 
 def _log_exception(message: str, *args: object) -> None:
@@ -68,11 +72,15 @@ def open_folder(
     allowed: tuple[str, ...],
     check_now: bool = False,
     recording: Any = None,
+    early: Callable[[AnalysisHost, list[Finding]], None] | None = None,
 ) -> Opened:
     """Walk the folder, read its configuration (its defaults on an error, returned as a
     message), check it whole if asked. Imports may leave the folder for `allowed` only (what
     the user granted); never the folder's own `allowImportsFrom`. `recording`: the start
-    cache's record of what the walk and the check read (`rulemap.readers.recording`)."""
+    cache's record of what the walk and the check read (`rulemap.readers.recording`).
+    `early`: given the host and the per-document findings (finalized), a batch at a time,
+    before the whole check, which takes several times as long (the graph-wide checks and
+    every agent's)."""
     from rulemap import analysis
     from rulemap.config import Config, ConfigError
     from rulemap.readers.local import LocalReader
@@ -99,6 +107,12 @@ def open_folder(
     host = AnalysisHost(ws, replicated=True)
     checked = None
     if check_now:
+        if early is not None:
+            try:
+                for found in per_document(host.snapshot()):
+                    early(host, found)
+            except Exception:
+                _log_exception("the per-document findings of %s", root)
         try:
             checked = whole_check(host.snapshot())
         except Exception:
@@ -107,6 +121,31 @@ def open_folder(
         # the check the record is of is done; the workspace outlives the walk's listings
         recording.stop_listing_answers()
     return Opened(host, errors, checked)
+
+
+def per_document(snap: Snapshot, every: float = EARLY_BATCH_S) -> Iterator[list[Finding]]:
+    """Each instruction file's own findings (`rulemap.checks.document_findings`: those no
+    other document changes, finalized), a batch every `every` seconds as the files are parsed
+    one by one. A file that is an alias of another (a symlink) is left to the whole check,
+    which lints it under its target's name."""
+    import time
+
+    from rulemap import analysis, checks
+
+    ws = workspace_of(snap)
+    del snap
+    analysis.select_profiles(ws)
+    batch: list[Finding] = []
+    due = time.monotonic() + every
+    for key in ws.all_documents():
+        if key.startswith("/") or ws.identity(key) != ws.abs(key):
+            continue
+        batch += checks.document_findings(ws, key)
+        if batch and time.monotonic() >= due:
+            yield batch
+            batch, due = [], time.monotonic() + every
+    if batch:
+        yield batch
 
 
 def replica_builder(snap: Snapshot, buffers: Mapping[str | None, str]) -> Callable[[], Workspace]:

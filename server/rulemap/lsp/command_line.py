@@ -44,9 +44,15 @@ def main(argv: Sequence[str]) -> int:
     error; argparse exits itself for `--help` and an unknown option)."""
     _print_anything()
     args = build_parser().parse_args(["serve", *argv])
+    streams = None
+    if not args.tcp:
+        # before pygls is imported: the start cache's diagnostics, from the first messages
+        from rulemap.lsp.front import handover
+
+        streams = handover()
     from rulemap.lsp.server import run_server
 
-    return run_server(tcp=args.tcp, log_level=args.log_level)
+    return run_server(tcp=args.tcp, log_level=args.log_level, streams=streams)
 
 
 def _print_anything() -> None:

@@ -9,17 +9,16 @@ only the server knows — settings as the client sent them, timers, epochs, what
 from __future__ import annotations
 
 import asyncio
-import os
 import posixpath
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
-from urllib.parse import unquote_to_bytes, urlparse
 
 from lsprotocol import types
 
 from rulemap.host.cancel import CancelToken
+from rulemap.lsp.front import path_of as path_of  # (moved: light, for lsp/front.py)
 from rulemap.lsp.settings import Settings
 from rulemap.model import Document, Finding
 
@@ -49,22 +48,6 @@ class Port(Protocol):
     def progress_end(self, token: object | None, message: str) -> None: ...
 
     async def fetch_settings(self, scope_uris: list[str]) -> list[Any] | None: ...
-
-
-def path_of(uri: str) -> str | None:
-    """The absolute POSIX path of a `file:` URI (None for `untitled:` and other schemes)."""
-    try:
-        parsed = urlparse(uri)
-    except ValueError:
-        return None
-    if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
-        return None
-    # from the bytes, as uri_for quotes them: `%FF` is back the name's byte (a surrogate), not
-    # U+FFFD, so a file whose name is not valid UTF-8 keeps one URI both ways
-    path = os.fsdecode(unquote_to_bytes(parsed.path))
-    if not path.startswith("/") or "\x00" in path:
-        return None
-    return posixpath.normpath(path)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the engine is imported when a folder is indexed, not at start-up
     from rulemap.host import AnalysisHost
     from rulemap.host.checking import Checked
+    from rulemap.lsp.engine_core import EngineCore
+    from rulemap.lsp.folders import Folder
+    from rulemap.model import Finding
 
 log = logging.getLogger("rulemap.lsp")
 WARM_SLICE_S = 0.004  # the start-up parse of the loop's copy yields this often
@@ -30,13 +33,14 @@ def open_folder(
     check_now: bool = False,
     granted: tuple[str, ...] = (),
     recording: Any = None,
+    early: Callable[[AnalysisHost, list[Finding]], None] | None = None,
 ) -> tuple[AnalysisHost | None, list[str], Checked | None]:
     """Runs in the worker: walk the folder, read its configuration, check it if asked.
 
     Imports may leave the folder only for what the user grants: `granted` (the editor's
     user-level `allowImportsFrom`, from initializationOptions) and the user's configuration
     file, read here; never the folder's own `allowImportsFrom`. `recording`: the start
-    cache's (lsp/start_cache.py)."""
+    cache's (lsp/start_cache.py); `early`: `publish_early`'s."""
     from rulemap.host.opening import open_folder as opened
     from rulemap.host.settings import ConfigError
     from rulemap.host.user_config import merge_grants, read_user_grants
@@ -48,8 +52,44 @@ def open_folder(
         errors.append(f"user configuration error: {exc}; ignoring that file")
         from_file = ()
     allowed = merge_grants(from_file, granted)
-    found = opened(root, overrides, buffers, home, allowed, check_now, recording)
+    found = opened(root, overrides, buffers, home, allowed, check_now, recording, early)
     return found.host, [*errors, *found.errors], found.checked
+
+
+def publish_early(engine: EngineCore, folder: Folder,
+                  epoch: int) -> Callable[[AnalysisHost, list[Finding]], None]:
+    """What the worker hands a first indexing's per-document findings to, before the whole
+    check (rulemap.host.opening): converted there, published on the loop, unless the start
+    cache's diagnostics are out (all of them: a part would replace them), the indexing is
+    over or replaced, or a document is open (its buffer is not what was checked). The whole
+    check's publish then replaces them, through the ledger."""
+    def in_worker(host: AnalysisHost, findings: list[Finding]) -> None:
+        if folder.start is not None and folder.start.hit:
+            return
+        from rulemap.lsp.diagnostics import to_diagnostics, uri_for
+
+        by_key: dict[str, list[Finding]] = {}
+        for finding in findings:
+            by_key.setdefault(finding.path, []).append(finding)
+        snap = host.snapshot()
+        converted = [(uri_for(snap.abs(key)), to_diagnostics(snap, key, found, engine.encoding))
+                     for key, found in sorted(by_key.items()) if not key.startswith("/")]
+        del snap
+        engine.loop.call_soon_threadsafe(on_loop, converted)
+
+    def on_loop(converted: list[tuple[str, list[Any]]]) -> None:
+        if engine.closed or epoch != folder.epoch or not folder.indexing:
+            return
+        changed = False
+        for uri, diagnostics in converted:
+            if engine.version_of(uri) is None:  # not open (an open one has a version)
+                changed = engine.set_diagnostics(uri, diagnostics, None) or changed
+        if changed:
+            engine.ledger.wake()
+            if engine.ledger.pull:
+                engine.ledger.schedule_refresh()
+
+    return in_worker
 
 
 def make_replica(host: AnalysisHost, buffers: Mapping[str | None, str]) -> Callable[[], Any]:

@@ -15,7 +15,7 @@ import logging
 import sys
 import uuid
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
@@ -669,7 +669,9 @@ register_requests(server, lambda: _engine())
 # ----- entry point ----------------------------------------------------------------------------
 
 
-def run_server(tcp: str | None = None, log_level: str = "WARNING") -> int:
+def run_server(tcp: str | None = None, log_level: str = "WARNING",
+               streams: tuple[BinaryIO, BinaryIO] | None = None) -> int:
+    """Serve on stdio (or `streams`: input, output; lsp/front.py's) or `tcp` until `exit`."""
     level = getattr(logging, str(log_level).upper(), None)
     if not isinstance(level, int):
         print(f"rulemap: unknown log level {log_level!r}", file=sys.stderr)
@@ -692,4 +694,6 @@ def run_server(tcp: str | None = None, log_level: str = "WARNING") -> int:
         server.start_tcp(host or "127.0.0.1", int(port))
         return 0
     # not pygls' start_io: its reader never recovers from a bad header (framing.py)
+    if streams is not None:
+        return serve_stdio(server, *streams)
     return serve_stdio(server)

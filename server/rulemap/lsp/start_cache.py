@@ -8,7 +8,8 @@ client was given then are published at once; the walk and the check run as alway
 and replace them (the ledger sends only what differs). The check records its questions, and
 the diagnostics it led to are stored when nothing was edited while it ran. This module is the
 server's side: the diagnostics to and from LSP JSON, the publish, the one log line when the
-cache directory is not the user's alone.
+cache directory is not the user's alone. Usually they are out before the server is even
+imported (lsp/front.py); `begin` then records them as given.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from lsprotocol.converters import get_converter
 
 from rulemap.host.cache import server_start
 from rulemap.host.cache.server_start import Start
+from rulemap.lsp import front
 
 if TYPE_CHECKING:
     from rulemap.lsp.engine_core import EngineCore
@@ -79,6 +81,12 @@ async def begin(engine: EngineCore, folder: Folder, overrides: dict[str, Any]) -
         return None
     start = server_start.start(folder.root, overrides, engine.home,
                                folder.settings.allow_imports_from, engine.encoding)
+    early = front.published_for(start.key)
+    if early is not None:
+        # published before the server was imported (lsp/front.py): the ledger learns what
+        # the client shows, so the check's publish replaces each of them
+        for uri, items in early.items():
+            engine.ledger.remember(uri, [diagnostic_from_json(item) for item in items])
     try:
         cached = await engine.loop.run_in_executor(engine.executor, lookup, start.key)
     except Exception:
@@ -89,6 +97,9 @@ async def begin(engine: EngineCore, folder: Folder, overrides: dict[str, Any]) -
             diagnostics = [diagnostic_from_json(item) for item in items]
             changed = engine.set_diagnostics(uri, diagnostics, engine.version_of(uri)) or changed
         start.hit = True
+        if early is not None and not changed:
+            start.note_user_config()
+            return start  # said when they were published
         said = f"Rulemap: {folder.name}: the last diagnostics of {len(cached)} documents, " \
             "from the cache, until the check is done"
         log.info("%s", said)

@@ -30,7 +30,7 @@ from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.event_flow import FileEventFlow
 from rulemap.lsp.folders import Folder, Port, in_worker, path_of
 from rulemap.lsp.ledger import DiagnosticsLedger
-from rulemap.lsp.opening import make_replica, open_folder, warm
+from rulemap.lsp.opening import make_replica, open_folder, publish_early, warm
 from rulemap.lsp.publishing import MAX_LOCAL_BATCH, DiagnosticsFlow
 from rulemap.lsp.settings import folder_settings
 
@@ -194,6 +194,7 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         job = self.loop.run_in_executor(
             self.executor, open_folder, folder.root, overrides, buffers, self.home, check_now,
             folder.settings.allow_imports_from, folder.start.recording if folder.start else None,
+            publish_early(self, folder, epoch),
         )
         token = None
         try:

@@ -25,6 +25,7 @@ from rulemap.readers import cache_entries, check_store
 from rulemap.readers.recording import Recording
 
 FORMAT = "rulemap-lsp-start/2"
+INIT_FORMAT = "rulemap-lsp-init/1"
 
 
 @dataclass
@@ -57,15 +58,22 @@ def start(root: str, overrides: dict[str, Any], home: str, granted: tuple[str, .
     return Start(start_key(root, overrides, home, granted, encoding), Recording())
 
 
-def start_key(root: str, overrides: dict[str, Any], home: str, granted: tuple[str, ...],
-              encoding: str) -> dict[str, Any]:
+def code_key() -> dict[str, Any]:
+    """Rulemap's code and the Python running it: any change is a new key."""
     import rulemap
 
     return {
-        "format": FORMAT,
         "version": rulemap.__version__,
         "code": check_store.code_fingerprint(os.path.dirname(os.path.abspath(rulemap.__file__))),
         "python": [sys.version, sys.executable, *check_store.installed_signatures()],
+    }
+
+
+def start_key(root: str, overrides: dict[str, Any], home: str, granted: tuple[str, ...],
+              encoding: str) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        **code_key(),
         "root": root,
         "settings": json.loads(json.dumps(overrides, sort_keys=True, default=repr)),
         "home": home,
@@ -125,3 +133,37 @@ def store(where: str, start: Start, root: str, diagnostics: dict[str, list[Any]]
              "diagnostics": diagnostics, "record": start.recording.to_json()}
     data = json.dumps(entry, separators=(",", ":"), sort_keys=True).encode("ascii")
     cache_entries.write_entry(where, entry_name(start.key), data)
+
+
+def init_key(params: dict[str, Any]) -> dict[str, Any]:
+    """The key of the server's answer to an `initialize` with these `params`: the code and
+    every parameter but the client's process id and progress token, which change from one
+    start to the next (the answer is made from the client's capabilities and options by the
+    code alone)."""
+    asked = {name: value for name, value in params.items()
+             if name not in ("processId", "workDoneToken")}
+    return {"format": INIT_FORMAT, **code_key(), "params": asked,
+            "user": getattr(os, "getuid", lambda: -1)()}
+
+
+def lookup_init(where: str, key: dict[str, Any]) -> dict[str, Any] | None:
+    """The `InitializeResult` (LSP JSON) the server gave for `key`, None when none is stored
+    (never raises)."""
+    try:
+        data = cache_entries.read_entry(where, entry_name(key))
+        if data is None:
+            return None
+        entry = json.loads(data)
+        if not isinstance(entry, dict) or entry.get("key") != json.loads(json.dumps(key)):
+            return None
+        result = entry.get("result")
+        return result if isinstance(result, dict) else None
+    except Exception:  # unreadable, corrupt: a miss, rewritten by the server's answer
+        return None
+
+
+def store_init(where: str, key: dict[str, Any], result: dict[str, Any]) -> None:
+    """The server's answer to `initialize` under `key`. Raises what writing raises."""
+    data = json.dumps({"key": key, "result": result}, separators=(",", ":"),
+                      sort_keys=True).encode("ascii")
+    cache_entries.write_entry(where, entry_name(key), data)
