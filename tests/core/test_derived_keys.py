@@ -149,3 +149,29 @@ def test_an_entry_drops_when_a_file_it_read_changes_however_its_reads_were_given
     assert cache.get(key) == 1
     cache.invalidate({"a.md"}, structural=False)
     assert cache.get(key) is None
+
+
+def test_invalidation_drops_exactly_what_a_scan_of_every_entry_would() -> None:
+    # the cache looks up what an edit drops by read key (entries put again with other
+    # reads, dropped ones put back, wide read sets and none mixed in); a plain scan of
+    # every entry's current reads is the reference
+    import random
+
+    rng = random.Random(37)
+    files = [f"f{i}.md" for i in range(12)]
+    cache = DerivedCache()
+    current: dict[Key[int], frozenset[str] | None] = {}
+    for _ in range(600):
+        key = NUMBERS.key("index", rng.randrange(40))
+        if rng.random() < 0.6:
+            size = rng.choice([0, 1, 1, 2, 3, 10])
+            reads = None if size == 0 else frozenset(rng.sample(files, size))
+            cache.put(key, 1, reads=reads)
+            current[key] = reads
+            continue
+        changed = set(rng.sample(files, rng.choice([1, 1, 2])))
+        cache.invalidate(changed, structural=False)
+        current = {k: r for k, r in current.items()
+                   if r is not None and changed.isdisjoint(r)}
+        kept = {n for n in range(40) if cache.get(NUMBERS.key("index", n)) is not None}
+        assert kept == {key[2] for key in current}

@@ -59,7 +59,10 @@ class Linked(Generic[L]):
         self.parent = parent
         self.own_files: list[LoadedFile] = EMPTY
         self.own_skipped: list[Skipped] = EMPTY
-        self._loaded: dict[str, str] = _NOTHING_LOADED  # identity → first path, this link's
+        # identity → first path, this link's; once the link is complete (`frozen_reads`),
+        # a tuple of them when each file was loaded under its own path (the common case: a
+        # 40-entry dict is ~1.8 KB, the tuple 0.4; 26 MB over the load groups of 2,000 rules)
+        self._loaded: dict[str, str] | tuple[str, ...] = _NOTHING_LOADED
         # workspace keys this link read (for invalidation); never changed in place by others
         self.own_reads: AbstractSet[str] = _NO_READS
 
@@ -68,7 +71,9 @@ class Linked(Generic[L]):
         if self.own_files is EMPTY:
             self.own_files, self._loaded = [], {}
         self.own_files.append(shared(loaded))
-        self._loaded[identity] = loaded.path
+        if type(self._loaded) is tuple:  # completed, then added to after all
+            self._loaded = dict(zip(self._loaded, self._loaded, strict=True))
+        self._loaded[identity] = loaded.path  # type: ignore[index]
 
     def add_skip(self, skipped: Skipped) -> None:
         if self.own_skipped is EMPTY:
@@ -82,6 +87,20 @@ class Linked(Generic[L]):
         if type(reads) is not set:
             reads = self.own_reads = set(reads)
         reads.update(keys)
+
+    def frozen_reads(self, *extra: str) -> frozenset[str]:
+        """This complete link's reads, with `extra`, as one frozen set that stays its own
+        reads: the cache entry that keeps the link shares it instead of a copy (a set and
+        its frozen copy were ~30 MB each over the load groups of 2,000 rules on 20,000
+        files). Its loaded names are made compact too."""
+        self.add_reads(*extra)
+        reads = self.own_reads
+        if type(reads) is not frozenset:
+            reads = self.own_reads = frozenset(reads)
+        loaded = self._loaded
+        if type(loaded) is dict and loaded and all(k == v for k, v in loaded.items()):
+            self._loaded = tuple(loaded)
+        return reads
 
     def links(self) -> list[L]:
         """Every link from the first to this one."""
@@ -105,8 +124,13 @@ class Linked(Generic[L]):
         """The path this load first brought the file with `identity` as, if it did."""
         link: Linked[L] | None = self
         while link is not None:
-            found = link._loaded.get(identity)
-            if found is not None:
-                return found
+            loaded = link._loaded
+            if type(loaded) is tuple:
+                if identity in loaded:
+                    return identity
+            else:
+                found = loaded.get(identity)  # type: ignore[union-attr]
+                if found is not None:
+                    return found
             link = link.parent
         return None

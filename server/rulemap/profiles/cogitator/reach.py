@@ -89,7 +89,7 @@ def start(ws: Workspace, chain: tuple[str, ...]) -> Reached:
                         load.add(rule, "rule")
         # the unconditional rules it loaded are among its reads; a scoped rule that becomes
         # unconditional (or back) changes RULE_SCOPES
-        ws.derived.put(key, load, reads=load.own_reads | {RULE_SCOPES})
+        ws.derived.put(key, load, reads=load.frozen_reads(RULE_SCOPES))
     return Reached(chain, load, key)
 
 
@@ -247,7 +247,7 @@ def _memo_dirs(ws: Workspace, state: Reached, deepest: str) -> Reached:
         load = _join_dir(ws, parent, directory)
         key = _base_key(chain, directory)
         # the parent's reads are its own: this is dropped with it
-        ws.derived.put(key, load, reads=load.own_reads | {RULE_SCOPES}, after=[parent_key])
+        ws.derived.put(key, load, reads=load.frozen_reads(RULE_SCOPES), after=[parent_key])
         parent_key, parent = key, load
     return Reached(chain, parent, parent_key)
 
@@ -266,6 +266,6 @@ def _join_rules(ws: Workspace, state: Reached, rules: tuple[str, ...]) -> Reache
     for rule in rules:
         load.add(rule, "scoped")
     if key is not None and parent_key is not None:
-        ws.derived.put(key, load, reads=load.own_reads | {RULE_SCOPES}, after=[parent_key])
+        ws.derived.put(key, load, reads=load.frozen_reads(RULE_SCOPES), after=[parent_key])
     dirs = None if key is not None else state.joined_dirs(ws)
     return Reached(state.chain, load, key, dirs, state.rules | frozenset(rules))
