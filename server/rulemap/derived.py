@@ -128,6 +128,15 @@ class DerivedCache:
         # few, and indexing their reads would cost more memory than they hold
         self._wide: set[AnyKey] = set()
 
+    def share_bookkeeping(self, other: DerivedCache) -> None:
+        """Take `other`'s dependents and indexes, for values under the same keys with the
+        same reads (a snapshot's cache holds stand-ins for `other`'s values): every field of a
+        DerivedCache but the values, so an index added to it is never left empty in a copy and
+        an edit still finds what it drops."""
+        for name in vars(DerivedCache()):
+            if name != "_values":
+                setattr(self, name, getattr(other, name))
+
     @overload
     def get(self, key: Key[V]) -> V | None: ...
     @overload

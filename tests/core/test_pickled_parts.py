@@ -66,3 +66,19 @@ def test_a_damaged_payload_is_no_workspace(tree: Path) -> None:  # noqa: F811
     ws, _ = _checked(tree)
     data = carried.pickled(ws)
     assert carried.unpickled(io.BytesIO(data[:-40])) is None
+
+
+def test_an_edit_drops_from_a_carried_cache_what_it_drops_from_the_original(
+    tree: Path,  # noqa: F811
+) -> None:
+    """The carried cache holds stand-ins for the values, with the original's index of what
+    each read: an edit finds the same entries to drop (an empty index kept stale findings
+    in a resumed check)."""
+    ws, _ = _checked(tree)
+    back = _carried(ws)
+    read = next(reads for reads in ws.derived.read_sets() if reads and type(reads) is tuple)
+    changed = {read[0]}
+    ws.derived.invalidate(changed, structural=False)
+    back.derived.invalidate(changed, structural=False)
+    assert set(back.derived._values) == set(ws.derived._values)
+    assert len(back.derived) < len(_carried(_checked(tree)[0]).derived)

@@ -58,8 +58,7 @@ def pickled(ws: Workspace) -> bytes:
             parts.append({})
         parts[part.index][key] = value
         lazy._values[key] = (part, reads)
-    lazy._dependents = derived._dependents
-    lazy._alone = derived._alone
+    lazy.share_bookkeeping(derived)  # the dependents, and the index an edit's drop reads
     # A part refers to an object pickled before it (the workspace's, an earlier part's)
     # rather than copy it, so values share what they shared (checks compare some by
     # identity): the workspace's as an entry of a list pickled with it, `shared` (negative
