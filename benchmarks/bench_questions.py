@@ -48,8 +48,9 @@ INSTRUCTION_NAMES = ("AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", "GEMINI.md")
 NOWHERE = "A sentence no instruction file of this tree holds, 7f3a."
 NOWHERE_LABEL = "why (a sentence nowhere)"
 
-# the floor: walk, read the instruction files and rules, parse them (standard library + yaml,
-# which Rulemap uses for frontmatter too)
+# the floor: walk, read the instruction files and rules (Claude Code's, Copilot's
+# `.instructions.md`, Cursor's `.mdc`), parse them (standard library + yaml, which Rulemap
+# uses for frontmatter too)
 FLOOR = r"""
 import os, re, sys
 import yaml
@@ -69,7 +70,10 @@ while stack:
                     stack.append(e.path)
             else:
                 files += 1
-                if e.name in names or (e.name.endswith(".md") and "/.claude/rules" in e.path):
+                if e.name in names or (e.name.endswith(".md") and "/.claude/rules" in e.path) \
+                        or (e.name.endswith(".instructions.md")
+                            and "/.github/instructions" in e.path) \
+                        or (e.name.endswith(".mdc") and "/.cursor/rules" in e.path):
                     docs.append(e.path)
 imports = 0
 for path in docs:
@@ -164,11 +168,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline", help="another checkout, run in the same rounds")
     ap.add_argument("--python", default=default_python())
     ap.add_argument("--out", help="write the JSON here (default: results/questions.json)")
+    ap.add_argument("--check-only", action="store_true",
+                    help="only the cold check beside the floor (any tree: no file is asked)")
     args = ap.parse_args(argv)
 
     tree = os.path.abspath(args.tree) if args.tree else ensure_big_tree(args.files, args.seed)
-    targets = pick_targets(tree)
-    asked = commands(tree, targets)
+    if args.check_only:  # a tree without a nested instruction file has nothing to ask
+        targets: dict[str, str] = {}
+        asked = [("check", ["-m", "rulemap", "check", "--no-cache", "--root", tree])]
+    else:
+        targets = pick_targets(tree)
+        asked = commands(tree, targets)
     sides = {"this": os.path.dirname(SERVER)}
     if args.baseline:
         sides["baseline"] = os.path.abspath(args.baseline)
@@ -249,11 +259,13 @@ def main(argv: list[str] | None = None) -> int:
           f"{statistics.median(floor_cpu) * 1000:.0f}ms cpu; check ÷ floor {check_per_floor:.2f}"
           f" (cpu {ratio(cpus[('this', 'check')], floor_cpu):.2f})")
     check_med = statistics.median(times[("this", "check")])
-    worst = max(float(str(r["this_per_check"])) for r in rows[1:])
-    worst_cpu = max(float(str(r["this_cpu_per_check"])) for r in rows[1:])
-    print(f"goal: check ≤ 1.5 s: {check_med:.2f} s {'PASS' if check_med <= 1.5 else 'FAIL'}; "
-          f"every question ≤ 1× check: worst {worst:.2f} (cpu {worst_cpu:.2f}) "
-          f"{'PASS' if worst <= 1.0 else 'FAIL'}")
+    verdict = f"goal: check ≤ 1.5 s: {check_med:.2f} s {'PASS' if check_med <= 1.5 else 'FAIL'}"
+    if rows[1:]:
+        worst = max(float(str(r["this_per_check"])) for r in rows[1:])
+        worst_cpu = max(float(str(r["this_cpu_per_check"])) for r in rows[1:])
+        verdict += (f"; every question ≤ 1× check: worst {worst:.2f} (cpu {worst_cpu:.2f}) "
+                    f"{'PASS' if worst <= 1.0 else 'FAIL'}")
+    print(verdict)
     path = write_result("questions.json", {
         "benchmark": "questions", "when": now_utc(), "revision": repo_revision(),
         # the tree and the baseline by their names only: results are committed, and never
