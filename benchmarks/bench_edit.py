@@ -138,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
         return time.perf_counter() - start
 
     def timed(label: str, cmd: list[str]) -> bytes:
-        run = run_once(cmd, envs.get(label), None)
+        # `first` and `snapshot` are timed with the store's env too (they are no command's
+        # label): without it their cache went to the user's, and the snapshot never came
+        run = run_once(cmd, envs.get(label, env), None)
         if label != "agnix" and run["rc"] not in (0, 1):
             raise SystemExit(run["stderr"].decode(errors="replace"))
         walls[label].append(run["wall"])
