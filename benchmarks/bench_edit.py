@@ -7,8 +7,10 @@ with agnix on the same tree in the same rounds.
     python benchmarks/bench_edit.py [--tree DIR | --shape S --scale K] [--file PATH] [--runs 9]
 
 Each round edits `--file` (default: a nested `AGENTS.md` of the tree; `--file AGENTS.md` for
-the root one, which every load reads) by writing one of two texts in turn — the original, or
-it with a line naming a missing path — then times:
+the root one, which every load reads) by writing the original with a line naming a missing
+path, a path of its own each round (so no round's bytes are the snapshot's: with two texts in
+turn, every other resumed check found nothing changed and the median was mostly those), then
+times:
   cold      `rulemap check TREE --format json --no-cache`
   resumed   `rulemap check TREE --format json` (the cache primed: its entry no longer holds,
             the snapshot does)
@@ -31,6 +33,7 @@ from __future__ import annotations
 import argparse
 import glob
 import os
+import re
 import shutil
 import signal
 import statistics
@@ -54,7 +57,9 @@ from _common import (  # noqa: E402
 )
 from bench_check import run_once  # noqa: E402
 
-EDIT_LINE = "\n- See `docs/never-written.md` before changing this package.\n"
+# the edit's line, a number of the round's in the path
+EDIT_LINE = "\n- See `docs/never-written-{}.md` before changing this package.\n"
+EDITED = re.compile(r"\n- See `docs/never-written-\d+\.md` before changing this package\.\n\Z")
 
 
 IGNORED = ("node_modules", "dist")  # the generators' .gitignore
@@ -97,10 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     rel = args.file or default_file(tree)
     path = os.path.join(tree, rel)
     with open(path, encoding="utf-8") as fh:
-        original = fh.read().removesuffix(EDIT_LINE)  # a run killed before it restored it
+        original = EDITED.sub("", fh.read())  # a run killed before it restored it
     # killed (timeout, ^C): restore the file all the same
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    texts = [original + EDIT_LINE, original]
     store = tempfile.mkdtemp(prefix="rulemap-bench-edit-")
     env = {**rulemap_env(), "RULEMAP_CACHE_DIR": store}
     env.pop("RULEMAP_NO_CACHE")  # rulemap_env turns the cache off: here it is what is timed
@@ -125,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     def edit() -> None:
         nonlocal edits
         with open(path, "w", encoding="utf-8") as fh:
-            fh.write(texts[edits % 2])
+            fh.write(original + EDIT_LINE.format(edits))
         edits += 1
 
     def snapshot_written(timeout: float = 120.0, where: str = store) -> float:
