@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.core.git_repos import write
+
 from rulemap.host import AnalysisHost
 from rulemap.host.opening import open_folder
 
@@ -20,9 +22,7 @@ TREE = {
 
 def _host(root: Path) -> AnalysisHost:
     (root / ".git").mkdir()
-    for key, text in TREE.items():
-        (root / key).parent.mkdir(parents=True, exist_ok=True)
-        (root / key).write_text(text)
+    write(root, TREE)
     opened = open_folder(str(root), {}, {}, str(root / "home"), ())
     assert opened.host is not None
     return opened.host

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.core.git_repos import write
 
 from rulemap.host import AnalysisHost, Cancelled, Snapshot
 from rulemap.host.opening import open_folder
@@ -28,9 +29,7 @@ TREE = {
 
 def _tree(root: Path) -> None:
     (root / ".git").mkdir()
-    for key, text in TREE.items():
-        (root / key).parent.mkdir(parents=True, exist_ok=True)
-        (root / key).write_text(text)
+    write(root, TREE)
 
 
 def _host(root: Path) -> AnalysisHost:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from tests.lsp.conftest import write
+from tests.lsp.quiet_port import QuietPort
 
 from rulemap.host.cache import server_start
 from rulemap.host.cache.server_start import Start
@@ -76,6 +77,16 @@ def run(data: bytes) -> tuple[bytes, list[dict[str, Any]], Any]:
     return head + rest, messages(out.getvalue()), output
 
 
+def _answered_before(tmp_path: Path, cache: str) -> tuple[Path, dict[str, Any]]:
+    """A one-file repository whose `initialize` the start cache has answered before: the
+    repository and the parameters of that request."""
+    repo = tmp_path / "repo"
+    write(repo, {"AGENTS.md": "# hi\n"})
+    params = init_params(repo)
+    server_start.store_init(cache, server_start.init_key(params), INIT_RESULT)
+    return repo, params
+
+
 def store_start(repo: Path, diagnostics: dict[str, list[Any]], scoped: Any = None) -> None:
     """A start entry for `repo` as the server would key it for `init_params`."""
     raw, settings, _ = folder_settings({"diagnostics": {"debounceMs": 0}}, {}, scoped)
@@ -115,10 +126,7 @@ def test_a_first_start_hands_everything_over_and_keeps_the_server_s_answer(
 def test_diagnostics_from_the_cache_before_the_server_is_imported(
     tmp_path: Path, cache: str,
 ) -> None:
-    repo = tmp_path / "repo"
-    write(repo, {"AGENTS.md": "# hi\n"})
-    params = init_params(repo)
-    server_start.store_init(cache, server_start.init_key(params), INIT_RESULT)
+    repo, params = _answered_before(tmp_path, cache)
     agents = (repo / "AGENTS.md").as_uri()
     store_start(repo, {agents: [ITEM]})
     initialize = frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
@@ -139,10 +147,7 @@ def test_diagnostics_from_the_cache_before_the_server_is_imported(
 def test_anything_before_the_configuration_answer_stops_the_early_publish(
     tmp_path: Path, cache: str,
 ) -> None:
-    repo = tmp_path / "repo"
-    write(repo, {"AGENTS.md": "# hi\n"})
-    params = init_params(repo)
-    server_start.store_init(cache, server_start.init_key(params), INIT_RESULT)
+    repo, params = _answered_before(tmp_path, cache)
     store_start(repo, {(repo / "AGENTS.md").as_uri(): [ITEM]})
     head = frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}) + \
         frame({"jsonrpc": "2.0", "method": "initialized", "params": {}})
@@ -167,30 +172,8 @@ def test_what_is_not_an_initialize_goes_to_the_server_unchanged(
     assert not output.answered
 
 
-class _Port:
-    def __init__(self) -> None:
-        self.published: list[tuple[str, list[types.Diagnostic]]] = []
-
-    def publish(self, uri: str, diagnostics: list[types.Diagnostic], version: int | None) -> None:
-        self.published.append((uri, diagnostics))
-
-    def refresh_diagnostics(self) -> None:
-        pass
-
-    def show_message(self, kind: types.MessageType, message: str) -> None:
-        pass
-
-    def notify(self, method: str, params: Any) -> None:
-        pass
-
-    async def progress_begin(self, title: str, message: str) -> object | None:
-        return None
-
-    def progress_end(self, token: object | None, message: str) -> None:
-        pass
-
-    async def fetch_settings(self, scope_uris: list[str]) -> list[Any] | None:
-        return None
+class _Port(QuietPort):
+    published: list[tuple[str, list[types.Diagnostic]]]
 
 
 def test_what_was_published_early_and_holds_no_more_is_cleared_by_the_check(

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from tests.lsp.quiet_port import QuietPort
 
 from rulemap.lsp.state import Engine
 
@@ -19,7 +20,7 @@ TREE = {
 }
 
 
-class _Port:
+class _Port(QuietPort):
     def __init__(self) -> None:
         self.published: list[tuple[str, list[str], Any]] = []
         self.engine: Engine | None = None
@@ -29,24 +30,6 @@ class _Port:
         host = folder.host if folder else None
         stale = folder is not None and host is not None and folder.linted_at != host.generation
         self.published.append((uri, [str(d.code) for d in diagnostics], stale))
-
-    def refresh_diagnostics(self) -> None:
-        pass
-
-    def show_message(self, kind: types.MessageType, message: str) -> None:
-        pass
-
-    def notify(self, method: str, params: Any) -> None:
-        pass
-
-    async def progress_begin(self, title: str, message: str) -> object | None:
-        return None
-
-    def progress_end(self, token: object | None, message: str) -> None:
-        pass
-
-    async def fetch_settings(self, scope_uris: list[str]) -> list[Any] | None:
-        return None
 
 
 async def _edit(root: Path) -> list[tuple[str, list[str], Any]]:
