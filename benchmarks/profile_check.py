@@ -56,7 +56,9 @@ for kind, families in (("per-document", PER_DOCUMENT), ("graph-wide", GRAPH_WIDE
     for family in families:
         found = family(ws)
         raw.extend(found)
-        name = family.__module__.rsplit(".", 1)[-1] + "." + family.__name__
+        # a family is `module.function` (`checks._Family`: imported when it first runs)
+        name = getattr(family, "name", None) or (
+            family.__module__.rsplit(".", 1)[-1] + "." + family.__name__)
         lap(f"{kind} {name}", f"{len(found)} findings")
 for profile in profiles:  # each selected agent's own findings (cached on the workspace)
     found = profile.findings(ws)

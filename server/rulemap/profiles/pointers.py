@@ -36,9 +36,11 @@ def points_only_to(
     doc = ws.document(path)
     if doc.unreadable or not doc.text.strip() or len(doc.text) > MAX_CHARS:
         return []
-    # a quick bound first: each pointer takes a few words with it; most files have more
+    # quick bounds first: a pointer is a Markdown link (`](`) or a mention ending `.md`, so a
+    # file with neither points nowhere (most rules); each pointer takes a few words with it,
+    # and most files have more
     marks = doc.text.count("](") + doc.text.count(".md")
-    if len(doc.text.split()) > max_words + 6 * marks:
+    if not marks or len(doc.text.split()) > max_words + 6 * marks:
         return []
     body_line = doc.frontmatter.span.end.line + 1 if doc.frontmatter.span is not None else 0
     refs: list[tuple[str, Span]] = []
