@@ -207,6 +207,8 @@ def write_result(name: str, data: dict, out: str | None = None) -> str:
     # results are committed: paths inside the repository are written relative to it, never
     # as this machine spells them
     text = json.dumps(data, indent=2).replace(REPO.rstrip("/") + "/", "")
+    # a sibling checkout (a --baseline worktree, another checkout's interpreter) as `../NAME`
+    text = text.replace(os.path.dirname(REPO.rstrip("/")).rstrip("/") + "/", "../")
     text = text.replace(tempfile.gettempdir().rstrip("/") + "/", "$TMPDIR/")
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(text + "\n")
