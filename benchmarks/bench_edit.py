@@ -133,11 +133,14 @@ def main(argv: list[str] | None = None) -> int:
         k: [] for k in [*commands, "first", "snapshot", "snapshot on disk"]
     }
     edits = 0
+    written: set[str] = set()  # every text an edit wrote: each round's is its own
 
     def edit() -> None:
         nonlocal edits
+        text = original + EDIT_LINE.format(edits)
         with open(path, "w", encoding="utf-8") as fh:
-            fh.write(original + EDIT_LINE.format(edits))
+            fh.write(text)
+        written.add(text)
         edits += 1
 
     def snapshot_written(timeout: float = 120.0, where: str = store) -> float:
@@ -224,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         "date": now_utc(), "revision": repo_revision(), "machine": machine(), "tree": tree,
         "file": rel, "runs": args.runs, "snapshot_bytes": snapshot_bytes,
         "walls": {k: summarize(v) for k, v in walls.items() if v}, "identical": same,
+        "edits": edits, "distinct_texts": len(written),
         "baseline": baseline_revision(args.baseline) if args.baseline else None,
     })
     return 0 if same else 1
