@@ -564,3 +564,12 @@ def test_a_one_shot_check_imports_no_replica_log(tree: Path) -> None:
         "from rulemap.host.analysis_host import AnalysisHost\n"
         f"AnalysisHost(open_workspace({str(tree)!r}), replicated=True)\n", tree.parent)
     assert "rulemap.host.replica" in modules
+
+
+def test_parsing_the_command_line_imports_no_shutil(tree: Path) -> None:
+    """argparse makes a help formatter for every argument added, and its default width
+    imports shutil (with bz2 and lzma) to ask the terminal: the CLI's formatter asks it
+    itself (`usage._terminal_columns`)."""
+    code, modules = cold_check(tree)
+    assert code == 1 and "argparse" in modules
+    assert loaded(modules, ("shutil", "bz2", "lzma")) == []
