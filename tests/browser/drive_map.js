@@ -84,6 +84,9 @@ async function clickNode(page, id) {
       clusters: window.rulemapMap.cy.nodes('[kind = "cluster"]').map((n) => n.data("path")),
     }));
     result.agents = await page.evaluate(() => window.rulemapMap.data.agents.map((a) => a.title));
+    result.summary = await page.evaluate(() => document.getElementById("summary").textContent);
+    result.errorsInData = await page.evaluate(() =>
+      window.rulemapMap.data.findings.filter((f) => f.severity === "error").length);
     await shot(page, "start");
 
     // a click on an instruction file: its reach per agent

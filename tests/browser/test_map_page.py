@@ -138,6 +138,14 @@ def test_the_demo_draws_and_answers_clicks(demo: dict[str, Any]) -> None:
           f"interactive in {demo['interactiveMs']} ms")
 
 
+def test_the_header_counts_errors_in_words_of_their_number(demo: dict[str, Any]) -> None:
+    """"(1 error)", "(2 errors)": never "(1 errors)"."""
+    errors = demo["errorsInData"]
+    assert errors >= 1  # the demo's planted broken import
+    word = "error" if errors == 1 else "errors"
+    assert f"({errors:,} {word})" in demo["summary"], demo["summary"]
+
+
 def test_a_20k_file_monorepo_stays_responsive(monorepo: dict[str, Any]) -> None:
     assert monorepo["interactiveMs"] < INTERACTIVE_S * 1000, monorepo["interactiveMs"]
     graph = monorepo["graph"]

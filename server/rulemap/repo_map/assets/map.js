@@ -77,7 +77,7 @@
     document.getElementById("summary").textContent =
       plural(D.files, "file") + " in " + plural(D.tree.length, "directory", "directories") + " · " +
       plural(D.graph.nodes.filter(function (n) { return DOC_KINDS[n.kind]; }).length, "instruction file or rule", "instruction files and rules") +
-      " · " + plural(D.findingsTotal, "finding") + (errors ? " (" + num(errors) + " errors)" : "") +
+      " · " + plural(D.findingsTotal, "finding") + (errors ? " (" + plural(errors, "error") + ")" : "") +
       " · cwd " + D.cwd;
     var box = document.getElementById("agents");
     D.agents.forEach(function (a) {
