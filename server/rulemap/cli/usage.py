@@ -50,7 +50,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 
 def _terminal_columns() -> int:
-    """The terminal's width as `shutil.get_terminal_size` tells it: `$COLUMNS` when it is a
+    """The terminal's width as shutil's `get_terminal_size` tells it: `$COLUMNS` when it is a
     positive number, else the width of the terminal on stdout, else 80."""
     import os
 
