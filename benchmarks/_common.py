@@ -171,17 +171,19 @@ def machine() -> dict[str, object]:
     }
 
 
-def repo_revision() -> str | None:
+def repo_revision(checkout: str = REPO) -> str | None:
+    """The commit `checkout` holds (this repository by default), `+dirty` when its server/
+    has changes."""
     try:
         out = subprocess.run(
-            ["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+            ["git", "-C", checkout, "rev-parse", "--short", "HEAD"],
             capture_output=True,
             text=True,
             timeout=10,
         )
         rev = out.stdout.strip() or None
         dirty = subprocess.run(
-            ["git", "-C", REPO, "status", "--porcelain", "--", "server"],
+            ["git", "-C", checkout, "status", "--porcelain", "--", "server"],
             capture_output=True,
             text=True,
             timeout=10,

@@ -37,7 +37,6 @@ import re
 import shutil
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -64,13 +63,6 @@ EDITED = re.compile(r"\n- See `docs/never-written-\d+\.md` before changing this 
 
 
 IGNORED = ("node_modules", "dist")  # the generators' .gitignore
-
-
-def baseline_revision(checkout: str) -> str:
-    """The commit a --baseline checkout holds (a path of this machine is no record)."""
-    done = subprocess.run(["git", "-C", checkout, "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True, check=False)
-    return done.stdout.strip() or os.path.basename(os.path.abspath(checkout))
 
 
 def default_file(tree: str) -> str:
@@ -228,7 +220,9 @@ def main(argv: list[str] | None = None) -> int:
         "file": rel, "runs": args.runs, "snapshot_bytes": snapshot_bytes,
         "walls": {k: summarize(v) for k, v in walls.items() if v}, "identical": same,
         "edits": edits, "distinct_texts": len(written),
-        "baseline": baseline_revision(args.baseline) if args.baseline else None,
+        # the baseline by its commit: a path of this machine is no record
+        "baseline": (repo_revision(args.baseline) or os.path.basename(
+            os.path.abspath(args.baseline))) if args.baseline else None,
     })
     return 0 if same else 1
 
