@@ -89,3 +89,23 @@ def test_nothing_to_do():
     # a broken import stays broken: nothing points at a file that does not exist
     broken = ws_of({"AGENTS.md": "@gone.md"})
     assert will_rename_files(broken, [("gone.md", "here.md")]) is None
+
+
+def test_edits_of_several_folders_merge_into_one():
+    """A rename that moves files of two workspace folders is answered with one edit."""
+    from lsprotocol import types
+
+    from rulemap.lsp.features import merged_edits
+
+    def edit(uri: str, text: str) -> types.WorkspaceEdit:
+        span = types.Range(types.Position(0, 0), types.Position(0, 1))
+        return types.WorkspaceEdit(changes={uri: [types.TextEdit(span, text)]})
+
+    first, second = edit("file:///a/AGENTS.md", "x"), edit("file:///b/AGENTS.md", "y")
+    assert merged_edits([]) is None
+    assert merged_edits([first]) is first
+    both = merged_edits([first, second, edit("file:///a/AGENTS.md", "z")])
+    assert both is not None and both.changes is not None
+    assert [e.new_text for e in both.changes["file:///a/AGENTS.md"]] == ["x", "z"]
+    assert [e.new_text for e in both.changes["file:///b/AGENTS.md"]] == ["y"]
+    assert both.document_changes is None

@@ -50,8 +50,8 @@ def watched_files() -> list[tuple[str, int]]:
         *((glob, types.WatchKind.Change) for glob in watched_globs()),
     ]
 
-BEGUN_WAIT_S = 5.0  # the longest the watchers wait for the start caches
 
+BEGUN_WAIT_S = 5.0  # the longest the watchers wait for the start caches
 
 
 class _Ignored:
@@ -643,21 +643,8 @@ async def will_rename_files(
             edit = _features().will_rename_files(snap, renames, _encoding())
             if edit is not None:
                 edits.append(edit)
-    return _merge_edits(edits)
-
-
-def _merge_edits(edits: list[types.WorkspaceEdit]) -> types.WorkspaceEdit | None:
-    if not edits:
-        return None
-    if len(edits) == 1:
-        return edits[0]
-    changes: dict[str, list[types.TextEdit]] = {}
-    document_changes: list[Any] = []
-    for edit in edits:
-        for uri, items in (edit.changes or {}).items():
-            changes.setdefault(uri, []).extend(items)
-        document_changes.extend(edit.document_changes or [])
-    return types.WorkspaceEdit(changes=changes or None, document_changes=document_changes or None)
+    merged: types.WorkspaceEdit | None = _features().merged_edits(edits)
+    return merged
 
 
 # ----- Rulemap's own requests (docs/protocol.md) ----------------------------------------------

@@ -13,7 +13,7 @@ from rulemap.lsp.features.hover import hover
 from rulemap.lsp.features.inlay_hints import inlay_hints
 from rulemap.lsp.features.links import definition, document_links
 from rulemap.lsp.features.references import references
-from rulemap.lsp.features.rename import will_rename_files
+from rulemap.lsp.features.rename import merged_edits, will_rename_files
 from rulemap.lsp.features.symbols import document_symbols, workspace_symbols
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "document_symbols",
     "hover",
     "inlay_hints",
+    "merged_edits",
     "references",
     "will_rename_files",
     "workspace_symbols",

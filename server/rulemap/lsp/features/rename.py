@@ -33,3 +33,19 @@ def will_rename_files(
                            new_text=change.new_text)
         )
     return types.WorkspaceEdit(changes=changes) if changes else None
+
+
+def merged_edits(edits: Sequence[types.WorkspaceEdit]) -> types.WorkspaceEdit | None:
+    """One WorkspaceEdit of each folder's (None: none): a rename that moves files of several
+    workspace folders is answered once."""
+    if not edits:
+        return None
+    if len(edits) == 1:
+        return edits[0]
+    changes: dict[str, list[types.TextEdit]] = {}
+    document_changes: list[types.TextDocumentEdit] = []
+    for edit in edits:
+        for uri, items in (edit.changes or {}).items():
+            changes.setdefault(uri, []).extend(items)
+        document_changes.extend(edit.document_changes or [])  # type: ignore[arg-type]
+    return types.WorkspaceEdit(changes=changes or None, document_changes=document_changes or None)
