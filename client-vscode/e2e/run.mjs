@@ -575,16 +575,20 @@ async function trustedRun(tmp) {
     await step('Effective Instructions tree for src/api/handler.ts', page, async () => {
       await quickOpen(page, 'src/api/handler.ts');
       await showContainer(page, 'Rulemap');
+      let seen = [];
       const rows = await until(
         'the Effective Instructions rows',
         async () => {
           const r = await viewRows(page, 'Instructions');
+          seen = r.map((x) => [x.label, x.level, x.aria]);
           // (the server may still be applying the unsaved edit: wait for its graphChanged; the
           // tree may be mid-redraw, its first row not yet drawn: wait for all three rows)
           return r.some((x) => x.label === 'AGENTS.md') && r.some((x) => x.label === '.claude/rules/api.md') && r.some((x) => x.label === 'docs/guide.md') && r;
         },
         30000,
-      );
+      ).catch((e) => {
+        throw new Error(`${e.message}; the rows last seen: ${JSON.stringify(seen)}`);
+      });
       log(`tree rows: ${JSON.stringify(rows.map((r) => [r.label, r.description, r.level]))}`);
       const labels = rows.map((r) => r.label);
       assert(labels[0] === 'AGENTS.md', `first row should be AGENTS.md: ${labels}`);

@@ -136,6 +136,22 @@ describe('effectiveTreeItem', () => {
   });
 });
 
+describe('a file that gains imports', () => {
+  it('is drawn as a new, expanded row (VS Code keeps the state of an id it drew as a leaf)', () => {
+    const broken = buildEffectiveTree(result({ files: [file('AGENTS.md')], skipped: [{ path: 'docs/missing.md', why: 'broken-import' }] }));
+    const fixed = buildEffectiveTree(
+      result({ files: [file('AGENTS.md'), file('docs/guide.md', { reason: 'import', importedBy: 'AGENTS.md', depth: 1, line: 3 })] }),
+    );
+    const before = effectiveTreeItem(broken[0]);
+    const after = effectiveTreeItem(fixed[0]);
+    expect(before.collapsibleState).toBe(TreeItemCollapsibleState.None);
+    expect(after.collapsibleState).toBe(TreeItemCollapsibleState.Expanded);
+    expect(after.id).not.toBe(before.id);
+    // the same load drawn again keeps its id (a user's collapse of it is kept)
+    expect(effectiveTreeItem(buildEffectiveTree(result({ files: [file('AGENTS.md'), file('docs/guide.md', { reason: 'import', importedBy: 'AGENTS.md', depth: 1, line: 3 })] }))[0]).id).toBe(after.id);
+  });
+});
+
 describe('what the server says about each agent', () => {
   const r = result({
     profile: 'gamma',

@@ -122,7 +122,10 @@ export function effectiveTreeItem(node: EffectiveNode): vscode.TreeItem {
         shortPath(f.path),
         node.children.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
       );
-      item.id = `file:${f.uri}`;
+      // VS Code keeps a row's collapsed state by id and ignores a new Expanded state for an id
+      // it drew as a leaf (microsoft/vscode#40179, #30918): a file whose import is fixed must
+      // show the import under it, so a file with imports is another row than one without.
+      item.id = node.children.length ? `file:${f.uri}#imports` : `file:${f.uri}`;
       item.description = fileDescription(f, node.unit);
       item.iconPath = new vscode.ThemeIcon(
         REASON_ICONS[f.reason] ?? 'file',
