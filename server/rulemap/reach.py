@@ -248,16 +248,16 @@ class Glimpse:
 
 
 def overview(ws: Workspace, profile: Profile, cwd: str) -> dict[str, Glimpse] | None:
-    """Every file's `Glimpse` for `profile`, in one pass over its load groups (None: the
-    profile has no load groups, and explaining every file one by one is not worth a lens)."""
-    groups = profile.load_groups(ws, cwd)
-    if groups is None:
+    """Every file's `Glimpse` for `profile`, in one pass over its load groups' shares
+    (`Profile.load_shares`; None: the profile has no load groups, and explaining every file
+    one by one is not worth a lens)."""
+    shares = profile.load_shares(ws, cwd)
+    if shares is None:
         return None
     out: dict[str, Glimpse] = {}
     asked: set[tuple[str, int | None]] = set()
-    for explanation, members in groups:
-        size = len(members)
-        for loaded in explanation.files:
+    for files, left_out, size in shares:
+        for loaded in files:
             glimpse = out.get(loaded.path)
             if glimpse is None:
                 glimpse = out[loaded.path] = Glimpse()
@@ -271,7 +271,7 @@ def overview(ws: Workspace, profile: Profile, cwd: str) -> dict[str, Glimpse] | 
                 glimpse.cut_line = line if glimpse.cut_line is None else min(glimpse.cut_line,
                                                                               line)
                 glimpse.cuts[line] = glimpse.cuts.get(line, 0) + size
-        for path in explanation.left_out:
+        for path in left_out:
             out.setdefault(path, Glimpse()).left_out += size
     _add_other_names(ws, profile, out)
     return out

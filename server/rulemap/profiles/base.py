@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 from rulemap.config import ConfigError
 from rulemap.derived import Key, KeyFamily
-from rulemap.model import Explanation, Finding, LoadStatus, ScopedGlobs, Span
+from rulemap.model import Explanation, Finding, LoadedFile, LoadStatus, ScopedGlobs, Span
 from rulemap.profiles.placement import not_read_why
 
 if TYPE_CHECKING:
@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from rulemap.profiles.transcript import TranscriptFormat
     from rulemap.text.references import PathRef
     from rulemap.workspace import Layout, Workspace
+
+# (the files a load brings, the files it leaves out, how many targets load so): `load_shares`
+LoadShare = tuple[Sequence[LoadedFile], Sequence[str], int]
 
 
 class Facts(Protocol):
@@ -161,6 +164,16 @@ class Profile(Facts, Protocol):
         """Every workspace file grouped by what it loads, one explanation per group (for
         `rulemap diff`); None: no grouping, so each file is explained on its own."""
         return None
+
+    def load_shares(self, ws: Workspace, cwd: str) -> list[LoadShare] | None:
+        """What the editor's per-file overview (`reach.overview`) sums of the load groups:
+        (files loaded, files left out, how many targets) shares whose sums per file are the
+        load groups' (None: no load groups). Default: one share per load group; an agent
+        without a shared budget may share a file's loads more coarsely."""
+        groups = self.load_groups(ws, cwd)
+        if groups is None:
+            return None
+        return [(e.files, e.left_out, len(members)) for e, members in groups]
 
     def load_groups_for(self, ws: Workspace, cwd: str,
                         key: str) -> list[tuple[Explanation, list[str]]] | None:

@@ -102,6 +102,10 @@ class Linked(Generic[L]):
             self._loaded = tuple(loaded)
         return reads
 
+    def own_identities(self) -> set[str]:
+        """The identities of the files this link loads itself (not its parents')."""
+        return set(self._loaded)
+
     def links(self) -> list[L]:
         """Every link from the first to this one."""
         out: list[Linked[L]] = []

@@ -28,12 +28,13 @@ from rulemap.globs import (
 from rulemap.model import Explanation
 from rulemap.profiles.base import directory_chain, parent_dir
 from rulemap.profiles.claude_code import imports as claude_imports
-from rulemap.profiles.claude_code.loader import ClaudeLoader, deepest_nested
+from rulemap.profiles.claude_code.loader import ClaudeLoader, LoadKey, deepest_nested
 from rulemap.profiles.claude_code.names import probe
 from rulemap.profiles.claude_code.rules import rule_globs
 from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
+    from rulemap.profiles.base import LoadShare
     from rulemap.profiles.claude_code.load import ClaudeLoad
     from rulemap.workspace import Workspace
 
@@ -69,29 +70,101 @@ def load_groups(
     interned: dict[frozenset[str], frozenset[str]] = {}
     for (_, rules), members in groups.items():
         target = members[0]
-        deepest = deepest_nested(cwd_dir, parent_dir(target))
-        link_key, link = (profile.nested(ws, chain, deepest, opts) if deepest is not None
-                          else startup)
-        if rules:
-            # kept until a file it read changes (or the link it goes on from is dropped):
-            # the other side of a diff, updated from this one, reuses it
-            cache_key = _GROUP_LINK.key(link_key, target, rules)
-            scoped = ws.derived.get(cache_key)
-            if scoped is None:
-                scoped = link.child()
-                for rule in rules:
-                    scope = RuleScope(ws.rule_owner(rule) or "")
-                    globs = rule_globs(ws, rule, ws.document(rule), opts.case_sensitive)
-                    hit = globs.first_match(scope.within(target), opts.case_sensitive)
-                    scoped.add(rule, "scoped", home=False, note=f"paths: {hit}")
-                # one set for the link and its cache entry, not a set and a frozen copy
-                # (each ~30 MB over the 7,700 groups of 2,000 rules on 20,000 files)
-                reads = scoped.frozen_reads(*rules)
-                reads = scoped.own_reads = interned.setdefault(reads, reads)
-                ws.derived.put(cache_key, scoped, reads=reads, after=[link_key])
-            link = scoped
+        link = _group_link(ws, profile, _anchor_link(ws, profile, chain, target, startup),
+                           target, rules, interned)
         out.append((profile.explanation_of(ws, link, target, cwd_dir, opts), members))
     return out
+
+
+def load_shares(ws: Workspace, profile: ClaudeLoader, cwd: str) -> list[LoadShare] | None:
+    """What `reach.overview` sums of `load_groups`, without a load per group. Claude Code
+    has no shared budget, so a scoped rule adds the same files (the rule and its imports,
+    each its own LoadedFile) to every load it joins, unless another rule of that load brings
+    one of them too: per anchor, the link's files are one share of all its targets and each
+    rule's own files one share of the targets it matches. An anchor where two rules' own
+    files meet (a file both import) is shared group by group, as `load_groups` loads. On
+    2,000 rules over 20,000 files that is 2,000 rule loads instead of 606,000 (group, rule)
+    ones (benchmarks/README.md has the times). None when `load_groups` is."""
+    if ws.home_reader is not None:
+        return None
+    cwd_dir = "" if cwd in ("", ".") else cwd.strip("/")
+    opts = profile.settings_of(ws)
+    chain = directory_chain(cwd_dir)
+    groups = _groups(ws, chain, opts.case_sensitive)
+    startup = profile.startup(ws, chain, opts)
+    # anchor → its link (one per anchor: the files of an anchor's targets are the same),
+    # how many targets each of its rules joins, and its groups
+    anchors: dict[str | None, tuple[tuple[LoadKey, ClaudeLoad], Counter[str], _Groups]] = {}
+    for group, members in groups.items():
+        entry = anchors.get(group[0])
+        if entry is None:
+            linked = _anchor_link(ws, profile, chain, members[0], startup)
+            entry = anchors[group[0]] = (linked, Counter(), {})
+        joined = entry[1]
+        for rule in group[1]:
+            joined[rule] += len(members)
+        entry[2][group] = members
+    out: list[LoadShare] = []
+    interned: dict[frozenset[str], frozenset[str]] = {}
+    for linked, joined, anchored in anchors.values():
+        link = linked[1]
+        out.append((link.files, (), sum(len(m) for m in anchored.values())))
+        own: list[LoadShare] = []
+        seen: set[str] = set()
+        for rule, count in joined.items():
+            solo = link.child()
+            solo.add(rule, "scoped", home=False)
+            identities = solo.own_identities()
+            if not seen.isdisjoint(identities):
+                break  # two rules bring one file: which one does depends on the group
+            seen |= identities
+            own.append((solo.own_files, (), count))
+        else:
+            out += own
+            continue
+        for (_, rules), members in anchored.items():
+            if rules:
+                scoped = _group_link(ws, profile, linked, members[0], rules, interned)
+                out.append((scoped.own_files, (), len(members)))
+    return out
+
+
+def _anchor_link(ws: Workspace, profile: ClaudeLoader, chain: list[str], target: str,
+                 startup: tuple[LoadKey, ClaudeLoad]) -> tuple[LoadKey, ClaudeLoad]:
+    """The cache key and load of `target`'s memory files: its nested directories' below
+    cwd, else the start-up load."""
+    deepest = deepest_nested(chain[-1], parent_dir(target))
+    if deepest is None:
+        return startup
+    return profile.nested(ws, chain, deepest, profile.settings_of(ws))
+
+
+def _group_link(ws: Workspace, profile: ClaudeLoader, linked: tuple[LoadKey, ClaudeLoad],
+                target: str, rules: tuple[str, ...],
+                interned: dict[frozenset[str], frozenset[str]]) -> ClaudeLoad:
+    """`linked`'s load with the scoped `rules` that match `target` after it. Kept until a
+    file it read changes (or the link it goes on from is dropped): the other side of a diff,
+    updated from this one, reuses it. `interned`: equal read sets kept once (groups of other
+    anchors with the same rules read the same)."""
+    link_key, link = linked
+    if not rules:
+        return link
+    cache_key = _GROUP_LINK.key(link_key, target, rules)
+    scoped = ws.derived.get(cache_key)
+    if scoped is None:
+        case_sensitive = profile.settings_of(ws).case_sensitive
+        scoped = link.child()
+        for rule in rules:
+            scope = RuleScope(ws.rule_owner(rule) or "")
+            globs = rule_globs(ws, rule, ws.document(rule), case_sensitive)
+            hit = globs.first_match(scope.within(target), case_sensitive)
+            scoped.add(rule, "scoped", home=False, note=f"paths: {hit}")
+        # one set for the link and its cache entry, not a set and a frozen copy
+        # (each ~30 MB over the 7,700 groups of 2,000 rules on 20,000 files)
+        reads = scoped.frozen_reads(*rules)
+        reads = scoped.own_reads = interned.setdefault(reads, reads)
+        ws.derived.put(cache_key, scoped, reads=reads, after=[link_key])
+    return scoped
 
 
 def load_groups_for(

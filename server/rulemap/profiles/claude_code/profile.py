@@ -57,6 +57,7 @@ from rulemap.workspace.rule_scope import RuleScope
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from rulemap.profiles.base import LoadShare
     from rulemap.profiles.claude_code.rules import RuleGlobs, RuleIndex
     from rulemap.profiles.load_log import LoadLogFormat
     from rulemap.profiles.steps import SessionReplay, ToolStep
@@ -235,6 +236,12 @@ class ClaudeCodeProfile(Profile):
         from rulemap.profiles.claude_code.groups import load_groups
 
         return load_groups(ws, self, cwd)
+
+    def load_shares(self, ws: Workspace, cwd: str) -> list[LoadShare] | None:
+        """`load_groups` as the overview sums it, a rule's loads shared (groups.py)."""
+        from rulemap.profiles.claude_code.groups import load_shares
+
+        return load_shares(ws, self, cwd)
 
     def load_groups_for(
         self, ws: Workspace, cwd: str, key: str
