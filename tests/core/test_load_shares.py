@@ -111,3 +111,68 @@ def test_rules_that_bring_one_file_are_shared_group_by_group() -> None:
     overview = reach.overview(ws, get_profile("claude-code"), "")
     assert overview == _by_groups(ws, "")
     assert overview is not None and overview["docs/d3.md"].files == 3
+
+
+# ----- the default model (Cogitator): a shared budget --------------------------------------
+
+def _cogitator(tree: dict[str, str], max_chars: int) -> Workspace:
+    from rulemap.profiles import validate_options
+
+    tree = {("AGENTS.md" if k == "CLAUDE.md" else k.replace("/CLAUDE.md", "/AGENTS.md")): v
+            for k, v in tree.items()}
+    return new_workspace(MemoryReader("/w", tree),
+                         profile_options=validate_options({"cogitator": {"maxChars": max_chars}},
+                                                          "test"))
+
+
+def _cogitator_by_groups(ws: Workspace, cwd: str) -> dict[str, reach.Glimpse] | None:
+    profile = get_profile("cogitator")
+    shares = Profile.load_shares(profile, ws, cwd)
+    original = type(profile).load_shares
+    try:
+        type(profile).load_shares = lambda self, ws, cwd: shares  # type: ignore[method-assign]
+        return reach.overview(ws, profile, cwd)
+    finally:
+        type(profile).load_shares = original  # type: ignore[method-assign]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    sources=st.lists(st.tuples(st.sampled_from(DIRS), st.sampled_from(NAMES)).map(
+        lambda t: f"{t[0]}/{t[1]}" if t[0] else t[1]), min_size=1, max_size=12),
+    rules=st.lists(st.tuples(st.sampled_from(GLOBS),
+                             st.lists(st.integers(0, len(DOCS) - 1), max_size=2)), max_size=5),
+    memory=st.lists(st.sampled_from(DIRS), max_size=3),
+    chains=st.lists(st.tuples(st.integers(0, len(DOCS) - 1), st.integers(0, len(DOCS) - 1)),
+                    max_size=6),
+    root_imports=st.lists(st.integers(0, len(DOCS) - 1), max_size=2),
+    cwd=st.sampled_from(["", "a", "src"]),
+    max_chars=st.sampled_from([20, 60, 120, 32000]),
+)
+# a group over the budget beside groups within it; two rules that import one file
+@example(sources=["src/f.ts", "lib/g.py", "a/h.tsx"],
+         rules=[("**", []), ("src/**", [1]), ("**/*.ts", [2]), ("lib/*.py", [])], memory=["a"],
+         chains=[], root_imports=[], cwd="", max_chars=120)
+@example(sources=["src/f.ts", "a/g.py"], rules=[("**", []), ("src/**", [0]), ("**/*.ts", [0])],
+         memory=[], chains=[(0, 1)], root_imports=[], cwd="", max_chars=32000)
+def test_cogitator_overview_by_shares_is_the_groups_one(
+    sources: list[str], rules: list[tuple[str, list[int]]], memory: list[str],
+    chains: list[tuple[int, int]], root_imports: list[int], cwd: str, max_chars: int,
+) -> None:
+    ws = _cogitator(_tree(sources, rules, memory, chains, root_imports), max_chars)
+    assert reach.overview(ws, get_profile("cogitator"), cwd) == _cogitator_by_groups(ws, cwd)
+
+
+def test_cogitator_groups_within_the_budget_are_summed_by_rule() -> None:
+    """Within the budget a rule is one share of every target it matches; a group over it is
+    its own share, cut as its load is."""
+    sources = [f"src/m{i}.ts" for i in range(4)] + ["lib/x.py"]
+    tree = _tree(sources, [("nothing/**", []), ("src/**", [0]), ("**/*.ts", [1])], [], [], [])
+    roomy = get_profile("cogitator").load_shares(_cogitator(tree, 32000), "")
+    assert roomy is not None
+    assert sorted(n for files, _, n in roomy if files and files[0].path.startswith(".claude")) \
+        == [4, 4]  # r1 and r2, each once, for src/m0..3.ts
+    tight = _cogitator(tree, 60)
+    shares = get_profile("cogitator").load_shares(tight, "")
+    assert shares is not None and any(left for _, left, _ in shares)  # src/*: left out
+    assert reach.overview(tight, get_profile("cogitator"), "") == _cogitator_by_groups(tight, "")

@@ -24,6 +24,7 @@ from rulemap.profiles.cogitator import reach, settings
 from rulemap.profiles.cogitator.settings import settings_of
 
 if TYPE_CHECKING:
+    from rulemap.profiles.base import LoadShare
     from rulemap.profiles.steps import SessionReplay, ToolStep
     from rulemap.workspace import Layout, Workspace
 
@@ -109,6 +110,13 @@ class CogitatorProfile(Profile):
             (self.explain(ws, groups.representative[group], cwd), sorted(members))
             for group, members in groups.members.items()
         ]
+
+    def load_shares(self, ws: Workspace, cwd: str) -> list[LoadShare]:
+        """`load_groups` as the overview sums it: a group that fits the budget whole is its
+        anchor's share and its rules' (shares.py)."""
+        from rulemap.profiles.cogitator.shares import load_shares
+
+        return load_shares(ws, self, cwd)
 
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         """A one-step session: the start-up load, then `reach([target])` (reach.py), cut to
