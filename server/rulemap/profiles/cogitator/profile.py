@@ -116,7 +116,7 @@ class CogitatorProfile(Profile):
         anchor's share and its rules' (shares.py)."""
         from rulemap.profiles.cogitator.shares import load_shares
 
-        return load_shares(ws, self, cwd)
+        return load_shares(ws, cwd, self.explain)
 
     def explain(self, ws: Workspace, target: str | None, cwd: str) -> Explanation:
         """A one-step session: the start-up load, then `reach([target])` (reach.py), cut to

@@ -21,10 +21,11 @@ from rulemap.profiles.cogitator.budget_check import target_groups
 from rulemap.profiles.cogitator.settings import settings_of
 
 if TYPE_CHECKING:
-    from rulemap.model import LoadedFile
+    from collections.abc import Callable
+
+    from rulemap.model import Explanation, LoadedFile
     from rulemap.profiles.base import LoadShare
     from rulemap.profiles.cogitator.load import Load
-    from rulemap.profiles.cogitator.profile import CogitatorProfile
     from rulemap.workspace import Workspace
 
 
@@ -63,8 +64,10 @@ class _Anchor:
                 self.meeting |= {first, rule}
 
 
-def load_shares(ws: Workspace, profile: CogitatorProfile, cwd: str) -> list[LoadShare]:
-    """(files, left out, targets) shares whose sums per file are `load_groups`'."""
+def load_shares(ws: Workspace, cwd: str,
+                explain: Callable[[Workspace, str, str], Explanation]) -> list[LoadShare]:
+    """(files, left out, targets) shares whose sums per file are `load_groups`'; `explain`:
+    the profile's, for a group loaded whole."""
     chain = tuple(directory_chain(cwd))
     groups = target_groups(ws, chain[-1])
     limit = settings_of(ws).max_chars
@@ -81,7 +84,7 @@ def load_shares(ws: Workspace, profile: CogitatorProfile, cwd: str) -> list[Load
             for rule in rules:
                 parts.joined[rule] += len(members)
         else:
-            whole = profile.explain(ws, target, cwd)
+            whole = explain(ws, target, cwd)
             out.append((whole.files, whole.left_out, len(members)))
     for parts in anchors.values():
         if parts.targets:
