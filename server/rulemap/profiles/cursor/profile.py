@@ -5,6 +5,7 @@ root's `AGENTS.md` and nested ones (scoped to their folder), and the legacy `.cu
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
@@ -53,7 +54,7 @@ from rulemap.profiles.cursor.rules import (
     rule_of,
     rule_paths,
 )
-from rulemap.profiles.place_groups import Anchors, explained, grouped, rules_of_files
+from rulemap.profiles.place_groups import Anchors, grouped, rules_of_files
 from rulemap.profiles.placement import cached_misplaced
 from rulemap.profiles.rule_files import WrittenGlob, as_scoped
 from rulemap.workspace.rule_scope import RuleScope
@@ -179,7 +180,18 @@ class CursorProfile(CursorFacts, Profile):
         def key_of(path: str) -> tuple[str | None, tuple[str, ...]]:
             return anchors(parent_dir(path)), rules.get(path, ())
 
-        return explained(self, ws, cwd, grouped(ws.files, key_of))
+        # each group's first file explained knowing which auto-attached rules match it (the
+        # index says): not every rule's globs tried again per group (1,062 groups × 200
+        # rules were 1.9 s of the editor's overview on 2,000 rules over 20,000 files)
+        cwd = "" if cwd in (".", "") else cwd.strip("/")
+        out: list[tuple[Explanation, list[str]]] = []
+        for members in grouped(ws.files, key_of):
+            target = members[0]
+            matching = frozenset(rules.get(target, ()))
+            out.append((cached_explanation(
+                ws, EXPLAIN.key(self.name, target, cwd),
+                functools.partial(self._explain, ws, target, cwd, matching)), members))
+        return out
 
     def misplaced(self, ws: Workspace) -> list[Finding]:
         """`.mdc` files outside `.cursor/rules`, a `.cursorrules` below the root
@@ -222,8 +234,9 @@ class CursorProfile(CursorFacts, Profile):
 
     # ----- loading ----------------------------------------------------------------------------
 
-    def _explain(self, ws: Workspace, target: str | None,
-                 cwd: str) -> tuple[Explanation, set[str]]:
+    def _explain(self, ws: Workspace, target: str | None, cwd: str,
+                 auto: frozenset[str] | None = None) -> tuple[Explanation, set[str]]:
+        """`auto`: the auto-attached rules whose globs match `target`, when known."""
         opts = options_of(ws, self)
         files: list[LoadedFile] = []
         skipped: list[Skipped] = []
@@ -274,7 +287,8 @@ class CursorProfile(CursorFacts, Profile):
                 skipped.append(Skipped(key, "agent-requested: loaded only if the agent decides "
                                             "from its description (includeRequested = false)",
                                        "unreachable-rule"))
-            elif rule.kind == "auto" and not applies(rule, target):
+            elif rule.kind == "auto" and not (key in auto if auto is not None
+                                              else applies(rule, target)):
                 continue
             else:
                 chosen.append((ORDER[rule.kind], key, rule))
