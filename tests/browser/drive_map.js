@@ -84,6 +84,7 @@ async function clickNode(page, id) {
       clusters: window.rulemapMap.cy.nodes('[kind = "cluster"]').map((n) => n.data("path")),
     }));
     result.agents = await page.evaluate(() => window.rulemapMap.data.agents.map((a) => a.title));
+    result.agentNames = await page.evaluate(() => window.rulemapMap.data.agents.map((a) => a.name));
     result.summary = await page.evaluate(() => document.getElementById("summary").textContent);
     result.errorsInData = await page.evaluate(() =>
       window.rulemapMap.data.findings.filter((f) => f.severity === "error").length);
@@ -139,9 +140,14 @@ async function clickNode(page, id) {
         const D = window.rulemapMap.data;
         const at = {};
         D.tree.forEach((d) => { at[d.path] = d; });
+        const budgeted = D.agents.find((a) => a.name === name).limit > 0;
+        // docs/map.md: a budget's share; without one, amber past the size warning, green
+        // where it loads something
         return Array.from(document.querySelectorAll("#tree .row")).map((r) => {
           const s = at[r.getAttribute("data-dir")].agents[name];
-          return [r.getAttribute("data-dir"), s[1] ? "over" : s[0] === null ? "none" : s[0] < 500 ? "ok" : s[0] < 1000 ? "warn" : "over"];
+          const c = s[1] ? "over" : budgeted ? (s[0] === null ? "none" : s[0] < 500 ? "ok" : s[0] < 1000 ? "warn" : "over")
+            : s[5] ? "warn" : s[3] ? "ok" : "none";
+          return [r.getAttribute("data-dir"), c];
         });
       }, agent);
       const names = await page.evaluate(() => window.rulemapMap.data.agents.map((a) => a.name));
@@ -156,11 +162,33 @@ async function clickNode(page, id) {
       }
       await page.click(`#agents button[data-agent="${pick}"]`);
       const second = await colours();
+
       result.steps.agent = {
         agent: pick, first, firstExpected, second, secondExpected: await expected(pick),
         selected: await page.evaluate(() => document.querySelector('#agents button[aria-selected="true"]').getAttribute("data-agent")),
       };
       await shot(page, "agent");
+    }
+
+    // every agent's row figures and colours (docs/map.md): "–" only where it loads nothing
+    {
+      const names = await page.evaluate(() => window.rulemapMap.data.agents.map((a) => a.name));
+      const was = await page.evaluate(() => window.rulemapMap.state.agent);
+      result.figures = {};
+      for (const n of names) {
+        await page.click(`#agents button[data-agent="${n}"]`);
+        result.figures[n] = await page.evaluate(() => {
+          const D = window.rulemapMap.data;
+          const at = {};
+          D.tree.forEach((d) => { at[d.path] = d; });
+          return Array.from(document.querySelectorAll("#tree .row")).map((r) => [
+            r.getAttribute("data-dir"), r.querySelector(".pct").textContent,
+            at[r.getAttribute("data-dir")].agents[window.rulemapMap.state.agent],
+            r.getAttribute("data-colour")]);
+        });
+      }
+      await page.click(`#agents button[data-agent="${was}"]`);
+      await shot(page, "figures");
     }
 
     // a group of the graph opens (big trees)

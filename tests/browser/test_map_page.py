@@ -127,7 +127,8 @@ def test_the_demo_draws_and_answers_clicks(demo: dict[str, Any]) -> None:
     agent = demo["steps"]["agent"]
     assert agent["selected"] == agent["agent"]
     assert agent["first"] == agent["firstExpected"] and agent["second"] == agent["secondExpected"]
-    assert agent["first"] != agent["second"]
+    first, second = (demo["figures"][n] for n in (demo["agentNames"][0], agent["agent"]))
+    assert [r[1] for r in first] != [r[1] for r in second]  # in each one's own measure
     # find a nested instruction file: shown, and drawn selected
     found = demo["steps"]["find"]
     assert found["title"] == found["path"] and found["drawn"] == [found["path"]]
@@ -136,6 +137,54 @@ def test_the_demo_draws_and_answers_clicks(demo: dict[str, Any]) -> None:
         shutil.copy(demo["steps"]["dir"]["screenshot"], REPO / "docs" / "images" / "map-demo.png")
     print(f"\ndemo: map built in {demo['built_s']:.2f} s, page {demo['bytes']:,} bytes, "
           f"interactive in {demo['interactiveMs']} ms")
+
+
+def _figures_say_what_each_agent_loads(result: dict[str, Any]) -> None:
+    """Every agent's row figure: its budget share, or without a budget the size it loads and
+    how many files ("8.3k chars · 3 files"); "–" only where it loads nothing."""
+    for agent, rows in result["figures"].items():
+        for directory, text, (share, _, _, size, loaded, _), _ in rows:
+            if share is not None:
+                assert text.endswith("%"), (agent, directory, text)
+            elif size or loaded:
+                assert text.endswith(("file", "files")) and "·" in text, (agent, directory, text)
+            else:
+                assert text == "–", (agent, directory, text)
+
+
+def test_every_agent_has_a_measure_in_the_tree(demo: dict[str, Any]) -> None:
+    _figures_say_what_each_agent_loads(demo)
+    claude = demo["figures"]["claude-code"]
+    assert any("·" in text for _, text, _, _ in claude), claude  # no budget, yet it loads
+
+
+@pytest.fixture(scope="module")
+def claude_only(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A workspace written for Claude Code alone, one memory file past its 40,000-character
+    size warning."""
+    root = tmp_path_factory.mktemp("claude") / "repo"
+    long = "".join(f"- rule {i:05}: keep the handlers small and tested\n" for i in range(900))
+    files = {"CLAUDE.md": "# Project\n\nUse pnpm.\n", "web/CLAUDE.md": long,
+             "web/app.ts": "", "api/server.ts": "", "api/CLAUDE.md": "# API\n",
+             ".claude/rules/api.md": '---\npaths: ["api/**"]\n---\nValidate input.\n'}
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    page = root.parent / "claude.html"
+    _map(root, page)
+    return _drive(page, "claude")
+
+
+def test_an_agent_without_a_budget_is_coloured_by_what_it_loads(
+        claude_only: dict[str, Any]) -> None:
+    assert "claude-code" in claude_only["figures"]
+    _figures_say_what_each_agent_loads(claude_only)
+    rows = {d: (text, s, colour) for d, text, s, colour in claude_only["figures"]["claude-code"]}
+    assert "–" not in {text for text, _, _ in rows.values()}, rows
+    assert rows[""][1][5] >= 1 and rows[""][2] == "warn"  # web/CLAUDE.md: past the warning
+    # the largest load (web/app.ts's), and the most files one loads (api/server.ts: three)
+    assert rows[""][0].endswith("chars · 3 files"), rows[""]
+    _screenshots(claude_only)
 
 
 def test_the_header_counts_errors_in_words_of_their_number(demo: dict[str, Any]) -> None:

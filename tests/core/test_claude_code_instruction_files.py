@@ -158,6 +158,16 @@ def test_size_warning_from_40000_characters_by_default_and_as_set():
     assert "150,000" in finding.message
 
 
+def test_the_size_warning_is_the_profile_s_for_the_map():
+    """`Profile.size_warning`: the map marks loads past it; the same figure as the finding."""
+    assert PROFILE.size_warning(make({"CLAUDE.md": "x"})) == 40_000
+    assert PROFILE.size_warning(make({"CLAUDE.md": "x"}, sizeWarningChars=150_000)) == 150_000
+    from rulemap.profiles import PROFILES
+
+    others = [p for name, p in PROFILES.items() if name != PROFILE.name]
+    assert others and all(p.size_warning(make({"CLAUDE.md": "x"})) is None for p in others)
+
+
 def test_block_html_comments_are_hidden_from_the_loaded_text():
     (loaded,) = PROFILE.explain(make({"CLAUDE.md": "<!-- a note -->\nkept\n"}), None, ".").files
     assert (loaded.text, loaded.chars) == ("kept\n", 5)

@@ -103,12 +103,40 @@ def test_the_tree_is_every_directory_never_a_file_with_counts_summed_up() -> Non
 
 def test_budget_use_by_directory_marks_where_it_overflows() -> None:
     _, data = _map(FILES)
-    share, over, _ = _dir(data, "big")["agents"]["cogitator"]
+    share, over, *_ = _dir(data, "big")["agents"]["cogitator"]
     assert share >= 1000 and over == 2  # both files of big/ load the long file, cut
     assert _dir(data, "")["agents"]["cogitator"][1] == 2  # counted up the tree
-    share, over, _ = _dir(data, "src/api")["agents"]["cogitator"]
+    share, over, *_ = _dir(data, "src/api")["agents"]["cogitator"]
     assert share < 500 and over == 0
     assert _dir(data, "src/api")["agents"]["claude-code"][0] is None  # no shared budget
+
+
+def test_an_agent_without_a_budget_is_measured_by_what_it_loads() -> None:
+    """Claude Code has no shared budget: a directory says the largest load of a file under
+    it (in characters), the most files one loads, and how many files load a file past its
+    40,000-character size warning (huge/CLAUDE.md, ~50,000): never nothing where it loads."""
+    ws, data = _map({**FILES, "huge/CLAUDE.md": LONG, "huge/y.ts": ""})
+    claude = get_profile("claude-code")
+    [agent] = [a for a in data["agents"] if a["name"] == "claude-code"]
+    assert agent["limit"] == 0 and agent["sizeWarning"] == 40_000 and agent["unit"] == "chars"
+    _, _, _, size, loaded, warned = _dir(data, "src/api")["agents"]["claude-code"]
+    load = claude.explain(ws, "src/api/a.ts", "")
+    assert (size, loaded, warned) == (sum(f.chars for f in load.files), len(load.files), 0)
+    assert loaded == 4  # CLAUDE.md, AGENTS.md it imports, the style it imports, the rule
+    _, _, _, size, loaded, warned = _dir(data, "huge")["agents"]["claude-code"]
+    assert warned == 2 and size > 40_000  # huge/CLAUDE.md and huge/y.ts load it
+    root = _dir(data, "")["agents"]["claude-code"]
+    assert root[3] == max(d["agents"]["claude-code"][3] for d in data["tree"])  # the largest
+    assert root[5] == 2  # counted up the tree
+    number = _dir(data, "huge")["loads"]["claude-code"][0][0]
+    assert [data["paths"][p] for p in data["loads"]["claude-code"][number]["warned"]] == [
+        "huge/CLAUDE.md"]
+    # an agent with no documented warning marks nothing; the default model is measured by
+    # its budget (its figures are there too)
+    assert all(d["agents"]["gemini"][5] == 0 for d in data["tree"])
+    assert [a["sizeWarning"] for a in data["agents"] if a["name"] != "claude-code"] == [
+        None, None, None]
+    assert _dir(data, "src/api")["agents"]["cogitator"][3] > 0
 
 
 def test_a_directory_says_what_its_files_load() -> None:

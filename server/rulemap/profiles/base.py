@@ -181,6 +181,12 @@ class Profile(Facts, Protocol):
         place, what comes before it, its cut, its other names): `rulemap reach` asks that."""
         return self.load_groups(ws, cwd)
 
+    def size_warning(self, ws: Workspace) -> int | None:
+        """The size, in characters, past which the agent warns about one instruction file it
+        loads (the document's own size, as its `file-too-large` finding measures it); None:
+        it documents no such warning. The map marks the directories whose loads pass it."""
+        return None
+
     def may_bring(self, ws: Workspace, cwd: str) -> frozenset[str] | None:
         """Every workspace file some load of the agent from `cwd` may bring, or more (None:
         not known): `why` searches these before it builds every load group."""

@@ -72,7 +72,8 @@ def _agent(ws: Workspace, loads: AgentLoads, cwd: str) -> dict[str, Any]:
     return {
         "name": profile.name, "title": profile.title, "unit": budget.unit,
         "limit": budget.limit, "kind": budget.kind, "setting": budget.setting,
-        "sampled": loads.sampled, "startUp": summarize(start),
+        "sampled": loads.sampled, "sizeWarning": loads.size_warning,
+        "startUp": summarize(start),
         "budgetLine": budget_line(start),
     }
 

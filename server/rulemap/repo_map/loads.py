@@ -58,6 +58,7 @@ class AgentLoads:
 
     profile: Profile
     sampled: bool  # one explanation per directory (the profile has no load groups)
+    size_warning: int | None  # `Profile.size_warning`: a file past it is marked
     table: list[dict[str, Any]]  # the distinct loads, JSON-ready
     of_file: dict[str, int]  # workspace file → its load's number in `table`
     glimpses: dict[str, Glimpse]  # each loaded (or left out) file's reach in a line
@@ -71,14 +72,15 @@ def agent_loads(ws: Workspace, profile: Profile, cwd: str, paths: Paths) -> Agen
         glimpses = _glimpses(ws, groups)
     else:
         glimpses = overview(ws, profile, cwd) or {}
+    warning = profile.size_warning(ws)
     table: list[dict[str, Any]] = []
     of_file: dict[str, int] = {}
     for explanation, members in groups:
         number = len(table)
-        table.append(_load_json(ws, explanation, members, paths))
+        table.append(_load_json(ws, explanation, members, paths, warning))
         for member in members:
             of_file[member] = number
-    return AgentLoads(profile, sampled, table, of_file, glimpses)
+    return AgentLoads(profile, sampled, warning, table, of_file, glimpses)
 
 
 def per_directory(ws: Workspace, profile: Profile, cwd: str) -> Groups:
@@ -121,9 +123,13 @@ def share(explanation: Explanation) -> int | None:
 
 
 def _load_json(ws: Workspace, explanation: Explanation, members: Sequence[str],
-               paths: Paths) -> dict[str, Any]:
+               paths: Paths, warning: int | None = None) -> dict[str, Any]:
     unit = explanation.budget.unit
     files = []
+    # the files past the agent's size warning, measured as its finding measures them
+    warned = [] if warning is None else [
+        paths.number(f.path) for f in explanation.files
+        if not f.path.startswith("/") and ws.document(f.path).chars > warning]
     for loaded in explanation.files:
         line = cut_line_of(ws, loaded)
         files.append(paths.entry([
@@ -138,6 +144,7 @@ def _load_json(ws: Workspace, explanation: Explanation, members: Sequence[str],
         "total": total_of(explanation),
         "share": share(explanation),
         "over": explanation.over_budget,
+        "warned": warned,
         "members": len(members),
         "example": paths.number(members[0]) if members else -1,
     }

@@ -19,8 +19,11 @@ def directories(files: Iterable[str], agents: Sequence[AgentLoads],
                 documents: Iterable[str]) -> list[dict[str, Any]]:
     """Every directory holding a file, root first then depth-first in name order, each
     `{path, name, files, own, docs, children: [index], agents: {name: [share, over,
-    leftOut]}, loads: {name: [[load, files], ...]}}`; `share` in thousandths (None: no
-    budget), `docs` the instruction files and rules directly in it."""
+    leftOut, size, loaded, warned]}, loads: {name: [[load, files], ...]}}`; `share` in
+    thousandths (None: no budget), `size` the largest load of a file under it in the agent's
+    unit and `loaded` the most files one loads (what colours the tree for an agent without a
+    budget), `warned` how many files under it load a file past the agent's size warning;
+    `docs` the instruction files and rules directly in it."""
     own: dict[str, list[str]] = {"": []}
     for path in files:
         directory = posixpath.dirname(path)
@@ -59,11 +62,14 @@ def directories(files: Iterable[str], agents: Sequence[AgentLoads],
         if directory:
             parent = entries[index[posixpath.dirname(directory)]]
             parent["files"] += entry["files"]
-            for name, (share, over, left) in entry["agents"].items():
+            for name, (share, over, left, size, loaded, warned) in entry["agents"].items():
                 mine = parent["agents"][name]
                 mine[0] = _larger(mine[0], share)
                 mine[1] += over
                 mine[2] += left
+                mine[3] = max(mine[3], size)
+                mine[4] = max(mine[4], loaded)
+                mine[5] += warned
     return entries
 
 
@@ -72,7 +78,7 @@ def _agent_stats(agent: AgentLoads, order: list[str], own: dict[str, list[str]],
     name = agent.profile.name
     for position, directory in enumerate(order):
         share: int | None = None
-        over = left = 0
+        over = left = size = loaded = warned = 0
         counts: dict[int, int] = {}
         for path in own[directory]:
             number = agent.of_file.get(path)
@@ -83,8 +89,11 @@ def _agent_stats(agent: AgentLoads, order: list[str], own: dict[str, list[str]],
             share = _larger(share, load["share"])
             over += 1 if load["over"] else 0
             left += 1 if load["leftOut"] else 0
+            size = max(size, load["total"])
+            loaded = max(loaded, len(load["files"]))
+            warned += 1 if load["warned"] else 0
         entry = entries[position]
-        entry["agents"][name] = [share, over, left]
+        entry["agents"][name] = [share, over, left, size, loaded, warned]
         if counts:
             ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
             entry["loads"][name] = [[n, c] for n, c in ranked[:LOADS_PER_DIRECTORY]]

@@ -237,6 +237,10 @@ class ClaudeCodeProfile(Profile):
 
         return load_groups(ws, self, cwd)
 
+    def size_warning(self, ws: Workspace) -> int | None:
+        """`sizeWarningChars` (40,000 by default: options.py), as `file-too-large` uses it."""
+        return self.settings_of(ws).size_warning
+
     def load_shares(self, ws: Workspace, cwd: str) -> list[LoadShare] | None:
         """`load_groups` as the overview sums it, a rule's loads shared (groups.py)."""
         from rulemap.profiles.claude_code.groups import load_shares

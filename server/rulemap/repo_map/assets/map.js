@@ -61,9 +61,38 @@
     return share < 500 ? "ok" : share < 1000 ? "warn" : "over";
   }
   function pct(share) { return share === null || share === undefined ? "–" : Math.round(share / 10) + "%"; }
-  function bar(share, over) {
-    var width = share === null || share === undefined ? 0 : Math.min(100, share / 10);
-    var b = el("span", { cls: "bar " + colour(share, over), title: "largest share of the budget a file here uses" });
+  // A directory's figures for an agent: [share, over, leftOut, size, loaded, warned] (tree.py).
+  // An agent with a budget is measured by its share of it; one without, by the size it loads
+  // (the bar against the largest load in the repository) and marked past its size warning.
+  function budgeted(agent) { return !!agent && agent.limit > 0; }
+  function statsOf(d, name) { return d.agents[name] || [null, 0, 0, 0, 0, 0]; }
+  function measureColour(agent, s) {
+    if (budgeted(agent) || s[1]) return colour(s[0], s[1]);
+    return s[5] ? "warn" : s[3] ? "ok" : "none";
+  }
+  function compact(n) {
+    return n >= 1e6 ? (n / 1e6).toFixed(1) + "M" : n >= 1e4 ? Math.round(n / 1e3) + "k" : n >= 1e3 ? (n / 1e3).toFixed(1) + "k" : String(n);
+  }
+  function measureText(agent, s) {
+    if (budgeted(agent)) return pct(s[0]);
+    if (!s[3] && !s[4]) return "–";
+    return compact(s[3]) + " " + (agent ? agent.unit : "") + " · " + plural(s[4], "file");
+  }
+  function measureTitle(agent, s) {
+    if (budgeted(agent)) return "largest share of the budget a file here uses";
+    if (!agent) return "";
+    var t = "largest load of a file here: " + num(s[3]) + " " + agent.unit + " in " + plural(s[4], "file") + " (" + agent.title + " has no shared budget: the bar is against the largest load in the repository)";
+    if (agent.sizeWarning) t += s[5] ? "; " + plural(s[5], "file") + " here load a file over " + agent.title + "'s " + num(agent.sizeWarning) + "-character size warning" : "; no file over its " + num(agent.sizeWarning) + "-character size warning";
+    return t;
+  }
+  function measureBar(agent, s) {
+    var width;
+    if (budgeted(agent) || !agent) width = s[0] === null || s[0] === undefined ? 0 : Math.min(100, s[0] / 10);
+    else {
+      var largest = statsOf(D.tree[0], agent.name)[3];
+      width = largest ? Math.max(s[3] ? 2 : 0, Math.min(100, s[3] * 100 / largest)) : 0;
+    }
+    var b = el("span", { cls: "bar " + measureColour(agent, s), title: measureTitle(agent, s) });
     var fill = el("i"); fill.style.width = width + "%"; b.appendChild(fill);
     return b;
   }
@@ -103,6 +132,9 @@
   // ----- directory tree (children built on demand) ------------------------------------------
   function treeNote() {
     var a = agentOf(state.agent);
+    // the legend in the chosen agent's measure: its budget's share, or the size it loads
+    document.getElementById("legend-ok").textContent = budgeted(a) || !a ? "< 50% of the budget" : "loads files (bar: size, against the largest load)";
+    document.getElementById("legend-warn").textContent = budgeted(a) || !a ? "50–100%" : a.sizeWarning ? "a file over its " + num(a.sizeWarning) + "-character size warning" : "(no size warning documented)";
     document.getElementById("tree-note").textContent = a ? "· " + a.title + (a.sampled ? " (sampled per directory)" : "") : "";
   }
   function rowFor(i, depth) {
@@ -125,17 +157,19 @@
   }
   function paintRow(i) {
     var r = rows[i], d = D.tree[i];
-    var stats = d.agents[state.agent] || [null, 0, 0];
+    var agent = agentOf(state.agent);
+    var stats = statsOf(d, state.agent);
     var old = r.row.querySelectorAll(".extra");
     Array.prototype.forEach.call(old, function (n) { n.remove(); });
     var extra = [];
     if (d.docs) extra.push(el("span", { cls: "badge doc extra", title: "instruction files and rules here", text: String(d.docs) }));
     extra.push(el("span", { cls: "count extra", text: num(d.files) }));
-    var b = bar(stats[0], stats[1]); b.classList.add("extra"); extra.push(b);
-    extra.push(el("span", { cls: "pct extra", text: pct(stats[0]) }));
+    var b = measureBar(agent, stats); b.classList.add("extra"); extra.push(b);
+    extra.push(el("span", { cls: "pct extra" + (budgeted(agent) ? "" : " size"), text: measureText(agent, stats), title: measureTitle(agent, stats) }));
     if (stats[1]) extra.push(el("span", { cls: "badge extra", title: plural(stats[1], "file") + " whose load is cut or leaves files out", text: num(stats[1]) + " over" }));
+    else if (!budgeted(agent) && stats[5]) extra.push(el("span", { cls: "badge warn extra", title: measureTitle(agent, stats), text: num(stats[5]) + " large" }));
     extra.forEach(function (n) { r.row.appendChild(n); });
-    r.row.setAttribute("data-colour", colour(stats[0], stats[1]));
+    r.row.setAttribute("data-colour", measureColour(agent, stats));
   }
   function toggle(i, open) {
     var r = rows[i], d = D.tree[i];
@@ -410,10 +444,10 @@
     box.appendChild(el("h3", null, [el("code", { text: (d.path || D.root) + "/" })]));
     box.appendChild(el("div", { cls: "note", text: plural(d.files, "file") + " under it, " + num(d.own) + " directly in it" + (d.docs ? ", " + plural(d.docs, "instruction file or rule", "instruction files and rules") + " here" : "") }));
     box.appendChild(el("div", null, [el("span", { cls: "linkish", text: "draw this directory's instructions", on: function () { setScope(d.path); } })]));
-    var t = el("table", { id: "dir-agents" }, [el("tr", null, [el("th", { text: "agent" }), el("th", { text: "largest share" }), el("th", { text: "files over" }), el("th", { text: "leaving files out" })])]);
+    var t = el("table", { id: "dir-agents" }, [el("tr", null, [el("th", { text: "agent" }), el("th", { text: "largest share or load" }), el("th", { text: "files over" }), el("th", { text: "leaving files out" })])]);
     D.agents.forEach(function (a) {
-      var s = d.agents[a.name] || [null, 0, 0];
-      t.appendChild(el("tr", { "data-agent": a.name, cls: s[1] ? "cut" : "" }, [el("td", { text: a.title }), el("td", null, [bar(s[0], s[1]), " " + pct(s[0])]), el("td", { cls: "num", text: num(s[1]) }), el("td", { cls: "num", text: num(s[2]) })]));
+      var s = statsOf(d, a.name);
+      t.appendChild(el("tr", { "data-agent": a.name, cls: s[1] ? "cut" : "" }, [el("td", { text: a.title }), el("td", null, [measureBar(a, s), " " + measureText(a, s)]), el("td", { cls: "num", text: num(s[1]) }), el("td", { cls: "num", text: num(s[2]) })]));
     });
     box.appendChild(t);
     var agent = agentOf(state.agent);
@@ -432,6 +466,9 @@
       box.appendChild(loadTable(agent, load));
       if (load.leftOut.length) {
         box.appendChild(el("div", { cls: "note", text: "left out over the budget: " + load.leftOut.map(function (p) { return D.paths[p]; }).join(", ") }));
+      }
+      if (load.warned && load.warned.length) {
+        box.appendChild(el("div", { cls: "note", text: "over " + agent.title + "'s " + num(agent.sizeWarning) + "-character size warning: " + load.warned.map(function (p) { return D.paths[p]; }).join(", ") }));
       }
     });
   }
