@@ -220,6 +220,33 @@ async function clickNode(page, id) {
       await shot(page, "find");
     }
 
+    // readable: the graph's labels on screen, and Details at 1024×700 (a laptop, the
+    // webview's default size) without a part cut off
+    result.labelPx = await page.evaluate(() => {
+      const cy = window.rulemapMap.cy;
+      const sizes = cy.elements().filter((e) => e.data("label")).map((e) => parseFloat(e.style("font-size")) * cy.zoom());
+      return sizes.length ? Math.min(...sizes) : null;
+    });
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await page.evaluate(() => {
+      const D = window.rulemapMap.data;
+      const deepest = D.tree.reduce((best, d, i) => (d.path.split("/").length > D.tree[best].path.split("/").length ? i : best), 0);
+      window.rulemapMap.selectDir(deepest);
+    });
+    await page.waitForTimeout(300);
+    result.small = await page.evaluate(() => {
+      const box = document.getElementById("details");
+      const r = box.getBoundingClientRect();
+      const cells = Array.from(box.querySelectorAll("td, th"));
+      return {
+        width: window.innerWidth, right: r.right, scrollWidth: box.scrollWidth, clientWidth: box.clientWidth,
+        // a cell's text wider than the cell (cut, not wrapped)
+        clipped: cells.filter((c) => c.scrollWidth > c.clientWidth + 1).map((c) => c.textContent),
+      };
+    });
+    await shot(page, "small");
+    await page.setViewportSize({ width: 1600, height: 1000 });
+
     // the page's own policy, and every violation while it was used (none, the test says)
     result.policy = await page.evaluate(() => {
       const meta = document.querySelector('meta[http-equiv="Content-Security-Policy"]');

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -141,13 +142,14 @@ def test_the_demo_draws_and_answers_clicks(demo: dict[str, Any]) -> None:
 
 def _figures_say_what_each_agent_loads(result: dict[str, Any]) -> None:
     """Every agent's row figure: its budget share, or without a budget the size it loads and
-    how many files ("8.3k chars · 3 files"); "–" only where it loads nothing."""
+    how many files ("8.3k · 3"); "–" only where it loads nothing."""
     for agent, rows in result["figures"].items():
         for directory, text, (share, _, _, size, loaded, _), _ in rows:
             if share is not None:
                 assert text.endswith("%"), (agent, directory, text)
             elif size or loaded:
-                assert text.endswith(("file", "files")) and "·" in text, (agent, directory, text)
+                assert re.fullmatch(r"[\d.]+[kM]? · [\d,]+", text), (agent, directory, text)
+                assert text.endswith(f" · {loaded:,}"), (agent, directory, text)
             else:
                 assert text == "–", (agent, directory, text)
 
@@ -183,8 +185,21 @@ def test_an_agent_without_a_budget_is_coloured_by_what_it_loads(
     assert "–" not in {text for text, _, _ in rows.values()}, rows
     assert rows[""][1][5] >= 1 and rows[""][2] == "warn"  # web/CLAUDE.md: past the warning
     # the largest load (web/app.ts's), and the most files one loads (api/server.ts: three)
-    assert rows[""][0].endswith("chars · 3 files"), rows[""]
+    assert rows[""][0].endswith(" · 3"), rows[""]
     _screenshots(claude_only)
+
+
+@pytest.mark.parametrize("which", ["demo", "monorepo", "claude_only"])
+def test_readable_labels_and_details_at_1024_by_700(which: str,
+                                                    request: pytest.FixtureRequest) -> None:
+    """Graph labels at least 11 px on screen at the zoom the page opens with; at 1024×700 the
+    Details panel fits the window and scrolls no sideways, no cell cut."""
+    result = request.getfixturevalue(which)
+    assert result["labelPx"] is not None and result["labelPx"] >= 11 - 0.01, result["labelPx"]
+    small = result["small"]
+    assert small["right"] <= small["width"], small
+    assert small["scrollWidth"] <= small["clientWidth"] + 1, small
+    assert small["clipped"] == [], small
 
 
 def test_the_header_counts_errors_in_words_of_their_number(demo: dict[str, Any]) -> None:

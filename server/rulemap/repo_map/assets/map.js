@@ -73,10 +73,12 @@
   function compact(n) {
     return n >= 1e6 ? (n / 1e6).toFixed(1) + "M" : n >= 1e4 ? Math.round(n / 1e3) + "k" : n >= 1e3 ? (n / 1e3).toFixed(1) + "k" : String(n);
   }
-  function measureText(agent, s) {
+  // in a tree row, "1.2k · 8" (size · files; the legend and the tooltip say so: a narrow
+  // panel keeps the directory's name); in Details, "1.2k chars · 8 files"
+  function measureText(agent, s, short) {
     if (budgeted(agent)) return pct(s[0]);
     if (!s[3] && !s[4]) return "–";
-    return compact(s[3]) + " " + (agent ? agent.unit : "") + " · " + plural(s[4], "file");
+    return short ? compact(s[3]) + " · " + num(s[4]) : compact(s[3]) + " " + (agent ? agent.unit : "") + " · " + plural(s[4], "file");
   }
   function measureTitle(agent, s) {
     if (budgeted(agent)) return "largest share of the budget a file here uses";
@@ -133,7 +135,7 @@
   function treeNote() {
     var a = agentOf(state.agent);
     // the legend in the chosen agent's measure: its budget's share, or the size it loads
-    document.getElementById("legend-ok").textContent = budgeted(a) || !a ? "< 50% of the budget" : "loads files (bar: size, against the largest load)";
+    document.getElementById("legend-ok").textContent = budgeted(a) || !a ? "< 50% of the budget" : a.unit + " · files a file here loads (bar: against the largest)";
     document.getElementById("legend-warn").textContent = budgeted(a) || !a ? "50–100%" : a.sizeWarning ? "a file over its " + num(a.sizeWarning) + "-character size warning" : "(no size warning documented)";
     document.getElementById("tree-note").textContent = a ? "· " + a.title + (a.sampled ? " (sampled per directory)" : "") : "";
   }
@@ -165,7 +167,7 @@
     if (d.docs) extra.push(el("span", { cls: "badge doc extra", title: "instruction files and rules here", text: String(d.docs) }));
     extra.push(el("span", { cls: "count extra", text: num(d.files) }));
     var b = measureBar(agent, stats); b.classList.add("extra"); extra.push(b);
-    extra.push(el("span", { cls: "pct extra" + (budgeted(agent) ? "" : " size"), text: measureText(agent, stats), title: measureTitle(agent, stats) }));
+    extra.push(el("span", { cls: "pct extra" + (budgeted(agent) ? "" : " size"), text: measureText(agent, stats, true), title: measureTitle(agent, stats) }));
     if (stats[1]) extra.push(el("span", { cls: "badge extra", title: plural(stats[1], "file") + " whose load is cut or leaves files out", text: num(stats[1]) + " over" }));
     else if (!budgeted(agent) && stats[5]) extra.push(el("span", { cls: "badge warn extra", title: measureTitle(agent, stats), text: num(stats[5]) + " large" }));
     extra.forEach(function (n) { r.row.appendChild(n); });
@@ -339,6 +341,7 @@
       wheelSensitivity: 0.3, minZoom: 0.1, maxZoom: 3, boxSelectionEnabled: false
     });
     if (cy.zoom() > 1.3) { cy.zoom(1.3); cy.center(); }
+    readableLabels();
     cy.on("tap", "node", function (ev) {
       var d = ev.target.data();
       if (d.kind === "cluster") setScope(d.path);
@@ -347,6 +350,18 @@
       else showDoc(d.id);
     });
     api.cy = cy;
+  }
+  // Labels drawn at least LABEL_PX on screen at the zoom a drawing opens with (a fitted graph
+  // is often zoomed out: 10-unit labels came out at 7–8 px); zooming further out shrinks them.
+  var LABEL_PX = 11;
+  function readableLabels() {
+    if (!cy) return;
+    var scale = Math.max(1, 1 / cy.zoom());
+    cy.style()
+      .selector("node").style({ "font-size": LABEL_PX * scale, "text-max-width": 140 * scale })
+      .selector('node[kind = "cluster"]').style({ "font-size": LABEL_PX * scale, "text-max-width": 200 * scale })
+      .selector("edge").style({ "font-size": LABEL_PX * scale })
+      .update();
   }
   function setScope(path) {
     state.scope = path;
@@ -543,7 +558,7 @@
   find();
   overviewDetails();
   draw();
-  document.getElementById("fit").addEventListener("click", function () { if (cy) cy.fit(undefined, 20); });
+  document.getElementById("fit").addEventListener("click", function () { if (cy) { cy.fit(undefined, 20); readableLabels(); } });
   document.getElementById("scope-up").addEventListener("click", function () { if (state.scope) setScope(dirname(state.scope)); });
   api.ready = true;
   api.readyMs = Math.round(performance.now());
