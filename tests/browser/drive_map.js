@@ -220,6 +220,42 @@ async function clickNode(page, id) {
       await shot(page, "find");
     }
 
+    // the tree by keyboard alone (the ARIA tree pattern)
+    {
+      const focused = () => page.evaluate(() => {
+        const r = document.activeElement;
+        return r && r.classList.contains("row") ? { dir: r.getAttribute("data-dir"), expanded: r.getAttribute("aria-expanded"), tabbable: document.querySelectorAll('#tree .row[tabindex="0"]').length } : null;
+      });
+      await page.focus('#tree .row[data-dir=""]');
+      await page.keyboard.press("Home");
+      const keys = { start: await focused() };
+      await page.keyboard.press("ArrowDown");
+      keys.down = await focused();
+      // the first directory below the root with children of its own
+      const target = await page.evaluate(() => {
+        const D = window.rulemapMap.data;
+        const i = D.tree.findIndex((d) => d.path && !d.path.includes("/") && d.children.length);
+        return i < 0 ? null : { path: D.tree[i].path, child: D.tree[D.tree[i].children[0]].path };
+      });
+      if (target) {
+        await page.evaluate((p) => window.rulemapMap.toggle(window.rulemapMap.reveal(p), true), target.path);
+        await page.focus(`#tree .row[data-dir="${target.path}"]`);
+        await page.keyboard.press("ArrowLeft"); // an open directory closes
+        keys.closed = await focused();
+        await page.keyboard.press("ArrowRight");
+        keys.opened = await focused();
+        await page.keyboard.press("ArrowRight");
+        keys.child = await focused();
+        await page.keyboard.press("ArrowLeft");
+        keys.parent = await focused();
+        await page.keyboard.press("Enter");
+        keys.details = await page.evaluate(() => document.querySelector("#details h3").textContent);
+        keys.target = target;
+      }
+      result.steps.keys = keys;
+      await shot(page, "keys");
+    }
+
     // readable: the graph's labels on screen, and Details at 1024×700 (a laptop, the
     // webview's default size) without a part cut off
     result.labelPx = await page.evaluate(() => {

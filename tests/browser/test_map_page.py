@@ -190,6 +190,21 @@ def test_an_agent_without_a_budget_is_coloured_by_what_it_loads(
 
 
 @pytest.mark.parametrize("which", ["demo", "monorepo", "claude_only"])
+def test_the_tree_by_keyboard_alone(which: str, request: pytest.FixtureRequest) -> None:
+    """↓ to the next directory, ← closes, → opens then goes to the first child, ← back to
+    the parent, Enter shows its Details; one row in the tab order at a time."""
+    keys = request.getfixturevalue(which)["steps"]["keys"]
+    assert keys["start"]["dir"] == "" and keys["start"]["tabbable"] == 1
+    assert keys["down"]["dir"] not in ("", None) and keys["down"]["tabbable"] == 1
+    target = keys["target"]
+    assert keys["closed"] == {"dir": target["path"], "expanded": "false", "tabbable": 1}
+    assert keys["opened"] == {"dir": target["path"], "expanded": "true", "tabbable": 1}
+    assert keys["child"]["dir"] == target["child"]
+    assert keys["parent"]["dir"] == target["path"]
+    assert keys["details"] == target["path"] + "/"
+
+
+@pytest.mark.parametrize("which", ["demo", "monorepo", "claude_only"])
 def test_readable_labels_and_details_at_1024_by_700(which: str,
                                                     request: pytest.FixtureRequest) -> None:
     """Graph labels at least 11 px on screen at the zoom the page opens with; at 1024×700 the

@@ -142,7 +142,8 @@
   function rowFor(i, depth) {
     var d = D.tree[i];
     var twist = el("span", { cls: "twist", text: d.children.length ? "▸" : "" });
-    var row = el("div", { cls: "row", role: "treeitem", "data-dir": d.path, "data-index": String(i) });
+    var row = el("div", { cls: "row", role: "treeitem", "data-dir": d.path, "data-index": String(i), tabindex: i === 0 ? "0" : "-1", "aria-level": String(depth + 1) });
+    if (d.children.length) row.setAttribute("aria-expanded", "false");
     row.style.paddingLeft = 8 + depth * 14 + "px";
     row.appendChild(twist);
     row.appendChild(el("span", { cls: "name", text: d.path === "" ? D.root + "/" : d.name + "/", title: d.path || "." }));
@@ -185,6 +186,38 @@
     r.open = want;
     r.kids.hidden = !want;
     r.twist.textContent = want ? "▾" : "▸";
+    r.row.setAttribute("aria-expanded", String(want));
+  }
+  // The keyboard (the ARIA tree pattern): ↑/↓ the previous/next visible directory, → opens a
+  // directory or goes to its first child, ← closes it or goes to its parent, Home/End the
+  // first/last, Enter or Space shows its Details. One row is in the tab order at a time.
+  function visibleRows() {
+    return Array.prototype.filter.call(document.querySelectorAll("#tree .row"), function (r) { return r.offsetParent !== null; });
+  }
+  function focusRow(row) {
+    Array.prototype.forEach.call(document.querySelectorAll('#tree .row[tabindex="0"]'), function (r) { r.setAttribute("tabindex", "-1"); });
+    row.setAttribute("tabindex", "0");
+    row.focus();
+  }
+  function treeKeys(ev) {
+    var row = ev.target.closest ? ev.target.closest(".row") : null;
+    if (!row) return;
+    var i = Number(row.getAttribute("data-index")), d = D.tree[i], r = rows[i];
+    var shown = visibleRows(), at = shown.indexOf(row), next = null;
+    if (ev.key === "ArrowDown") next = shown[at + 1];
+    else if (ev.key === "ArrowUp") next = shown[at - 1];
+    else if (ev.key === "Home") next = shown[0];
+    else if (ev.key === "End") next = shown[shown.length - 1];
+    else if (ev.key === "ArrowRight") {
+      if (d.children.length && !r.open) toggle(i, true);
+      else if (d.children.length) next = rows[d.children[0]].row;
+    } else if (ev.key === "ArrowLeft") {
+      if (d.children.length && r.open) toggle(i, false);
+      else if (d.path) next = rows[treeByPath[dirname(d.path)]].row;
+    } else if (ev.key === "Enter" || ev.key === " ") selectDir(i);
+    else return;
+    ev.preventDefault();
+    if (next) focusRow(next);
   }
   function reveal(path) { // expand the tree down to `path`; its index
     var parts = path === "" ? [] : path.split("/");
@@ -200,6 +233,7 @@
   }
   function tree() {
     var box = document.getElementById("tree");
+    box.addEventListener("keydown", treeKeys);
     box.appendChild(rowFor(0, 0));
     toggle(0, true);
     treeNote();
@@ -373,9 +407,10 @@
   // ----- details: reach of a file, "why" of a directory -----------------------------------
   function show(sel) { if (sel.type === "doc") showDoc(sel.id); else selectDir(sel.index); }
   function highlightRow(i) {
-    Array.prototype.forEach.call(document.querySelectorAll(".row.selected"), function (r) { r.classList.remove("selected"); });
+    Array.prototype.forEach.call(document.querySelectorAll(".row.selected"), function (r) { r.classList.remove("selected"); r.removeAttribute("aria-selected"); });
     if (rows[i]) {
       rows[i].row.classList.add("selected");
+      rows[i].row.setAttribute("aria-selected", "true");
       if (rows[i].row.scrollIntoView) rows[i].row.scrollIntoView({ block: "nearest" });
     }
   }
