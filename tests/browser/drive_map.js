@@ -160,11 +160,18 @@ async function clickNode(page, id) {
         const diff = e.filter((c, i) => c[1] !== firstExpected[i][1]).length;
         if (diff > most) { most = diff; pick = n; }
       }
+      const kept = () => page.evaluate(() => ({
+        zoom: window.rulemapMap.cy.zoom(), pan: window.rulemapMap.cy.pan(),
+        details: document.querySelector("#details h3") ? document.querySelector("#details h3").textContent : null,
+        selected: JSON.stringify(window.rulemapMap.state.selected),
+      }));
+      const keptBefore = await kept();
       await page.click(`#agents button[data-agent="${pick}"]`);
+      const keptAfter = await kept();
       const second = await colours();
 
       result.steps.agent = {
-        agent: pick, first, firstExpected, second, secondExpected: await expected(pick),
+        agent: pick, first, firstExpected, second, secondExpected: await expected(pick), keptBefore, keptAfter,
         selected: await page.evaluate(() => document.querySelector('#agents button[aria-selected="true"]').getAttribute("data-agent")),
       };
       await shot(page, "agent");
@@ -258,6 +265,8 @@ async function clickNode(page, id) {
 
     // readable: the graph's labels on screen, and Details at 1024×700 (a laptop, the
     // webview's default size) without a part cut off
+    result.legend = await page.evaluate(() => Array.from(document.querySelectorAll("#graph-legend > span")).map((e) => ({
+      text: e.textContent.trim(), visible: e.getBoundingClientRect().height > 0 })));
     result.labelPx = await page.evaluate(() => {
       const cy = window.rulemapMap.cy;
       const sizes = cy.elements().filter((e) => e.data("label")).map((e) => parseFloat(e.style("font-size")) * cy.zoom());

@@ -128,6 +128,8 @@ def test_the_demo_draws_and_answers_clicks(demo: dict[str, Any]) -> None:
     agent = demo["steps"]["agent"]
     assert agent["selected"] == agent["agent"]
     assert agent["first"] == agent["firstExpected"] and agent["second"] == agent["secondExpected"]
+    # switching the agent keeps what is selected (Details redrawn for it) and the graph's zoom
+    assert agent["keptAfter"] == agent["keptBefore"] and agent["keptBefore"]["details"]
     first, second = (demo["figures"][n] for n in (demo["agentNames"][0], agent["agent"]))
     assert [r[1] for r in first] != [r[1] for r in second]  # in each one's own measure
     # find a nested instruction file: shown, and drawn selected
@@ -187,6 +189,15 @@ def test_an_agent_without_a_budget_is_coloured_by_what_it_loads(
     # the largest load (web/app.ts's), and the most files one loads (api/server.ts: three)
     assert rows[""][0].endswith(" · 3"), rows[""]
     _screenshots(claude_only)
+
+
+def test_the_graph_has_a_legend(demo: dict[str, Any]) -> None:
+    texts = [e["text"] for e in demo["legend"]]
+    assert texts[:5] == ["instruction file", "rule", "imported file", "missing",
+                         "directory (click to open)"], texts
+    assert {"import (@line)", "broken import", "rule's globs match (files)",
+            "never loaded by the agent", "cut by its budget"} <= set(texts)
+    assert all(e["visible"] for e in demo["legend"])
 
 
 @pytest.mark.parametrize("which", ["demo", "monorepo", "claude_only"])
