@@ -224,6 +224,15 @@ def test_the_cli_writes_one_page(cli: RunCli, tmp_path: Path) -> None:
     assert data["cwd"] == "src" and len(data["agents"]) >= 2
 
 
+def test_the_cli_counts_in_words_of_their_number(cli: RunCli, tmp_path: Path) -> None:
+    """"1 finding", "1 directory": never "1 findings"."""
+    root = git_tree(tmp_path, {"AGENTS.md": "See @missing.md\n"})  # one broken import
+    out = tmp_path / "map.html"
+    code, stdout, _ = cli(["map", "--html", str(out), "--profiles", "cogitator"], root)
+    said = " ".join(stdout.split())
+    assert code == 0 and "1 file in 1 directory, 1 instruction file or rule, 1 finding;" in said
+
+
 def test_the_cli_refuses_what_is_not_a_page_s_place(cli: RunCli, tmp_path: Path) -> None:
     root = git_tree(tmp_path, FILES)
     (root / "out.html").mkdir()

@@ -85,14 +85,21 @@ def run_map(args: argparse.Namespace) -> int:
     from rulemap.cli.agents_line import message_width
 
     said = (f"rulemap: wrote {written} ({_size(len(page))}, in {took:.2f} s): "
-            f"{data['files']:,} files in {len(data['tree']):,} directories, {documents:,} "
-            f"instruction files and rules, {data['findingsTotal']:,} findings; agents: "
-            f"{agents}. Open it in a browser.")
+            f"{_count(data['files'], 'file')} in "
+            f"{_count(len(data['tree']), 'directory', 'directories')}, "
+            f"{_count(documents, 'instruction file or rule', 'instruction files and rules')}, "
+            f"{_count(data['findingsTotal'], 'finding')}; agents: {agents}. Open it in a "
+            "browser.")
     # the page's path stays whole (the one word of the result a person copies)
     sys.stdout.write("\n".join(textwrap.wrap(
         said, message_width(sys.stdout), subsequent_indent="  ", break_long_words=False,
         break_on_hyphens=False)) + "\n")
     return 0
+
+
+def _count(count: int, one: str, many: str | None = None) -> str:
+    """"1 finding", "2 findings"."""
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
 
 
 def _size(count: int) -> str:
