@@ -1141,6 +1141,27 @@ async function trustedRun(tmp) {
       if (agents.length > 1) await agents[agents.length - 1].click();
       await frame.waitForSelector('#agents button[aria-selected="true"]');
       await page.waitForTimeout(800);
+      // what it shows: each agent's own measure on the root row (a budget's share, or the
+      // size and files it loads), and Details whole at the webview's default size
+      const measure = () => frame.evaluate(() => {
+        const D = window.rulemapMap.data;
+        const agent = D.agents.find((a) => a.name === window.rulemapMap.state.agent);
+        const details = document.getElementById('details');
+        return {
+          agent: agent.name, limit: agent.limit,
+          root: document.querySelector('#tree .row[data-dir=""] .pct').textContent,
+          legend: document.getElementById('legend-ok').textContent,
+          details: [details.scrollWidth, details.clientWidth],
+        };
+      });
+      for (let k = 0; k <= agents.length; k++) {
+        if (k < agents.length) await agents[k].click(); // then back to the last one
+        else if (agents.length) await agents[agents.length - 1].click();
+        const shown = await measure();
+        log(`map shows: ${JSON.stringify(shown)}`);
+        assert(shown.limit > 0 ? /%$/.test(shown.root) : /^[\d.]+[kM]? · [\d,]+$/.test(shown.root), `the root row should give ${shown.agent}'s measure: ${JSON.stringify(shown)}`);
+        assert(shown.details[0] <= shown.details[1] + 1, `Details should fit the webview: ${JSON.stringify(shown)}`);
+      }
       await shot(page, 'instruction-map');
       const violations = await frame.evaluate(() => window.__rulemapCsp);
       assert(violations.length === 0 && cspLines.length === 0, `Content-Security-Policy violations in the map: ${JSON.stringify({ violations, console: cspLines })}`);

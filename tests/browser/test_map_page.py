@@ -179,6 +179,64 @@ def claude_only(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return _drive(page, "claude")
 
 
+def _workspace_page(tmp_path_factory: pytest.TempPathFactory, name: str,
+                    files: dict[str, str]) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp(name) / "repo"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    page = root.parent / f"{name}.html"
+    _map(root, page)
+    return _drive(page, name)
+
+
+@pytest.fixture(scope="module")
+def gemini_only(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Gemini CLI's nested GEMINI.md hierarchy (as gemini-cli's own repository has it)."""
+    return _workspace_page(tmp_path_factory, "gemini", {
+        "GEMINI.md": "# Project\n\nUse npm.\n", "packages/cli/GEMINI.md": "# CLI\n",
+        "packages/cli/src/app.ts": "", "packages/core/GEMINI.md": "# Core\n",
+        "packages/core/src/index.ts": "", "docs/index.md": ""})
+
+
+@pytest.fixture(scope="module")
+def copilot_only(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return _workspace_page(tmp_path_factory, "copilot", {
+        ".github/copilot-instructions.md": "# Project\n\nUse pnpm.\n",
+        ".github/instructions/api.instructions.md": '---\napplyTo: "api/**"\n---\nValidate.\n',
+        "api/server.ts": "", "web/app.tsx": ""})
+
+
+@pytest.fixture(scope="module")
+def cursor_only(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return _workspace_page(tmp_path_factory, "cursor", {
+        ".cursor/rules/general.mdc": "---\nalwaysApply: true\n---\nBe brief.\n",
+        ".cursor/rules/api.mdc": '---\nglobs: api/**\n---\nValidate input.\n',
+        "api/server.ts": "", "web/app.tsx": ""})
+
+
+def test_gemini_s_nested_files_tied_to_what_they_load_after(gemini_only: dict[str, Any]) -> None:
+    """Not eight unconnected boxes: each nested GEMINI.md drawn after the root's, for Gemini
+    CLI (the page opens on it: the repository's agent)."""
+    assert "gemini" in gemini_only["figures"]
+    edges = {(a, b): (on, visible) for a, b, on, visible in gemini_only["nestedEdges"]}
+    assert edges == {("GEMINI.md", "packages/cli/GEMINI.md"): (1, True),
+                     ("GEMINI.md", "packages/core/GEMINI.md"): (1, True)}, edges
+    _figures_say_what_each_agent_loads(gemini_only)
+    _screenshots(gemini_only)
+
+
+@pytest.mark.parametrize("which", ["copilot_only", "cursor_only"])
+def test_copilot_and_cursor_only_workspaces_have_their_measure(
+        which: str, request: pytest.FixtureRequest) -> None:
+    result = request.getfixturevalue(which)
+    _figures_say_what_each_agent_loads(result)
+    agent = {"copilot_only": "copilot", "cursor_only": "cursor"}[which]
+    rows = {d: text for d, text, _, _ in result["figures"][agent]}
+    assert rows[""] != "–", rows  # it loads something in the repository
+    _screenshots(result)
+
+
 def test_an_agent_without_a_budget_is_coloured_by_what_it_loads(
         claude_only: dict[str, Any]) -> None:
     assert "claude-code" in claude_only["figures"]

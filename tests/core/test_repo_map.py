@@ -139,6 +139,26 @@ def test_an_agent_without_a_budget_is_measured_by_what_it_loads() -> None:
     assert _dir(data, "src/api")["agents"]["cogitator"][3] > 0
 
 
+def test_nested_files_are_tied_to_what_they_load_after_per_agent() -> None:
+    """What a directory inherits: an edge from the file a nested one loads after to it, for
+    the agents whose loads say so — Gemini CLI's GEMINI.md hierarchy, the default model's
+    nested AGENTS.md (Codex reads src/web/AGENTS.md only when it works there: no edge)."""
+    files = {**FILES, "GEMINI.md": "# Root\n", "packages/cli/GEMINI.md": "# CLI\n",
+             "packages/cli/src/main.ts": "", "packages/cli/deep/GEMINI.md": "# Deep\n",
+             "packages/cli/deep/x.ts": ""}
+    _, data = _map(files)
+    nested = {(e["from"], e["to"]): e["agents"] for e in data["graph"]["nested"]}
+    assert nested[("GEMINI.md", "packages/cli/GEMINI.md")] == ["gemini"]
+    assert nested[("packages/cli/GEMINI.md", "packages/cli/deep/GEMINI.md")] == ["gemini"]
+    # the default model loads the root's AGENTS.md, then CLAUDE.md, then the nested file
+    assert "cogitator" in nested[("CLAUDE.md", "src/web/AGENTS.md")]
+    assert "codex" not in nested[("CLAUDE.md", "src/web/AGENTS.md")]
+    assert ("AGENTS.md", "src/web/AGENTS.md") not in nested
+    assert ("GEMINI.md", "packages/cli/deep/GEMINI.md") not in nested  # the nearest only
+    ids = {n["id"] for n in data["graph"]["nodes"]}
+    assert all(a in ids and b in ids for a, b in nested)
+
+
 def test_a_directory_says_what_its_files_load() -> None:
     ws, data = _map(FILES)
     [[number, count]] = _dir(data, "src/api")["loads"]["cogitator"]

@@ -94,7 +94,36 @@ def _graph(ws: Workspace, loads: Sequence[AgentLoads], paths: Paths, cwd: str
             node["matched"] = {"files": matched.count, "under": matched.under,
                                "every": matched.every,
                                "areas": [[p, n] for p, n in matched.areas]}
-    return {"nodes": graph["nodes"], "edges": graph["edges"]}
+    return {"nodes": graph["nodes"], "edges": graph["edges"],
+            "nested": _nested_edges(loads, paths, {n["id"] for n in graph["nodes"]})}
+
+
+def _nested_edges(loads: Sequence[AgentLoads], paths: Paths, drawn: set[str]
+                  ) -> list[dict[str, Any]]:
+    """What a directory inherits, per agent: an edge from the instruction file a nested one
+    loads after (its parent directory's, or the root's) to the nested file, for each agent
+    whose loads put them so — read off the agents' own loads, in their order."""
+    agents_of: dict[tuple[str, str], list[str]] = {}
+    for agent in loads:
+        seen: set[tuple[int, ...]] = set()
+        for load in agent.table:
+            order = tuple(load["files"])
+            if order in seen:
+                continue
+            seen.add(order)
+            before: str | None = None
+            for number in order:
+                path_number, reason, importer = paths.entries[number][:3]
+                if importer >= 0 or reason not in ("project", "nested", "user"):
+                    continue
+                path = paths.names[path_number]
+                if reason == "nested" and before is not None and before != path:
+                    names = agents_of.setdefault((before, path), [])
+                    if agent.profile.name not in names:
+                        names.append(agent.profile.name)
+                before = path
+    return [{"from": a, "to": b, "agents": names}
+            for (a, b), names in sorted(agents_of.items()) if a in drawn and b in drawn]
 
 
 _KIND_OF_REASON = {"import": "import", "scoped": "scoped-rule", "rule": "rule"}

@@ -127,7 +127,10 @@
     });
     Object.keys(rows).forEach(function (i) { paintRow(Number(i)); });
     treeNote();
-    if (cy) cy.nodes().forEach(function (n) { n.data("reach", reachClass(n.data("id"))); });
+    if (cy) {
+      cy.nodes().forEach(function (n) { n.data("reach", reachClass(n.data("id"))); });
+      cy.edges('[kind = "nested"]').forEach(function (e) { e.data("on", nestedOn(e.data("agents"))); });
+    }
     if (state.selected) show(state.selected);
   }
 
@@ -250,6 +253,7 @@
     if (!r.files) return "never";
     return "loaded";
   }
+  function nestedOn(agents) { return agents.indexOf(state.agent) >= 0 ? 1 : 0; }
   function elements(scope) {
     var docs = D.graph.nodes.filter(function (n) { return DOC_KINDS[n.kind] && under(scope, n.id); });
     var shown = [], clusters = {}, out = [], seen = {}, note = [];
@@ -313,6 +317,12 @@
       });
       frontier = next;
     }
+    // what a directory inherits: a nested file loads after its parent's, for the agents
+    // whose loads say so (shown for the chosen one)
+    (D.graph.nested || []).forEach(function (e) {
+      if (!seen[e.from] || !seen[e.to]) return;
+      out.push({ group: "edges", data: { id: "n:" + e.from + ">" + e.to, source: e.from, target: e.to, kind: "nested", status: "ok", label: "then", agents: e.agents, on: nestedOn(e.agents) } });
+    });
     // what each scoped rule matches, by directory
     shown.forEach(function (n) {
       if (!n.matched || shown.length > 25) return;
@@ -354,7 +364,9 @@
       { selector: "edge", style: { width: 1.2, "line-color": "#8c959f", "target-arrow-color": "#8c959f", "target-arrow-shape": "triangle", "curve-style": "bezier", "arrow-scale": 0.8, label: "data(label)", "font-size": 8, color: fg, "text-opacity": 0.7, "text-rotation": "autorotate", "text-background-color": bg, "text-background-opacity": 0.8 } },
       { selector: 'edge[status != "ok"]', style: { "line-color": "#cf222e", "target-arrow-color": "#cf222e", "line-style": "dashed" } },
       { selector: 'edge[kind = "matches"]', style: { "line-color": "#c297ff", "target-arrow-color": "#c297ff", "line-style": "dotted" } },
-      { selector: 'edge[kind = "symlink"]', style: { "line-style": "dashed" } }
+      { selector: 'edge[kind = "symlink"]', style: { "line-style": "dashed" } },
+      { selector: 'edge[kind = "nested"]', style: { "line-color": "#0969da", "target-arrow-color": "#0969da", width: 1.6 } },
+      { selector: 'edge[kind = "nested"][on = 0]', style: { display: "none" } }
     ];
   }
   function draw() {
