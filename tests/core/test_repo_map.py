@@ -21,7 +21,7 @@ from rulemap.profiles import get_profile
 from rulemap.reach import reach
 from rulemap.readers import MemoryReader
 from rulemap.repo_map import build_map
-from rulemap.repo_map.page import embedded_json, render_page
+from rulemap.repo_map.page import embedded_json, packed, render_page
 
 LONG = "".join(f"line {i:04} of a long instruction file, past a byte budget at the end\n"
                for i in range(700))  # ~50 KB: over every shared budget
@@ -209,7 +209,7 @@ def test_the_page_holds_everything_and_nothing_reaches_the_network() -> None:
     # one JSON block, which ends where it should and reads back as the data
     start = page.index('id="rulemap-data">') + len('id="rulemap-data">')
     end = page.index("</script>", start)
-    assert json.loads(page[start:end]) == data
+    assert json.loads(page[start:end]) == packed(data)  # the tree as rows, nothing else changed
     assert "<!--" not in page[start:end]
     assert page.count("</script>") == 3  # the data, the graph library, the page's script
     assert "Copyright (c) 2016-" in page  # cytoscape.js with its licence
@@ -242,6 +242,27 @@ def test_the_cli_writes_one_page(cli: RunCli, tmp_path: Path) -> None:
     page = out.read_text(encoding="utf-8")
     data = json.loads(page[start:page.index("</script>", start)])
     assert data["cwd"] == "src" and len(data["agents"]) >= 2
+
+
+def test_the_page_packs_the_directories_as_rows_losing_nothing() -> None:
+    """The page's data holds the tree as rows in the order of its agents (page.py `packed`;
+    map.js unpacks them): every figure of every directory is there, the names derivable."""
+    _, data = _map(FILES)
+    page = render_page(data, nonce="n" * 22)
+    start = page.index('id="rulemap-data">') + len('id="rulemap-data">')
+    embedded = json.loads(page[start:page.index("</script>", start)])
+    tree = embedded["tree"]
+    assert tree["agents"] == [a["name"] for a in data["agents"]] == list(AGENTS)
+    assert len(tree["rows"]) == len(data["tree"])
+    for row, entry in zip(tree["rows"], data["tree"], strict=True):
+        path, files, own, docs, children, figures, loads = row
+        assert (path, files, own, docs, children) == (
+            entry["path"], entry["files"], entry["own"], entry["docs"], entry["children"])
+        assert entry["name"] == (posixpath.basename(path) or ".")
+        assert {n: f for n, f in zip(tree["agents"], figures, strict=True) if f} == entry["agents"]
+        assert {n: ld for n, ld in zip(tree["agents"], loads, strict=True) if ld} \
+            == entry["loads"]
+    assert len(json.dumps(tree)) < len(json.dumps(data["tree"])) * 0.75
 
 
 def test_the_cli_counts_in_words_of_their_number(cli: RunCli, tmp_path: Path) -> None:

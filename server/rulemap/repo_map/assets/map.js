@@ -3,6 +3,19 @@
 (function () {
   "use strict";
   var D = JSON.parse(document.getElementById("rulemap-data").textContent);
+  // the directories come packed as rows (page.py `packed`): objects again, by agent name
+  function unpackTree(tree) {
+    if (Array.isArray(tree)) return tree;
+    return tree.rows.map(function (r) {
+      var d = { path: r[0], name: r[0] === "" ? "." : r[0].slice(r[0].lastIndexOf("/") + 1), files: r[1], own: r[2], docs: r[3], children: r[4], agents: {}, loads: {} };
+      tree.agents.forEach(function (name, k) {
+        if (r[5][k]) d.agents[name] = r[5][k];
+        if (r[6][k]) d.loads[name] = r[6][k];
+      });
+      return d;
+    });
+  }
+  D.tree = unpackTree(D.tree);
   var GRAPH_CAP = 40; // instruction files and rules drawn at once; beyond, grouped by directory
   var SMALL_GROUP = 12; // a group this small is drawn open while the cap allows
   var IMPORTS_SHOWN = 8; // per file; the rest as one "+K more" node
