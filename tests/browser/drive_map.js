@@ -293,6 +293,27 @@ async function clickNode(page, id) {
     await shot(page, "small");
     await page.setViewportSize({ width: 1600, height: 1000 });
 
+    // find by part of a name: the shortest instruction file or rule path holding it
+    await page.fill("#find", "");
+    const part = await page.evaluate(() => {
+      const docs = window.rulemapMap.data.graph.nodes.filter((n) => !n.id.startsWith("/") && n.id.includes("/"));
+      if (!docs.length) return null;
+      const id = docs[docs.length - 1].id;
+      return id.slice(id.lastIndexOf("/") - 2).toUpperCase(); // a tail, in other letter case
+    });
+    if (part) {
+      await page.fill("#find", part);
+      await page.press("#find", "Enter");
+      result.steps.part = {
+        typed: part,
+        title: await page.evaluate(() => document.querySelector("#details h3").textContent),
+        expected: await page.evaluate((p) => window.rulemapMap.data.graph.nodes.map((n) => n.id)
+          .filter((id) => !id.startsWith("/") && id.toLowerCase().includes(p.toLowerCase()))
+          .sort((a, b) => a.length - b.length || (a < b ? -1 : 1))[0], part),
+      };
+      await shot(page, "part");
+    }
+
     // the page's own policy, and every violation while it was used (none, the test says)
     result.policy = await page.evaluate(() => {
       const meta = document.querySelector('meta[http-equiv="Content-Security-Policy"]');

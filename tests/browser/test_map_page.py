@@ -275,6 +275,12 @@ def test_an_agent_without_a_budget_is_coloured_by_what_it_loads(
     _screenshots(claude_only)
 
 
+@pytest.mark.parametrize("which", ["demo", "monorepo", "gemini_only"])
+def test_find_by_part_of_a_name(which: str, request: pytest.FixtureRequest) -> None:
+    part = request.getfixturevalue(which)["steps"]["part"]
+    assert part["expected"] and part["title"] == part["expected"], part
+
+
 def test_the_graph_has_a_legend(demo: dict[str, Any]) -> None:
     texts = [e["text"] for e in demo["legend"]]
     assert texts[:5] == ["instruction file", "rule", "imported file", "missing",

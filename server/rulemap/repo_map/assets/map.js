@@ -604,7 +604,16 @@
         return;
       }
       var path = value.replace(/\/$/, "");
-      if (treeByPath[path] !== undefined) selectDir(reveal(path));
+      if (treeByPath[path] !== undefined) { selectDir(reveal(path)); return; }
+      // part of a name: the first instruction file or rule, else directory, holding it
+      var lower = value.toLowerCase();
+      if (!lower) return;
+      var doc = D.graph.nodes.filter(function (n) { return !n.id.startsWith("/") && n.id.toLowerCase().indexOf(lower) >= 0; })
+        .sort(function (a, b) { return a.id.length - b.id.length || (a.id < b.id ? -1 : 1); })[0];
+      if (doc) { input.value = doc.id; go(); return; }
+      var dir = D.tree.filter(function (d) { return d.path && d.path.toLowerCase().indexOf(lower) >= 0; })
+        .sort(function (a, b) { return a.path.length - b.path.length || (a.path < b.path ? -1 : 1); })[0];
+      if (dir) { input.value = dir.path + "/"; go(); }
     }
     input.addEventListener("change", go);
     input.addEventListener("keydown", function (ev) { if (ev.key === "Enter") go(); });
