@@ -145,7 +145,8 @@ async function clickNode(page, id) {
         // where it loads something
         return Array.from(document.querySelectorAll("#tree .row")).map((r) => {
           const s = at[r.getAttribute("data-dir")].agents[name];
-          const c = s[1] ? "over" : budgeted ? (s[0] === null ? "none" : s[0] < 500 ? "ok" : s[0] < 1000 ? "warn" : "over")
+          const nothing = !s[1] && !s[2] && !s[3] && !s[4];
+          const c = nothing ? "none" : s[1] ? "over" : budgeted ? (s[0] === null ? "none" : s[0] < 500 ? "ok" : s[0] < 1000 ? "warn" : "over")
             : s[5] ? "warn" : s[3] ? "ok" : "none";
           return [r.getAttribute("data-dir"), c];
         });

@@ -172,8 +172,10 @@ def _figures_say_what_each_agent_loads(result: dict[str, Any]) -> None:
     """Every agent's row figure: its budget share, or without a budget the size it loads and
     how many files ("8.3k · 3"); "–" only where it loads nothing."""
     for agent, rows in result["figures"].items():
-        for directory, text, (share, _, _, size, loaded, _), _ in rows:
-            if share is not None:
+        for directory, text, (share, over, left, size, loaded, _), _ in rows:
+            if not (over or left or size or loaded):
+                assert text == "–", (agent, directory, text)  # it loads nothing there
+            elif share is not None:
                 assert text.endswith("%"), (agent, directory, text)
             elif size or loaded:
                 assert re.fullmatch(r"[\d.]+[kM]? · [\d,]+", text), (agent, directory, text)

@@ -79,7 +79,9 @@
   // (the bar against the largest load in the repository) and marked past its size warning.
   function budgeted(agent) { return !!agent && agent.limit > 0; }
   function statsOf(d, name) { return d.agents[name] || [null, 0, 0, 0, 0, 0]; }
+  function loadsNothing(s) { return !s[1] && !s[2] && !s[3] && !s[4]; }
   function measureColour(agent, s) {
+    if (loadsNothing(s)) return "none";
     if (budgeted(agent) || s[1]) return colour(s[0], s[1]);
     return s[5] ? "warn" : s[3] ? "ok" : "none";
   }
@@ -89,8 +91,8 @@
   // in a tree row, "1.2k · 8" (size · files; the legend and the tooltip say so: a narrow
   // panel keeps the directory's name); in Details, "1.2k chars · 8 files"
   function measureText(agent, s, short) {
+    if (loadsNothing(s)) return "–";
     if (budgeted(agent)) return pct(s[0]);
-    if (!s[3] && !s[4]) return "–";
     return short ? compact(s[3]) + " · " + num(s[4]) : compact(s[3]) + " " + (agent ? agent.unit : "") + " · " + plural(s[4], "file");
   }
   function measureTitle(agent, s) {
