@@ -89,31 +89,30 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return result
 
 
-@pytest.fixture(scope="module")
-def monorepo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    base = tmp_path_factory.mktemp("mono")
+def _generated(tmp_path_factory: pytest.TempPathFactory, name: str, files: int
+               ) -> dict[str, Any]:
+    """The map of a generated monorepo of `files` source files (400 instruction files and
+    200 rules), driven."""
+    base = tmp_path_factory.mktemp(name)
     subprocess.run([sys.executable, str(REPO / "benchmarks" / "gen_monorepo.py"),
-                    str(base / "repo"), "--seed", "1", "--files", "20000"],
+                    str(base / "repo"), "--seed", "1", "--files", str(files), "--quiet"],
                    check=True, capture_output=True)
-    page = base / "mono.html"
+    page = base / f"{name}.html"
     built = _map(base / "repo", page)
-    result = _drive(page, "mono")
+    result = _drive(page, name)
     result["built_s"], result["bytes"] = built, page.stat().st_size
     return result
+
+
+@pytest.fixture(scope="module")
+def monorepo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return _generated(tmp_path_factory, "mono", 20_000)
 
 
 @pytest.fixture(scope="module")
 def monorepo_60k(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """60,000 source files, 400 instruction files and 200 rules (issue #38's big tree)."""
-    base = tmp_path_factory.mktemp("mono60")
-    subprocess.run([sys.executable, str(REPO / "benchmarks" / "gen_monorepo.py"),
-                    str(base / "repo"), "--seed", "1", "--files", "60000", "--quiet"],
-                   check=True, capture_output=True)
-    page = base / "mono60.html"
-    built = _map(base / "repo", page)
-    result = _drive(page, "mono60")
-    result["built_s"], result["bytes"] = built, page.stat().st_size
-    return result
+    """60,000 source files (issue #38's big tree)."""
+    return _generated(tmp_path_factory, "mono60", 60_000)
 
 
 def test_a_60k_file_tree_is_a_small_page_and_answers_soon(monorepo_60k: dict[str, Any]) -> None:
@@ -227,20 +226,23 @@ def gemini_only(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "packages/core/src/index.ts": "", "docs/index.md": ""})
 
 
-@pytest.fixture(scope="module")
-def copilot_only(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return _workspace_page(tmp_path_factory, "copilot", {
-        ".github/copilot-instructions.md": "# Project\n\nUse pnpm.\n",
-        ".github/instructions/api.instructions.md": '---\napplyTo: "api/**"\n---\nValidate.\n',
-        "api/server.ts": "", "web/app.tsx": ""})
+# a workspace written for one agent alone: its own files only
+ONE_AGENT: dict[str, dict[str, str]] = {
+    "copilot": {".github/copilot-instructions.md": "# Project\n\nUse pnpm.\n",
+                ".github/instructions/api.instructions.md":
+                    '---\napplyTo: "api/**"\n---\nValidate.\n',
+                "api/server.ts": "", "web/app.tsx": ""},
+    "cursor": {".cursor/rules/general.mdc": "---\nalwaysApply: true\n---\nBe brief.\n",
+               ".cursor/rules/api.mdc": "---\nglobs: api/**\n---\nValidate input.\n",
+               "api/server.ts": "", "web/app.tsx": ""},
+}
 
 
-@pytest.fixture(scope="module")
-def cursor_only(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return _workspace_page(tmp_path_factory, "cursor", {
-        ".cursor/rules/general.mdc": "---\nalwaysApply: true\n---\nBe brief.\n",
-        ".cursor/rules/api.mdc": '---\nglobs: api/**\n---\nValidate input.\n',
-        "api/server.ts": "", "web/app.tsx": ""})
+@pytest.fixture(scope="module", params=sorted(ONE_AGENT))
+def one_agent(request: pytest.FixtureRequest,
+              tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, Any]]:
+    name: str = request.param
+    return name, _workspace_page(tmp_path_factory, name, ONE_AGENT[name])
 
 
 def test_gemini_s_nested_files_tied_to_what_they_load_after(gemini_only: dict[str, Any]) -> None:
@@ -254,12 +256,10 @@ def test_gemini_s_nested_files_tied_to_what_they_load_after(gemini_only: dict[st
     _screenshots(gemini_only)
 
 
-@pytest.mark.parametrize("which", ["copilot_only", "cursor_only"])
 def test_copilot_and_cursor_only_workspaces_have_their_measure(
-        which: str, request: pytest.FixtureRequest) -> None:
-    result = request.getfixturevalue(which)
+        one_agent: tuple[str, dict[str, Any]]) -> None:
+    agent, result = one_agent
     _figures_say_what_each_agent_loads(result)
-    agent = {"copilot_only": "copilot", "cursor_only": "cursor"}[which]
     rows = {d: text for d, text, _, _ in result["figures"][agent]}
     assert rows[""] != "–", rows  # it loads something in the repository
     _screenshots(result)

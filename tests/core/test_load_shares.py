@@ -44,9 +44,10 @@ def _tree(sources: list[str], rules: list[tuple[str, list[int]]], memory: list[s
     return tree
 
 
-def _by_groups(ws: Workspace, cwd: str) -> dict[str, reach.Glimpse] | None:
-    """The overview summed group by group (the base `load_shares`)."""
-    profile = get_profile("claude-code")
+def _by_groups(ws: Workspace, cwd: str, agent: str = "claude-code"
+               ) -> dict[str, reach.Glimpse] | None:
+    """`agent`'s overview summed group by group (the base `load_shares`)."""
+    profile = get_profile(agent)
     shares = Profile.load_shares(profile, ws, cwd)
     original = type(profile).load_shares
     try:
@@ -56,18 +57,26 @@ def _by_groups(ws: Workspace, cwd: str) -> dict[str, reach.Glimpse] | None:
         type(profile).load_shares = original  # type: ignore[method-assign]
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    sources=st.lists(st.tuples(st.sampled_from(DIRS), st.sampled_from(NAMES)).map(
+# generated trees: source files, rules with their globs and the docs they import, memory in
+# some directories, docs importing docs (chains past the hop limit, cycles), the root's imports
+TREES = {
+    "sources": st.lists(st.tuples(st.sampled_from(DIRS), st.sampled_from(NAMES)).map(
         lambda t: f"{t[0]}/{t[1]}" if t[0] else t[1]), min_size=1, max_size=12),
-    rules=st.lists(st.tuples(st.sampled_from(GLOBS),
-                             st.lists(st.integers(0, len(DOCS) - 1), max_size=2)), max_size=5),
-    memory=st.lists(st.sampled_from(DIRS), max_size=3),
-    chains=st.lists(st.tuples(st.integers(0, len(DOCS) - 1), st.integers(0, len(DOCS) - 1)),
-                    max_size=6),
-    root_imports=st.lists(st.integers(0, len(DOCS) - 1), max_size=2),
-    cwd=st.sampled_from(["", "a", "src"]),
-)
+    "rules": st.lists(st.tuples(st.sampled_from(GLOBS),
+                                st.lists(st.integers(0, len(DOCS) - 1), max_size=2)),
+                      max_size=5),
+    "memory": st.lists(st.sampled_from(DIRS), max_size=3),
+    "chains": st.lists(st.tuples(st.integers(0, len(DOCS) - 1),
+                                 st.integers(0, len(DOCS) - 1)), max_size=6),
+    "root_imports": st.lists(st.integers(0, len(DOCS) - 1), max_size=2),
+    "cwd": st.sampled_from(["", "a", "src"]),
+}
+SETTINGS = settings(max_examples=80, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(**TREES)
 # two rules import one file (the group-by-group way), and rules with files of their own
 # (r0 is imported by CLAUDE.md: loaded at start-up by every load)
 @example(sources=["src/f.ts", "a/g.py"], rules=[("**", []), ("src/**", [0]), ("**/*.ts", [0])],
@@ -125,30 +134,8 @@ def _cogitator(tree: dict[str, str], max_chars: int) -> Workspace:
                                                           "test"))
 
 
-def _cogitator_by_groups(ws: Workspace, cwd: str) -> dict[str, reach.Glimpse] | None:
-    profile = get_profile("cogitator")
-    shares = Profile.load_shares(profile, ws, cwd)
-    original = type(profile).load_shares
-    try:
-        type(profile).load_shares = lambda self, ws, cwd: shares  # type: ignore[method-assign]
-        return reach.overview(ws, profile, cwd)
-    finally:
-        type(profile).load_shares = original  # type: ignore[method-assign]
-
-
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    sources=st.lists(st.tuples(st.sampled_from(DIRS), st.sampled_from(NAMES)).map(
-        lambda t: f"{t[0]}/{t[1]}" if t[0] else t[1]), min_size=1, max_size=12),
-    rules=st.lists(st.tuples(st.sampled_from(GLOBS),
-                             st.lists(st.integers(0, len(DOCS) - 1), max_size=2)), max_size=5),
-    memory=st.lists(st.sampled_from(DIRS), max_size=3),
-    chains=st.lists(st.tuples(st.integers(0, len(DOCS) - 1), st.integers(0, len(DOCS) - 1)),
-                    max_size=6),
-    root_imports=st.lists(st.integers(0, len(DOCS) - 1), max_size=2),
-    cwd=st.sampled_from(["", "a", "src"]),
-    max_chars=st.sampled_from([20, 60, 120, 32000]),
-)
+@SETTINGS
+@given(**TREES, max_chars=st.sampled_from([20, 60, 120, 32000]))
 # a group over the budget beside groups within it; two rules that import one file
 @example(sources=["src/f.ts", "lib/g.py", "a/h.tsx"],
          rules=[("**", []), ("src/**", [1]), ("**/*.ts", [2]), ("lib/*.py", [])], memory=["a"],
@@ -160,7 +147,7 @@ def test_cogitator_overview_by_shares_is_the_groups_one(
     chains: list[tuple[int, int]], root_imports: list[int], cwd: str, max_chars: int,
 ) -> None:
     ws = _cogitator(_tree(sources, rules, memory, chains, root_imports), max_chars)
-    assert reach.overview(ws, get_profile("cogitator"), cwd) == _cogitator_by_groups(ws, cwd)
+    assert reach.overview(ws, get_profile("cogitator"), cwd) == _by_groups(ws, cwd, "cogitator")
 
 
 def test_cogitator_groups_within_the_budget_are_summed_by_rule() -> None:
@@ -175,4 +162,4 @@ def test_cogitator_groups_within_the_budget_are_summed_by_rule() -> None:
     tight = _cogitator(tree, 60)
     shares = get_profile("cogitator").load_shares(tight, "")
     assert shares is not None and any(left for _, left, _ in shares)  # src/*: left out
-    assert reach.overview(tight, get_profile("cogitator"), "") == _cogitator_by_groups(tight, "")
+    assert reach.overview(tight, get_profile("cogitator"), "") == _by_groups(tight, "", "cogitator")

@@ -56,15 +56,11 @@ def load_groups(
     """[(the explanation of the group's first target, every target of the group)] covering
     `ws.files`; None when this shortcut does not apply (user-level rules from `--home` match
     by other paths: the caller then explains target by target)."""
-    if ws.home_reader is not None:
+    grouped = _grouped(ws, profile, cwd)
+    if grouped is None:
         return None
-    cwd_dir = "" if cwd in ("", ".") else cwd.strip("/")
+    cwd_dir, chain, groups, startup = grouped
     opts = profile.settings_of(ws)
-    chain = directory_chain(cwd_dir)
-    groups = _groups(ws, chain, opts.case_sensitive)
-    # what `explain` does for one target, with the scoped rules already known (explain would
-    # try every rule's globs again, and check the start-up link's rule classes each time)
-    startup = profile.startup(ws, chain, opts)
     out: list[tuple[Explanation, list[str]]] = []
     # equal read sets kept once: groups of other anchors with the same rules read the same
     interned: dict[frozenset[str], frozenset[str]] = {}
@@ -85,13 +81,10 @@ def load_shares(ws: Workspace, profile: ClaudeLoader, cwd: str) -> list[LoadShar
     files meet (a file both import) is shared group by group, as `load_groups` loads. On
     2,000 rules over 20,000 files that is 2,000 rule loads instead of 606,000 (group, rule)
     ones (benchmarks/README.md has the times). None when `load_groups` is."""
-    if ws.home_reader is not None:
+    grouped = _grouped(ws, profile, cwd)
+    if grouped is None:
         return None
-    cwd_dir = "" if cwd in ("", ".") else cwd.strip("/")
-    opts = profile.settings_of(ws)
-    chain = directory_chain(cwd_dir)
-    groups = _groups(ws, chain, opts.case_sensitive)
-    startup = profile.startup(ws, chain, opts)
+    _, chain, groups, startup = grouped
     # anchor → its link (one per anchor: the files of an anchor's targets are the same),
     # how many targets each of its rules joins, and its groups
     anchors: dict[str | None, tuple[tuple[LoadKey, ClaudeLoad], Counter[str], _Groups]] = {}
@@ -127,6 +120,22 @@ def load_shares(ws: Workspace, profile: ClaudeLoader, cwd: str) -> list[LoadShar
                 scoped = _group_link(ws, profile, linked, members[0], rules, interned)
                 out.append((scoped.own_files, (), len(members)))
     return out
+
+
+def _grouped(ws: Workspace, profile: ClaudeLoader, cwd: str
+             ) -> tuple[str, list[str], _Groups, tuple[LoadKey, ClaudeLoad]] | None:
+    """What `load_groups` and `load_shares` start from: the cwd as a directory, its chain,
+    the files by load group and the start-up load — what `explain` does for one target, with
+    the scoped rules already known (explain would try every rule's globs again, and check the
+    start-up link's rule classes each time). None when user-level rules from `--home` match
+    by other paths: the caller then explains target by target."""
+    if ws.home_reader is not None:
+        return None
+    cwd_dir = "" if cwd in ("", ".") else cwd.strip("/")
+    opts = profile.settings_of(ws)
+    chain = directory_chain(cwd_dir)
+    return cwd_dir, chain, _groups(ws, chain, opts.case_sensitive), profile.startup(
+        ws, chain, opts)
 
 
 def _anchor_link(ws: Workspace, profile: ClaudeLoader, chain: list[str], target: str,
