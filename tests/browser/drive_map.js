@@ -266,6 +266,7 @@ async function clickNode(page, id) {
 
     // readable: the graph's labels on screen, and Details at 1024×700 (a laptop, the
     // webview's default size) without a part cut off
+    result.matchEdges = await page.evaluate(() => window.rulemapMap.cy.edges('[kind = "matches"]').map((e) => [e.source().id(), e.target().id()]));
     result.nestedEdges = await page.evaluate(() => window.rulemapMap.cy.edges('[kind = "nested"]').map((e) => [e.source().id(), e.target().id(), e.data("on"), e.visible()]));
     result.legend = await page.evaluate(() => Array.from(document.querySelectorAll("#graph-legend > span")).map((e) => ({
       text: e.textContent.trim(), visible: e.getBoundingClientRect().height > 0 })));

@@ -262,6 +262,10 @@ def test_copilot_and_cursor_only_workspaces_have_their_measure(
     _figures_say_what_each_agent_loads(result)
     rows = {d: text for d, text, _, _ in result["figures"][agent]}
     assert rows[""] != "–", rows  # it loads something in the repository
+    # its scoped rule drawn to where its globs match, in its own dialect
+    rule = {"copilot": ".github/instructions/api.instructions.md",
+            "cursor": ".cursor/rules/api.mdc"}[agent]
+    assert [rule, "dir:api/server.ts"] in result["matchEdges"], result["matchEdges"]
     _screenshots(result)
 
 

@@ -83,6 +83,22 @@ def test_a_scoped_rule_says_where_its_matches_are() -> None:
             "line": 5} in data["graph"]["edges"]
 
 
+def test_copilot_and_cursor_rules_say_where_their_globs_match_in_their_dialect() -> None:
+    """`applyTo` and `.mdc` `globs` matched as Copilot and Cursor match them (their profiles'
+    `rule_matches`), not as the workspace's `paths` rules: the page draws where they apply."""
+    files = {".cursor/rules/api.mdc": "---\nglobs: api/**\n---\nValidate input.\n",
+             ".github/instructions/web.instructions.md": '---\napplyTo: "web/**"\n---\nV\n',
+             "api/server.ts": "", "api/x/y.ts": "", "web/app.tsx": ""}
+    _, data = _map(files, ("cursor", "copilot"))
+    cursor, copilot = (_node(data, p) for p in (".cursor/rules/api.mdc",
+                                                 ".github/instructions/web.instructions.md"))
+    assert (cursor["kind"], cursor["globs"], cursor["matched"]["files"]) == (
+        "scoped-rule", ["api/**"], 2)
+    assert cursor["matched"]["under"] == "api"
+    assert (copilot["globs"], copilot["matched"]["files"], copilot["matched"]["under"]) == (
+        ["web/**"], 1, "web")
+
+
 def test_the_tree_is_every_directory_never_a_file_with_counts_summed_up() -> None:
     _, data = _map(FILES)
     tree = data["tree"]

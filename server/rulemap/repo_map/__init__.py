@@ -90,7 +90,7 @@ def _graph(ws: Workspace, loads: Sequence[AgentLoads], paths: Paths, cwd: str
         path = node["id"]
         node["reach"] = {a.profile.name: _reach(ws, a, path, cwd) for a in loads}
         if node["kind"] == "scoped-rule":
-            matched = where(sorted(ws.rule_matches(path)), every)
+            matched = where(sorted(_rule_matches(ws, loads, node)), every)
             node["matched"] = {"files": matched.count, "under": matched.under,
                                "every": matched.every,
                                "areas": [[p, n] for p, n in matched.areas]}
@@ -124,6 +124,23 @@ def _nested_edges(loads: Sequence[AgentLoads], paths: Paths, drawn: set[str]
                 before = path
     return [{"from": a, "to": b, "agents": names}
             for (a, b), names in sorted(agents_of.items()) if a in drawn and b in drawn]
+
+
+def _rule_matches(ws: Workspace, loads: Sequence[AgentLoads], node: dict[str, Any]
+                  ) -> list[str]:
+    """The files a scoped rule's globs match, as the agent whose rule file it is matches them
+    (Copilot's `applyTo`, Cursor's `globs`: their own dialects), else as the workspace's
+    layout does; the node gets the globs it has none of."""
+    path = node["id"]
+    for agent in loads:
+        profile = agent.profile
+        if not profile.own_glob_dialect:
+            continue
+        scoped = profile.rule_globs(ws, path)
+        if scoped is not None:
+            node.setdefault("globs", [g.pattern for g in scoped.globs])
+            return profile.rule_matches(ws, path)
+    return ws.rule_matches(path)
 
 
 _KIND_OF_REASON = {"import": "import", "scoped": "scoped-rule", "rule": "rule"}
