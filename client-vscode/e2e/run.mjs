@@ -1152,6 +1152,8 @@ async function trustedRun(tmp) {
           root: document.querySelector('#tree .row[data-dir=""] .pct').textContent,
           legend: document.getElementById('legend-ok').textContent,
           details: [details.scrollWidth, details.clientWidth],
+          // the panel itself within the webview (stacked when narrow, never cut off)
+          panel: [Math.round(document.getElementById('details-panel').getBoundingClientRect().right), window.innerWidth],
         };
       });
       for (let k = 0; k <= agents.length; k++) {
@@ -1160,8 +1162,18 @@ async function trustedRun(tmp) {
         const shown = await measure();
         log(`map shows: ${JSON.stringify(shown)}`);
         assert(shown.limit > 0 ? /%$/.test(shown.root) : /^[\d.]+[kM]? · [\d,]+$/.test(shown.root), `the root row should give ${shown.agent}'s measure: ${JSON.stringify(shown)}`);
-        assert(shown.details[0] <= shown.details[1] + 1, `Details should fit the webview: ${JSON.stringify(shown)}`);
+        assert(shown.details[0] <= shown.details[1] + 1 && shown.panel[0] <= shown.panel[1], `Details should fit the webview: ${JSON.stringify(shown)}`);
       }
+      // a sentence in the find box: the language server says where it reaches each agent
+      // (rulemap/why through the extension), in the page's Details
+      await frame.fill('#find', 'Use TypeScript strict mode.');
+      await frame.press('#find', 'Enter');
+      const why = await until("the sentence's reach per agent in the map", async () => {
+        const rows = await frame.$$eval('#why-table tr[data-agent]', (rs) => rs.map((r) => [r.getAttribute('data-agent'), r.textContent]));
+        return rows.length > 0 && rows;
+      }, 20000);
+      log(`map why: ${JSON.stringify(why)}`);
+      assert(why.length >= 2 && why.some(([agent, t]) => agent === 'codex' && /✓ yes/.test(t)), `every agent's verdict, Codex seeing AGENTS.md's sentence at start-up: ${JSON.stringify(why)}`);
       await shot(page, 'instruction-map');
       const violations = await frame.evaluate(() => window.__rulemapCsp);
       assert(violations.length === 0 && cspLines.length === 0, `Content-Security-Policy violations in the map: ${JSON.stringify({ violations, console: cspLines })}`);

@@ -15,7 +15,7 @@ import { InstructionFilesProvider } from './views/instructionFiles';
 import { WhoSeesThisProvider, WhoState } from './views/whoSeesThis';
 import { UnseenKind, UnseenLinesController } from './unseenLines';
 import { OpenFile, runWhyNotSeen, TargetItem, textToAsk, WHY_SCHEME, WhyDocuments } from './whyNotSeen';
-import { InstructionMap, MAP_TITLE, MAP_VIEW_TYPE } from './instructionMap';
+import { answerWhy, InstructionMap, MAP_TITLE, MAP_VIEW_TYPE } from './instructionMap';
 import { SessionProvider } from './views/session';
 import { fetchInstructionsText, instructionsUri, InstructionsDocumentProvider, SCHEME } from './virtualDocument';
 
@@ -409,8 +409,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         localResourceRoots: [],
       });
       panel.iconPath = mapIcon;
-      // a page may ask to open a workspace file: {command: 'open', path | uri, line?}
-      panel.webview.onDidReceiveMessage((m: { command?: string; path?: string; uri?: string; line?: number }) => {
+      // a page may ask to open a workspace file: {command: 'open', path | uri, line?}, or
+      // where a sentence reaches each agent: {command: 'why', text} (answered with rulemap/why)
+      panel.webview.onDidReceiveMessage((m: { command?: string; path?: string; uri?: string; line?: number; text?: unknown }) => {
+        if (m?.command === 'why') {
+          void answerWhy(client, map.target, m.text).then((reply) => reply && panel.webview.postMessage(reply));
+          return;
+        }
         if (m?.command !== 'open') return;
         const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
         const target = typeof m.uri === 'string' ? vscode.Uri.parse(m.uri) : folder && typeof m.path === 'string' ? vscode.Uri.joinPath(folder, m.path) : undefined;

@@ -6,7 +6,7 @@
 
 import * as vscode from 'vscode';
 import { newNonce, policyProblem } from './mapPolicy';
-import { MapParams, MapResult, RequestError } from './protocol';
+import { MapParams, MapResult, RequestError, WhyParams, WhyResult } from './protocol';
 
 export const MAP_VIEW_TYPE = 'rulemap.instructionMap';
 export const MAP_TITLE = 'Instruction Map';
@@ -63,6 +63,36 @@ export function mapHtml(result: MapResult | RequestError | null | undefined, rea
   return { ok: true, html: result.html };
 }
 
+/** The longest sentence the page may ask about (the server refuses longer ones too). */
+export const MAX_WHY_TEXT = 2000;
+
+/** The page's answer to `{command: 'why', text}`: where the text reaches each agent. */
+export interface WhyReply {
+  command: 'why';
+  text: string;
+  result?: WhyResult;
+  error?: string;
+}
+
+/**
+ * The map page's question "where does this sentence reach each agent?" (its find box, given
+ * text that names no file), answered with `rulemap/why` for the map's folder — the engine's
+ * answer, as `rulemap why --json` gives it; undefined: no question (not a sentence).
+ */
+export async function answerWhy(
+  api: { why(params: WhyParams): Promise<WhyResult | RequestError | null | undefined> },
+  uri: string | undefined,
+  text: unknown,
+): Promise<WhyReply | undefined> {
+  if (typeof text !== 'string' || !text.trim() || text.length > MAX_WHY_TEXT) return undefined;
+  if (!uri) return { command: 'why', text, error: 'no workspace folder is open' };
+  const answer = await api.why({ uri, text });
+  if (answer === null) return { command: 'why', text, error: 'the folder of the map is not indexed' };
+  if (answer === undefined) return { command: 'why', text, error: 'the server did not answer (see "Rulemap: Show Output")' };
+  if ('error' in answer) return { command: 'why', text, error: answer.error };
+  return { command: 'why', text, result: answer };
+}
+
 /** The part of a webview panel the map drives (a real panel, or a stand-in in tests). */
 export interface MapPanel {
   /** `cspSource`: the webview's own source, which the page's policy names for images. */
@@ -88,6 +118,11 @@ export class InstructionMap implements vscode.Disposable {
   /** The open panel (for tests). */
   get current(): MapPanel | undefined {
     return this.panel;
+  }
+
+  /** The file or folder the map is of (its folder is what the page's questions are about). */
+  get target(): string | undefined {
+    return this.uri;
   }
 
   /** Open (or reveal) the map for the workspace folder of `uri`, and load it. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InstructionMap, MapPanel, mapHtml, messagePage } from '../src/instructionMap';
+import { answerWhy, InstructionMap, MapPanel, mapHtml, MAX_WHY_TEXT, messagePage } from '../src/instructionMap';
 import { fakeApi } from './fixtures';
 
 const SOURCE = 'https://*.vscode-cdn.net';
@@ -112,5 +112,34 @@ describe('InstructionMap', () => {
     expect(await map.open('file:///ws/a.md')).toBe(false);
     expect(p.webview.html).toContain('no strict Content-Security-Policy');
     expect(p.webview.html).not.toContain('const data');
+  });
+});
+
+describe('answerWhy: the page asks where a sentence reaches each agent', () => {
+  const result = { text: 'Validate input.', target: null, cwd: '.', places: [{ path: 'AGENTS.md', line: 3, exact: true }], agents: [], seenByAll: true };
+  const api = (answer: unknown) => {
+    const asked: unknown[] = [];
+    return { asked, why: async (p: unknown) => (asked.push(p), answer as never) };
+  };
+
+  it("asks rulemap/why for the map's folder and hands the answer back", async () => {
+    const a = api(result);
+    expect(await answerWhy(a, 'file:///ws', 'Validate input.')).toEqual({ command: 'why', text: 'Validate input.', result });
+    expect(a.asked).toEqual([{ uri: 'file:///ws', text: 'Validate input.' }]);
+  });
+
+  it('says why there is no answer', async () => {
+    expect((await answerWhy(api({ error: 'boom' }), 'file:///ws', 'x'))?.error).toBe('boom');
+    expect((await answerWhy(api(undefined), 'file:///ws', 'x'))?.error).toMatch(/did not answer/);
+    expect((await answerWhy(api(null), 'file:///ws', 'x'))?.error).toMatch(/not indexed/);
+    expect((await answerWhy(api(result), undefined, 'x'))?.error).toMatch(/no workspace folder/);
+  });
+
+  it('asks nothing for what is not a sentence', async () => {
+    const a = api(result);
+    for (const text of [undefined, 3, '', '   ', 'x'.repeat(MAX_WHY_TEXT + 1)]) {
+      expect(await answerWhy(a, 'file:///ws', text)).toBeUndefined();
+    }
+    expect(a.asked).toEqual([]);
   });
 });

@@ -293,6 +293,17 @@ async function clickNode(page, id) {
       };
     });
     await shot(page, "small");
+    // narrower still: a webview beside a file (the panels stack; none is cut off)
+    result.narrow = {};
+    for (const width of [800, 560]) {
+      await page.setViewportSize({ width, height: 800 });
+      await page.waitForTimeout(200);
+      result.narrow[width] = await page.evaluate(() => ["tree-panel", "graph-panel", "details-panel", "findings-panel"].map((id) => {
+        const r = document.getElementById(id).getBoundingClientRect();
+        return [id, Math.round(r.left), Math.round(r.right), Math.round(r.width), window.innerWidth];
+      }));
+      await shot(page, `narrow-${width}`);
+    }
     await page.setViewportSize({ width: 1600, height: 1000 });
 
     // find by part of a name: the shortest instruction file or rule path holding it
@@ -315,6 +326,15 @@ async function clickNode(page, id) {
       };
       await shot(page, "part");
     }
+
+    // a sentence, not a name: a page opened from a file says how to ask where it reaches
+    await page.fill("#find", "Keep every handler small and tested");
+    await page.press("#find", "Enter");
+    result.steps.sentence = {
+      title: await page.evaluate(() => document.querySelector("#details h3").textContent),
+      hint: await page.evaluate(() => (document.getElementById("why-hint") || {}).textContent || null),
+    };
+    await shot(page, "sentence");
 
     // the page's own policy, and every violation while it was used (none, the test says)
     result.policy = await page.evaluate(() => {

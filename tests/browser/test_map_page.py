@@ -287,6 +287,15 @@ def test_find_by_part_of_a_name(which: str, request: pytest.FixtureRequest) -> N
     assert part["expected"] and part["title"] == part["expected"], part
 
 
+def test_a_sentence_in_the_find_box_says_how_to_ask_where_it_reaches(
+        demo: dict[str, Any]) -> None:
+    """The page holds no text: opened from a file it names `rulemap why` (in the editor's
+    webview the language server answers: client-vscode/e2e)."""
+    step = demo["steps"]["sentence"]
+    assert step["title"] == "“Keep every handler small and tested”"
+    assert step["hint"] and 'rulemap why "Keep every handler small and tested"' in step["hint"]
+
+
 def test_the_graph_has_a_legend(demo: dict[str, Any]) -> None:
     texts = [e["text"] for e in demo["legend"]]
     assert texts[:5] == ["instruction file", "rule", "imported file", "missing",
@@ -320,6 +329,10 @@ def test_readable_labels_and_details_at_1024_by_700(which: str,
     assert result["labelPx"] is not None and result["labelPx"] >= 11 - 0.01, result["labelPx"]
     small = result["small"]
     assert small["right"] <= small["width"], small
+    # narrower (a webview beside a file): every panel within the window, none squeezed
+    for width, panels in result["narrow"].items():
+        for panel, left, right, size, window in panels:
+            assert left >= 0 and right <= window and size >= 150, (width, panel, left, right)
     assert small["scrollWidth"] <= small["clientWidth"] + 1, small
     assert small["clipped"] == [], small
 

@@ -591,6 +591,49 @@
   }
 
   // ----- find: an instruction file, rule or directory by its path -----------------------------
+  // Text that names no file: where it reaches each agent. The engine answers (`rulemap why`),
+  // through the editor when the page is in its webview; a page opened from a file says how.
+  var editor = typeof acquireVsCodeApi === "function" ? acquireVsCodeApi() : null;
+  function detailsInView() { // stacked (narrow) pages put Details below the fold
+    var panel = document.getElementById("details-panel");
+    if (panel.scrollIntoView) panel.scrollIntoView({ block: "nearest" });
+  }
+  function askWhy(text) {
+    state.selected = null;
+    detailsInView();
+    var box = clear(document.getElementById("details"));
+    box.appendChild(el("h3", { text: "“" + text + "”" }));
+    if (editor) {
+      box.appendChild(el("div", { cls: "note", id: "why-asked", text: "No file or directory by that name: asking the language server where this text reaches each agent…" }));
+      editor.postMessage({ command: "why", text: text });
+      return;
+    }
+    box.appendChild(el("div", { cls: "note", id: "why-hint" }, [
+      "No file or directory by that name. Where a sentence reaches each agent: ",
+      el("code", { text: "rulemap why \"" + text + "\"" }),
+      ", or this search in the editor's Instruction Map."]));
+  }
+  function showWhy(m) {
+    detailsInView();
+    var box = clear(document.getElementById("details"));
+    box.appendChild(el("h3", { text: "“" + m.text + "”" }));
+    if (m.error || !m.result) {
+      box.appendChild(el("div", { cls: "note", text: "No answer: " + (m.error || "none") }));
+      return;
+    }
+    var r = m.result;
+    box.appendChild(el("div", { cls: "note", text: r.places.length ? "In " + r.places.map(function (p) { return p.path + ":" + p.line; }).join(", ") + (r.target ? "; for " + r.target : "; at start-up") : "In no instruction file." }));
+    var t = el("table", { id: "why-table" }, [el("tr", null, [el("th", { text: "agent" }), el("th", { text: "sees it" }), el("th", { text: "why" })])]);
+    r.agents.forEach(function (a) {
+      var where = a.path ? el("span", { cls: "linkish", text: a.path + (a.line ? ":" + a.line : ""), on: function () { if (editor) editor.postMessage({ command: "open", path: a.path, line: a.line || undefined }); } }) : null;
+      t.appendChild(el("tr", { "data-agent": a.profile, cls: a.seen ? "" : "cut" }, [el("td", { text: a.title }), el("td", { text: a.seen ? "✓ yes" : "✗ no" }), el("td", null, [a.why, where ? " " : null, where])]));
+    });
+    box.appendChild(t);
+  }
+  window.addEventListener("message", function (ev) {
+    var m = ev.data;
+    if (m && m.command === "why" && typeof m.text === "string") showWhy(m);
+  });
   function find() {
     var input = document.getElementById("find"), list = document.getElementById("find-list");
     var frag = document.createDocumentFragment();
@@ -615,7 +658,8 @@
       if (doc) { input.value = doc.id; go(); return; }
       var dir = D.tree.filter(function (d) { return d.path && d.path.toLowerCase().indexOf(lower) >= 0; })
         .sort(function (a, b) { return a.path.length - b.path.length || (a.path < b.path ? -1 : 1); })[0];
-      if (dir) { input.value = dir.path + "/"; go(); }
+      if (dir) { input.value = dir.path + "/"; go(); return; }
+      askWhy(value);
     }
     input.addEventListener("change", go);
     input.addEventListener("keydown", function (ev) { if (ev.key === "Enter") go(); });
