@@ -127,7 +127,19 @@ async function clickNode(page, id) {
         text: document.getElementById("details").textContent,
         loads: document.querySelectorAll("#details table.load").length,
       }));
-      result.steps.dir = { path: dir.path, child: dir.child, before, after, why };
+      // the files the directory's most common load brings, highlighted where drawn
+      const highlight = await page.evaluate((p) => {
+        const m = window.rulemapMap, D = m.data;
+        const d = D.tree.find((x) => x.path === p);
+        const loads = d.loads[m.state.agent] || [];
+        const load = loads.length ? D.loads[m.state.agent][loads[0][0]] : null;
+        const drawn = new Set(m.cy.nodes().map((n) => n.id()));
+        return {
+          shown: m.cy.nodes(".inload").map((n) => n.id()).sort(),
+          expected: load ? load.files.map((e) => D.paths[D.entries[e][0]]).filter((x) => drawn.has(x)).sort() : [],
+        };
+      }, dir.child);
+      result.steps.dir = { path: dir.path, child: dir.child, before, after, why, highlight };
       await page.click("#fit");
       await shot(page, "dir");
     }

@@ -149,6 +149,8 @@ def test_the_demo_draws_and_answers_clicks(demo: dict[str, Any]) -> None:
     assert step["after"]["rows"] > step["before"]["rows"]
     assert step["why"]["title"] == step["child"] + "/" and step["why"]["loads"] >= 1
     assert "Why: what Cogitator (default) loads" in step["why"]["text"]
+    # and the files its load brings are highlighted in the graph
+    assert step["highlight"]["shown"] == step["highlight"]["expected"] != [], step["highlight"]
     # another agent colours the tree as the data says
     agent = demo["steps"]["agent"]
     assert agent["selected"] == agent["agent"]

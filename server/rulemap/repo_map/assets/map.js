@@ -375,6 +375,7 @@
       { selector: 'node[reach = "cut"]', style: { "border-width": 3, "border-color": "#cf222e" } },
       { selector: 'node[reach = "left"]', style: { "border-width": 3, "border-color": "#d4a72c", opacity: 0.6 } },
       { selector: "node[findings > 0]", style: { "underlay-color": "#cf222e", "underlay-opacity": 0.18, "underlay-padding": 5, "underlay-shape": "ellipse" } },
+      { selector: "node.inload", style: { "underlay-color": "#2da44e", "underlay-opacity": 0.35, "underlay-padding": 7, "underlay-shape": "round-rectangle" } },
       { selector: "node:selected", style: { "overlay-color": "#0969da", "overlay-opacity": 0.25, "overlay-padding": 6 } },
       { selector: "edge", style: { width: 1.2, "line-color": "#8c959f", "target-arrow-color": "#8c959f", "target-arrow-shape": "triangle", "curve-style": "bezier", "arrow-scale": 0.8, label: "data(label)", "font-size": 8, color: fg, "text-opacity": 0.7, "text-rotation": "autorotate", "text-background-color": bg, "text-background-opacity": 0.8 } },
       { selector: 'edge[status != "ok"]', style: { "line-color": "#cf222e", "target-arrow-color": "#cf222e", "line-style": "dashed" } },
@@ -461,6 +462,7 @@
     var n = nodesById[id];
     if (!n) return;
     state.selected = { type: "doc", id: id };
+    highlightLoad(null);
     if (cy) { cy.$(":selected").unselect(); var g = cy.getElementById(id); if (g && g.length) g.select(); }
     var box = clear(document.getElementById("details"));
     box.appendChild(el("h3", null, [el("code", { text: id })]));
@@ -494,6 +496,15 @@
     }
     var fs = findingsByPath[id] || [];
     if (fs.length) { box.appendChild(el("h4", { text: "Findings (" + fs.length + ")" })); box.appendChild(findingList(fs)); }
+  }
+  function highlightLoad(load) {
+    if (!cy) return;
+    cy.nodes(".inload").removeClass("inload");
+    if (!load) return;
+    load.files.forEach(function (entryId) {
+      var node = cy.getElementById(D.paths[D.entries[entryId][0]]);
+      if (node.length) node.addClass("inload");
+    });
   }
   function loadTable(agent, load) {
     var t = el("table", { cls: "load" }, [el("tr", null, [el("th", { text: "#" }), el("th", { text: "file" }), el("th", { text: "why" }), el("th", { text: unitName(agent) }), el("th", { text: "cut at" })])]);
@@ -531,11 +542,14 @@
     if (!agent) return;
     box.appendChild(el("h4", { text: "Why: what " + agent.title + " loads for the files directly in it" }));
     var loads = d.loads[agent.name] || [];
+    highlightLoad(null);
     if (!loads.length) {
       box.appendChild(el("div", { cls: "note", text: d.own ? "no load recorded" : "no file directly here; open a subdirectory" }));
       return;
     }
     if (agent.sampled) box.appendChild(el("div", { cls: "note", text: agent.title + " has no load groups: the load of one file of this directory stands for all of them." }));
+    // the files its most common load brings, highlighted in the graph
+    highlightLoad(D.loads[agent.name][loads[0][0]]);
     loads.forEach(function (pair) {
       var load = D.loads[agent.name][pair[0]];
       var share = load.share === null ? "" : " (" + pct(load.share) + " of " + num(agent.limit) + ")";
