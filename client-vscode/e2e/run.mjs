@@ -1198,6 +1198,40 @@ async function trustedRun(tmp) {
       assert(cspLines.length === 1, `the refused style should be on the console (the watcher sees the webview): ${JSON.stringify(cspLines)}`);
     });
 
+    await step('Choose Agent Profile with the map open: the page colours by the pick, keeping its selection and zoom', page, async () => {
+      const frame = await until('the map page frame', () => mapFrame(page), 20000);
+      await frame.click('#tree .row[data-dir=""] .name');
+      const state = (f) => f.evaluate(() => ({
+        agent: window.rulemapMap.state.agent,
+        tab: document.querySelector('#agents button[aria-selected="true"]')?.getAttribute('data-agent'),
+        selected: JSON.stringify(window.rulemapMap.state.selected),
+        zoom: window.rulemapMap.cy.zoom(),
+      }));
+      const before = await state(frame);
+      // the Instructions view's title-bar icon (keys typed now would go to the webview)
+      const chooseAgent = async (test) => {
+        await showContainer(page, 'Rulemap');
+        const header = paneHeader(page, 'Instructions');
+        await header.hover();
+        const icon = header.locator('.actions .action-label[aria-label="Choose Agent Profile"]').first();
+        await icon.waitFor({ state: 'visible' });
+        await icon.click();
+        await pickRow(page, test);
+      };
+      await chooseAgent((r) => /^claude-code\b/.test(r.description));
+      const after = await until('the map coloured for Claude Code', async () => {
+        const f = await mapFrame(page);
+        const s = f && (await state(f));
+        return s && s.agent === 'claude-code' && s;
+      }, 15000);
+      log(`map before the pick ${JSON.stringify(before)}, after ${JSON.stringify(after)}`);
+      assert(after.tab === 'claude-code' && after.selected === before.selected && after.selected !== 'null' && after.zoom === before.zoom, `the page should keep its selection and zoom: ${JSON.stringify({ before, after })}`);
+      await shot(page, 'map-follows-pick');
+      // back to the workspace default (the later steps' state)
+      await chooseAgent((r) => r.label.includes('Workspace default'));
+      await until('the default profile again', async () => (await profileStatusText(page)) === 'Rulemap: cogitator', 20000);
+    });
+
     await step('a Python without rulemap: a short message, at most two buttons, no `pip install rulemap`', page, async () => {
       const venv = join(tmp, 'venv-without-rulemap');
       const base = spawnSync('python3', ['--version']).status === 0 ? 'python3' : PYTHON;

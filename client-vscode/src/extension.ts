@@ -431,6 +431,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     (task) => vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Rulemap: drawing the instruction map' }, task),
   );
   context.subscriptions.push(map);
+  choice.onDidChange((name) => map.follow(name));
   const mapUri = () => (active.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri)?.toString();
   context.subscriptions.push(
     vscode.commands.registerCommand('rulemap.openMap', () => map.open(mapUri())),

@@ -95,8 +95,9 @@ export async function answerWhy(
 
 /** The part of a webview panel the map drives (a real panel, or a stand-in in tests). */
 export interface MapPanel {
-  /** `cspSource`: the webview's own source, which the page's policy names for images. */
-  readonly webview: { html: string; readonly cspSource: string };
+  /** `cspSource`: the webview's own source, which the page's policy names for images;
+   *  `postMessage`: to the page (a stand-in may have none). */
+  readonly webview: { html: string; readonly cspSource: string; postMessage?(message: unknown): Thenable<boolean> };
   title: string;
   readonly visible: boolean;
   reveal(): void;
@@ -140,6 +141,21 @@ export class InstructionMap implements vscode.Disposable {
       this.panel.reveal();
     }
     return this.refresh();
+  }
+
+  /**
+   * The views' agent changed (Choose Agent Profile): the page colours by it too, keeping what
+   * is selected and the zoom (`{command: 'agent', name}`); back to the workspace default, the
+   * server's page is asked again (it opens on the server's lead agent).
+   */
+  follow(name: string | undefined): void {
+    const panel = this.panel;
+    if (!panel) return;
+    if (name !== undefined && panel.webview.postMessage) {
+      void panel.webview.postMessage({ command: 'agent', name });
+    } else {
+      void this.refresh();
+    }
   }
 
   /** Ask the server for the page again (the panel's refresh). */

@@ -143,3 +143,23 @@ describe('answerWhy: the page asks where a sentence reaches each agent', () => {
     expect(a.asked).toEqual([]);
   });
 });
+
+describe('the map follows the views\' agent', () => {
+  it('tells the page the new pick, and asks the server again for the default', async () => {
+    const p = panel() as ReturnType<typeof panel> & { webview: { postMessage?: (m: unknown) => Thenable<boolean> } };
+    const posted: unknown[] = [];
+    p.webview.postMessage = async (m: unknown) => (posted.push(m), true);
+    let asked = 0;
+    const map = new InstructionMap({ isReady: true, map: async () => (asked++, { html: PAGE }) }, () => p);
+    map.follow('codex'); // no panel yet: nothing
+    expect(posted).toEqual([]);
+    await map.open('file:///ws/a.ts');
+    expect(asked).toBe(1);
+    map.follow('claude-code');
+    expect(posted).toEqual([{ command: 'agent', name: 'claude-code' }]);
+    expect(asked).toBe(1); // the page keeps its selection and zoom: not drawn again
+    map.follow(undefined);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(asked).toBe(2); // back to the default: the server's lead, asked again
+  });
+});

@@ -647,6 +647,8 @@
   window.addEventListener("message", function (ev) {
     var m = ev.data;
     if (m && m.command === "why" && typeof m.text === "string") showWhy(m);
+    // the editor's views changed agent (its Choose Agent Profile): colour by it too
+    if (m && m.command === "agent" && typeof m.name === "string" && agentOf(m.name)) setAgent(m.name);
   });
   function find() {
     var input = document.getElementById("find"), list = document.getElementById("find-list");
