@@ -507,6 +507,17 @@ function registry() {
   return JSON.parse(r.stdout);
 }
 
+/** Choose Agent Profile from the Instructions view's title-bar icon, picking the row `test` finds. */
+async function chooseAgentFromView(page, test) {
+  await showContainer(page, 'Rulemap');
+  const header = paneHeader(page, 'Instructions');
+  await header.hover();
+  const icon = header.locator('.actions .action-label[aria-label="Choose Agent Profile"]').first();
+  await icon.waitFor({ state: 'visible' });
+  await icon.click();
+  await pickRow(page, test);
+}
+
 /** Pick the quick-pick row whose description starts with `name` (or the given label text). */
 async function pickRow(page, test) {
   const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
@@ -906,13 +917,7 @@ async function trustedRun(tmp) {
 
     await step('the title-bar icon chooses again: back to the workspace default', page, async () => {
       await quickOpen(page, 'src/api/handler.ts');
-      await showContainer(page, 'Rulemap');
-      const header = paneHeader(page, 'Instructions');
-      await header.hover();
-      const icon = header.locator('.actions .action-label[aria-label="Choose Agent Profile"]').first();
-      await icon.waitFor({ state: 'visible' });
-      await icon.click();
-      await pickRow(page, (r) => r.label.includes('Workspace default'));
+      await chooseAgentFromView(page, (r) => r.label.includes('Workspace default'));
       await until('the default profile again', async () => (await profileStatusText(page)) === 'Rulemap: cogitator', 20000);
       await until('the cogitator load', async () => (await viewRows(page, 'Instructions')).some((x) => x.icons.includes('filter')), 20000);
     });
@@ -1209,16 +1214,7 @@ async function trustedRun(tmp) {
       }));
       const before = await state(frame);
       // the Instructions view's title-bar icon (keys typed now would go to the webview)
-      const chooseAgent = async (test) => {
-        await showContainer(page, 'Rulemap');
-        const header = paneHeader(page, 'Instructions');
-        await header.hover();
-        const icon = header.locator('.actions .action-label[aria-label="Choose Agent Profile"]').first();
-        await icon.waitFor({ state: 'visible' });
-        await icon.click();
-        await pickRow(page, test);
-      };
-      await chooseAgent((r) => /^claude-code\b/.test(r.description));
+      await chooseAgentFromView(page, (r) => /^claude-code\b/.test(r.description));
       const after = await until('the map coloured for Claude Code', async () => {
         const f = await mapFrame(page);
         const s = f && (await state(f));
@@ -1228,7 +1224,7 @@ async function trustedRun(tmp) {
       assert(after.tab === 'claude-code' && after.selected === before.selected && after.selected !== 'null' && after.zoom === before.zoom, `the page should keep its selection and zoom: ${JSON.stringify({ before, after })}`);
       await shot(page, 'map-follows-pick');
       // back to the workspace default (the later steps' state)
-      await chooseAgent((r) => r.label.includes('Workspace default'));
+      await chooseAgentFromView(page, (r) => r.label.includes('Workspace default'));
       await until('the default profile again', async () => (await profileStatusText(page)) === 'Rulemap: cogitator', 20000);
     });
 
