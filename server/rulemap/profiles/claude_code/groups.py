@@ -28,7 +28,7 @@ from rulemap.globs import (
 from rulemap.model import Explanation
 from rulemap.profiles.base import directory_chain, parent_dir
 from rulemap.profiles.claude_code import imports as claude_imports
-from rulemap.profiles.claude_code.loader import ClaudeLoader, LoadKey, deepest_nested
+from rulemap.profiles.claude_code.loader import ClaudeLoader, LoadKey, deepest_nested, normalize
 from rulemap.profiles.claude_code.names import probe
 from rulemap.profiles.claude_code.rules import rule_globs
 from rulemap.workspace.rule_scope import RuleScope
@@ -131,7 +131,7 @@ def _grouped(ws: Workspace, profile: ClaudeLoader, cwd: str
     by other paths: the caller then explains target by target."""
     if ws.home_reader is not None:
         return None
-    cwd_dir = "" if cwd in ("", ".") else cwd.strip("/")
+    cwd_dir = normalize(cwd)
     opts = profile.settings_of(ws)
     chain = directory_chain(cwd_dir)
     return cwd_dir, chain, _groups(ws, chain, opts.case_sensitive), profile.startup(
