@@ -64,13 +64,19 @@ sys.stderr.write("RULEMAP " + " ".join(sorted(m for m in sys.modules
 # and the regexes compiled (and how long that took), then each top-level group's import time
 ANATOMY_PROBE = """\
 import dataclasses, re, sys, time
+import rulemap.records as records
 made, compiled, used = [0, 0.0], [0, 0.0, 0, 0.0], set()
-process, compile_ = dataclasses._process_class, re._compile
-def timed_process(*args, **kwargs):
+process, build, compile_ = dataclasses._process_class, records._build, re._compile
+inside = [False]  # a record's own call of dataclass is timed as the record's
+def timed(make, cls, *args, **kwargs):
+    if inside[0]:
+        return make(cls, *args, **kwargs)
     started = time.perf_counter()
+    inside[0] = True
     try:
-        cls = process(*args, **kwargs)
+        cls = make(cls, *args, **kwargs)
     finally:
+        inside[0] = False
         made[0] += 1
         made[1] += time.perf_counter() - started
     init = cls.__init__
@@ -79,6 +85,8 @@ def timed_process(*args, **kwargs):
         return __init(self, *a, **k)
     cls.__init__ = noted
     return cls
+dataclasses._process_class = lambda *a, **k: timed(process, *a, **k)
+records._build = lambda *a, **k: timed(build, *a, **k)
 seen = set()
 def timed_compile(pattern, flags):
     started = time.perf_counter()
@@ -94,7 +102,7 @@ def timed_compile(pattern, flags):
             at_import = caller is not None and caller.f_code.co_name == "<module>"
             compiled[0 if at_import else 2] += 1
             compiled[1 if at_import else 3] += time.perf_counter() - started
-dataclasses._process_class, re._compile = timed_process, timed_compile
+re._compile = timed_compile
 started = time.perf_counter()
 from rulemap.cli.main import main
 try:

@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.model import Explanation, LoadedFile
     from rulemap.workspace import Workspace
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Through:
     """The other name an agent reads a file's text under: `path` (the name it reads) and
     `real` (the key of the one file both names lead to; either name, or a third)."""

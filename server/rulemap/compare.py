@@ -8,11 +8,11 @@ table, the LSP `rulemap/compare` request, source-file hovers) only lay it out.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from rulemap import analysis
 from rulemap.model import Budget, Explanation, LoadedFile
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.profiles.base import Profile
@@ -23,7 +23,7 @@ CHARS_PER_TOKEN = 4  # the estimate every token budget of the reference uses
 CUT_NAMES_SHOWN = 2  # a summary names this many cut files, then counts the rest
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Column:
     """One agent's load for the comparison's target."""
 
@@ -43,7 +43,7 @@ class Column:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Comparison:
     target: str | None  # None: the start-up load
     cwd: str

@@ -15,11 +15,12 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any
 
 from rulemap.model import SEVERITIES
 from rulemap.readers.base import Reader, ReadError
+from rulemap.records import record
 from rulemap.text.decoding import decode
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ class ConfigError(Exception):
     pass
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class IgnoredSetting:
     """A user-only key found in a repository's configuration: ignored, reported where it is."""
 
@@ -50,7 +51,7 @@ class IgnoredSetting:
     end: int = 0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Config:
     """Rulemap's own keys, typed. An agent's options are its profile's: written in
     `[profiles.<name>]`, or at the top level for an option its profile declares `top_level`

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Final
 
 from rulemap.globs import GlobError, expand_braces, pattern_error, validate
 from rulemap.model import Document, Frontmatter, Glob, Pos, Span, Suppressions
+from rulemap.records import record
 from rulemap.text.decoding import decode as decode
 from rulemap.text.frontmatter import parse_frontmatter
 from rulemap.text.markdown import ImportSyntax, brought_text, scan
@@ -21,7 +21,7 @@ from rulemap.text.positions import line_starts, split_lines
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DocumentSyntax:
     """An agent's reading of a document: its import tokens (None: it has no imports) and the
     frontmatter key whose globs scope a rule ('' : its rules are never scoped)."""

@@ -20,10 +20,10 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from rulemap.checks.registry import codes_where
 from rulemap.model import Finding, Fix, Span
+from rulemap.records import record
 from rulemap.text.positions import line_starts, split_lines
 
 # the codes the check registry marks `fix="safe"`: one list, where each code is declared
@@ -44,7 +44,7 @@ def safe_fix(finding: Finding) -> Fix | None:
     return fix
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Edit:
     """One replacement in one file, and the findings it fixes (several agents may report
     the same token with the same fix)."""

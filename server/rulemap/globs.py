@@ -12,7 +12,8 @@ import functools
 import re
 import warnings
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+
+from rulemap.records import record
 
 MAX_EXPANSIONS = 256
 _SPECIAL = re.compile(r"[*?\[]")
@@ -109,7 +110,7 @@ def validate(pattern: str) -> str | None:
 _NAMED_GROUP = re.compile(r"\(\?P<[^>]+>")
 
 
-@dataclass
+@record
 class CompiledGlobs:
     """Gitignore-style patterns, translated to regexes by pathspec.
 

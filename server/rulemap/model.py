@@ -7,9 +7,11 @@ original text; `rulemap.text.positions` converts them to UTF-16 or UTF-8 at the 
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from enum import StrEnum
 from typing import Any, Literal, TypeVar
+
+from rulemap.records import record
 
 T = TypeVar("T")
 
@@ -66,7 +68,7 @@ Reason = Literal["project", "import", "rule", "nested", "scoped", "user", "reque
 
 # slots: a check makes hundreds of thousands of positions and spans (every import token,
 # every finding); without a __dict__ each is about half the size
-@dataclass(frozen=True, order=True, slots=True)
+@record(frozen=True, order=True, slots=True)
 class Pos:
     line: int  # 0-based
     col: int  # 0-based, Unicode code points
@@ -77,7 +79,7 @@ class Pos:
         return Pos, (self.line, self.col)
 
 
-@dataclass(frozen=True, order=True, slots=True)
+@record(frozen=True, order=True, slots=True)
 class Span:
     start: Pos
     end: Pos
@@ -101,7 +103,7 @@ class ImportStatus(StrEnum):
     DIRECTORY = "directory"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ImportRef:
     """One `@path` token in a document."""
 
@@ -115,7 +117,7 @@ class ImportRef:
 
 
 @pickled_by_fields
-@dataclass(frozen=True)
+@record(frozen=True)
 class Resolved:
     """Where an import points, as the workspace sees it."""
 
@@ -125,7 +127,7 @@ class Resolved:
 
 
 @pickled_by_fields
-@dataclass
+@record
 class Frontmatter:
     present: bool
     data: dict[str, object] | None  # None when absent or invalid
@@ -138,7 +140,7 @@ class Frontmatter:
 
 
 @pickled_by_fields
-@dataclass
+@record
 class Suppressions:
     file_codes: set[str] = field(default_factory=set)  # "*" means every code
     line_codes: dict[int, set[str]] = field(default_factory=dict)
@@ -150,7 +152,7 @@ class Suppressions:
         return bool(codes) and ("*" in codes or code in codes)  # type: ignore[operator]
 
 
-@dataclass
+@record
 class Glob:
     pattern: str  # as written
     span: Span
@@ -158,7 +160,7 @@ class Glob:
     error: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ScopedGlobs:
     """The globs that scope one rule file as an agent reads them: the frontmatter key that holds
     them (`paths`, `applyTo`, `globs`), the directory they are relative to ('' = the root) and
@@ -169,7 +171,7 @@ class ScopedGlobs:
     globs: tuple[Glob, ...]
 
 
-@dataclass
+@record
 class Document:
     """A parsed instruction file or rule. Immutable once built; replaced on change."""
 
@@ -206,14 +208,14 @@ class Document:
 
 
 @pickled_by_fields
-@dataclass
+@record
 class Related:
     path: str
     span: Span
     message: str
 
 
-@dataclass
+@record
 class Fix:
     title: str
     kind: Literal["replace", "create", "suppress"]
@@ -222,7 +224,7 @@ class Fix:
     new_text: str = ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Hint:
     """A "did you mean" not computed yet: it is worked out only where it is shown (the text
     report, `--suggest`, an editor's quick fix; `rulemap.checks.hints`). `kind` names its
@@ -233,7 +235,7 @@ class Hint:
 
 
 @pickled_by_fields
-@dataclass
+@record
 class Finding:
     path: str
     span: Span
@@ -255,7 +257,7 @@ class Finding:
 # Not frozen, though nothing changes one once made: a check of a 20,000-file workspace builds
 # tens of thousands, and a frozen dataclass's __init__ costs 4.5x as much (2.9 vs 0.64 us,
 # measured); slots make them smaller and faster still.
-@dataclass(slots=True, weakref_slot=True)  # profiles/links.py shares equal ones
+@record(slots=True, weakref_slot=True)  # profiles/links.py shares equal ones
 class LoadedFile:
     path: str
     reason: Reason
@@ -274,7 +276,7 @@ class LoadedFile:
     note: str | None = None  # a short why beyond `reason` (`reminderText`, `applyTo: src/**`)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Budget:
     """How a profile limits what it loads, for views: `shared` (one limit for all files in
     load order: cogitator's maxChars, Codex's bytes), `per-file` (each file cut at the limit:
@@ -294,7 +296,7 @@ class Budget:
         return {"kind": self.kind, "unit": self.unit, "limit": self.limit}
 
 
-@dataclass(slots=True)  # not frozen, for the same reason as LoadedFile
+@record(slots=True)  # not frozen, for the same reason as LoadedFile
 class Skipped:
     path: str
     why: str
@@ -303,7 +305,7 @@ class Skipped:
     line: int | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Explanation:
     profile: str
     root: str
@@ -381,7 +383,7 @@ def _loaded_json(f: LoadedFile) -> dict[str, object]:
     return out
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LoadStatus:
     """Whether an agent ever loads an instruction file or rule (by its own place and
     settings; imports aside): for how many workspace files, a target it loads for (None:

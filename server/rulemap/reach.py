@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING
 
 from rulemap.aliases import Through, entries_of, left_out_as, through
 from rulemap.diff.groups import FileSet, summarize
 from rulemap.diff.result import Where
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.model import Explanation, LoadedFile
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Way:
     """One way an agent loads the file, for a set of workspace files."""
 
@@ -66,7 +67,7 @@ class Way:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AgentReach:
     """Who loads the file for one agent."""
 
@@ -113,7 +114,7 @@ class AgentReach:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reach:
     path: str
     line: int | None  # 0-based; None: the whole file
@@ -227,7 +228,7 @@ def _from_start_up(ws: Workspace, profile: Profile, start: Explanation, key: str
 _WayKey = tuple[str, "str | None", int, int, int, "int | None", str, tuple[str, ...]]
 
 
-@dataclass
+@record
 class Glimpse:
     """One file's reach for one agent, in a line: how many workspace files load it, how
     many of those loads cut it (and the earliest line where one does, and how many files at

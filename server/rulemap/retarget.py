@@ -9,10 +9,10 @@ every rule's matches.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from rulemap.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Retarget:
     """A rule whose globs changed: the workspace files it matches now and did not before
     (`gained`), and those it no longer matches (`lost`)."""

@@ -11,17 +11,17 @@ paragraph" hover show it.
 from __future__ import annotations
 
 from collections.abc import Set
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from rulemap.reach import Glimpse, comment_lines, cut_line_of, strips_comments, why_never
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.profiles.base import Profile
     from rulemap.workspace import Workspace
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class UnseenRange:
     start: int  # 0-based, inclusive
     end: int  # 0-based, inclusive
@@ -34,7 +34,7 @@ class UnseenRange:
                 "why": self.why}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AgentUnseen:
     profile: str
     title: str
@@ -107,7 +107,7 @@ def agent_unseen(ws: Workspace, profile: Profile, key: str, glimpse: Glimpse | N
                        tuple(sorted(ranges, key=lambda r: (r.start, r.kind))), by_place)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Sight:
     """How many of the files that load a file get one paragraph of it, for one agent."""
 

@@ -19,12 +19,13 @@ import posixpath
 import re
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rulemap.aliases import Through, preferred, through
 from rulemap.model import Explanation, ImportStatus
 from rulemap.reach import cut_line_of, ordinal
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.profiles.base import Home, Profile
@@ -36,14 +37,14 @@ IN_SESSION = "in the session"  # what a run's answer is for (`why_in_session`)
 MAX_PLACES = 20  # places a text is looked for in (the first ones, by path and line)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Place:
     path: str
     line: int  # 0-based
     exact: bool  # found as written (else only with whitespace runs taken as one space)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Verdict:
     """One agent's answer."""
 
@@ -68,7 +69,7 @@ class Verdict:
                 "advice": [h.to_json() for h in self.advice]}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Why:
     text: str
     target: str | None  # None: the start-up load (or the session's run)
@@ -293,7 +294,7 @@ def _verdict(ws: Workspace, profile: Profile, places: list[Place], text: str,
                    best.why + _advice_text(advice), advice=advice, through=best.through)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Answer:
     seen: bool
     place: Place  # where the text is written

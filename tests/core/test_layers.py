@@ -25,8 +25,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     (
         "data",
         (
-            "model", "text", "globs", "readers", "config", "derived", "retarget", "suggest",
-            "ranges", "documents", "__init__",
+            "model", "records", "text", "globs", "readers", "config", "derived", "retarget",
+            "suggest", "ranges", "documents", "__init__",
         ),
     ),
     ("workspace", ("workspace",)),

@@ -24,7 +24,12 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 from tests.lsp.conftest import change_doc, open_doc, pulled, server_env, session, write
 
-HOVER_BOUND_S = 1.0  # the goal is 200 ms (benchmarks/README.md); the old server took minutes
+# The first hover here waits for the server to read all 3,000 notifications (the client's
+# writes do not block, as bench_floods.py's do): 0.45-0.95 s on a 2-core machine where Python
+# starts in 17 ms, 1.8-1.9 s there before reading a notification skipped pygls' Protocol
+# checks and the turns of the loop (lsp/framing.py). The goal for a hover that comes after
+# the burst is 200 ms (benchmarks/README.md); the server before issue #34 took minutes.
+HOVER_BOUND_S = 1.5
 HOVER_GIVE_UP_S = 20.0  # an answer later than this is a frozen server: stop waiting
 KEEP_ASKING_S = 3.0  # hovers go on this long after the burst (the server absorbing it)
 PEAK_RSS_BOUND_KB = 250 * 1024  # VmHWM of the server through the edit storm (issue: 557 MB)

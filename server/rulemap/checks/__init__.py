@@ -9,13 +9,14 @@ never reads, a file named as its own where it never looks) is the selected profi
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
 from rulemap.globs import compile_patterns
 from rulemap.model import Finding
 from rulemap.profiles import default_name
 from rulemap.profiles.base import selected
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.workspace import RuleInfo, Workspace
@@ -157,7 +158,7 @@ ONE_CODE: Final[dict[Family, str]] = {
     STALE_COMMAND: "stale-command", NAME_CASE: "name-case"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Checked:
     """A whole check's findings, finalized: all of them, and the graph-wide part alone (what an
     edited document keeps from it until the next whole check; docs/architecture.md)."""

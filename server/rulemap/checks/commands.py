@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from rulemap.checks.tool_args import PARSERS, Form, Word
+from rulemap.records import record
+from rulemap.text.lazy_pattern import lazy_pattern
 from rulemap.text.positions import split_lines
 
 if TYPE_CHECKING:
@@ -31,28 +32,28 @@ Tool = Literal["npm", "pnpm", "yarn", "bun", "make", "just", "uv", "poetry"]
 SHELL_LANGUAGES: Final = frozenset(
     {"", "sh", "bash", "shell", "zsh", "console", "shellsession", "shell-session", "terminal"})
 _OUTPUT_LANGUAGES: Final = frozenset({"console", "shellsession", "shell-session", "terminal"})
-_TOOLS_IN_TEXT: Final = re.compile(r"\b(?:npm|pnpm|yarn|bun|make|just|uv|poetry)\b")
-_FENCE_OPEN: Final = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^\s`{]*)")
+_TOOLS_IN_TEXT: Final = lazy_pattern(r"\b(?:npm|pnpm|yarn|bun|make|just|uv|poetry)\b")
+_FENCE_OPEN: Final = lazy_pattern(r"^ {0,3}(`{3,}|~{3,})\s*([^\s`{]*)")
 # a prose line that shows what not to run, or examples: its commands are not instructions
-_NOT_TO_RUN: Final = re.compile(
+_NOT_TO_RUN: Final = lazy_pattern(
     r"❌|🚫|⛔|\b(?:never|don'?t|do not|avoid|instead of|nonexistent|no longer|not exist|"
     r"e\.g\.|for example)\b", re.IGNORECASE)
 # a name that stands for one (`npm run X`, `build:<name>`, `{script}`, `...`)
-_PLACEHOLDER: Final = re.compile(r"[<>{}\[\]]|\.\.\.|…|^[A-Z][A-Z_]*$")
-_PLAIN: Final = re.compile(r"[^'\"`\\;|&()#]*")
-_SPACED: Final = re.compile(r"\S+")
-_ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_QUOTED: Final = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)""")
-_READ_IN_BLOCK: Final = re.compile(r"\b(?:npm|pnpm|yarn|bun|make|just|uv|poetry|cd|pushd)\b")
-_PROMPT: Final = re.compile(r"^\s*[$%>❯]\s+")
-_TOKEN: Final = re.compile(
+_PLACEHOLDER: Final = lazy_pattern(r"[<>{}\[\]]|\.\.\.|…|^[A-Z][A-Z_]*$")
+_PLAIN: Final = lazy_pattern(r"[^'\"`\\;|&()#]*")
+_SPACED: Final = lazy_pattern(r"\S+")
+_ASSIGNMENT: Final = lazy_pattern(r"[A-Za-z_][A-Za-z0-9_]*=")
+_QUOTED: Final = lazy_pattern(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)""")
+_READ_IN_BLOCK: Final = lazy_pattern(r"\b(?:npm|pnpm|yarn|bun|make|just|uv|poetry|cd|pushd)\b")
+_PROMPT: Final = lazy_pattern(r"^\s*[$%>❯]\s+")
+_TOKEN: Final = lazy_pattern(
     r"""\s*(?:(?P<op>&&|\|\||[;|&()])|(?P<word>(?:[^\s;|&()'"`\\]|\\.|'[^']*'|"(?:[^"\\]|\\.)*")+)"""
     r"""|(?P<bad>\S))""")
 
 
 # Not frozen, though nothing changes one once made: a frozen dataclass's __init__ costs ~4x
 # as much, and the 20,000-file benchmark makes 3,300 of them (model.LoadedFile says the same)
-@dataclass(slots=True)
+@record(slots=True)
 class Command:
     """One script, target or recipe a command names, where it is written."""
 

@@ -19,13 +19,14 @@ MAX_GROUPED_DOCUMENTS only the start-up load, which every session has, is asked.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Final
 
 from rulemap.checks.paragraphs import Paragraph, paragraphs_of
 from rulemap.model import Explanation, Finding, LoadedFile, Related, Span
 from rulemap.profiles.base import Profile, prefixed, selected
 from rulemap.profiles.documents import read_documents
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -40,7 +41,7 @@ MAX_GROUPED_DOCUMENTS: Final = 200
 _UNIT_WORDS = {"chars": "characters", "bytes": "bytes", "tokens": "tokens"}
 
 
-@dataclass
+@record
 class _Paid:
     """One agent's repeat of one paragraph: its size in that agent's unit, the files whose
     load pays it, and where the other copy is."""
@@ -57,7 +58,7 @@ class _Paid:
     swapped: bool = False
 
 
-@dataclass
+@record
 class _Repeat:
     path: str
     index: int  # the paragraph's place among its file's paragraphs
@@ -66,7 +67,7 @@ class _Repeat:
     by: dict[str, _Paid] = field(default_factory=dict)  # profile name → what it pays
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Copy:
     """Where one copy of a paragraph lies in a load, and what imported its file."""
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import posixpath
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
 from rulemap import suggest
 from rulemap.derived import IMPORT_GRAPH, MISSING, Key, KeyFamily
 from rulemap.model import Finding, Fix, Hint, ImportRef, ImportStatus, Related, Span
+from rulemap.records import record
 from rulemap.suggest import NameIndex, close_matches
 
 if TYPE_CHECKING:
@@ -286,7 +287,7 @@ def _extension(name: str) -> str:
     return name.rsplit(".", 1)[-1] if "." in name else ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Names:
     by_name: dict[str, list[str]]  # base name → files with it
     by_dir: dict[str, list[str]]  # directory → the base names of its files

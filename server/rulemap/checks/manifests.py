@@ -18,13 +18,14 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from fnmatch import fnmatchcase
 from itertools import compress, repeat
 from typing import TYPE_CHECKING, Final, Literal
 
 from rulemap.derived import MISSING, KeyFamily
 from rulemap.readers.base import ReadError
+from rulemap.records import record
 from rulemap.text.decoding import decode
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def is_task_file(key: str) -> bool:
     return name in MANIFEST_NAMES or name.endswith((".mk", ".just"))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Tasks:
     """The names one task file defines, and what each runs (a script's command line, a
     recipe's or rule's first recipe line; "" when it runs nothing written there)."""
@@ -124,7 +125,7 @@ def all_of_kind(ws: Workspace, kind: Kind) -> tuple[str, ...]:
     return ws.derived.put(cache_key, found, reads=())
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Defined:
     """Every name the task files of one kind define, with the first file that does; whether
     some file of that kind cannot be known (unreadable, or its names may be more)."""

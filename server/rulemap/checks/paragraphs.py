@@ -9,10 +9,10 @@ the document changes.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import KeyFamily
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -26,7 +26,7 @@ _BARE = re.compile(r"^\s*(#{1,6}\s.*|#{1,6}|[-*+]|\d{1,9}[.)]|`{3,}\w*|~{3,}\w*|
 MIN_COMPARED: Final = 20
 
 
-@dataclass(slots=True)  # not frozen: cheaper to make (commands.Command says why)
+@record(slots=True)  # not frozen: cheaper to make (commands.Command says why)
 class Paragraph:
     norm: str  # whitespace collapsed
     first: int  # 0-based line of the file (`split` alone: of the text it was split from)

@@ -12,11 +12,12 @@ a check cannot drift from it silently.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Final, Literal
 
 from rulemap.model import Severity
 from rulemap.profiles import PROFILES
+from rulemap.records import record
 
 DOCS_URL = "https://github.com/rulemap/rulemap/blob/main/docs/checks.md"
 
@@ -30,7 +31,7 @@ Agents = Literal["every agent"] | tuple[str, ...]
 FixSafety = Literal["none", "safe", "unsafe"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Variant:
     """A severity other than the default that a check legitimately emits, and when."""
 
@@ -42,7 +43,7 @@ class Variant:
         return _noted(self.when_text)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Check:
     """One check code and everything said about it outside the checks themselves."""
 

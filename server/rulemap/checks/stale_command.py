@@ -18,7 +18,7 @@ its findings per document are cached with every task file they read, so an edit 
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Final, Literal
 
 from rulemap.checks.commands import Command, commands, written_commands
@@ -26,6 +26,7 @@ from rulemap.derived import MISSING, KeyFamily
 from rulemap.model import Finding, Fix, Hint, Pos, Span
 from rulemap.profiles.base import parent_dir, selected
 from rulemap.profiles.documents import read_documents
+from rulemap.records import record
 from rulemap.suggest import close_matches
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ _NEAREST: Final = KeyFamily[dict[str, "str | None"]]("stale-command-nearest")  #
 _NEAREST_KEYS: Final = {kind: _NEAREST.key(kind) for kind in set(_KINDS.values())}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Resolution:
     """What one command's script, target or recipe resolves to."""
 

@@ -8,15 +8,16 @@ script (`--if-present`, `-r`, `npx`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Final, Literal
+
+from rulemap.records import record
 
 # run: a script-only form (`npm run X`, `pnpm run X`, `npm test`); maybe-bin: the tool runs a
 # script of that name or else a binary of node_modules/.bin (`yarn X`, `bun run X`); target: a
 # make target; recipe: a just recipe; program: `uv run X` / `poetry run X` (any executable)
 Form = Literal["run", "maybe-bin", "target", "recipe", "program"]
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Word:
     text: str  # unquoted
     start: int

@@ -10,14 +10,15 @@ from __future__ import annotations
 import bisect
 import posixpath
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from rulemap.diff.result import Change, Group, Where
+from rulemap.records import record
 
 AREAS_KEPT = 5  # subdirectories named per group (all files stay in `files`)
 
 
-@dataclass
+@record
 class ProfileChanges:
     """One agent's changes: change → the files it applies to; and the start-up load's."""
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rulemap.diff.result import Change
 from rulemap.model import Explanation, LoadedFile
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.profiles.base import Profile
@@ -28,7 +28,7 @@ Entry = tuple[str, str, bool, int, str]
 Signature = tuple[tuple[Entry, ...], tuple[str, ...]]
 
 
-@dataclass
+@record
 class SideLoads:
     """One profile's loads on one side: target → signature number, the signatures, and the
     start-up load's."""

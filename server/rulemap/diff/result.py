@@ -3,8 +3,9 @@ the findings that appeared or went away. Views (text, JSON, Markdown) only lay i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from rulemap.records import record
 
 WORKTREE = "the working tree"  # the HEAD side's name when it is not a ref
 
@@ -21,7 +22,7 @@ KINDS: tuple[Kind, ...] = (
 )
 
 
-@dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class Change:
     """One difference in one instruction file of a load."""
 
@@ -54,7 +55,7 @@ _PHRASES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Where:
     """A set of workspace files summarized: how many, the deepest directory holding them all
     ('' is the root), whether they are every file under it, and the largest subdirectories
@@ -76,7 +77,7 @@ class Where:
             f"{self.count:,} {noun}")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Group:
     """Changes that apply to exactly the same files, for the same agents."""
 
@@ -100,7 +101,7 @@ class Group:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FindingChange:
     """A finding of `rulemap check` found on one side only."""
 
@@ -122,7 +123,7 @@ class FindingChange:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Diff:
     base: str  # as the user named them: `main`, `HEAD~1`, `the working tree`
     head: str

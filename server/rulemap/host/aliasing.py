@@ -10,10 +10,10 @@ entries of a load are another file's text. Light: the engine is imported inside.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rulemap.host.snapshot import Snapshot, workspace_of
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.aliases import Through
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["ReadAs", "Through", "load_names", "read_as", "read_as_field"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ReadAs:
     """The snapshot's agent reads a file's text under another name: `through` says which and
     how, `status` is that name's load status."""

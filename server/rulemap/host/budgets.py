@@ -10,7 +10,6 @@ inlay hints and the CLI agree. Those wording functions are handed to the edges h
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from rulemap.compare import (
     Unit,
@@ -26,6 +25,7 @@ from rulemap.compare import (
     unit_of,
 )
 from rulemap.host.snapshot import Snapshot
+from rulemap.records import record
 
 __all__ = [
     "AgentLoad", "Unit", "agent_loads", "amount", "budget_line", "budget_share", "is_cut",
@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AgentLoad:
     """One agent's load for a file, in its unit: how many files, their size, the shared
     budget it counts against (0: none), the files it cuts, how many it leaves out."""

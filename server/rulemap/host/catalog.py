@@ -6,12 +6,11 @@ registered later (a test's toy agent) is listed like the built-in ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rulemap.checks.registry import CHECK_CODES, CHECKS, Check, doc_url
 from rulemap.config import CONFIG_FILES
 from rulemap.profiles import DEFAULT_PROFILE, PROFILES, UnknownProfile
 from rulemap.profiles import setting_keys as profile_setting_keys
+from rulemap.records import record
 
 __all__ = [
     "AgentInfo", "Check", "SessionFormat", "UnknownProfile", "agent", "agent_names", "agents",
@@ -20,7 +19,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AgentInfo:
     """One agent as a user picks it: `name` as on the command line, `title` for people."""
 
@@ -56,7 +55,7 @@ def setting_keys() -> tuple[str, ...]:
     return profile_setting_keys()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SessionFormat:
     """An agent's own session format, for help and messages: its agent's name, what it is
     ("a Claude Code session log (JSON lines)") and where under home the agent keeps it."""

@@ -7,13 +7,14 @@ walked through the reader (so .gitignore applies as in the first walk).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from rulemap.host.snapshot import Snapshot, workspace_of
 from rulemap.readers import host as disk
+from rulemap.records import record
 
 
-@dataclass
+@record
 class EventBatch:
     created: set[str] = field(default_factory=set)
     changed: set[str] = field(default_factory=set)

@@ -12,16 +12,17 @@ follows. `Findings.of` merges the two (`checks.merge`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from rulemap.model import Finding
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.checks import Checked
 
 
-@dataclass
+@record
 class Findings:
     """Per document key: the whole check's findings as of `full_gen`, its graph-wide part, and
     the own findings of the documents changed since (`dirty`: the generation of their last

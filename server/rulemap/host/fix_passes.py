@@ -9,19 +9,20 @@ while it still holds them). Nothing is written here.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from rulemap import analysis, fixes
 from rulemap.model import Finding
 from rulemap.readers import safe_write
 from rulemap.readers.base import ReadError
 from rulemap.readers.overlay import OverlayReader
+from rulemap.records import record
 from rulemap.workspace import Workspace
 
 MAX_PASSES = 10  # each pass fixes what the last one uncovered; real files need one or two
 
 
-@dataclass
+@record
 class FixResult:
     original: dict[str, str] = field(default_factory=dict)  # key -> text as on disk
     edited: dict[str, str] = field(default_factory=dict)  # key -> text after the fixes

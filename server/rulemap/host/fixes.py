@@ -12,15 +12,15 @@ computing fixes never runs a check.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from rulemap.host.snapshot import Snapshot
 from rulemap.model import Document, Finding, Fix, Pos, Span
+from rulemap.records import record
 
 _NEXT_LINE = re.compile(r"^(\s*<!--\s*rulemap-disable-next-line\b)(.*?)(\s*-->\s*)$", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TextChange:
     """Replace `span` (code points) of the file `path` with `new_text`; `lines` are the file's
     current lines, to say where `span` is in the client's encoding."""
@@ -32,7 +32,7 @@ class TextChange:
     lines: list[str]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FixAction:
     """One quick fix: either create the file `create` (a URI; empty) or apply `change`."""
 

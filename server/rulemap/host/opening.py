@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rulemap.host.analysis_host import AnalysisHost
 from rulemap.host.checking import whole_check
 from rulemap.host.snapshot import Snapshot, workspace_of
 from rulemap.readers.base import MAX_FILE_BYTES, is_within
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.checks import Checked
@@ -35,7 +35,7 @@ def _log_exception(message: str, *args: object) -> None:
     logging.getLogger("rulemap.lsp").exception(message, *args)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Opened:
     """A folder opened: its host (None when it could not be), the configuration's errors as
     messages, and the whole check's findings when one was asked for."""

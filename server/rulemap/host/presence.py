@@ -4,15 +4,14 @@ says so, instead of a silent "All checks passed"."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rulemap.globs import compile_patterns
 from rulemap.host.snapshot import Snapshot, workspace_of
 from rulemap.profiles.base import selected
+from rulemap.records import record
 from rulemap.workspace.letter_case import fold
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Unread:
     """No selected agent reads any file of the workspace: the agents (names) and the file
     names they read (their own globs, e.g. `**/GEMINI.md`)."""

@@ -8,11 +8,11 @@ editor only words it. `ImportReach` is that verdict as plain data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 from rulemap.host.snapshot import Snapshot
 from rulemap.model import Explanation, ImportRef, LoadedFile
+from rulemap.records import record
 
 ReachKind = Literal[
     "read",  # `entry` is the imported file in `explanation`
@@ -24,7 +24,7 @@ ReachKind = Literal[
 ]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ImportReach:
     """How the `@import` of a target at one line of an importer is reached.
 

@@ -14,13 +14,13 @@ Heavy (the engine): the edges import this module inside the functions that ask i
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rulemap import analysis
 from rulemap.host.snapshot import Snapshot, workspace_of
 from rulemap.reach import AgentReach, Glimpse, Reach, Way, comment_lines, ordinal, overview
 from rulemap.reach import reach as _reach
+from rulemap.records import record
 from rulemap.unseen import AgentUnseen, Sight, agent_unseen, paragraph
 from rulemap.unseen import sight as _sight
 from rulemap.why import Place, Verdict, Why
@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AgentOverview:
     """One agent's glimpse of every file it loads (`glimpses` None: the agent has no load
     groups, so it is asked file by file, by the file's place)."""
@@ -48,7 +48,7 @@ class AgentOverview:
     glimpses: dict[str, Glimpse] | None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Paragraph:
     """The paragraph or list item around a line (0-based, inclusive bounds) and the file's
     HTML-comment lines (which an agent that strips comments never brings)."""

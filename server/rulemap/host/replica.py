@@ -9,8 +9,10 @@ replayed on the replica, in order, before the worker next uses it (`replay`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
+
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
 Replayed = tuple[set[str], set[str], set[str], dict[str, str | None]]
 
 
-@dataclass
+@record
 class ReplayLog:
     """The changes the replica has not seen yet, oldest first."""
 

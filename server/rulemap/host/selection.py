@@ -14,11 +14,11 @@ load of the default model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from rulemap.derived import KeyFamily
 from rulemap.host.snapshot import Snapshot, workspace_of
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.profiles.base import Profile
@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Chosen:
     """One selected agent: its command-line name, its title for people, and why it was
     selected ("the default model", "CLAUDE.md", "--profiles", "rulemap.toml `profiles`")."""
@@ -40,7 +40,7 @@ class Chosen:
     why: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Lead:
     """The agent a view answers for, why, and a sentence for the person when another agent
     may be the one they want (None: nothing to say)."""

@@ -12,11 +12,11 @@ refusals themselves.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
 from rulemap.host.snapshot import Snapshot, workspace_of
 from rulemap.profiles.steps import Problem, SessionReplay, SessionStep, ToolStep
 from rulemap.profiles.transcript import MAX_PATHS, NotATranscript, Parsed
+from rulemap.records import record
 
 __all__ = [
     "MAX_PATHS", "NotATranscript", "Parsed", "Problem", "SessionReplay", "SessionStep",
@@ -44,7 +44,7 @@ def may_read(snap: Snapshot, where: str, named_by_user: bool) -> bool:
     return in_transcript_places(ws, where)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TranscriptFile:
     """A transcript file `may_read` allowed (`where`, absolute), and the workspace root its
     paths are taken relative to: all `read` needs, so that a long read holds no snapshot."""

@@ -26,6 +26,7 @@ from typing import Any, BinaryIO
 
 from pygls.io_ import StdoutWriter
 from pygls.protocol import JsonRPCProtocol
+from pygls.protocol.json_rpc import RPCNotification, RPCRequest
 from pygls.server import JsonRPCServer
 
 log = logging.getLogger("rulemap.lsp")
@@ -217,17 +218,23 @@ async def pump(read: Callable[[], Awaitable[bytes]], protocol: JsonRPCProtocol) 
                 log.warning("%s", event.message)
                 protocol._send_data(event.response())
             else:
+                started = len(asyncio.all_tasks())
                 _dispatch(protocol, event.payload)
-                await _settle()
+                # a notification handled where it was read (most are) leaves nothing to let
+                # run: reading on at once keeps a burst of 3,000 from taking 3,000 turns of
+                # the loop, each behind whatever else runs there, before the request after it
+                if "id" in event.payload or len(asyncio.all_tasks()) > started:
+                    await _settle()
         if reader.skipped > skipped:
             log.warning("skipped %d bytes that are not a message", reader.skipped - skipped)
 
 
 async def _settle() -> None:
-    """Between two messages, as pygls' loop (which awaited each read in a thread) did: let a
-    request's handler run and its answer be written (a task step, then its done-callback), so
-    a request that needs no I/O is answered before the next message, say `shutdown` and `exit`,
-    is handled."""
+    """After a request or a notification whose handler is a coroutine, as pygls' loop (which
+    awaited each read in a thread) did between any two messages: let the handler run and a
+    request's answer be written (a task step, then its done-callback), so a request that needs
+    no I/O is answered before the next message, say `shutdown` and `exit`, is handled, and a
+    coroutine notification starts before the message after it."""
     for _ in range(2):
         await asyncio.sleep(0)
 
@@ -262,6 +269,22 @@ def serve_stdio(
     finally:
         server.shutdown()  # type: ignore[no-untyped-call]
     return 0
+
+
+_NOTIFICATION_CLASSES: dict[type, bool] = {}
+
+
+def is_notification(message: Any) -> bool:
+    """Whether pygls would take `message` for a notification: not an `RPCRequest`, an
+    `RPCNotification`. Known by its class, asked once per class: pygls asks each message four
+    runtime `Protocol` checks, which on Python 3.11 cost half of reading a burst of 3,000
+    watched-file notifications (`_get_protocol_attrs`, 0.45 of 1.19 s profiled)."""
+    kind = type(message)
+    known = _NOTIFICATION_CLASSES.get(kind)
+    if known is None:
+        known = not isinstance(message, RPCRequest) and isinstance(message, RPCNotification)
+        _NOTIFICATION_CLASSES[kind] = known
+    return known
 
 
 def refused_after_shutdown(protocol: JsonRPCProtocol, message: Any) -> bool:

@@ -11,6 +11,7 @@ to read. Logic never lands here (tests/core/test_layers.py: no loading facts in 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import sys
 import uuid
@@ -25,7 +26,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from rulemap.host.text import Encoding, printable_data
 from rulemap.lsp.diagnostics import uri_for
 from rulemap.lsp.folders import Folder, path_of
-from rulemap.lsp.framing import refused_after_shutdown, serve_stdio
+from rulemap.lsp.framing import is_notification, refused_after_shutdown, serve_stdio
 from rulemap.lsp.preload import preload_views
 from rulemap.lsp.requests import register_requests
 from rulemap.lsp.state import Engine
@@ -93,7 +94,13 @@ class RulemapProtocol(LanguageServerProtocol):
             raise
 
     def handle_message(self, message: Any) -> None:
-        if not refused_after_shutdown(self, message):  # after `shutdown`, only `exit`
+        if refused_after_shutdown(self, message):  # after `shutdown`, only `exit`
+            return
+        if is_notification(message) and message.jsonrpc == self.VERSION and not self._shutdown:
+            # pygls' own way for a notification, less its per-message Protocol checks
+            contextvars.copy_context().run(self._handle_notification, message.method,
+                                           message.params)
+        else:
             super().handle_message(message)
 
     def _serialize_message(self, data: Any) -> Any:

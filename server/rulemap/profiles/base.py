@@ -21,13 +21,14 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 from rulemap.config import ConfigError
 from rulemap.derived import Key, KeyFamily
 from rulemap.model import Explanation, Finding, LoadedFile, LoadStatus, ScopedGlobs, Span
 from rulemap.profiles.placement import not_read_why
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.profiles.load_log import LoadLogFormat
@@ -258,7 +259,7 @@ class Profile(Facts, Protocol):
 
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Home:
     """A file an agent would read a sentence from (`Profile.homes`): `how` says, in the
     agent's terms, when it reads it ("which it loads at start-up", "a new rule with
@@ -313,7 +314,7 @@ def stem_for(target: str) -> str:
     return directory.replace("/", "-") if directory else target.split(".", 1)[0] or "root"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Option:
     """One key of `[profiles.<name>]`: its name as written, the Python types it accepts, its
     default, and one line of help (for docs and error messages)."""

@@ -4,12 +4,12 @@ them (docs/profiles/copilot.md): which Copilot reads what, the instruction files
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import KeyFamily
 from rulemap.model import Span
 from rulemap.profiles.named_files import FILES_NAMED, files_named
+from rulemap.records import record
 
 # rule_files.py (the header reader and its globs) is imported by the first header read: the
 # names and places below are what detection and `reads` ask
@@ -32,7 +32,7 @@ VSCODE_CLAUDE_FILES = ("CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md")
 _META: Final[KeyFamily[Meta]] = KeyFamily("copilot-meta")  # file
 
 
-@dataclass
+@record
 class Meta:
     """One `.instructions.md` file as Copilot reads it."""
 

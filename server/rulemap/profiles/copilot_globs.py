@@ -9,12 +9,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import Key, KeyFamily
 from rulemap.globs import FileIndex, literal_prefix, prefiltered
 from rulemap.profiles.rule_files import WrittenGlob
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -27,7 +27,7 @@ _GLOB_FILES: Final = KeyFamily[tuple[str, ...]]("copilot-glob-files")  # pattern
 EVERYTHING = frozenset({"**", "**/*", "*"})  # VS Code applies these with no file at all
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Dialect:
     vscode: bool  # VS Code's chat: `**/` before every relative glob, case ignored
 
@@ -149,7 +149,7 @@ def _pool_is_exact(prepared: str) -> bool:
     return not tail or (tail.startswith("/*.") and extension.isascii() and extension.isalnum())
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Search:
     prepared: str
     vscode: bool

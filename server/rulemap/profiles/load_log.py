@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from rulemap.profiles.transcript import loads_line
+from rulemap.records import record
 
 # (1-based line number, the line with its ending)
 LogLine = tuple[int, str]
@@ -62,7 +63,7 @@ class LoadLogError(ValueError):
         self.message = message
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ObservedLoad:
     """One load the agent logged."""
 
@@ -76,7 +77,7 @@ class ObservedLoad:
     parent: str | None = None  # the file whose import brought it, as logged
 
 
-@dataclass
+@record
 class LoadLog:
     """A parsed log: the agent's loads in order, and what the log says of the run."""
 
@@ -105,7 +106,7 @@ class LoadLog:
         return step
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LoadLogFormat:
     """The log a profile's agent writes of what it loads. `detect(text)`: whether the text is
     in this format (told apart by content); `read(lines)`: the lines (numbered, with endings;

@@ -11,7 +11,7 @@ both is invalid.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from rulemap.documents import split_comma_string, split_top_level_commas
@@ -19,6 +19,7 @@ from rulemap.globs import GlobError, expand_braces, pattern_error
 from rulemap.model import Document, Glob, ScopedGlobs, Span
 from rulemap.profiles.named_files import FILES_NAMED as FILES_NAMED
 from rulemap.profiles.named_files import files_named as files_named
+from rulemap.records import record
 
 if TYPE_CHECKING:
     pass
@@ -27,7 +28,7 @@ _KEY_LINE = re.compile(r"^([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
 _ITEM_LINE = re.compile(r"^([ \t]+|)-[ \t]+(.*?)[ \t]*$")
 
 
-@dataclass
+@record
 class Header:
     """A rule file's header as its editor reads it, and its body (what the agent receives)."""
 
@@ -130,7 +131,7 @@ def split_top_level(value: str) -> list[str]:
     return split_top_level_commas(value, "{[", "}]")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WrittenGlob:
     pattern: str  # as written, trimmed
     span: Span  # where it is written (inside the frontmatter value)

@@ -10,17 +10,17 @@ joins later by its model (what it loads for one file is `explain`'s answer).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from rulemap.model import Budget, Explanation, LoadedFile, Skipped, _loaded_json
 from rulemap.profiles.budget import budget_notice
+from rulemap.records import record
 
 StepKind = Literal["read", "edit"]
 STEP_KINDS: tuple[str, ...] = ("read", "edit")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ToolStep:
     """One tool step of a run: the workspace paths it reads or edits (the seed's
     `ToolConfig.access`). A path ending in `/` is a directory (a search over it; `./` the
@@ -34,7 +34,7 @@ class ToolStep:
     tool: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SessionStep:
     """What joined at one step: `index` 0 is the start-up load (`kind` "start-up")."""
 
@@ -71,7 +71,7 @@ class SessionStep:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Problem:
     """An input line or entry that was not understood (skipped)."""
 
@@ -82,7 +82,7 @@ class Problem:
         return {"line": self.line, "message": self.message}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SessionReplay:
     profile: str
     title: str

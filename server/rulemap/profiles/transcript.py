@@ -19,11 +19,12 @@ from __future__ import annotations
 import json
 import posixpath
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
 from rulemap.profiles.steps import Problem, ToolStep
 from rulemap.readers.base import ReadError
+from rulemap.records import record
 
 # The bounds of one input (docs/sessions.md, "Limits"). A line (the edge reads no more of one:
 # it hands over None instead) and a JSON document read whole are held at most this long: a
@@ -59,7 +60,7 @@ class NotATranscript(ReadError):
         self.why = why
 
 
-@dataclass
+@record
 class Parsed:
     """The steps of one input, what was not understood, and the format found."""
 
@@ -184,7 +185,7 @@ class TranscriptPaths:
         return tuple(keys)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TranscriptFormat:
     """An agent's own session format, as its profile declares it. `shape`: how the input is
     told apart (`json-lines`: a log of JSON objects, one a line; `messages`: a JSON list of

@@ -4,13 +4,13 @@ and asked whether a path is ignored."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from rulemap.globs import CompiledGlobs
 from rulemap.readers.base import ReadError
+from rulemap.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GitignoreSpec:
     """A `.gitignore`'s patterns: all of them in order (`whole`), and — when none negates,
     so order cannot matter — split into the slash-less ones, which match a name at any level

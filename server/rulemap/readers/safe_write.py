@@ -36,7 +36,6 @@ import os
 import posixpath
 import stat
 import tempfile
-from dataclasses import dataclass
 
 try:
     import fcntl as _fcntl
@@ -45,6 +44,7 @@ except ImportError:  # not on Windows: no leases there
 
 from rulemap.readers.base import MAX_FILE_BYTES, ReadError
 from rulemap.readers.regular_file import read_regular_file
+from rulemap.records import record
 
 
 class WriteRefused(Exception):
@@ -55,7 +55,7 @@ class Changed(WriteRefused):
     """The file no longer holds what was read: someone else edited it. Nothing was written."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Snapshot:
     """What `read_for_edit` saw: the bytes a write must find still in place."""
 

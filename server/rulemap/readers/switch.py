@@ -14,12 +14,12 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from rulemap.readers.base import ReadError, WalkingReader, is_within
 from rulemap.readers.git import GitRefReader
 from rulemap.readers.git_process import run_git
+from rulemap.records import record
 
 
 class SwitchReader:
@@ -77,7 +77,7 @@ class SwitchReader:
         return self.current.dangling_links()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Changes:
     """Workspace keys (root-relative) that differ from one commit to the other."""
 

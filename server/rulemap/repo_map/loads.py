@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from rulemap.compare import is_cut, size_of, total_of
 from rulemap.reach import Glimpse, cut_line_of, overview
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.model import Explanation
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 Groups = list[tuple["Explanation", list[str]]]
 
 
-@dataclass
+@record
 class Paths:
     """Paths numbered once for the whole page (loads name their files by number), and the
     entries of loads too: the same file, loaded the same way, is one entry shared by every
@@ -52,7 +53,7 @@ class Paths:
         return found
 
 
-@dataclass
+@record
 class AgentLoads:
     """One agent's loads over the workspace."""
 

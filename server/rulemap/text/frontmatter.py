@@ -8,11 +8,11 @@ give the position of every key and of every `paths` item for diagnostics.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rulemap.model import Frontmatter, Pos, Span
+from rulemap.text.lazy_pattern import lazy_pattern
 
 if TYPE_CHECKING:
     import yaml
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 MAX_FRONTMATTER_CHARS = 64 * 1024
 MAX_NESTING = 64
-_CLOSE = re.compile(r"^(---|\.\.\.)[ \t]*$")
+_CLOSE = lazy_pattern(r"^(---|\.\.\.)[ \t]*$")
 
 
 @functools.cache
@@ -199,9 +199,9 @@ def _yaml_message(exc: yaml.MarkedYAMLError) -> str:
 # key) goes to the YAML path. Plain scalars are resolved by YAML's own resolver and built
 # by its own constructors, so a value reads as YAML reads it (`false`, `1`, `~`); the
 # property test in tests/core/test_frontmatter.py holds both paths to the same result.
-_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(\S.*?))? *")
-_ITEM_LINE = re.compile(r"( *)- +(\S.*?) *")
-_QUOTED = re.compile(r"\"[^\"\\]*\"|'[^']*'")
+_KEY_LINE = lazy_pattern(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(\S.*?))? *")
+_ITEM_LINE = lazy_pattern(r"( *)- +(\S.*?) *")
+_QUOTED = lazy_pattern(r"\"[^\"\\]*\"|'[^']*'")
 _PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _STR_TAG = "tag:yaml.org,2002:str"
 _NOT_SIMPLE = object()

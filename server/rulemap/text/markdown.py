@@ -13,22 +13,25 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from rulemap.model import ImportRef, Pos, Span, Suppressions
+from rulemap.records import record
+from rulemap.text.lazy_pattern import lazy_pattern
 from rulemap.text.positions import line_of, line_starts, split_lines
 
-_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
-_PROSE_SPECIAL = re.compile(r"[\\`<]")
+_FENCE_OPEN = lazy_pattern(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_COMMENT_OPEN = lazy_pattern(r"^ {0,3}<!--")
+_PROSE_SPECIAL = lazy_pattern(r"[\\`<]")
 # indented_code only: a list item marker (so indented lines below it are list content) and an
 # ATX heading (which ends its block at once)
-_LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
-_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
-_DIRECTIVE = re.compile(r"rulemap-disable(-next-line)?\b((?:[\s,]+[A-Za-z][\w-]*)*)", re.IGNORECASE)
+_LIST_ITEM = lazy_pattern(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+_ATX_HEADING = lazy_pattern(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+_DIRECTIVE = lazy_pattern(r"rulemap-disable(-next-line)?\b((?:[\s,]+[A-Za-z][\w-]*)*)",
+                          re.IGNORECASE)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ImportSyntax:
     """How an agent writes an import in prose, as its profile says. `token` matches one where
     a word starts, outside code and comments (group 1: the path as written, in which
@@ -40,7 +43,7 @@ class ImportSyntax:
     escaped_space: str
 
 
-@dataclass
+@record
 class Scan:
     lines: list[str]
     starts: list[int]

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Literal
 
 from rulemap.model import Pos, Span
+from rulemap.records import record
+from rulemap.text.lazy_pattern import lazy_pattern
 from rulemap.text.positions import line_of, line_starts
 
 # `agent-link`: a link in an agent's own syntax, which its profile finds (`Profile.own_links`)
@@ -36,23 +37,23 @@ _CODE_OR_LINK = (
 )
 # every branch starts with a literal (the lookbehind follows the `@`), so the engine skips to
 # the next backtick, `]` or `@` at C speed
-_PATTERN = re.compile(_CODE_OR_LINK)
-_WITH_MENTIONS = re.compile(_CODE_OR_LINK + r"|@(?<![^\s(\[]@)(?P<mention>[^\s`]+)")
+_PATTERN = lazy_pattern(_CODE_OR_LINK)
+_WITH_MENTIONS = lazy_pattern(_CODE_OR_LINK + r"|@(?<![^\s(\[]@)(?P<mention>[^\s`]+)")
 
-_WHITESPACE = re.compile(r"\s")  # what `str.isspace` says of a character, at C speed
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_LINE_SUFFIX = re.compile(r"(?::\d+){1,2}$|#L\d+(?:-L?\d+)?$")
+_WHITESPACE = lazy_pattern(r"\s")  # what `str.isspace` says of a character, at C speed
+_SCHEME = lazy_pattern(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_LINE_SUFFIX = lazy_pattern(r"(?::\d+){1,2}$|#L\d+(?:-L?\d+)?$")
 # characters no path the check looks at holds: globs, placeholders, shell syntax, quotes
-_NOT_PATH = re.compile(r"[*?\[\]{}<>$|;&=(),'\"\\!%^`]|\.\.\.|…")
-_SEGMENT = re.compile(r"^[A-Za-z0-9_.@+-]+$")
-_EXTENSION = re.compile(r"\.([A-Za-z][A-Za-z0-9]{0,9})$")
+_NOT_PATH = lazy_pattern(r"[*?\[\]{}<>$|;&=(),'\"\\!%^`]|\.\.\.|…")
+_SEGMENT = lazy_pattern(r"^[A-Za-z0-9_.@+-]+$")
+_EXTENSION = lazy_pattern(r"\.([A-Za-z][A-Za-z0-9]{0,9})$")
 _TRAILING = ".,:;!?)"
 # a name that stands for any name (`foo.md`, `your-file.ts`, `test-XX-name/`, `NNN-feature/`)
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = lazy_pattern(
     r"^(?:foo|bar|baz|qux|example|sample|path|to|file|dir|folder|name)(?:\.[A-Za-z0-9]+)*$"
     r"|^(?:your|my|some|new|other)[-_]|XX|NNN|xxx|YYYY|\bN{2,}\b", re.IGNORECASE)
 # a version written as a letter (`traces-limits-vV.toml`, `api-vX.json`): case-sensitive
-_VERSION = re.compile(r"(?:^|[-_.])v[A-Z](?:[-_.]|$)")
+_VERSION = lazy_pattern(r"(?:^|[-_.])v[A-Z](?:[-_.]|$)")
 # a tool's settings file in its dot-folder at the top (`.X/settings.json`): an instruction
 # naming one tells the reader to configure the tool, whether or not it has been yet
 _TOOL_SETTINGS = frozenset({"settings.json", "settings.local.json", "config.json",
@@ -63,11 +64,11 @@ _OUTPUT = frozenset({
     "artifacts", "coverage", "node_modules", "bin", "obj", ".next", "__pycache__", "venv",
     ".venv", ".turbo", ".output", "vendor",
 })
-_MY_NAME = re.compile(r"^(?:my|your|some)[A-Z]")  # `myFeatureApi.ts`
+_MY_NAME = lazy_pattern(r"^(?:my|your|some)[A-Z]")  # `myFeatureApi.ts`
 # files kept out of git on purpose: secrets and local settings
-_LOCAL = re.compile(r"^\.env|\.env$|\.local\b|^\.(?:npmrc|netrc|pypirc)$|\.(?:pem|key)$")
+_LOCAL = lazy_pattern(r"^\.env|\.env$|\.local\b|^\.(?:npmrc|netrc|pypirc)$|\.(?:pem|key)$")
 # a file the sentence asks to make (`add … to `x.css``): it may not exist yet
-_TO_MAKE = re.compile(
+_TO_MAKE = lazy_pattern(
     r"\b(?:create|creates|add|adds|generate|generates|new|exports? to|writes? to|outputs? to"
     r"|saves? to)\b", re.IGNORECASE)
 # a file the sentence tells the agent to write, the path the verb's object: `update `x``,
@@ -76,13 +77,13 @@ _TO_MAKE = re.compile(
 # only with the path in its clause: no sentence end and no word of reading or of a second
 # action between them (`update the docs, then read `x``; `write tests for `x``). A
 # determiner before the word makes it a noun (`the log in `x``).
-_WRITE_VERB = re.compile(
+_WRITE_VERB = lazy_pattern(
     r"(?<![\w-])(?:update|updates|updating|append|appends|appending|write|writes|writing"
     r"|log|logs|logging|save|saves|saving|record|records|recording|overwrite|overwrites"
     r"|overwriting|touch|touches|touching)(?![\w-])", re.IGNORECASE)
-_NOUN_BEFORE = re.compile(r"\b(?:the|a|an|this|that|its|our|your|their|my|each|every)\s+$",
+_NOUN_BEFORE = lazy_pattern(r"\b(?:the|a|an|this|that|its|our|your|their|my|each|every)\s+$",
                           re.IGNORECASE)
-_CLAUSE_END = re.compile(r"[.;:!?](?:\s|$)|\s[-–—]\s")
+_CLAUSE_END = lazy_pattern(r"[.;:!?](?:\s|$)|\s[-–—]\s")
 # words that make the path one to read, or the object of another action, wherever they are
 _NOT_WRITTEN = frozenset({
     "see", "read", "reading", "if", "when", "whenever", "unless", "before", "after", "until",
@@ -98,14 +99,14 @@ _PREPOSITIONS = _WRITTEN_TO | {
 }
 _MAX_GAP_WORDS = 8
 # a path of another repository: `docs/x.md` in `owner/repo`
-_ELSEWHERE = re.compile(r"`?\s+(?:in|of|from)\s+(?:the\s+)?`[\w.-]+/[\w.-]+`")
+_ELSEWHERE = lazy_pattern(r"`?\s+(?:in|of|from)\s+(?:the\s+)?`[\w.-]+/[\w.-]+`")
 # a counter-example: `./foo`, not `./foo.mdx`
-_COUNTER = re.compile(r"\b(?:not|never|avoid|instead of|rather than)\s+$", re.IGNORECASE)
+_COUNTER = lazy_pattern(r"\b(?:not|never|avoid|instead of|rather than)\s+$", re.IGNORECASE)
 # a line that shows how (not) to name things: its paths are examples
-_EXAMPLE_LINE = re.compile(r"❌|✅|✔|✗|\be\.g\.|\bfor example\b", re.IGNORECASE)
+_EXAMPLE_LINE = lazy_pattern(r"❌|✅|✔|✗|\be\.g\.|\bfor example\b", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PathRef:
     """One repository path the text names."""
 
@@ -115,7 +116,7 @@ class PathRef:
     span: Span  # of `written` (a mention's span includes its `@`)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PathResolution:
     """A path reference and what it names: the existing file or folder ('' when the path is
     not one the workspace is asked about), else None (stale)."""

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from rulemap.profiles import PROFILES, UnknownProfile
 from rulemap.profiles.load_log import LoadLog, LoadLogError, LogLine, LogLines, log_text
 from rulemap.readers.base import ReadError
 from rulemap.readers.host import read_user_file
+from rulemap.records import record
 from rulemap.verify.compare import verify_log
 from rulemap.verify.result import Apart, Row, Verification
 
@@ -24,7 +25,7 @@ MAX_LOG_BYTES = 64 * 1024 * 1024  # read whole; hook logs and prompts are far sm
 MAX_LINE_BYTES = 8 * 1024 * 1024
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LogFormat:
     """A format `rulemap verify` reads, for help: its agent, what it is, how to get one, and
     where it is documented."""

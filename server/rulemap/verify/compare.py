@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from rulemap.analysis import active_profile, select_profiles
 from rulemap.profiles.steps import ToolStep
+from rulemap.records import record
 from rulemap.verify.result import Apart, ApartKind, Row, Verification
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
 
-@dataclass
+@record
 class _Prediction:
     """Per step: the files Rulemap has join (in order) and what it skipped."""
 

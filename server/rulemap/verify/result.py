@@ -3,8 +3,9 @@ not compared (`Apart`), and the whole (`Verification`, with its JSON form)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from rulemap.records import record
 
 # agree: the log and Rulemap both have it at this step; missing: Rulemap predicted it, the log
 # does not have it; unexpected: the log has it, Rulemap did not predict it; step: both have
@@ -14,7 +15,7 @@ ApartKind = Literal["user", "outside", "reload", "text"]
 DISAGREEMENTS: tuple[Verdict, ...] = ("missing", "unexpected", "step")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Row:
     """One file at one step: what the log says, what Rulemap predicted, and why."""
 
@@ -37,7 +38,7 @@ class Row:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Apart:
     """A load reported apart, not compared: a user-level (global) file without --home, a
     path outside the workspace, a re-load after compaction, prompt text no file accounts
@@ -52,7 +53,7 @@ class Apart:
         return {"what": self.what, "kind": self.kind, "line": self.line, "step": self.step}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Verification:
     profile: str
     title: str

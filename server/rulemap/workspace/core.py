@@ -17,7 +17,6 @@ import codecs
 import posixpath
 from collections import deque
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final
 
 from rulemap.config import Config, platform_of
@@ -26,6 +25,7 @@ from rulemap.documents import parse_document, unreadable_document
 from rulemap.globs import CompiledGlobs, FileIndex
 from rulemap.model import Document, Finding, ImportRef, ImportStatus, Resolved
 from rulemap.readers.base import Reader, ReadError, WalkingReader, is_within
+from rulemap.records import record
 from rulemap.retarget import Retarget
 from rulemap.text.decoding import decode
 from rulemap.workspace.index import InstructionIndex
@@ -38,7 +38,7 @@ from rulemap.workspace.rules import RuleMatcher
 from rulemap.workspace.update import apply_update
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ImportReach:
     documents: tuple[str, ...]  # instruction files, rules, then what they import (BFS order)
     imported: frozenset[str]  # targets of some import (any status)

@@ -7,13 +7,12 @@ profile (`profiles/cogitator/settings.py`), handed in as this value when the wor
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rulemap.documents import NO_SYNTAX, DocumentSyntax
+from rulemap.records import record
 from rulemap.workspace.rule_scope import ROOT_SCOPE, RuleScope
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Layout:
     # instruction file names per directory, in load order (`x/.claude/CLAUDE.md` is x's)
     instruction_names: tuple[str, ...] = ()

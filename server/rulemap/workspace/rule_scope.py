@@ -5,10 +5,10 @@ One value instead of stripping `owner + "/"` by hand at every site that matches 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from rulemap.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RuleScope:
     owner: str  # the directory holding the rules directory ('' = the root)
 
@@ -40,7 +40,7 @@ class RuleScope:
 ROOT_SCOPE = RuleScope("")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RuleInfo:
     path: str
     owner: str  # the directory holding the rules directory ('' = root)

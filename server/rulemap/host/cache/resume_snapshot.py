@@ -29,10 +29,10 @@ import os
 import sys
 import time
 from contextlib import suppress
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from rulemap.readers import cache_entries, check_store
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.readers.recording import Recording
@@ -54,7 +54,7 @@ class CheckCache(Protocol):
     def entry_name(self) -> str: ...
 
 
-@dataclass
+@record
 class Found:
     """A usable snapshot: the file, open at its pickled workspace; what changed since, and
     when that was asked (the start of the record the resumed check leaves)."""

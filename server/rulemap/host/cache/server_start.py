@@ -17,18 +17,18 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import dataclass
 from typing import Any
 
 from rulemap.host.cache.directory import ENV_READ, cache_dir, cache_off, entry_name, problem
 from rulemap.readers import cache_entries, check_store
 from rulemap.readers.recording import Recording
+from rulemap.records import record
 
 FORMAT = "rulemap-lsp-start/2"
 INIT_FORMAT = "rulemap-lsp-init/1"
 
 
-@dataclass
+@record
 class Start:
     """One indexing's use of the cache: its key, the recording of what its check asks (its
     reader records into it), and whether cached diagnostics were shown."""

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
 from rulemap.derived import KeyFamily
 from rulemap.documents import parse_document, unreadable_document
 from rulemap.model import Document, ImportRef, Pos, Span, pickled_by_fields
 from rulemap.readers.base import ReadError, is_within
+from rulemap.records import record
 from rulemap.text.decoding import decode
 from rulemap.text.markdown import ImportSyntax, scan
 
@@ -57,7 +57,7 @@ _IMPORTS: Final[KeyFamily[tuple[tuple[tuple[Token, Target], ...], frozenset[int]
 
 
 @pickled_by_fields
-@dataclass(frozen=True)
+@record(frozen=True)
 class Token:
     ref: ImportRef  # the token as Claude Code reads it (span shortened at a backslash)
     path: str  # unescaped, `#fragment` dropped
@@ -65,7 +65,7 @@ class Token:
 
 
 @pickled_by_fields
-@dataclass(frozen=True)
+@record(frozen=True)
 class Target:
     status: Status
     key: str  # workspace key; an absolute path for a home or outside file; `~/…` without home
@@ -74,7 +74,7 @@ class Target:
     identity: str | None  # real path, when it exists
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Tokens:
     tokens: tuple[Token, ...]
     # offsets of `@` tokens the default scanner finds but Claude Code's does not, because they

@@ -7,7 +7,7 @@ Rulemap lists them in `skipped`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from rulemap.globs import CompiledGlobs
@@ -16,6 +16,7 @@ from rulemap.profiles.claude_code import imports as claude_imports
 from rulemap.profiles.claude_code.imports import MAX_HOPS, Target
 from rulemap.profiles.links import ImportChain, Linked, on_chain
 from rulemap.readers.base import is_within
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -39,7 +40,7 @@ _STATUS_WHY = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Settings:
     """What a load depends on besides the files: the launch directory (absolute, lexical and
     real), whether external imports are approved, and claudeMdExcludes."""

@@ -4,10 +4,10 @@ instruction files it reads (its own `instructionFiles` setting), import approval
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Final
 
 from rulemap.profiles.base import Option
+from rulemap.records import record
 
 # Claude Code's "Project instructions" setting (`/config`; in settings files
 # pluginConfigs["agents-md@builtin"].options.instructionFiles), since Claude Code 2.1.277
@@ -29,7 +29,7 @@ _READ_AGENTS_MD = (
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Options:
     instruction_files: str
     approve_external: bool

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import KeyFamily
@@ -27,6 +27,7 @@ from rulemap.globs import (
     safe_expand,
 )
 from rulemap.model import Document, LoadStatus
+from rulemap.records import record
 from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ _RULE_GLOBS: Final[KeyFamily[RuleGlobs]] = KeyFamily("claude-code-rule-globs")  
 _GLOB_PROBES: Final[KeyFamily[_Probes]] = KeyFamily("claude-code-glob-probes")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RuleGlobs:
     """A rule's globs as Claude Code uses them. `groups`: per written glob, (as written, the
     patterns it became); None when the rule is unconditional."""
@@ -259,7 +260,7 @@ def _candidates(probes: _Probes, patterns: list[str]) -> Iterator[str]:
 _END = 3  # characters of a file name's end that bucket the probes (`.ts`, `.md`, `tsx`)
 
 
-@dataclass
+@record
 class _Probes:
     """The files of a scope as its globs see them, each with `/` in front (what the literal
     part tests expect), the workspace keys behind each, and the probes by their last `_END`
@@ -358,7 +359,7 @@ def _in_scope(ws: Workspace, scope: RuleScope) -> list[str]:
 _RULE_INDEX: Final = KeyFamily["RuleIndex"]("claude-code-rule-index")  # directory, case
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RuleIndex:
     """The scoped rules of one directory's `.claude/rules`, by the literal pieces they need."""
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import posixpath
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import KeyFamily
 from rulemap.profiles.base import join, parent_dir
 from rulemap.readers.base import ReadError, is_within
+from rulemap.records import record
 from rulemap.workspace.letter_case import named_as
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ _ABOVE: Final = KeyFamily[str]("codex-marker-above")  # project_root_markers
 _BYTES: Final = KeyFamily[bytes | str]("codex-bytes")  # file
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CodexOptions:
     max_bytes: int
     names: tuple[str, ...]  # AGENTS.override.md, AGENTS.md, then the fallbacks
@@ -42,7 +42,7 @@ class CodexOptions:
     problems: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Verdict:
     """What the byte budget does to one file: bytes kept (None: left out), cut or not, and
     whether it was skipped as empty."""

@@ -3,7 +3,6 @@ drops, files another name hides, and `@imports` only agents without imports read
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from rulemap.derived import Key, KeyFamily
@@ -26,6 +25,7 @@ from rulemap.profiles.codex.files import (
     unmarked_root,
 )
 from rulemap.profiles.placement import home_marker
+from rulemap.records import record
 from rulemap.text.positions import split_lines
 
 
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DirState:
     """The byte budget once Codex read one directory's file: bytes left, the last files read
     (up to 3, root first), how many were read and their bytes, and the finding on the

@@ -10,7 +10,6 @@ from __future__ import annotations
 import sys
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES, Key, KeyFamily
@@ -19,6 +18,7 @@ from rulemap.profiles.base import directory_chain, parent_dir
 from rulemap.profiles.cogitator.load import Load
 from rulemap.profiles.cogitator.reach import base_load_of, group_load_of
 from rulemap.profiles.cogitator.settings import settings_of
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -92,7 +92,7 @@ class _ZeroIfMissing(dict[str, int]):
         return 0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Overflow:
     """A load that cuts or leaves something out, for `size` workspace files (`target` names
     one of them; None: the start-up load)."""

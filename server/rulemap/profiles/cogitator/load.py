@@ -3,12 +3,12 @@ budget's verdict per link (`BudgetPass`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rulemap.model import ImportStatus, LoadedFile, Reason, Skipped
 from rulemap.profiles.cogitator.settings import settings_of
 from rulemap.profiles.links import ImportChain, Linked, on_chain
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from rulemap.workspace import Workspace
@@ -27,7 +27,7 @@ _STATUS_WHY = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BudgetPass:
     """What the shared budget does to one link of a load, given everything before it: the
     same as `apply_shared_budget` over the whole load, computed link by link so that loads

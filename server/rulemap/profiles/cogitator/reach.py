@@ -20,13 +20,13 @@ anchor keeps hitting the memo, and one that leaves it builds its own links (key 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import RULE_SCOPES, Key, KeyFamily
 from rulemap.profiles.base import parent_dir
 from rulemap.profiles.cogitator.load import Load
 from rulemap.profiles.cogitator.settings import settings_of
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -40,7 +40,7 @@ BASE_LOAD: Final = KeyFamily[Load]("base-load")
 GROUP_LOAD: Final = KeyFamily[Load]("group-load")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reached:
     """What a run has brought so far.
 

@@ -10,12 +10,12 @@ documents are, since the workspace knows no agent.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from rulemap.derived import Key, KeyFamily
 from rulemap.documents import DocumentSyntax
 from rulemap.profiles.base import Option, parse_option_values
+from rulemap.records import record
 from rulemap.text.markdown import ImportSyntax
 from rulemap.workspace.layout import Layout
 
@@ -57,7 +57,7 @@ OPTIONS: Final[tuple[Option, ...]] = (
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Settings:
     files: tuple[str, ...]
     max_chars: int

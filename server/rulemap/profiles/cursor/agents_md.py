@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from rulemap.derived import KeyFamily
@@ -23,6 +22,7 @@ from rulemap.profiles.cursor.places import AGENTS as AGENTS
 from rulemap.profiles.cursor.places import LINK_SCHEME as LINK_SCHEME
 from rulemap.profiles.cursor.places import agents_folder as agents_folder
 from rulemap.profiles.rule_files import FILES_NAMED, files_named, read_header
+from rulemap.records import record
 from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def applies_to(folder: str, target: str | None, cwd: str) -> bool:
     return where == folder or RuleScope(folder).contains(where)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MdcLink:
     """One `[text](mdc:path)` of a rule's body."""
 

@@ -10,7 +10,6 @@ description); none of them → manual (only an @-mention attaches it).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
 from rulemap.derived import KeyFamily
@@ -35,6 +34,7 @@ from rulemap.profiles.rule_files import (
     read_header,
     written_globs,
 )
+from rulemap.records import record
 from rulemap.workspace.rule_scope import RuleScope
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ _HITS: Final = KeyFamily[frozenset[str]]("cursor-rule-hits")  # file
 _DIRECTORIES: Final = KeyFamily[FileIndex]("cursor-directories").key()
 
 
-@dataclass
+@record
 class Rule:
     """One rule file as Cursor reads it."""
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
 from typing import Literal
 
 from rulemap.model import Pos, Span
+from rulemap.records import record
 from rulemap.text.positions import line_starts
 
 _WHITESPACE = " \t\n\r"  # the only characters Gemini treats as token boundaries
@@ -32,7 +32,7 @@ _URL = re.compile(r"^(?:file|https?)://")
 TokenKind = Literal["import", "code", "refused"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GeminiToken:
     path: str  # everything after `@` up to the next space, tab, CR or LF
     span: Span  # the whole token, `@` included

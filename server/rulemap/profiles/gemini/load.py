@@ -8,7 +8,6 @@ from __future__ import annotations
 import bisect
 import posixpath
 from collections import deque
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
 from rulemap.derived import KeyFamily
@@ -37,6 +36,7 @@ from rulemap.profiles.gemini.paths import (
     tokens_of,
 )
 from rulemap.profiles.gemini.settings import names_notes, project_settings
+from rulemap.records import record
 from rulemap.workspace.letter_case import find_named
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from rulemap.workspace import Workspace
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Scan:
     """What the bounded downward scan saw below one cwd."""
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
 from rulemap.derived import KeyFamily
@@ -15,6 +14,7 @@ from rulemap.profiles.gemini.names import named_files as named_files
 from rulemap.profiles.gemini.names import names_of as names_of
 from rulemap.profiles.gemini.names import settings_names as settings_names
 from rulemap.readers.base import Reader, ReadError, is_within
+from rulemap.records import record
 from rulemap.text.decoding import decode
 
 if TYPE_CHECKING:
@@ -37,14 +37,14 @@ JIT_TOOL_LIST = "read_file, list_directory, write_file, replace or read_many_fil
 Status = Literal["ok", "missing", "directory", "outside", "url"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Target:
     status: Status
     key: str  # root-relative inside the workspace, else absolute
     absolute: str  # the lexical absolute path: what Gemini's chain tracking compares
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Root:
     """The directory imports must stay in (Gemini's project root for one context file)."""
 

@@ -24,13 +24,13 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from rulemap.derived import KeyFamily
 from rulemap.model import Finding, Related, Span
 from rulemap.profiles.base import options_of
 from rulemap.readers.base import ReadError
+from rulemap.records import record
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -46,7 +46,7 @@ LEGACY_KEY: Final = "contextFileName"  # the flat settings format before v0.25.0
 Scope = Literal["project", "user"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SettingsFile:
     """One settings file as Gemini reads it: what it sets `context.fileName` to (None: not
     set, or unusable), where, or why Gemini cannot use the file."""
@@ -63,7 +63,7 @@ class SettingsFile:
     legacy_line: int = 0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Names:
     """The context file names in force and where they come from."""
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import bisect
 import posixpath
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rulemap.model import Budget, Explanation, LoadedFile, Skipped
@@ -30,6 +29,7 @@ from rulemap.profiles.mastra.names import (
     is_instruction_name,
 )
 from rulemap.readers.base import ReadError
+from rulemap.records import record
 from rulemap.text.positions import line_starts
 from rulemap.workspace.letter_case import find_named
 
@@ -73,7 +73,7 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Settings:
     """`[profiles.mastra]`, as the injector's constructor options."""
 
@@ -97,7 +97,7 @@ class Settings:
         )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Injected:
     """What the injector makes of a readable, non-empty file."""
 
@@ -222,7 +222,7 @@ def search_from(ws: Workspace, start: str, settings: Settings) -> list[str]:
     return found
 
 
-@dataclass
+@record
 class _Search:
     """One explanation being built."""
 
