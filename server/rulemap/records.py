@@ -9,8 +9,9 @@ but the interpreter. Python 3.13 writes them in one compile; attrs compiles per 
 3.11 does; msgspec's `Struct` is cheap to build but changes every call site's API
 (`fields`, `replace`, field defaults). So `record` lets `dataclass` do the bookkeeping with
 nothing to compile (`init=False, repr=False, eq=False`), writes `__init__` — the one method
-whose speed matters, hundreds of thousands of calls in a large check — in one compile, and
-gives the rest as shared functions over an `operator.attrgetter` of the fields.
+whose speed matters, hundreds of thousands of calls in a large check — in one compile, on
+the class's first instance, and gives the rest as shared functions over an
+`operator.attrgetter` of the fields.
 
 The result is a real dataclass: `dataclasses.fields`, `replace`, `asdict` and `is_dataclass`
 work on it, and equality, hashes (the same values), order, `repr` text, frozenness (the same
@@ -64,7 +65,7 @@ def _build(cls: type, *, frozen: bool, order: bool, slots: bool, weakref_slot: b
     fields = dataclasses.fields(cls)
     key = _getter([f.name for f in fields if f.compare])
 
-    _give(cls, "__init__", _init(cls, fields, frozen))
+    _give(cls, "__init__", _first_init(cls, fields, frozen))
     _give(cls, "__repr__", _repr(cls, [f.name for f in fields if f.repr]))
     _give(cls, "__eq__", _compare(cls, key, operator.eq, "__eq__"))
     if order:
@@ -107,6 +108,20 @@ def _getter(names: Sequence[str]) -> Callable[[Any], tuple[Any, ...]]:
 
 
 _FACTORY = object()  # an argument left out whose field has a default factory
+
+
+def _first_init(cls: type, fields: Sequence[dataclasses.Field[Any]], frozen: bool) -> Any:
+    """An `__init__` that compiles the real one, puts it on `cls` and calls it: a class no run
+    instantiates (30 of the 66 a small check imports) costs no compile at all."""
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if cls.__dict__.get("__init__") is __init__:
+            real = _init(cls, fields, frozen)
+            real.__qualname__ = f"{cls.__qualname__}.__init__"
+            cls.__init__ = real  # type: ignore[misc]
+        cls.__dict__["__init__"](self, *args, **kwargs)
+
+    return __init__
 
 
 def _init(cls: type, fields: Sequence[dataclasses.Field[Any]], frozen: bool) -> Any:

@@ -209,6 +209,29 @@ def test_methods_the_class_writes_itself_are_kept() -> None:
                 return True
 
 
+def test_init_is_compiled_on_the_first_instance_only() -> None:
+    @record(frozen=True)
+    class Late:
+        a: int
+        b: int = 2
+
+    stub = Late.__init__
+    assert Late(1) == Late(a=1, b=2)
+    compiled = Late.__init__
+    assert compiled is not stub and compiled.__qualname__.endswith("Late.__init__")
+    Late(3)
+    assert Late.__init__ is compiled  # compiled once
+
+    @record
+    class Base:
+        a: int
+
+    class Sub(Base):
+        pass
+
+    assert (Sub(1).a, Base(2).a) == (1, 2)
+
+
 def test_inheritance_takes_the_base_fields() -> None:
     for decorate in (dataclass(frozen=True), record(frozen=True)):
         @decorate
@@ -234,6 +257,7 @@ def test_the_models_hot_classes_are_records() -> None:
     assert Span(Pos(0, 0), Pos(0, 1)) < Span(Pos(0, 0), Pos(0, 2))
     with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'line'"):
         pos.line = 3  # type: ignore[misc]
-    loaded = LoadedFile.__init__  # one compiled __init__, not a generic one
-    assert loaded.__code__.co_argcount > 3
+    LoadedFile("AGENTS.md", "project", None, 0, 0)
+    loaded = LoadedFile.__init__  # compiled on the first instance: named arguments, no *args
+    assert loaded.__code__.co_argcount > 3 and not loaded.__code__.co_flags & 0x04
     assert Finding.__eq__.__qualname__ == "Finding.__eq__"
