@@ -114,12 +114,16 @@ def _first_init(cls: type, fields: Sequence[dataclasses.Field[Any]], frozen: boo
     """An `__init__` that compiles the real one, puts it on `cls` and calls it: a class no run
     instantiates (30 of the 66 a small check imports) costs no compile at all."""
 
+    compiled: list[Any] = []
+
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        if cls.__dict__.get("__init__") is __init__:
+        if not compiled:
             real = _init(cls, fields, frozen)
             real.__qualname__ = f"{cls.__qualname__}.__init__"
-            cls.__init__ = real  # type: ignore[misc]
-        cls.__dict__["__init__"](self, *args, **kwargs)
+            compiled.append(real)
+            if cls.__dict__.get("__init__") is __init__:  # not wrapped meanwhile
+                cls.__init__ = real  # type: ignore[misc]
+        compiled[0](self, *args, **kwargs)
 
     return __init__
 

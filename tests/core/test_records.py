@@ -223,6 +223,18 @@ def test_init_is_compiled_on_the_first_instance_only() -> None:
     assert Late.__init__ is compiled  # compiled once
 
     @record
+    class Wrapped:
+        a: int
+
+    stub = Wrapped.__init__
+
+    def traced(self: Any, *args: Any) -> None:  # a wrapper put on before the first instance
+        stub(self, *args)
+
+    Wrapped.__init__ = traced  # type: ignore[method-assign]
+    assert Wrapped(1).a == 1 and Wrapped(2).a == 2 and Wrapped.__init__ is traced
+
+    @record
     class Base:
         a: int
 
