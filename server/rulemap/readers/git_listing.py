@@ -24,7 +24,6 @@ import math
 import os
 import posixpath
 import select
-import signal
 import time
 from collections.abc import Iterable, Sequence
 
@@ -154,16 +153,14 @@ def run_git_bounded(args: Iterable[str], cwd: str, data: bytes = b"") -> tuple[i
     try:
         _exchange(out_read, in_write, data, chunks, deadline)
     except BaseException:  # the deadline, or a Ctrl-C: git must not outlive the call
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
+        _kill(pid)
         _reap(pid, time.monotonic() + 5.0)
         raise
     finally:
         os.close(out_read)
     status = _reap(pid, deadline)
     if status is None:
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
+        _kill(pid)
         _reap(pid, time.monotonic() + 5.0)
         raise GitTimedOut("git did not finish in time")
     return os.waitstatus_to_exitcode(status), b"".join(chunks)
@@ -208,6 +205,15 @@ def _exchange(out_fd: int, in_fd: int, data: bytes, chunks: list[bytes], deadlin
     finally:
         if open_in:
             os.close(in_fd)
+
+
+def _kill(pid: int) -> None:
+    """SIGKILL `pid`, gone or not. `signal` is imported here, on this rare path: its enums
+    cost ~1 ms of every start-up."""
+    import signal
+
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
 
 
 def _reap(pid: int, deadline: float) -> int | None:
