@@ -8,7 +8,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from rulemap.cli.check_cache import add_cache_flag, lookup
 from rulemap.cli.check_flags import add_output_flags
@@ -162,7 +162,11 @@ class _Commands(_SubParsers):
     def add_command(
         self, name: str, help: str, build: Callable[[argparse.ArgumentParser], None]
     ) -> None:
-        self.add_parser(name, help=help)
+        # its parser is made when it is parsed: an ArgumentParser asks gettext three times
+        # as it is made (~0.1 ms each, and a search for translations), for every command at
+        # every start-up. `rulemap --help` lists the names and helps, not the parsers.
+        self._choices_actions.append(self._ChoicesPseudoAction(name, (), help))
+        self._name_parser_map[name] = cast("argparse.ArgumentParser", None)
         self._builds[name] = build
 
     def __call__(
@@ -175,6 +179,9 @@ class _Commands(_SubParsers):
         assert isinstance(values, list)
         build = self._builds.pop(values[0], None)  # argparse has checked it is a command
         command = self._name_parser_map[values[0]]
+        if command is None:
+            command = self._parser_class(prog=f"{self._prog_prefix} {values[0]}")
+            self._name_parser_map[values[0]] = command
         if build is not None:
             build(command)
         super().__call__(parser, namespace, values, option_string)
