@@ -3,6 +3,7 @@ server process fed raw bytes."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import queue
 import subprocess
@@ -25,6 +26,7 @@ from rulemap.lsp.framing import (
     Event,
     FrameReader,
     Message,
+    pump,
 )
 
 # ----- the reader --------------------------------------------------------------------------------
@@ -256,6 +258,78 @@ def test_max_header_is_respected_at_any_split() -> None:
     stream = b"X-Long: " + b"v" * MAX_HEADER + b"\r\n" + frame(body(1))
     for chunks in splits(stream):
         assert ids(read(*chunks)) == [1]
+
+
+# ----- the loop: what runs between two messages --------------------------------------------------
+
+
+class _Protocol:
+    """Enough of pygls' protocol for `pump`: a message named `async…` starts a task, as a
+    coroutine handler does; any other is handled where it is read, as a plain one is."""
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+
+    def structure_message(self, payload: dict[str, Any]) -> dict[str, Any]:
+        return payload
+
+    def handle_message(self, message: dict[str, Any]) -> None:
+        name = message["method"]
+        if name.startswith("async"):
+            async def handler() -> None:
+                self.started.append(name)
+
+            asyncio.ensure_future(handler())
+        else:
+            self.started.append(name)
+
+
+def _pumped(*messages: bytes, ticker: bool = False) -> tuple[list[str], int]:
+    """What `pump` started, in order, for `messages` read at once; and how many turns of the
+    loop another task got meanwhile."""
+    protocol = _Protocol()
+    turns = 0
+
+    async def main() -> None:
+        nonlocal turns
+        chunks = [b"".join(messages), b""]
+
+        async def read() -> bytes:
+            return chunks.pop(0)
+
+        async def tick() -> None:
+            nonlocal turns
+            while True:
+                turns += 1
+                await asyncio.sleep(0)
+
+        ticking = asyncio.ensure_future(tick()) if ticker else None
+        await asyncio.sleep(0)
+        counted = turns
+        await pump(read, protocol)  # type: ignore[arg-type]
+        turns -= counted
+        for _ in range(3):
+            await asyncio.sleep(0)
+        if ticking is not None:
+            ticking.cancel()
+
+    asyncio.run(main())
+    return protocol.started, turns
+
+
+def test_a_coroutine_notification_starts_before_the_message_after_it() -> None:
+    started, _ = _pumped(notification("async-folders"), notification("didOpen"),
+                         notification("async-b"), request(1, "hover"))
+    assert started == ["async-folders", "didOpen", "async-b", "hover"]
+
+
+def test_a_burst_of_notifications_is_read_without_a_turn_of_the_loop_each() -> None:
+    """3,000 watched-file notifications took 3,000 × 2 turns of the loop, each behind
+    whatever else ran there, before the hover after them was read (lsp/framing.py)."""
+    burst = [notification("workspace/didChangeWatchedFiles") for _ in range(200)]
+    started, turns = _pumped(*burst, request(1, "hover"), ticker=True)
+    assert started[-1] == "hover" and len(started) == 201
+    assert turns <= 10, f"{turns} turns of the loop for 200 notifications"
 
 
 # ----- the real server, fed raw bytes ------------------------------------------------------------
