@@ -218,12 +218,13 @@ async def pump(read: Callable[[], Awaitable[bytes]], protocol: JsonRPCProtocol) 
                 log.warning("%s", event.message)
                 protocol._send_data(event.response())
             else:
-                started = len(asyncio.all_tasks())
+                request = "id" in event.payload  # (or a response)
+                tasks = 0 if request else len(asyncio.all_tasks())
                 _dispatch(protocol, event.payload)
                 # a notification handled where it was read (most are) leaves nothing to let
                 # run: reading on at once keeps a burst of 3,000 from taking 3,000 turns of
                 # the loop, each behind whatever else runs there, before the request after it
-                if "id" in event.payload or len(asyncio.all_tasks()) > started:
+                if request or len(asyncio.all_tasks()) > tasks:
                     await _settle()
         if reader.skipped > skipped:
             log.warning("skipped %d bytes that are not a message", reader.skipped - skipped)
