@@ -66,24 +66,24 @@ def _build(cls: type, *, frozen: bool, order: bool, slots: bool, weakref_slot: b
     key = _getter([f.name for f in fields if f.compare])
 
     _give(cls, "__init__", _first_init(cls, fields, frozen))
-    _give(cls, "__repr__", _repr(cls, [f.name for f in fields if f.repr]))
-    _give(cls, "__eq__", _compare(cls, key, operator.eq, "__eq__"))
+    _give(cls, "__repr__", _repr([f.name for f in fields if f.repr]))
+    _give(cls, "__eq__", _compare(key, operator.eq))
     if order:
         for name, op in (("__lt__", operator.lt), ("__le__", operator.le),
                          ("__gt__", operator.gt), ("__ge__", operator.ge)):
             if name in cls.__dict__:
                 raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}. "
                                 "Consider using functools.total_ordering")
-            setattr(cls, name, _compare(cls, key, op, name))
+            _give(cls, name, _compare(key, op))
     if not explicit_hash:
         hashed = _getter([f.name for f in fields if (f.compare if f.hash is None else f.hash)])
-        cls.__hash__ = _hash(cls, hashed) if frozen else None  # type: ignore[assignment]
+        cls.__hash__ = _hash(hashed) if frozen else None  # type: ignore[assignment]
     if frozen:
         _freeze(cls, frozenset(f.name for f in fields))
         if slots:  # a slotted frozen instance cannot be unpickled through setattr
             names = [f.name for f in fields]
-            _give(cls, "__getstate__", _getstate(cls, names))
-            _give(cls, "__setstate__", _setstate(cls, names))
+            _give(cls, "__getstate__", _getstate(names))
+            _give(cls, "__setstate__", _setstate(names))
     return cls
 
 
@@ -166,7 +166,7 @@ def _init(cls: type, fields: Sequence[dataclasses.Field[Any]], frozen: bool) -> 
     return space["__init__"]
 
 
-def _repr(cls: type, names: Sequence[str]) -> Callable[[Any], str]:
+def _repr(names: Sequence[str]) -> Callable[[Any], str]:
     running: set[tuple[int, int]] = set()
 
     def __repr__(self: Any) -> str:
@@ -183,18 +183,17 @@ def _repr(cls: type, names: Sequence[str]) -> Callable[[Any], str]:
     return __repr__
 
 
-def _compare(cls: type, key: Callable[[Any], tuple[Any, ...]],
-             op: Callable[[Any, Any], Any], name: str) -> Callable[[Any, Any], Any]:
+def _compare(key: Callable[[Any], tuple[Any, ...]],
+             op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     def compare(self: Any, other: Any) -> Any:
         if other.__class__ is self.__class__:
             return op(key(self), key(other))
         return NotImplemented
 
-    compare.__name__ = name
     return compare
 
 
-def _hash(cls: type, key: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
+def _hash(key: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
     def __hash__(self: Any) -> int:
         return hash(key(self))
 
@@ -220,14 +219,14 @@ def _freeze(cls: type, names: frozenset[str]) -> None:
     _give(cls, "__delattr__", __delattr__)
 
 
-def _getstate(cls: type, names: Sequence[str]) -> Callable[[Any], list[Any]]:
+def _getstate(names: Sequence[str]) -> Callable[[Any], list[Any]]:
     def __getstate__(self: Any) -> list[Any]:
         return [getattr(self, name) for name in names]
 
     return __getstate__
 
 
-def _setstate(cls: type, names: Sequence[str]) -> Callable[[Any, list[Any]], None]:
+def _setstate(names: Sequence[str]) -> Callable[[Any, list[Any]], None]:
     def __setstate__(self: Any, state: list[Any]) -> None:
         for name, value in zip(names, state, strict=False):
             object.__setattr__(self, name, value)
