@@ -106,3 +106,82 @@ def test_created_and_deleted_files_re_resolve_only_the_imports_naming_them():
         fresh = make_ws(dict(files))
         assert after == {ref.raw: res for ref, res in fresh.imports("docs/many.md")}
         assert _snapshot(ws) == _snapshot(fresh), f"differs after step {step}"
+
+
+def _graph(ws: Workspace) -> tuple[object, ...]:
+    reach = ws.import_reach()
+    return (ws.all_documents(), ws.imported_documents(), ws.lint_documents(), reach.documents,
+            reach.imported, reach.hops, reach.parent)
+
+
+def test_graph_questions_after_random_edits_match_a_fresh_workspace():
+    """The document list, the imported documents, the documents linted and the import reach
+    are kept across edits that keep every import (prose typed), made again after one that
+    changes an import, and rebuilt with the index on a create or delete: after any sequence,
+    each equals a fresh workspace's."""
+    rng = random.Random(23)
+    files = {
+        "AGENTS.md": "root @docs/d.md\n",
+        "CLAUDE.md": _doc(rng),
+        "pkg/AGENTS.md": _doc(rng),
+        "docs/d.md": "doc @e.md",
+        "docs/e.md": "e",
+        ".claude/rules/r1.md": _rule(rng),
+    }
+    ws = make_ws(files)
+    optional = ["pkg/sub/AGENTS.md", ".claude/rules/new.md", "gone.md", "docs/e.md"]
+    editable = ["AGENTS.md", "CLAUDE.md", "pkg/AGENTS.md", "docs/d.md", ".claude/rules/r1.md"]
+    for step in range(120):
+        _graph(ws)  # asked between edits, as a hover and the diagnostics ask
+        roll = rng.random()
+        if roll < 0.2:
+            key = rng.choice(optional)
+            if key in files:
+                del files[key]
+                del ws.reader.files[ws.abs(key)]
+                ws.update(deleted=[key])
+            else:
+                files[key] = _doc(rng)
+                ws.reader.files[ws.abs(key)] = files[key].encode()
+                ws.update(created=[key])
+        else:
+            key = rng.choice(editable)
+            prose = roll < 0.6 and key in files
+            text = (files[key] + "more prose\n" if prose else
+                    _rule(rng) if key.startswith(".claude/rules") else _doc(rng))
+            files[key] = text
+            ws.reader.files[ws.abs(key)] = text.encode()
+            ws.update(changed=[key])
+        assert _graph(ws) == _graph(make_ws(dict(files))), f"differs after step {step} ({key})"
+
+
+def test_typing_prose_keeps_the_import_reach_and_an_import_edit_renews_it():
+    """A hover on a source file asks whether some document imports it (the import reach): an
+    edit that keeps every import keeps the reach (before, any edit of a document on the way
+    walked the whole graph again for the next hover), one that adds an import renews it."""
+    files = {"AGENTS.md": "root @docs/d.md\n", "docs/d.md": "doc\n", "src/a.ts": ""}
+    ws = make_ws(files)
+    reach = ws.import_reach()
+    assert "src/a.ts" not in reach.imported
+    for key, text in (("AGENTS.md", "root @docs/d.md\nmore\n"), ("docs/d.md", "doc, more\n")):
+        ws.reader.files[ws.abs(key)] = text.encode()
+        ws.update(changed=[key])
+        assert ws.import_reach() is reach
+    ws.reader.files[ws.abs("docs/d.md")] = b"doc @../src/a.ts\n"
+    ws.update(changed=["docs/d.md"])
+    assert "src/a.ts" in ws.import_reach().imported
+    assert ws.import_reach().hops["src/a.ts"] == 2
+
+
+def test_the_document_list_is_the_index_sorted_once():
+    """`all_documents` is the index's list, sorted when the index is (re)built, not per call:
+    an edit that changes an import asked for it three times before the edited document's
+    diagnostics, each a sort of thousands of kilobyte-long paths on a deep tree."""
+    files = {"b/AGENTS.md": "", "AGENTS.md": "", ".claude/rules/z.md": "", "a/CLAUDE.md": ""}
+    ws = make_ws(files)
+    first = ws.all_documents()
+    assert first == sorted(first) and set(first) == set(files)
+    assert ws.all_documents() is first
+    ws.reader.files[ws.abs("a/AGENTS.md")] = b""
+    ws.update(created=["a/AGENTS.md"])
+    assert ws.all_documents() == sorted({*files, "a/AGENTS.md"})
