@@ -78,6 +78,10 @@ def rules_for(path: str) -> str:
 # Read by everything derived from the import edges alone: invalidated when some file's imports
 # (or their resolution) change, not when only its prose does.
 IMPORT_GRAPH = "*import-graph*"
+# Read by what follows only the imports that load a file of the workspace (which documents
+# are imported, which are linted): invalidated when those change, not when an import that
+# names no file does — typing `@docs/arch…` one key at a time names a missing file at each.
+REACHING_IMPORTS = "*reaching-imports*"
 
 
 # What an entry read: a tuple when it is a few files (most entries read their own document

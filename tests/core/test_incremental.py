@@ -185,3 +185,27 @@ def test_the_document_list_is_the_index_sorted_once():
     ws.reader.files[ws.abs("a/AGENTS.md")] = b""
     ws.update(created=["a/AGENTS.md"])
     assert ws.all_documents() == sorted({*files, "a/AGENTS.md"})
+
+
+def test_an_import_of_no_file_keeps_the_documents_linted():
+    """Typing `@docs/e.md` one key at a time names a missing file at each step until the
+    last: which documents are imported and linted is kept until an import loads a file
+    (before, every keystroke walked the whole import graph again)."""
+    files = {"AGENTS.md": "root\n", "docs/e.md": "e @f.md\n", "docs/f.md": "f\n"}
+    ws = make_ws(files)
+    linted = ws.lint_documents()
+    assert linted == ["AGENTS.md"]
+    for typed in ("@d", "@docs/", "@docs/e", "@docs/e.m"):
+        ws.reader.files[ws.abs("AGENTS.md")] = f"root {typed}\n".encode()
+        ws.update(changed=["AGENTS.md"])
+        assert ws.lint_documents() is linted
+        assert typed[1:].rstrip("/") in ws.import_reach().imported  # the broken one is seen
+    ws.reader.files[ws.abs("AGENTS.md")] = b"root @docs/e.md\n"
+    ws.update(changed=["AGENTS.md"])
+    assert ws.lint_documents() == ["AGENTS.md", "docs/e.md", "docs/f.md"]
+    ws.reader.files[ws.abs("AGENTS.md")] = b"root @docs/e.md @nothing.md\n"
+    ws.update(changed=["AGENTS.md"])
+    kept = ws.lint_documents()
+    ws.reader.files[ws.abs("AGENTS.md")] = b"root @nothing.md\n"
+    ws.update(changed=["AGENTS.md"])
+    assert ws.lint_documents() == ["AGENTS.md"] != kept

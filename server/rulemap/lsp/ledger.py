@@ -20,6 +20,12 @@ if TYPE_CHECKING:
     from rulemap.lsp.folders import Port
 
 LONG_POLL_S = 60  # a workspace/diagnostic request with nothing new waits at most this long
+# A push client is sent a wave of diagnostics (a folder's first, 1,292 documents on the deep
+# shape: ~0.3 s of JSON) a slice at a time: past this many pushes and this long in one turn of
+# the loop, the rest wait for the next turns, so an edit or a hover is read in between. An
+# open document's push is never held (it is what the user waits for).
+PUSH_SLICE_S = 0.005
+PUSHES_PER_TURN = 32
 
 
 @dataclass
@@ -40,6 +46,9 @@ class DiagnosticsLedger:
         self._counter = 0
         self._changed = asyncio.Event()  # set (and replaced) whenever diagnostics change
         self._refresh_timer: asyncio.TimerHandle | None = None
+        self._outbox: dict[str, int | None] = {}  # uri → version: pushes held to a later turn
+        self._turn_pushes = 0  # pushes sent in this turn of the loop, since `_turn_ends`
+        self._turn_ends: float | None = None
 
     def _next_id(self) -> str:
         self._counter += 1
@@ -57,8 +66,49 @@ class DiagnosticsLedger:
             return False
         self.docs[uri] = DocState(diagnostics, self._next_id())
         if not self.pull:
-            self.port.publish(uri, diagnostics, version)
+            self._push(uri, version, is_open)
         return True
+
+    def _push(self, uri: str, version: int | None, is_open: bool) -> None:
+        """Send `uri`'s diagnostics now, or hold them to a later turn of the loop when this
+        turn has sent its share (`PUSH_SLICE_S`); a held push sends what is current then."""
+        now = time.monotonic()
+        if self._turn_ends is None:
+            self._turn_ends = now + PUSH_SLICE_S
+            self.loop.call_soon(self._next_turn)
+        self._turn_pushes += 1
+        if is_open or not self._outbox and (
+            self._turn_pushes <= PUSHES_PER_TURN or now < self._turn_ends
+        ):
+            self._outbox.pop(uri, None)
+            self.port.publish(uri, self.docs[uri].diagnostics, version)
+            return
+        if not self._outbox:
+            self.loop.call_soon(self._drain)
+        self._outbox[uri] = version
+
+    def _next_turn(self) -> None:
+        self._turn_ends, self._turn_pushes = None, 0
+
+    def _drain(self) -> None:
+        """Send held pushes for one slice, then let the loop read what came meanwhile."""
+        ends = time.monotonic() + PUSH_SLICE_S
+        outbox = self._outbox
+        while outbox:
+            uri = next(iter(outbox))
+            version = outbox.pop(uri)
+            state = self.docs.get(uri)
+            if state is not None:
+                self.port.publish(uri, state.diagnostics, version)
+            if time.monotonic() >= ends:
+                break
+        if outbox:
+            self.loop.call_soon(self._drain)
+
+    @property
+    def held(self) -> int:
+        """Pushes waiting for a later turn of the loop."""
+        return len(self._outbox)
 
     def remember(self, uri: str, diagnostics: list[types.Diagnostic]) -> DocState:
         state = DocState(diagnostics, self._next_id())
@@ -67,6 +117,7 @@ class DiagnosticsLedger:
 
     def forget(self, uri: str) -> None:
         self.docs.pop(uri, None)
+        self._outbox.pop(uri, None)
 
     def wake(self) -> None:
         """Wake a long-polling workspace/diagnostic request."""

@@ -20,7 +20,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from rulemap.config import Config, platform_of
-from rulemap.derived import IMPORT_GRAPH, DerivedCache, Key, KeyFamily, OneLookCache
+from rulemap.derived import (
+    IMPORT_GRAPH,
+    REACHING_IMPORTS,
+    DerivedCache,
+    Key,
+    KeyFamily,
+    OneLookCache,
+)
 from rulemap.documents import parse_document, unreadable_document
 from rulemap.globs import CompiledGlobs, FileIndex
 from rulemap.model import Document, Finding, ImportRef, ImportStatus, Resolved
@@ -284,7 +291,7 @@ class Workspace:
                     seen.add(target)
                     stack.append(target)
         result = sorted(seen)
-        self.derived.put(_IMPORTED_DOCUMENTS, result, reads=[IMPORT_GRAPH])
+        self.derived.put(_IMPORTED_DOCUMENTS, result, reads=[REACHING_IMPORTS])
         return result
 
     def lint_documents(self) -> list[str]:
@@ -301,7 +308,8 @@ class Workspace:
                 chosen[identity] = path
         # which files are documents, and what a symlink is an alias of, change only with a
         # create or delete (which drops every derived value); the imported ones with the graph
-        return self.derived.put(_LINT_DOCUMENTS, sorted(chosen.values()), reads=[IMPORT_GRAPH])
+        return self.derived.put(_LINT_DOCUMENTS, sorted(chosen.values()),
+                                reads=[REACHING_IMPORTS])
 
     # ----- imports (resolution.py) ----------------------------------------------------------
 

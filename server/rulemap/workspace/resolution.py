@@ -61,6 +61,10 @@ class Resolver:
     def importers_of(self, key: str) -> set[str]:
         return self._importers.get(key, set())
 
+    def resolved(self, key: str) -> list[tuple[ImportRef, Resolved]] | None:
+        """`key`'s imports as resolved so far (None: not yet), resolving nothing."""
+        return self._resolved.get(key)
+
     def drop(self, key: str) -> None:
         """Forget what `key` imports (it changed, or what its imports name did)."""
         previous = self._resolved.pop(key, None)

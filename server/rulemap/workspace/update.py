@@ -5,7 +5,8 @@ it also re-resolves the imports that name the path (reverse edges; the importer'
 keep theirs), updates rule-match lists by testing only the new or removed file, and re-indexes
 instruction files if the name matters.
 Then `DerivedCache.invalidate` drops what read a touched file, plus `IMPORT_GRAPH` if a file's
-import tokens changed, `RULE_SCOPES` if a rule gained or lost `paths`, and `rules-for:<file>`
+import tokens changed (and `REACHING_IMPORTS` if the files they load did),
+`RULE_SCOPES` if a rule gained or lost `paths`, and `rules-for:<file>`
 for the files a rule's new globs match differently (the file → rules index is patched in place,
 and `retarget_log` records which files each rule gained and lost)."""
 
@@ -14,8 +15,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from rulemap.config import CONFIG_FILES
-from rulemap.derived import IMPORT_GRAPH, RULE_SCOPES, rules_for
-from rulemap.model import Document
+from rulemap.derived import IMPORT_GRAPH, REACHING_IMPORTS, RULE_SCOPES, rules_for
+from rulemap.model import Document, ImportRef, ImportStatus, Resolved
 
 if TYPE_CHECKING:
     from rulemap.derived import DerivedCache
@@ -72,6 +73,10 @@ class UpdatedWorkspace(Protocol):
 
     def forget_file(self, key: str) -> Document | None: ...
 
+    def imports(self, key: str) -> list[tuple[ImportRef, Resolved]]: ...
+
+    def canonical(self, key: str) -> str: ...
+
     def keep_document(self, key: str, doc: Document) -> None: ...
 
     def aliases_of(self, keys: set[str]) -> set[str]: ...
@@ -107,9 +112,10 @@ def apply_update(
     # An edit of a rule's body keeps which files it matches; new globs change that only
     # for the files they match differently; gaining or losing `paths` changes every load.
     scopes_changed = structural
-    imports_changed = structural
+    imports_changed = reaching_changed = structural
     retargeted: list[tuple[str, list[str] | None]] = []  # (rule, files it matched before)
     for key in touched:
+        loaded = ws.resolver.resolved(key)  # before the edit (None: never resolved)
         old = ws.forget_file(key)
         if key in fresh:
             ws.keep_document(key, fresh[key])
@@ -122,6 +128,8 @@ def apply_update(
             and [i.raw for i in old.imports] != [i.raw for i in new.imports]
         ):
             imports_changed = True
+            reaching_changed = reaching_changed or loaded is None or (
+                _reaching(ws, loaded) != _reaching(ws, ws.imports(key)))
         is_rule = ws.layout.rule_scope(key) is not None
         old_globs = _glob_patterns(old) if old is not None else None
         new_globs = _glob_patterns(new) if new is not None else None
@@ -167,11 +175,21 @@ def apply_update(
             del ws.retarget_log[:-RETARGET_LOG_LENGTH]
     if imports_changed:
         pseudo.add(IMPORT_GRAPH)
+    if reaching_changed:
+        pseudo.add(REACHING_IMPORTS)
     ws.rules_moved = scopes_changed or bool(retargeted)
     ws.derived.invalidate(touched | pseudo, structural)
     if any(k in CONFIG_FILES for k in touched):
         touched.add("*config*")
     return touched
+
+
+def _reaching(ws: UpdatedWorkspace, imports: list[tuple[ImportRef, Resolved]]) -> frozenset[str]:
+    """The workspace files these imports load (as `Workspace.imported_documents` follows
+    them): an edit that keeps them keeps which documents are imported and linted."""
+    return frozenset(ws.canonical(resolved.target) for _, resolved in imports
+                     if resolved.status is ImportStatus.OK
+                     and not resolved.target.startswith("/"))
 
 
 def _affects_index(ws: UpdatedWorkspace, key: str) -> bool:
