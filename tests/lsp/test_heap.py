@@ -1,5 +1,7 @@
 """The server's heap and the cyclic collector (`rulemap.lsp.heap`): an indexed folder is frozen
-out of full collections, and a folder indexed again or removed leaves nothing frozen behind."""
+out of full collections, and a folder indexed again or removed leaves nothing frozen behind; no
+full collection during a build (young ones still), what was built frozen when the last build
+ends, the garbage frozen with it freed by `settled`'s periodic full collection."""
 
 from __future__ import annotations
 
@@ -22,8 +24,11 @@ class _Cyclic:
 @pytest.fixture(autouse=True)
 def _unfrozen() -> Iterator[None]:
     gc.collect()
+    thresholds = gc.get_threshold()
     yield
     gc.unfreeze()  # never leave the test session's heap frozen
+    gc.set_threshold(*thresholds)
+    assert gc.isenabled()
 
 
 def test_what_an_index_leaves_is_frozen_out_of_full_collections() -> None:
@@ -45,4 +50,58 @@ def test_a_replaced_workspace_is_freed_once_the_heap_is_unfrozen() -> None:
     heap.replacing()
     assert gc.get_freeze_count() == 0
     gc.collect()
+    assert gone() is None
+
+
+def test_a_build_runs_no_full_collection_and_freezes_what_it_made() -> None:
+    before = gc.get_threshold()
+    frozen = gc.get_freeze_count()
+    with heap.building():
+        assert gc.isenabled()  # young collections still run
+        assert gc.get_threshold()[:2] == before[:2]
+        assert gc.get_threshold()[2] == heap.NO_FULL_COLLECTION
+        with heap.building():  # a second build at the same time
+            pass
+        assert gc.get_threshold()[2] == heap.NO_FULL_COLLECTION  # the first is still going
+        made = [[i] for i in range(5000)]
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() >= frozen + len(made)
+
+
+def test_young_garbage_of_a_build_is_still_collected() -> None:
+    with heap.building():
+        node = _Cyclic()
+        gone = weakref.ref(node)
+        del node
+        gc.collect(1)  # what the young collections do on their own
+        assert gone() is None
+
+
+def test_garbage_frozen_with_a_build_is_freed_by_the_periodic_full_collection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(heap, "RECLAIM_EVERY", 3)
+    monkeypatch.setattr(heap, "_settled", 0)
+    with heap.building():
+        node = _Cyclic()
+    gone = weakref.ref(node)
+    del node
+    heap.settled()
+    heap.settled()
+    assert gone() is not None  # frozen: no collection scans it
+    heap.settled()  # the third: everything frozen is collected first
+    assert gone() is None
+
+
+def test_a_workspace_let_go_is_collected_before_the_next_freeze(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(heap, "_settled", 0)
+    node = _Cyclic()
+    gc.freeze()
+    gone = weakref.ref(node)
+    del node
+    heap.settled()
+    assert gone() is not None
+    heap.settled(collect=True)
     assert gone() is None

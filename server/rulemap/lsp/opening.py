@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from rulemap.lsp import heap
+
 if TYPE_CHECKING:  # the engine is imported when a folder is indexed, not at start-up
     from rulemap.host import AnalysisHost
     from rulemap.host.checking import Checked
@@ -52,7 +54,8 @@ def open_folder(
         errors.append(f"user configuration error: {exc}; ignoring that file")
         from_file = ()
     allowed = merge_grants(from_file, granted)
-    found = opened(root, overrides, buffers, home, allowed, check_now, recording, early)
+    with heap.building():
+        found = opened(root, overrides, buffers, home, allowed, check_now, recording, early)
     return found.host, [*errors, *found.errors], found.checked
 
 
@@ -96,7 +99,13 @@ def make_replica(host: AnalysisHost, buffers: Mapping[str | None, str]) -> Calla
     """What the worker runs to build the host's replica (`AnalysisHost.attach_replica`)."""
     from rulemap.host.opening import replica_builder
 
-    return replica_builder(host.snapshot(), buffers)
+    build = replica_builder(host.snapshot(), buffers)
+
+    def built() -> Any:
+        with heap.building():
+            return build()
+
+    return built
 
 
 async def warm(host: AnalysisHost, current: Callable[[], bool]) -> None:

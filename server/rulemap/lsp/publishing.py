@@ -24,7 +24,7 @@ from rulemap.lsp.diagnostics import to_diagnostics, uri_for
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-    from rulemap.host import AnalysisHost, CancelToken
+    from rulemap.host import AnalysisHost, CancelToken, Snapshot
     from rulemap.host.checking import Checked
     from rulemap.host.text import Encoding
     from rulemap.lsp.folders import Folder, Port
@@ -195,8 +195,6 @@ class DiagnosticsFlow:
         self.spawn(self._run_full(folder))
 
     async def _run_full(self, folder: Folder) -> None:
-        from rulemap.host.checking import whole_check
-
         if folder.check_running or folder.host is None or not folder.host.has_replica:
             folder.check_again = True
             return
@@ -211,7 +209,7 @@ class DiagnosticsFlow:
                 generation = host.generation  # the replica will be at this point of the log
                 started = time.monotonic()
                 try:
-                    findings: Checked | None = await self.on_replica(folder, whole_check)
+                    findings: Checked | None = await self.on_replica(folder, _whole_check)
                 except Exception:
                     if self.closed:
                         return
@@ -225,12 +223,15 @@ class DiagnosticsFlow:
                     self._set_full(folder, findings, generation)
                     self._publish(folder, None)
                 self._check_ended(folder, generation)  # (a failed check too: no pull hangs)
+                # its findings live until the next check (heap.py): frozen even when another
+                # follows at once — while edits keep coming, each check's replica and findings
+                # were scanned by full collections of 65-300 ms in the worker, which stopped
+                # the loop from reading an edit for as long
+                heap.settled()
                 if findings is not None and any(f.code == "stale-reference" for f in findings.all):
                     await self._renames(folder)
                 if not folder.check_again:
                     from rulemap.lsp.reach_lens import after_check
-
-                    heap.settled()  # its findings live until the next check (heap.py)
 
                     after_check(self, folder)
                     return
@@ -419,3 +420,11 @@ class DiagnosticsFlow:
         uris, self._graph_uris = sorted(self._graph_uris), set()
         rules_changed, self._graph_rules_changed = self._graph_rules_changed, False
         self.port.notify("rulemap/graphChanged", {"uris": uris, "rulesChanged": rules_changed})
+
+
+def _whole_check(snap: Snapshot) -> Checked:
+    """In the worker: the whole check of the replica, a build for the collector (heap.py)."""
+    from rulemap.host.checking import whole_check
+
+    with heap.building():
+        return whole_check(snap)

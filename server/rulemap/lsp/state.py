@@ -235,6 +235,7 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         findings: Checked | None,
     ) -> None:
         self._show_new(folder, "config", errors)
+        replaced = folder.host is not None
         folder.host = host  # a new host: no finding of the old one carries over
         folder.replica_ready.clear()
         folder.indexing = False
@@ -282,6 +283,11 @@ class Engine(DiagnosticsFlow, FileEventFlow):
             if folder.start is not None:  # store what the client was given, for next time
                 start_cache.finish(self, folder, folder.start, quiet=not pending and not events)
         # Then the worker's copy (changes made meanwhile are in the host's log and replay on it).
+        # The indexed folder is out of the full collections first, and the copy once built:
+        # building it and checking it whole make millions of objects, and each full collection
+        # the worker ran meanwhile scanned all of them (65-300 ms, 400 levels deep), holding
+        # the loop's reads of edits (heap.py)
+        heap.settled(collect=replaced)
         buffers = {path_of(u): text for u, (text, _) in self.open_docs.items()}
         replica = await self.loop.run_in_executor(
             self.executor, make_replica(host, buffers)
@@ -289,6 +295,7 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         if epoch != folder.epoch or folder.host is not host:
             return
         host.attach_replica(replica)
+        heap.settled()
         folder.replica_ready.set()
         await self._run_full(folder)
         heap.settled()  # full collections no longer scan the indexed folder (heap.py)
