@@ -17,9 +17,8 @@ held through a collection). The young collections still run, so what a build thr
 young is freed as before; what it made is frozen when it ends, the little garbage that grew
 old included — 1,015 and 4,527 objects after 12 edits and their whole checks on the deep
 shape, in two runs —, freed by the full collection `settled` runs once in `RECLAIM_EVERY`
-calls.
-Before, a whole check on that shape set off a full collection of 250-320 ms, on the loop as
-often as in the worker: the heap was frozen only once no edit came during a check.
+calls. Before, each whole check on that shape set off a full collection of 250-320 ms, in
+the worker or on the loop: the heap was frozen only once no edit came during a check.
 
 Objects frozen are still freed by reference counting; only cyclic garbage among them waits.
 With full collections during whole checks, edits, checks and overviews left none that outlived
