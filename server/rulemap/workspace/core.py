@@ -39,7 +39,7 @@ from rulemap.workspace.index import InstructionIndex
 from rulemap.workspace.layout import Layout
 from rulemap.workspace.letter_case import folds_case
 from rulemap.workspace.pattern_index import RulesOfFile
-from rulemap.workspace.resolution import Resolver
+from rulemap.workspace.resolution import Resolver, loaded_files
 from rulemap.workspace.rule_scope import RuleInfo, RuleScope
 from rulemap.workspace.rules import RuleMatcher
 from rulemap.workspace.update import apply_update
@@ -283,10 +283,7 @@ class Workspace:
         stack = ordered[::-1]
         while stack:
             path = stack.pop()
-            for _, resolved in self.imports(path):
-                if resolved.status is not ImportStatus.OK or resolved.target.startswith("/"):
-                    continue
-                target = self.canonical(resolved.target)
+            for target in loaded_files(self.imports(path), self.canonical):
                 if target not in seen and target not in roots:
                     seen.add(target)
                     stack.append(target)

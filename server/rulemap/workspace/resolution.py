@@ -7,7 +7,7 @@ a symlink inside the root that resolves outside is outside too."""
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from rulemap.model import ImportRef, ImportStatus, Resolved
@@ -50,6 +50,16 @@ class ResolvingWorkspace(Protocol):
     def identity(self, key: str) -> str: ...
 
     def inside(self, real: str) -> bool: ...
+
+
+def loaded_files(
+    imports: list[tuple[ImportRef, Resolved]], canonical: Callable[[str], str]
+) -> Iterator[str]:
+    """The workspace files these imports load, as `canonical` keys: those resolved OK inside
+    the root (what `Workspace.imported_documents` follows, and what an edit compares)."""
+    for _, resolved in imports:
+        if resolved.status is ImportStatus.OK and not resolved.target.startswith("/"):
+            yield canonical(resolved.target)
 
 
 class Resolver:

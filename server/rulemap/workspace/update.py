@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from rulemap.config import CONFIG_FILES
 from rulemap.derived import IMPORT_GRAPH, REACHING_IMPORTS, RULE_SCOPES, rules_for
-from rulemap.model import Document, ImportRef, ImportStatus, Resolved
+from rulemap.model import Document, ImportRef, Resolved
+from rulemap.workspace.resolution import loaded_files
 
 if TYPE_CHECKING:
     from rulemap.derived import DerivedCache
@@ -185,11 +186,9 @@ def apply_update(
 
 
 def _reaching(ws: UpdatedWorkspace, imports: list[tuple[ImportRef, Resolved]]) -> frozenset[str]:
-    """The workspace files these imports load (as `Workspace.imported_documents` follows
-    them): an edit that keeps them keeps which documents are imported and linted."""
-    return frozenset(ws.canonical(resolved.target) for _, resolved in imports
-                     if resolved.status is ImportStatus.OK
-                     and not resolved.target.startswith("/"))
+    """The workspace files these imports load: an edit that keeps them keeps which documents
+    are imported and linted."""
+    return frozenset(loaded_files(imports, ws.canonical))
 
 
 def _affects_index(ws: UpdatedWorkspace, key: str) -> bool:
