@@ -11,7 +11,7 @@ after indexing).
 
 While a folder is walked and checked, the worker builds its copy or checks it whole, no full
 collection runs (`building`): each of those makes up to millions of objects that live on, and
-the full collections they set off scanned everything made so far — 65-300 ms each in the
+the full collections they set off scanned everything made so far — 65-320 ms each in the
 worker on the deep shape, every second or so, during which the loop read no edit (the GIL is
 held through a collection). The young collections still run, so what a build throws away
 young is freed as before; what it made is frozen when it ends, the little garbage that grew

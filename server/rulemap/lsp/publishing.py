@@ -225,7 +225,7 @@ class DiagnosticsFlow:
                 self._check_ended(folder, generation)  # (a failed check too: no pull hangs)
                 # its findings live until the next check (heap.py): frozen even when another
                 # follows at once — while edits keep coming, each check's replica and findings
-                # were scanned by full collections of 65-300 ms in the worker, which stopped
+                # were scanned by full collections of 65-320 ms in the worker, which stopped
                 # the loop from reading an edit for as long
                 heap.settled()
                 if findings is not None and any(f.code == "stale-reference" for f in findings.all):

@@ -285,7 +285,7 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         # Then the worker's copy (changes made meanwhile are in the host's log and replay on it).
         # The indexed folder is out of the full collections first, and the copy once built:
         # building it and checking it whole make millions of objects, and each full collection
-        # the worker ran meanwhile scanned all of them (65-300 ms, 400 levels deep), holding
+        # the worker ran meanwhile scanned all of them (65-320 ms, 400 levels deep), holding
         # the loop's reads of edits (heap.py)
         heap.settled(collect=replaced)
         buffers = {path_of(u): text for u, (text, _) in self.open_docs.items()}
