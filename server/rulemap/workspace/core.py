@@ -181,6 +181,10 @@ class Workspace:
     def rules_of(self, owner: str) -> list[str]:
         return self.index.rules_of(owner)
 
+    def rule_info(self, key: str) -> RuleInfo | None:
+        """The rule file `key` is, or None when it is none."""
+        return self.index.rule_info(key)
+
     def all_documents(self) -> list[str]:
         """Instruction files and rules, sorted (the index's own list: not to be changed)."""
         return self.index.documents

@@ -32,6 +32,7 @@ class InstructionIndex:
         self.documents: list[str] = []
         self._by_dir: dict[str, list[str]] = {}
         self._rules_by_owner: dict[str, list[str]] = {}
+        self._rule_info: dict[str, RuleInfo] = {}
         self._probed: dict[str, list[str]] = {}
         self.rebuild()
 
@@ -84,6 +85,7 @@ class InstructionIndex:
         self._rules_by_owner = {}
         for rule in self.rules:
             self._rules_by_owner.setdefault(rule.owner, []).append(rule.path)
+        self._rule_info = {rule.path: rule for rule in self.rules}
 
     def forget_probes(self) -> None:
         self._probed.clear()
@@ -124,6 +126,10 @@ class InstructionIndex:
 
     def rules_of(self, owner: str) -> list[str]:
         return self._rules_by_owner.get(owner, [])
+
+    def rule_info(self, path: str) -> RuleInfo | None:
+        """The rule file `path` is, or None when it is none."""
+        return self._rule_info.get(path)
 
     def affects(self, key: str) -> bool:
         """Whether creating or deleting `key` changes this index (by its name alone)."""
