@@ -41,6 +41,10 @@ _RULES_OF_FILE: Final[Key[RulesOfFile]] = KeyFamily[RulesOfFile]("rules-of-file"
 # owner directories → their path-scoped rules
 _SCOPED_OF: Final = KeyFamily[frozenset[str]]("scoped-of")
 UNINDEXED_ASKS = 256  # files matched rule by rule before the file → rules index is built
+# ... and only while the rules to match are this few: each rule's globs are compiled to a
+# regex on its first match (~0.7 ms), so one hover matching 1,600 rules one by one took 1.2 s
+# where the index is built in 0.2 s (benchmarks/README.md)
+UNINDEXED_RULES = 64
 
 
 class MatchingWorkspace(Protocol):
@@ -300,10 +304,12 @@ class RuleMatcher:
             ws.derived.put(key, wanted, reads=rules)
         if target not in ws.files:
             return sorted(r for r in wanted if self.matches_target(r, target))
-        if ws.derived.get(_RULES_OF_FILE) is None and self._unindexed < UNINDEXED_ASKS:
+        if (ws.derived.get(_RULES_OF_FILE) is None and self._unindexed < UNINDEXED_ASKS
+                and len(wanted) <= UNINDEXED_RULES):
             # the first files are matched rule by rule: a language server's first hover
             # must not build the whole file → rules index (~0.1 s on the 20k monorepo) for one
-            # file (nor its 17th hover); a check or a replay asking for many files builds it
+            # file (nor its 17th hover); a check or a replay asking for many files builds it,
+            # and so does the first question that would match many rules
             self._unindexed += 1
             return sorted(r for r in wanted if self.matches_target(r, target))
         self._unindexed = 0
