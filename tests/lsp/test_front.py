@@ -229,12 +229,12 @@ def test_a_cold_start_publishes_each_document_s_own_findings_before_the_whole_ch
     checked_at: list[float] = []
     whole_check = opening.whole_check
 
-    def slow_check(snap: Any) -> Any:
+    def slow_check(snap: Any, stop: Any = None) -> Any:
         import time
 
         time.sleep(0.5)
         try:
-            return whole_check(snap)
+            return whole_check(snap, stop)
         finally:
             checked_at.append(time.monotonic())
 

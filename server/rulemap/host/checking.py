@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rulemap.checks import Checked
+from rulemap.host.cancel import CancelToken
 from rulemap.host.snapshot import Snapshot, workspace_of
 from rulemap.model import Finding
 
@@ -20,14 +21,15 @@ def document_findings(snap: Snapshot, key: str) -> list[Finding]:
     return checks.document_findings(workspace_of(snap), key)
 
 
-def whole_check(snap: Snapshot) -> Checked:
+def whole_check(snap: Snapshot, stop: CancelToken | None = None) -> Checked:
     """Every finding of the workspace (the same as `Snapshot.findings`, without touching its
-    cache, which another thread may be invalidating meanwhile), and the graph-wide ones."""
+    cache, which another thread may be invalidating meanwhile), and the graph-wide ones.
+    `stop`: once cancelled, the check raises `Cancelled` before its next family or agent."""
     from rulemap import analysis, checks
 
     ws = workspace_of(snap)
     analysis.select_profiles(ws)
-    return checks.run_checks_split(ws)
+    return checks.run_checks_split(ws, stop.check if stop is not None else None)
 
 
 def renames(snap: Snapshot) -> Any:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from rulemap.host.analysis_host import AnalysisHost
+from rulemap.host.cancel import Cancelled, CancelToken
 from rulemap.host.checking import whole_check
 from rulemap.host.snapshot import Snapshot, workspace_of
 from rulemap.readers.base import MAX_FILE_BYTES, is_within
@@ -73,6 +74,7 @@ def open_folder(
     check_now: bool = False,
     recording: Any = None,
     early: Callable[[AnalysisHost, list[Finding]], None] | None = None,
+    stop: CancelToken | None = None,
 ) -> Opened:
     """Walk the folder, read its configuration (its defaults on an error, returned as a
     message), check it whole if asked. Imports may leave the folder for `allowed` only (what
@@ -80,7 +82,9 @@ def open_folder(
     cache's record of what the walk and the check read (`rulemap.readers.recording`).
     `early`: given the host and the per-document findings (finalized), a batch at a time,
     before the whole check, which takes several times as long (the graph-wide checks and
-    every agent's)."""
+    every agent's). `stop`: once cancelled (an edit came: the editor needs the host now), the
+    check ends at its next document, family or agent, and the host is handed over unchecked
+    (`checked` None: the language server checks it whole in the worker's copy afterwards)."""
     from rulemap import analysis
     from rulemap.config import Config, ConfigError
     from rulemap.readers.local import LocalReader
@@ -107,14 +111,18 @@ def open_folder(
     host = AnalysisHost(ws, replicated=True)
     checked = None
     if check_now:
-        if early is not None:
-            try:
-                for found in per_document(host.snapshot()):
-                    early(host, found)
-            except Exception:
-                _log_exception("the per-document findings of %s", root)
         try:
-            checked = whole_check(host.snapshot())
+            if early is not None:
+                try:
+                    for found in per_document(host.snapshot(), stop=stop):
+                        early(host, found)
+                except Cancelled:
+                    raise
+                except Exception:
+                    _log_exception("the per-document findings of %s", root)
+            checked = whole_check(host.snapshot(), stop)
+        except Cancelled:
+            checked = None
         except Exception:
             _log_exception("checking %s failed", root)
     if recording is not None:
@@ -123,11 +131,13 @@ def open_folder(
     return Opened(host, errors, checked)
 
 
-def per_document(snap: Snapshot, every: float = EARLY_BATCH_S) -> Iterator[list[Finding]]:
+def per_document(snap: Snapshot, every: float = EARLY_BATCH_S,
+                 stop: CancelToken | None = None) -> Iterator[list[Finding]]:
     """Each instruction file's own findings (`rulemap.checks.document_findings`: those no
     other document changes, finalized), a batch every `every` seconds as the files are parsed
     one by one. A file that is an alias of another (a symlink) is left to the whole check,
-    which lints it under its target's name."""
+    which lints it under its target's name. `stop`: checked before each file (raises
+    `Cancelled`)."""
     import time
 
     from rulemap import analysis, checks
@@ -140,6 +150,8 @@ def per_document(snap: Snapshot, every: float = EARLY_BATCH_S) -> Iterator[list[
     for key in ws.all_documents():
         if key.startswith("/") or ws.identity(key) != ws.abs(key):
             continue
+        if stop is not None:
+            stop.check()
         batch += checks.document_findings(ws, key)
         if batch and time.monotonic() >= due:
             yield batch

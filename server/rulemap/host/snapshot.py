@@ -419,6 +419,13 @@ class Snapshot:
         import, each real file once (sorted)."""
         return self._ws.lint_documents()
 
+    def linted_by_kind(self, key: str) -> bool:
+        """Whether `key` is linted whatever imports it: an instruction file or a rule that is
+        no other file's alias (a symlink). Asks no document to be parsed, where
+        `lint_documents` parses them all."""
+        ws = self._ws
+        return ws.is_instruction(key) and ws.identity(key) == ws.abs(key)
+
     def indexed(self, key: str) -> bool:
         """Whether `key` is in the workspace's file index."""
         return key in self._ws.files

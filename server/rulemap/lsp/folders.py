@@ -74,6 +74,12 @@ class Folder:
     # set once the first indexing has published from the start cache (or found none to use)
     begun: asyncio.Event = field(default_factory=asyncio.Event)
     indexing: bool = False
+    # the walk's whole check, in the worker while the folder is first indexed: an edit made
+    # meanwhile cancels it, so that the loop gets the host at once (state.py `index`)
+    walk_stop: CancelToken | None = None
+    # the loop's host is still being parsed a slice at a time (opening.warm): which documents
+    # are linted (which parses them all) is decided once it is done (publishing._rest_local)
+    warming: bool = False
     epoch: int = 0
     pending: set[str] = field(default_factory=set)  # keys edited while indexing
     pending_events: list[tuple[str, str]] = field(default_factory=list)  # (kind, path)

@@ -18,6 +18,7 @@ from rulemap.lsp import heap
 
 if TYPE_CHECKING:  # the engine is imported when a folder is indexed, not at start-up
     from rulemap.host import AnalysisHost
+    from rulemap.host.cancel import CancelToken
     from rulemap.host.checking import Checked
     from rulemap.lsp.engine_core import EngineCore
     from rulemap.lsp.folders import Folder
@@ -36,13 +37,15 @@ def open_folder(
     granted: tuple[str, ...] = (),
     recording: Any = None,
     early: Callable[[AnalysisHost, list[Finding]], None] | None = None,
+    stop: CancelToken | None = None,
 ) -> tuple[AnalysisHost | None, list[str], Checked | None]:
     """Runs in the worker: walk the folder, read its configuration, check it if asked.
 
     Imports may leave the folder only for what the user grants: `granted` (the editor's
     user-level `allowImportsFrom`, from initializationOptions) and the user's configuration
     file, read here; never the folder's own `allowImportsFrom`. `recording`: the start
-    cache's (lsp/start_cache.py); `early`: `publish_early`'s."""
+    cache's (lsp/start_cache.py); `early`: `publish_early`'s; `stop`: cancelled by an edit
+    made meanwhile, it hands the host over without its whole check (`Folder.walk_stop`)."""
     from rulemap.host.opening import open_folder as opened
     from rulemap.host.settings import ConfigError
     from rulemap.host.user_config import merge_grants, read_user_grants
@@ -55,7 +58,8 @@ def open_folder(
         from_file = ()
     allowed = merge_grants(from_file, granted)
     with heap.building():
-        found = opened(root, overrides, buffers, home, allowed, check_now, recording, early)
+        found = opened(root, overrides, buffers, home, allowed, check_now, recording, early,
+                       stop)
     return found.host, [*errors, *found.errors], found.checked
 
 

@@ -167,6 +167,17 @@ class DiagnosticsFlow:
     def _rest_local(self, folder: Folder, host: AnalysisHost, epoch: int) -> None:
         if folder.host is not host or epoch != folder.epoch:
             return
+        if folder.warming and folder.linted_at != host.generation:
+            # the host is being parsed (state.py `_warm`): which documents are linted would
+            # parse every one on the loop now (a second on 2,000 rules); those linted by their
+            # kind are checked now, the rest when the warm-up is done
+            snap = host.snapshot()
+            now = {k for k in folder.local_queue if snap.linted_by_kind(k)}
+            del snap
+            folder.local_queue -= now
+            if now and len(now) <= MAX_LOCAL_BATCH:
+                self._check_local(folder, host, now, linted=True)
+            return
         keys, folder.local_queue = folder.local_queue, set()
         lint = self._lint_now(folder, host)
         keys = {k for k in keys if k in lint or self._has_diagnostics(folder, k)}

@@ -191,10 +191,14 @@ class Engine(DiagnosticsFlow, FileEventFlow):
             folder.start = await start_cache.begin(self, folder, overrides) if check_now else None
         finally:
             folder.begun.set()
+        # An edit or an opened document cancels the check that follows the walk: waiting for
+        # it (seconds on 2,000 rules) held the edit's diagnostics; the host is handed over at
+        # the next document, family or agent, and checked whole in the worker's copy after
+        folder.walk_stop = stop = CancelToken() if check_now else None
         job = self.loop.run_in_executor(
             self.executor, open_folder, folder.root, overrides, buffers, self.home, check_now,
             folder.settings.allow_imports_from, folder.start.recording if folder.start else None,
-            publish_early(self, folder, epoch),
+            publish_early(self, folder, epoch), stop,
         )
         token = None
         try:
@@ -204,6 +208,7 @@ class Engine(DiagnosticsFlow, FileEventFlow):
                     f"Rulemap: indexing {folder.name}", folder.root
                 )
             host, errors, findings = await job
+            folder.walk_stop = None
         except Exception as exc:
             if self.closed:
                 return  # the worker was shut down under it: nothing to say
@@ -269,14 +274,25 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         if events:
             self._apply_events(folder, events)
         # The open documents first: their own findings now, everything in the worker after.
-        lint = set(host.snapshot().lint_documents())
-        opened = sorted(key for f, key in self.overlaid.values() if f is folder and key in lint)
-        for key in opened[:MAX_LOCAL_BATCH]:
+        # Which documents are linted parses every one: an unchecked host (nothing checked it
+        # whole yet) is parsed a slice at a time first, and meanwhile only the documents
+        # linted by their kind are checked (publishing._rest_local)
+        folder.warming = findings is None
+        snap = host.snapshot()
+        if folder.warming:
+            mine = [key for f, key in self.overlaid.values() if f is folder]
+            known = [key for key in mine if snap.linted_by_kind(key)]
+            folder.local_queue.update(set(mine).difference(known))
+        else:
+            lint = set(snap.lint_documents())
+            known = [key for f, key in self.overlaid.values() if f is folder and key in lint]
+        del snap
+        for key in sorted(known)[:MAX_LOCAL_BATCH]:
             host.findings.changed({key}, host.generation)
             folder.local_queue.add(key)
         self._run_local(folder)
         if findings is None:
-            self.spawn(warm(host, lambda: folder.host is host and not self.closed))
+            self.spawn(self._warm(folder, host))
         else:
             self._publish(folder, None)
             self._check_ended(folder, covered)
@@ -300,6 +316,17 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         await self._run_full(folder)
         heap.settled()  # full collections no longer scan the indexed folder (heap.py)
         self.graph_changed([])
+
+    async def _warm(self, folder: Folder, host: AnalysisHost) -> None:
+        """Parse the loop's unchecked host a slice at a time (opening.warm), then check the
+        open documents whose being linted waited for it."""
+        try:
+            await warm(host, lambda: folder.host is host and not self.closed)
+        finally:
+            if folder.host is host:
+                folder.warming = False
+        if folder.host is host and folder.local_queue and not self.closed:
+            self._rest_local(folder, host, folder.epoch)
 
     async def on_replica(
         self,
@@ -382,6 +409,8 @@ class Engine(DiagnosticsFlow, FileEventFlow):
         host = folder.host
         if host is None or folder.indexing:
             folder.pending.add(key)
+            if folder.walk_stop is not None:
+                folder.walk_stop.cancel()  # the editor needs the host now (`index`)
             if host is not None:  # the old host, until the walk is done
                 host.set_buffer(key, text)
             return
