@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from tests.lsp.conftest import REPO, pushed, session, wait_for, write
 
@@ -108,3 +109,43 @@ def test_stored_diagnostics_come_back_as_the_converter_would_make_them() -> None
     odd = {**items[0], "relatedInformation": [{"location": {
         "uri": "file:///x", "range": items[0]["range"]}, "message": "m"}]}
     assert diagnostic_from_json(odd) == converter.structure(odd, types.Diagnostic)
+
+
+def test_the_diagnostics_given_are_stored_from_the_worker_not_the_loop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Converting the diagnostics given to JSON (and building cattrs' converter) took ~60 ms
+    of the loop when the first wave went out on a deep tree: `finish` hands them to the
+    worker, which converts and stores them."""
+    import asyncio
+    import threading
+
+    from tests.lsp.quiet_port import QuietPort
+
+    from rulemap.lsp import start_cache
+    from rulemap.lsp.state import Engine
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RULEMAP_CACHE_DIR", str(cache))
+    monkeypatch.delenv("RULEMAP_NO_CACHE", raising=False)
+    repo = tmp_path / "repo"
+    write(repo, {".git/HEAD": "ref: refs/heads/main\n", **FILES})
+    threads: list[str] = []
+    converter = start_cache._converter
+
+    def recorded() -> object:
+        threads.append(threading.current_thread().name)
+        return converter()
+
+    monkeypatch.setattr(start_cache, "_converter", recorded)
+
+    async def index() -> None:
+        engine = Engine(QuietPort(), asyncio.get_running_loop())
+        folder = engine.add_folder(repo.as_uri())
+        assert folder is not None
+        await engine.load_settings([folder], pull=False)
+        await engine.index(folder)
+        await wait_for(lambda: _start_entries(cache), what="the start entry")
+        engine.close()
+
+    asyncio.run(index())
+    assert threads and threading.main_thread().name not in threads
