@@ -143,9 +143,21 @@ def test_an_imported_document_opened_while_indexing_is_checked_once_parsed(
     asyncio.run(run())
 
 
-def test_nothing_edited_the_walks_check_runs_to_its_end(tmp_path: Path) -> None:
-    """Without an edit the walk's whole check is the first one, and nothing stops it."""
+def test_nothing_edited_the_walks_check_runs_to_its_end(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without an edit the walk's whole check is the first one, nothing stops it, and the
+    worker's copy does not check the same folder again once built."""
+    from rulemap.lsp import publishing
+
     _write(tmp_path)
+    copies_checked: list[int] = []
+    whole_check = publishing._whole_check
+
+    def counted(snap: Any) -> Any:
+        copies_checked.append(1)
+        return whole_check(snap)
+
+    monkeypatch.setattr(publishing, "_whole_check", counted)
 
     async def run() -> None:
         port = _Port()
@@ -157,6 +169,8 @@ def test_nothing_edited_the_walks_check_runs_to_its_end(tmp_path: Path) -> None:
         assert folder.walk_stop is None and not folder.warming
         assert folder.checked_gen >= 0  # the walk's check was the whole check
         assert "duplicate-text" in {c for _, _, cs in port.times for c in cs}
+        assert folder.host is not None and folder.host.has_replica
+        assert copies_checked == []
         engine.close()
 
     asyncio.run(run())

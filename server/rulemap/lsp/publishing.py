@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from rulemap.host.text import Encoding
     from rulemap.lsp.folders import Folder, Port
     from rulemap.lsp.ledger import DiagnosticsLedger
+    from rulemap.lsp.opening import Converted
     from rulemap.model import Document, Finding
 
 log = logging.getLogger("rulemap.lsp")
@@ -239,15 +240,23 @@ class DiagnosticsFlow:
                 # were scanned by full collections of 65-320 ms in the worker, which stopped
                 # the loop from reading an edit for as long
                 heap.settled()
-                if findings is not None and any(f.code == "stale-reference" for f in findings.all):
-                    await self._renames(folder)
-                if not folder.check_again:
-                    from rulemap.lsp.reach_lens import after_check
-
-                    after_check(self, folder)
+                if await self._after_whole(folder, findings):
                     return
         finally:
             folder.check_running = False
+
+    async def _after_whole(self, folder: Folder, findings: Checked | None) -> bool:
+        """What follows a whole check: the renames git knows when it found a stale reference,
+        then, unless another check was asked for meanwhile, the "who loads it" overviews.
+        Whether nothing more was asked."""
+        if findings is not None and any(f.code == "stale-reference" for f in findings.all):
+            await self._renames(folder)
+        if folder.check_again:
+            return False
+        from rulemap.lsp.reach_lens import after_check
+
+        after_check(self, folder)
+        return True
 
     async def _renames(self, folder: Folder) -> None:
         """The renames git knows, asked in the worker and handed to the loop's workspace, so
@@ -304,9 +313,12 @@ class DiagnosticsFlow:
 
     # ----- current findings ----------------------------------------------------------------
 
-    def _publish(self, folder: Folder, keys: set[str] | None) -> None:
+    def _publish(self, folder: Folder, keys: set[str] | None,
+                 given: Converted | None = None) -> None:
         """Recompute the diagnostics of `keys` (None: every document of the folder) and hand
-        the changed ones to the client."""
+        the changed ones to the client. `given`: URIs and diagnostics the worker made of the
+        walk's whole check (lsp/opening.py), taken where the findings and text are still the
+        ones they were made of."""
         host = folder.host
         if host is None:
             return
@@ -324,7 +336,9 @@ class DiagnosticsFlow:
             last = published.get(key)
             # a key's URI is kept with what was published of it: quoting a path 400 levels
             # deep for each of 3,752 documents after every whole check was ~15 ms of the loop
-            uri = last[3] if last is not None else uri_for(snap.abs(key))
+            uri = (last[3] if last is not None
+                   else given.uris[key] if given is not None and key in given.uris
+                   else uri_for(snap.abs(key)))
             wanted_uris.add(uri)
             if key.startswith("/"):
                 continue
@@ -347,7 +361,12 @@ class DiagnosticsFlow:
             convert.append((key, uri, findings, doc))
         for key, uri, findings, doc in sorted(convert, key=lambda c: c[0]):
             published[key] = (list(findings), self.encoding, doc, uri)
-            diagnostics = to_diagnostics(snap, key, findings, self.encoding)
+            ready = given.diagnostics.get(key) if given is not None else None
+            if (ready is not None and ready[1] is doc and len(ready[0]) == len(findings)
+                    and all(a is b for a, b in zip(ready[0], findings, strict=True))):
+                diagnostics = ready[2]
+            else:
+                diagnostics = to_diagnostics(snap, key, findings, self.encoding)
             if self.set_diagnostics(uri, diagnostics, self.version_of(uri)):
                 changed.append(uri)
         if keys is None:
