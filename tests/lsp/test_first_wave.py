@@ -149,3 +149,46 @@ def test_the_workers_diagnostics_are_taken_only_for_the_very_findings_and_text(
     same, other = asyncio.run(run())
     assert same == ["made in the worker"]  # the very findings: taken as made
     assert "made in the worker" not in other and other  # others: converted on the loop
+
+
+def test_a_pull_client_is_asked_to_refresh_for_a_closed_documents_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pull client pulls the document it edits; a closed one's new diagnostics reach it
+    only through a refresh, even when they are the only change."""
+    monkeypatch.setenv("RULEMAP_NO_CACHE", "1")
+    _write(tmp_path)
+
+    class _Counting(QuietPort):
+        refreshes = 0
+
+        def refresh_diagnostics(self) -> None:
+            _Counting.refreshes += 1
+
+    async def run() -> tuple[int, int]:
+        port = _Counting()
+        engine = Engine(port, asyncio.get_running_loop())
+        engine.ledger.pull, engine.ledger.refresh_support = True, True
+        folder = engine.add_folder(tmp_path.as_uri())
+        assert folder is not None
+        await engine.load_settings([folder], pull=True)
+        await engine.index(folder)
+        host = folder.host
+        assert host is not None
+        await asyncio.sleep(0.3)  # any refresh of the indexing sent
+        counts = []
+        for key, is_open in (("AGENTS.md", True), (".claude/rules/x.md", False)):
+            uri = (tmp_path / key).as_uri()
+            if is_open:
+                engine.open_docs[uri] = (TREE[key], 1)
+            before = _Counting.refreshes
+            engine.ledger.docs.pop(uri, None)  # its diagnostics change
+            folder.published.pop(key, None)
+            engine._publish(folder, {key})
+            await asyncio.sleep(0.3)
+            counts.append(_Counting.refreshes - before)
+        engine.close()
+        return counts[0], counts[1]
+
+    edited_open, changed_closed = asyncio.run(run())
+    assert edited_open == 0
+    assert changed_closed == 1

@@ -384,7 +384,12 @@ class DiagnosticsFlow:
                     changed.append(uri)
         if changed:
             self.ledger.wake()
-            if self.ledger.pull and (keys is None or len(changed) > 1):
+            # a pull client asks again for the document it just edited, not for the others:
+            # a closed document's change (a file it imports was created, say) is news only
+            # with a refresh — without one it went unheard whenever the whole check after it
+            # found nothing else to change
+            if self.ledger.pull and (keys is None or len(changed) > 1
+                                     or any(u not in self.open_docs for u in changed)):
                 self.ledger.schedule_refresh()
 
     def version_of(self, uri: str) -> int | None:
