@@ -3,9 +3,14 @@ without a client: it keeps what is published and says nothing else."""
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+
+if TYPE_CHECKING:
+    from rulemap.lsp.folders import Folder
+    from rulemap.lsp.state import Engine
 
 
 class QuietPort:
@@ -34,3 +39,20 @@ class QuietPort:
 
     async def fetch_settings(self, scope_uris: list[str]) -> list[Any] | None:
         return None
+
+
+async def engine_with_folder(port: Any, root: Path, debounce_ms: int | None = 0,
+                             pull: bool = False) -> tuple[Engine, Folder]:
+    """An `Engine` on the running loop over `port`, with `root` added and its settings
+    loaded (the diagnostics' debounce `debounce_ms`, None: the default), not indexed yet."""
+    import asyncio
+
+    from rulemap.lsp.state import Engine
+
+    engine = Engine(port, asyncio.get_running_loop())
+    if debounce_ms is not None:
+        engine.init_options = {"diagnostics": {"debounceMs": debounce_ms}}
+    folder = engine.add_folder(root.as_uri())
+    assert folder is not None
+    await engine.load_settings([folder], pull=pull)
+    return engine, folder

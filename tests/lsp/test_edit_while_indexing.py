@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
-from tests.lsp.quiet_port import QuietPort
+from tests.lsp.quiet_port import QuietPort, engine_with_folder
 
 from rulemap.host import opening
 from rulemap.lsp.state import Engine
@@ -74,11 +74,7 @@ def slow_walk_check(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 async def _edit_while_indexing(root: Path, key: str, text: str,
                                seen: dict[str, Any]) -> tuple[Engine, _Port, float]:
     port = _Port()
-    engine = Engine(port, asyncio.get_running_loop())
-    engine.init_options = {"diagnostics": {"debounceMs": 0}}
-    folder = engine.add_folder(root.as_uri())
-    assert folder is not None
-    await engine.load_settings([folder], pull=False)
+    engine, folder = await engine_with_folder(port, root)
     indexing = asyncio.ensure_future(engine.index(folder))
     while not seen["began"].is_set():
         await asyncio.sleep(0.01)
@@ -161,10 +157,7 @@ def test_nothing_edited_the_walks_check_runs_to_its_end(
 
     async def run() -> None:
         port = _Port()
-        engine = Engine(port, asyncio.get_running_loop())
-        folder = engine.add_folder(tmp_path.as_uri())
-        assert folder is not None
-        await engine.load_settings([folder], pull=False)
+        engine, folder = await engine_with_folder(port, tmp_path, None)
         await engine.index(folder)
         assert folder.walk_stop is None and not folder.warming
         assert folder.checked_gen >= 0  # the walk's check was the whole check
@@ -187,10 +180,7 @@ def test_while_the_host_is_parsed_only_documents_linted_by_kind_are_checked(
 
     async def run() -> None:
         port = _Port()
-        engine = Engine(port, asyncio.get_running_loop())
-        folder = engine.add_folder(tmp_path.as_uri())
-        assert folder is not None
-        await engine.load_settings([folder], pull=False)
+        engine, folder = await engine_with_folder(port, tmp_path, None)
         await engine.index(folder)
         host = folder.host
         assert host is not None

@@ -12,11 +12,10 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
-from tests.lsp.quiet_port import QuietPort
+from tests.lsp.quiet_port import QuietPort, engine_with_folder
 
 from rulemap.lsp import publishing
 from rulemap.lsp.diagnostics import to_diagnostics
-from rulemap.lsp.state import Engine
 
 TREE = {
     ".git/HEAD": "ref: refs/heads/main\n",
@@ -48,10 +47,7 @@ def test_the_first_wave_is_converted_in_the_worker(
 
     async def run() -> tuple[dict[str, list[types.Diagnostic]], dict[str, list[Any]]]:
         port = QuietPort()
-        engine = Engine(port, asyncio.get_running_loop())
-        folder = engine.add_folder(tmp_path.as_uri())
-        assert folder is not None
-        await engine.load_settings([folder], pull=False)
+        engine, folder = await engine_with_folder(port, tmp_path, None)
         await engine.index(folder)
         host = folder.host
         assert host is not None and folder.checked_gen >= 0
@@ -91,11 +87,7 @@ def test_a_file_changed_while_the_walk_is_checked_is_reported_as_it_is_now(
 
     async def run() -> list[str]:
         port = QuietPort()
-        engine = Engine(port, asyncio.get_running_loop())
-        engine.init_options = {"diagnostics": {"debounceMs": 0}}
-        folder = engine.add_folder(tmp_path.as_uri())
-        assert folder is not None
-        await engine.load_settings([folder], pull=False)
+        engine, folder = await engine_with_folder(port, tmp_path)
         indexing = asyncio.ensure_future(engine.index(folder))
         while not began.is_set():
             await asyncio.sleep(0.01)
@@ -124,10 +116,7 @@ def test_the_workers_diagnostics_are_taken_only_for_the_very_findings_and_text(
                               message="made in the worker")
 
     async def run() -> tuple[list[str], list[str]]:
-        engine = Engine(QuietPort(), asyncio.get_running_loop())
-        folder = engine.add_folder(tmp_path.as_uri())
-        assert folder is not None
-        await engine.load_settings([folder], pull=False)
+        engine, folder = await engine_with_folder(QuietPort(), tmp_path, None)
         await engine.index(folder)
         host = folder.host
         assert host is not None
@@ -165,12 +154,8 @@ def test_a_pull_client_is_asked_to_refresh_for_a_closed_documents_change(
             _Counting.refreshes += 1
 
     async def run() -> tuple[int, int]:
-        port = _Counting()
-        engine = Engine(port, asyncio.get_running_loop())
+        engine, folder = await engine_with_folder(_Counting(), tmp_path, None, pull=True)
         engine.ledger.pull, engine.ledger.refresh_support = True, True
-        folder = engine.add_folder(tmp_path.as_uri())
-        assert folder is not None
-        await engine.load_settings([folder], pull=True)
         await engine.index(folder)
         host = folder.host
         assert host is not None
