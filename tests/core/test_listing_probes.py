@@ -73,7 +73,7 @@ def test_the_language_server_asks_the_disk_once_its_first_check_is_done(tmp_path
     (tmp_path / "AGENTS.md").write_text("# root\n")
     (tmp_path / "pkg" / "src").mkdir(parents=True)
     (tmp_path / "pkg" / "src" / "a.ts").write_text("x\n")
-    host, errors, findings = open_folder(
+    host, errors, findings, _given = open_folder(
         str(tmp_path), {}, {}, str(tmp_path / "home"), check_now=True, recording=Recording()
     )
     assert host is not None and errors == [] and findings is not None
