@@ -88,9 +88,7 @@ def converted(host: AnalysisHost, checked: Checked, encoding: Encoding) -> Conve
     from rulemap.lsp.diagnostics import to_diagnostics, uri_for
 
     snap = host.snapshot()
-    by_key: dict[str, list[Finding]] = {}
-    for finding in checked.all:
-        by_key.setdefault(finding.path, []).append(finding)
+    by_key = _by_key(checked.all)
     uris: dict[str, str] = {}
     diagnostics: dict[str, tuple[list[Finding], Document, list[Any]]] = {}
     for key in {*snap.lint_documents(), *by_key}:
@@ -102,6 +100,15 @@ def converted(host: AnalysisHost, checked: Checked, encoding: Encoding) -> Conve
             diagnostics[key] = (found, snap.document(key),
                                 to_diagnostics(snap, key, found, encoding))
     return Converted(uris, diagnostics)
+
+
+def _by_key(findings: list[Finding]) -> dict[str, list[Finding]]:
+    """Findings by the document they are in, in order (as the host's `Findings` keeps a whole
+    check's: `publishing._publish` compares them object by object)."""
+    grouped: dict[str, list[Finding]] = {}
+    for finding in findings:
+        grouped.setdefault(finding.path, []).append(finding)
+    return grouped
 
 
 def publish_early(engine: EngineCore, folder: Folder,
@@ -116,12 +123,10 @@ def publish_early(engine: EngineCore, folder: Folder,
             return
         from rulemap.lsp.diagnostics import to_diagnostics, uri_for
 
-        by_key: dict[str, list[Finding]] = {}
-        for finding in findings:
-            by_key.setdefault(finding.path, []).append(finding)
         snap = host.snapshot()
         converted = [(uri_for(snap.abs(key)), to_diagnostics(snap, key, found, engine.encoding))
-                     for key, found in sorted(by_key.items()) if not key.startswith("/")]
+                     for key, found in sorted(_by_key(findings).items())
+                     if not key.startswith("/")]
         del snap
         engine.loop.call_soon_threadsafe(on_loop, converted)
 

@@ -326,7 +326,7 @@ class ClaudeCodeProfile(Profile):
         unconditional = frozenset(rule for rule, always in classes if always)
         for directory in chain:
             unread.extend(self._directory(ws, load, directory, present[directory], "project",
-                                          opts, with_rules=True, unconditional=unconditional))
+                                          opts, unconditional))
         self._shadowed(ws, load, unread)
         # A scoped rule's glob edit must not drop the start-up link (and every nested link
         # built on it: hundreds, each probing its directory): which rules are unconditional is
@@ -398,7 +398,7 @@ class ClaudeCodeProfile(Profile):
         """The memory files of a directory below the launch directory, as they join when a
         file there is first read (its rules stay out: only path-scoped ones join, by match)."""
         unread = self._directory(ws, load, directory, probe(ws, directory), "nested", opts,
-                                 with_rules=False)
+                                 None)
         self._shadowed(ws, load, unread)
 
     def _directory(
@@ -409,15 +409,15 @@ class ClaudeCodeProfile(Profile):
         present: dict[str, str],
         reason: Reason,
         opts: Options,
-        with_rules: bool,
-        unconditional: frozenset[str] = frozenset(),
+        unconditional: frozenset[str] | None,
     ) -> list[tuple[str, str]]:
-        """Add one directory's files; return the AGENTS.md not read, with why. `with_rules`:
-        its rules too, those in `unconditional` loaded (`_rule_classes`, cached: asking each
-        rule's globs again was 24 ms of a hover after an edit with 1,600 rules)."""
+        """Add one directory's files; return the AGENTS.md not read, with why. With
+        `unconditional` (None: no rules), its rules too, those in it loaded (`_rule_classes`,
+        cached: asking each rule's globs again was 24 ms of a hover after an edit with 1,600
+        rules)."""
         mode = opts.instruction_files
         if mode == MANAGED_ONLY and reason == "project":  # nothing of the project at start-up
-            rules = ws.rules_of(directory) if with_rules else []
+            rules = ws.rules_of(directory) if unconditional is not None else []
             load.add_reads(*rules)
             for path in [*(present[n] for n in (AGENTS_MD, *MEMORY_NAMES) if n in present),
                          *rules]:
@@ -450,7 +450,7 @@ class ClaudeCodeProfile(Profile):
         for name in (CLAUDE_MD, DOT_CLAUDE_MD):
             if name in present:
                 load.add(present[name], reason)
-        if with_rules:
+        if unconditional is not None:
             rules = ws.rules_of(directory)
             load.add_reads(*rules)
             for rule in rules:
